@@ -1,0 +1,114 @@
+"""Split answers into claims, pull out their citations, and recognise abstentions (SPEC §2).
+
+An answer is split into sentences at white space that follows ``.``, ``!`` or ``?``. A sentence
+that says the assistant cannot answer is an *abstention*, not a claim. Citations such as
+``[D07]`` (or ``[D07, D06]``) are taken out of a sentence; what remains is the claim text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Optional, Pattern, Sequence, Tuple, Union
+
+from .records import Claim
+
+#: Splits text into sentences: white space after ``.``, ``!`` or ``?``.
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
+
+#: ``[D07]`` or ``[D07, D06]``: one group holding one id or several separated by , or ;.
+DEFAULT_CITATION_PATTERN = r"\[\s*([A-Za-z0-9][\w.:#/-]*(?:\s*[,;]\s*[A-Za-z0-9][\w.:#/-]*)*)\s*\]"
+
+#: Ways an assistant says it cannot answer (regular expressions, matched case-insensitively).
+#: The first five are the sample set's wordings; the rest are common variants.
+DEFAULT_ABSTENTION_PHRASES: Tuple[str, ...] = (
+    r"\bI can't find\b",
+    r"\bI cannot find\b",
+    r"\bI don't know\b",
+    r"\bnot in the retrieved\b",
+    r"\bno information\b",
+    r"\bI (?:can not|could ?n[o']t|was (?:not|unable to)|wasn't able to|am unable to|am not able to|'m unable to|'m not able to) (?:find|locate|see|determine|answer|tell)\b",
+    r"\bI (?:do not|did not|didn't) (?:know|find|see)\b",
+    r"\bI (?:can't|cannot|can not) (?:answer|tell|determine|say)\b",
+    r"\bI (?:do not|don't) have (?:enough|sufficient|any|the) (?:information|details|data|context)\b",
+    r"\b(?:there is|there's) (?:not enough|insufficient|no) (?:information|detail|data|mention)\b",
+    r"\b(?:the )?(?:documents?|passages?|notes?|sources?|context|retrieved (?:notes|passages|documents)) "
+    r"(?:do not|don't|does not|doesn't|did not|didn't) (?:say|state|mention|specify|contain|cover|include|explain|answer)\b",
+    r"\bnot (?:mentioned|covered|stated|specified|found|included|answered) in the "
+    r"(?:documents?|passages?|notes?|sources?|context|retrieved)\b",
+    r"\b(?:unable|not able) to (?:find|answer|determine|locate)\b",
+)
+
+_FINAL_SPACE = re.compile(r"\s+([.,;:!?])")
+_SPACES = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Split:
+    """An answer taken apart: its claims, and whether it holds an abstention sentence."""
+
+    claims: Tuple[Claim, ...]
+    abstains: bool
+
+
+class ClaimSplitter:
+    """Split answers into claims with a configurable citation pattern and abstention phrases.
+
+    >>> s = ClaimSplitter()
+    >>> [c.text for c in s.split("c1", "Pay by May [D10]. I can't find the rest.").claims]
+    ['Pay by May.']
+    >>> s.split("c1", "Pay by May [D10]. I can't find the rest.").abstains
+    True
+    """
+
+    def __init__(
+        self,
+        citation_pattern: Union[str, Pattern[str], None] = None,
+        abstention_phrases: Optional[Iterable[str]] = None,
+    ) -> None:
+        pattern = DEFAULT_CITATION_PATTERN if citation_pattern is None else citation_pattern
+        self.citation_re = re.compile(pattern) if isinstance(pattern, str) else pattern
+        if self.citation_re.groups != 1:
+            raise ValueError("the citation pattern needs exactly one group that captures the passage id(s), "
+                             r"like \[([A-Z]\d+)\]")
+        phrases = tuple(DEFAULT_ABSTENTION_PHRASES if abstention_phrases is None else abstention_phrases)
+        if not phrases:
+            self.abstention_re = None
+        else:
+            self.abstention_re = re.compile("|".join(f"(?:{p})" for p in phrases), re.IGNORECASE)
+
+    def is_abstention(self, sentence: str) -> bool:
+        """True when the sentence says the assistant cannot answer."""
+        if self.abstention_re is None:
+            return False
+        return self.abstention_re.search(sentence.replace("\u2019", "'")) is not None
+
+    def citations(self, sentence: str) -> Tuple[str, ...]:
+        """The passage ids a sentence cites, in order, without repeats."""
+        ids = []
+        for group in self.citation_re.findall(sentence):
+            for pid in re.split(r"\s*[,;]\s*", group.strip()):
+                if pid and pid not in ids:
+                    ids.append(pid)
+        return tuple(ids)
+
+    def split(self, case_id: str, answer: str) -> Split:
+        """The claims of one answer (numbered from 1) and whether it abstains."""
+        claims = []
+        abstains = False
+        for sentence in SENTENCE_BREAK.split(answer.strip()):
+            if not sentence:
+                continue
+            if self.is_abstention(sentence):
+                abstains = True
+                continue
+            cites = self.citations(sentence)
+            text = self.citation_re.sub("", sentence) if cites else sentence
+            text = _FINAL_SPACE.sub(r"\1", _SPACES.sub(" ", text)).strip()
+            claims.append(Claim(case_id, len(claims) + 1, text, cites))
+        return Split(tuple(claims), abstains)
+
+
+def split_sentences(text: str) -> Sequence[str]:
+    """Split text into sentences at white space that follows ``.``, ``!`` or ``?``."""
+    return [s for s in SENTENCE_BREAK.split(text.strip()) if s]

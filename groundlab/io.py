@@ -1,0 +1,221 @@
+"""Read and check cases and passages (JSONL); write reports atomically.
+
+Every problem with an input file is raised as :class:`~groundlab.records.InputError` with one
+sentence naming the file, the line (and case id when known) and what to do about it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Dict, Iterator, List, Mapping, Optional, Tuple, Union
+
+from .records import VERDICTS, Case, InputError, Passage
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+_CASE_FIELDS = ("id", "question", "retrieved", "answer")
+
+
+def _display(path: Path) -> str:
+    return str(path)
+
+
+def read_text(path: PathLike, what: str) -> str:
+    """The whole file as text; a clear error when it is missing or not UTF-8."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"{what} file {_display(path)} does not exist; check the path "
+                         "(run 'groundlab init' to get the sample set).")
+    if path.is_dir():
+        raise InputError(f"{what} file {_display(path)} is a folder; pass the path of a .jsonl file.")
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(
+            f"{_display(path)} line {line} is not UTF-8 text (byte 0x{data[exc.start]:02x}); "
+            "save the file as UTF-8 and run again."
+        ) from None
+
+
+def iter_jsonl(path: PathLike, what: str) -> Iterator[Tuple[int, dict]]:
+    """Yield ``(line_number, object)`` for each non-blank line of a JSONL file."""
+    path = Path(path)
+    text = read_text(path, what)
+    loads = json.loads
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(
+                f"{_display(path)} line {number} is not valid JSON ({exc.msg} at column {exc.colno}); "
+                "each line must be one JSON object."
+            ) from None
+        if not isinstance(obj, dict):
+            raise InputError(
+                f"{_display(path)} line {number} is a JSON {type(obj).__name__}, not an object; "
+                "each line must be one JSON object like {\"id\": ..., ...}."
+            )
+        yield number, obj
+
+
+def load_passages(path: PathLike) -> Dict[str, Passage]:
+    """Read a passages file (``{"id", "text"}`` a line) into a dict keyed by id."""
+    path = Path(path)
+    passages: Dict[str, Passage] = {}
+    lines: Dict[str, int] = {}
+    for number, obj in iter_jsonl(path, "passages"):
+        where = f"{_display(path)} line {number}"
+        passage = _passage(obj, where)
+        if passage.id in passages:
+            raise InputError(f"{where}: passage id {passage.id!r} is already used on line "
+                             f"{lines[passage.id]}; give each passage its own id.")
+        passages[passage.id] = passage
+        lines[passage.id] = number
+    if not passages:
+        raise InputError(f"passages file {_display(path)} holds no passages; "
+                         "add one JSON object a line: {\"id\": \"D01\", \"text\": \"...\"}.")
+    return passages
+
+
+def _passage(obj: Mapping, where: str) -> Passage:
+    pid, text = obj.get("id"), obj.get("text")
+    if not isinstance(pid, str) or not pid.strip():
+        raise InputError(f"{where}: a passage needs a non-empty string \"id\"; add one.")
+    if not isinstance(text, str):
+        raise InputError(f"{where}: passage {pid!r} needs a string \"text\"; add the passage text.")
+    return Passage(pid, text)
+
+
+def load_cases(path: PathLike, passages: Union[PathLike, Mapping[str, Passage], None] = None) -> List[Case]:
+    """Read and check a cases file.
+
+    ``retrieved`` entries are passage ids, looked up in ``passages`` (a passages file or a
+    dict from :func:`load_passages`), or inline ``{"id", "text"}`` objects.
+
+    >>> cases = load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl"))
+    >>> len(cases), cases[0].id, cases[0].retrieved[0].id
+    (12, 'c01', 'D07')
+    """
+    path = Path(path)
+    if passages is None or isinstance(passages, Mapping):
+        table: Optional[Mapping[str, Passage]] = passages
+        passages_name = "the passages"
+    else:
+        table = load_passages(passages)
+        passages_name = _display(Path(passages))
+    cases: List[Case] = []
+    seen: Dict[str, int] = {}
+    name = _display(path)
+    for number, obj in iter_jsonl(path, "cases"):
+        source = f"{name} line {number}"
+        case = _case(obj, source, table, passages_name)
+        if case.id in seen:
+            raise InputError(f"{case.where}: case id {case.id!r} is already used on line {seen[case.id]}; "
+                             "give each case its own id.")
+        seen[case.id] = number
+        cases.append(case)
+    if not cases:
+        raise InputError(f"cases file {name} holds no cases; add one JSON object a line "
+                         "(see the case format in the README).")
+    return cases
+
+
+def _case(obj: Mapping, source: str, table: Optional[Mapping[str, Passage]], passages_name: str) -> Case:
+    cid = obj.get("id")
+    where = f"{source} (case {cid})" if isinstance(cid, str) and cid.strip() else source
+    for field in _CASE_FIELDS:
+        if field not in obj:
+            raise InputError(f"{where}: the required field \"{field}\" is missing; add it "
+                             "(a case needs id, question, retrieved and answer).")
+    if not isinstance(cid, str) or not cid.strip():
+        raise InputError(f"{where}: \"id\" must be a non-empty string, like \"c01\".")
+    for field in ("question", "answer"):
+        if not isinstance(obj[field], str):
+            raise InputError(f"{where}: \"{field}\" must be a string, not {_json_type(obj[field])}.")
+    retrieved = obj["retrieved"]
+    if not isinstance(retrieved, list):
+        raise InputError(f"{where}: \"retrieved\" must be a list of passage ids or {{\"id\", \"text\"}} "
+                         f"objects, not {_json_type(retrieved)}.")
+    found: List[Passage] = []
+    for item in retrieved:
+        if isinstance(item, str):
+            if table is None:
+                raise InputError(f"{where}: retrieved passage {item!r} is an id but no passages file "
+                                 "was given; pass --passages FILE or write the passage inline as "
+                                 "{\"id\", \"text\"}.")
+            passage = table.get(item)
+            if passage is None:
+                raise InputError(f"{where}: retrieved passage {item!r} is not in {passages_name}; "
+                                 "fix the id or add the passage there.")
+            found.append(passage)
+        elif isinstance(item, dict):
+            found.append(_passage(item, f"{where}, an inline passage"))
+        else:
+            raise InputError(f"{where}: each \"retrieved\" entry must be a passage id or an "
+                             f"{{\"id\", \"text\"}} object, not {_json_type(item)}.")
+    answerable = obj.get("answerable")
+    if answerable is not None and not isinstance(answerable, bool):
+        raise InputError(f"{where}: \"answerable\" must be true, false or absent, not "
+                         f"{json.dumps(answerable)}.")
+    labels = obj.get("labels")
+    if labels is not None:
+        labels = parse_labels(labels, where)
+    return Case(cid, obj["question"], tuple(found), obj["answer"], answerable, labels, source)
+
+
+def parse_labels(labels: object, where: str) -> Tuple[str, ...]:
+    """Check a person's labels: a list of the three verdicts (case and spaces forgiven)."""
+    if not isinstance(labels, list):
+        raise InputError(f"{where}: \"labels\" must be a list of verdicts, not {_json_type(labels)}.")
+    out = []
+    for i, label in enumerate(labels, 1):
+        norm = label.strip().lower() if isinstance(label, str) else None
+        if norm not in VERDICTS:
+            raise InputError(f"{where}: label {json.dumps(label)} for claim {i} is not a verdict; "
+                             f"use one of {', '.join(VERDICTS)}.")
+        out.append(norm)
+    return tuple(out)
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object"
+
+
+def sample_path(name: str = "") -> Path:
+    """Path of the sample set shipped inside the package (``notes.jsonl``, ``grounded_cases.jsonl``)."""
+    return Path(__file__).parent / "data" / name
+
+
+def write_atomic(path: PathLike, text: str) -> Path:
+    """Write ``text`` to ``path`` through a temporary file and a rename, so no half file is left."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    return path

@@ -1,0 +1,69 @@
+"""Judges decide whether a claim is supported by, contradicted by, or unsupported by its evidence.
+
+A judge has a ``name``, a ``version`` and ``judge_batch(pairs) -> list[Verdict]`` that keeps the
+order and length of its input; each pair is ``(claim_text, Evidence)``. Judges are looked up by
+name with :func:`get_judge`; their modules are imported only when asked for, so the optional
+model judges cost nothing until used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Dict, List, Protocol, Sequence, Tuple, runtime_checkable
+
+from ..records import Evidence, GroundlabError, Verdict
+
+Pair = Tuple[str, Evidence]
+
+
+@runtime_checkable
+class Judge(Protocol):
+    name: str
+    version: str
+
+    def judge_batch(self, pairs: Sequence[Pair]) -> List[Verdict]:
+        """One verdict per ``(claim_text, evidence)`` pair, in the same order."""
+        ...
+
+
+#: name -> (module, class, one-line description). Imported lazily by :func:`get_judge`.
+_REGISTRY: Dict[str, Tuple[str, str, str]] = {
+    "lexical": ("groundlab.judges.rules", "LexicalJudge",
+                "numbers and content-word coverage (free, offline)"),
+    "rules": ("groundlab.judges.rules", "RulesJudge",
+              "lexical plus a negation check (free, offline; the default)"),
+}
+
+DEFAULT_JUDGE = "rules"
+
+
+def register(name: str, module: str, cls: str, description: str) -> None:
+    """Make a judge class available to :func:`get_judge` under ``name``."""
+    _REGISTRY[name] = (module, cls, description)
+
+
+def judge_names() -> List[str]:
+    """The names :func:`get_judge` knows, in registration order."""
+    return list(_REGISTRY)
+
+
+def describe_judges() -> Dict[str, str]:
+    return {name: entry[2] for name, entry in _REGISTRY.items()}
+
+
+def get_judge(name: str = DEFAULT_JUDGE, **options) -> Judge:
+    """A judge by name; an unknown name raises an error listing the known ones.
+
+    >>> get_judge("rules").name
+    'rules'
+    """
+    if isinstance(name, Judge) and not isinstance(name, str):
+        return name
+    entry = _REGISTRY.get(name)
+    if entry is None:
+        raise GroundlabError(f"there is no judge called {name!r}; use one of: {', '.join(_REGISTRY)}.")
+    module, cls, _ = entry
+    return getattr(importlib.import_module(module), cls)(**options)
+
+
+__all__ = ["Judge", "Pair", "DEFAULT_JUDGE", "get_judge", "judge_names", "describe_judges", "register"]

@@ -1,0 +1,188 @@
+"""The rules judges (SPEC §3): free, fast and explainable.
+
+``lexical``
+    1. **Numbers and codes.** A number or code in the claim that the evidence lacks makes the
+       claim ``contradicted`` when the evidence has numbers of its own, else ``unsupported``.
+    2. **Content words.** Coverage is the share of the claim's content words found in the
+       evidence; ``supported`` at 0.75 or more, else ``unsupported``.
+
+``rules``
+    3. adds **negation**: when coverage passes, the evidence sentence sharing the most content
+       words with the claim is found; if exactly one of the two is negated, ``contradicted``.
+
+Speed comes from analysing each piece of text once: a passage is tokenised the first time it is
+seen and its words, numbers and sentences are reused for every claim judged against it, whether
+the evidence is all retrieved passages or only the cited ones. Evidence is never re-tokenised.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Dict, FrozenSet, List, Sequence, Tuple
+
+from ..claims import split_sentences
+from ..records import Evidence, Verdict
+
+THRESHOLD = 0.75
+
+#: The stop words that reproduce SPEC §6.
+STOP_WORDS: FrozenSet[str] = frozenset("""
+a all also an and are as at be been but by can do does each every for from had has have how if in
+into is it its may most no not of on once or our out so than that the their them then there these
+they this those to up was we were what when which while who why will with yes you your
+""".split())
+
+NEGATIONS: FrozenSet[str] = frozenset({"not", "cannot", "never", "no"})
+
+_WORD = re.compile(r"[a-z][a-z'\-]*")
+# A token with a digit, optionally after a letter prefix and hyphen: 90, 1.5, prc-112, rm-4711.
+_NUMBER = re.compile(r"(?<![\w])(?:[a-z]+-)?\w*\d[\w.,]*")
+
+
+def content_words(text: str) -> Tuple[Dict[str, str], bool]:
+    """The distinct content words of ``text``, in order, each mapped to the word as written,
+    and whether ``text`` holds a negation word (not, cannot, never, no, or a ``n't`` form)."""
+    words: Dict[str, str] = {}
+    negated = False
+    for surface in _WORD.findall(text.lower().replace("\u2019", "'")):
+        word = surface.rstrip("'-")
+        if word in NEGATIONS or word.endswith("n't"):
+            negated = True
+        if word.endswith("'s"):
+            word = word[:-2]
+        if len(word) < 3 or word in STOP_WORDS:
+            continue
+        if word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        words.setdefault(word, surface)
+    return words, negated
+
+
+def numbers(text: str) -> Tuple[str, ...]:
+    """Numbers and codes in ``text``, lower-cased, trailing ``.``/``,`` removed, in order."""
+    found = {}
+    for token in _NUMBER.findall(text.lower()):
+        found[token.rstrip(".,")] = None
+    return tuple(found)
+
+
+class _Piece:
+    """A question line or a passage, analysed once: its words, numbers and sentences."""
+
+    __slots__ = ("words", "numbers", "sentences")
+
+    def __init__(self, text: str, one_sentence: bool) -> None:
+        words, _ = content_words(text)
+        self.words = frozenset(words)
+        self.numbers = frozenset(numbers(text))
+        parts = [text] if one_sentence else split_sentences(text)
+        sentences = []
+        for sentence in parts:
+            sw, neg = content_words(sentence)
+            sentences.append((frozenset(sw), neg, sentence))
+        self.sentences = tuple(sentences)
+
+
+class _ClaimText:
+    __slots__ = ("words", "numbers", "negated")
+
+    def __init__(self, text: str) -> None:
+        self.words, self.negated = content_words(text)
+        self.numbers = numbers(text)
+
+
+# Bounded caches: sample-sized sets fit whole; a log of a million distinct passages does not
+# grow memory without limit.
+@lru_cache(maxsize=16384)
+def _passage_piece(text: str) -> _Piece:
+    return _Piece(text, one_sentence=False)
+
+
+@lru_cache(maxsize=16384)
+def _question_piece(question: str) -> _Piece:
+    # SPEC §2: the evidence starts "Question: <question>", and that line is one sentence.
+    return _Piece("Question: " + question, one_sentence=True)
+
+
+@lru_cache(maxsize=16384)
+def _claim(text: str) -> _ClaimText:
+    return _ClaimText(text)
+
+
+def _pct(x: float) -> str:
+    return f"{round(100 * x)}%"
+
+
+def _quote(sentence: str, limit: int = 90) -> str:
+    return sentence if len(sentence) <= limit else sentence[: limit - 1] + "\u2026"
+
+
+class LexicalJudge:
+    """Numbers and content-word coverage (SPEC §3 steps 1, 2 and 4)."""
+
+    name = "lexical"
+    version = "1"
+    negation = False
+
+    def __init__(self, threshold: float = THRESHOLD) -> None:
+        if not 0 < threshold <= 1:
+            raise ValueError("threshold must be in (0, 1]")
+        self.threshold = threshold
+
+    def judge_batch(self, pairs: Sequence[Tuple[str, Evidence]]) -> List[Verdict]:
+        return [self.judge(text, evidence) for text, evidence in pairs]
+
+    def judge(self, text: str, evidence: Evidence) -> Verdict:
+        claim = _claim(text)
+        pieces = [_question_piece(evidence.question)]
+        pieces.extend(_passage_piece(p.text) for p in evidence.passages)
+
+        if claim.numbers:
+            missing = [n for n in claim.numbers if not any(n in piece.numbers for piece in pieces)]
+            if missing:
+                listed = ", ".join(missing)
+                given = sorted({n for piece in pieces for n in piece.numbers})
+                if given:
+                    shown = ", ".join(given[:6]) + (", \u2026" if len(given) > 6 else "")
+                    return Verdict("contradicted", f"number {listed} is not in the evidence, "
+                                   f"which gives {shown}", 0.0)
+                return Verdict("unsupported", f"number {listed} is not in the evidence, "
+                               "which gives no numbers", 0.0)
+
+        words = claim.words
+        if not words:
+            return Verdict("supported", "no content words to check", 1.0)
+        missing_words = [w for w in words if not any(w in piece.words for piece in pieces)]
+        coverage = 1 - len(missing_words) / len(words)
+        covered = f"{len(words) - len(missing_words)}/{len(words)} content words in the evidence"
+        if coverage < self.threshold:
+            return Verdict("unsupported", f"{covered} ({_pct(coverage)}); missing: "
+                           f"{', '.join(words[w] for w in missing_words)}", coverage)
+
+        if self.negation:
+            best, best_shared = None, -1
+            wordset = words.keys()
+            for piece in pieces:
+                for sentence in piece.sentences:
+                    shared = len(wordset & sentence[0])
+                    if shared > best_shared:
+                        best, best_shared = sentence, shared
+            if best is not None and best[1] != claim.negated:
+                side = "the claim is negated but" if claim.negated else "the evidence is negated but"
+                other = "the evidence sentence is not" if claim.negated else "the claim is not"
+                return Verdict("contradicted", f"negation flip: {side} {other} "
+                               f"(\"{_quote(best[2])}\"); {covered}", coverage)
+
+        reason = f"{covered} ({_pct(coverage)})"
+        if claim.numbers:
+            reason += f"; numbers {', '.join(claim.numbers)} found"
+        return Verdict("supported", reason, coverage)
+
+
+class RulesJudge(LexicalJudge):
+    """Lexical judge plus the negation step (SPEC §3 step 3): the default judge."""
+
+    name = "rules"
+    version = "1"
+    negation = True

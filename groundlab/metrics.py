@@ -1,0 +1,193 @@
+"""The measures of SPEC §5, as plain functions over the frames of :func:`groundlab.evaluate`.
+
+Claims the judge could not decide (``verdict`` is ``None``, ``error`` says why) are left out of
+every rate and counted by :func:`verdict_counts`. A rate over nothing is NaN with a warning.
+
+>>> from groundlab import evaluate, load_cases, sample_path
+>>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")), "lexical")
+>>> str(hallucination_rate(ev.cases)), risk_weighted_score(ev.cases, penalty=3)
+('5/10 = 50%', -10.0)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Dict, List, Optional
+
+import pandas as pd
+
+from .records import VERDICTS, GroundlabError
+from .stats import Rate, make_rate
+
+
+def _judged(claims: pd.DataFrame) -> pd.DataFrame:
+    return claims[claims["verdict"].notna()]
+
+
+def verdict_counts(claims: pd.DataFrame) -> Dict[str, int]:
+    """Claims per verdict, plus ``errors`` (claims the judge could not decide)."""
+    counts = claims["verdict"].value_counts()
+    out = {v: int(counts.get(v, 0)) for v in VERDICTS}
+    out["errors"] = int(claims["verdict"].isna().sum())
+    return out
+
+
+def faithfulness(claims: pd.DataFrame) -> Rate:
+    """Supported claims / judged claims (Ragas faithfulness)."""
+    judged = _judged(claims)
+    return make_rate((judged["verdict"] == "supported").sum(), len(judged), "faithfulness")
+
+
+def hallucination_rate(cases: pd.DataFrame, by: str = "judge") -> Rate:
+    """Answered cases with at least one claim not supported / answered cases.
+
+    ``by="person"`` uses the person's labels instead of the judge (labeled cases only).
+    """
+    column = {"judge": "hallucinated", "person": "hallucinated_by_person"}.get(by)
+    if column is None:
+        raise ValueError(f"by must be 'judge' or 'person', not {by!r}")
+    flags = cases.loc[cases["claims"] > 0, column].dropna()
+    return make_rate(int(flags.sum()), len(flags), f"hallucination rate by {by}")
+
+
+def citation_recall(claims: pd.DataFrame) -> Rate:
+    """Over claims the judge found supported: the share whose cited passages alone back them (ALCE)."""
+    supported = claims[(claims["verdict"] == "supported") & claims["citation_ok"].notna()]
+    return make_rate(int(supported["citation_ok"].sum()), len(supported), "citation recall")
+
+
+def citation_precision(claims: pd.DataFrame) -> Rate:
+    """Relevant citations / all citations (ALCE)."""
+    judged = _judged(claims)
+    return make_rate(int(judged["relevant_citations"].sum()), int(judged["citations"].sum()),
+                     "citation precision")
+
+
+def citation_problems(claims: pd.DataFrame) -> pd.DataFrame:
+    """Claims the judge found supported whose citations do not back them."""
+    mask = (claims["verdict"] == "supported") & (claims["citation_ok"] == False)  # noqa: E712 (NA-aware)
+    return claims.loc[mask.fillna(False), ["case_id", "claim", "text", "cites", "reason"]]
+
+
+def abstention_rate(cases: pd.DataFrame) -> Rate:
+    """Unanswerable cases that abstained / unanswerable cases."""
+    unanswerable = cases[cases["answerable"] == False]  # noqa: E712 (NA-aware)
+    return make_rate(int(unanswerable["abstained"].sum()), len(unanswerable), "abstention")
+
+
+def false_abstention_rate(cases: pd.DataFrame) -> Rate:
+    """Answerable cases that abstained / answerable cases."""
+    answerable = cases[cases["answerable"] == True]  # noqa: E712 (NA-aware)
+    return make_rate(int(answerable["abstained"].sum()), len(answerable), "false abstention")
+
+
+def outcomes(cases: pd.DataFrame) -> Dict[str, int]:
+    """Counts of ``correct`` / ``abstained`` / ``wrong`` cases (cases left open by judge errors are not counted)."""
+    counts = cases["outcome"].value_counts()
+    return {k: int(counts.get(k, 0)) for k in ("correct", "abstained", "wrong")}
+
+
+def accuracy_score(cases: pd.DataFrame) -> Rate:
+    """Correct / cases: the score that makes a wrong answer cost nothing."""
+    decided = cases["outcome"].notna()
+    return make_rate(int((cases["outcome"] == "correct").sum()), int(decided.sum()), "accuracy")
+
+
+def penalty_for_confidence(target: float) -> float:
+    """The penalty that makes answering pay only above confidence ``target``: t / (1 − t).
+
+    >>> penalty_for_confidence(0.75)
+    3.0
+    """
+    if not 0 < target < 1:
+        raise GroundlabError(f"the confidence target must be between 0 and 1 (exclusive), not {target}; "
+                             "e.g. 0.75 for a penalty of 3.")
+    return target / (1 - target)
+
+
+def risk_weighted_score(cases: pd.DataFrame, penalty: float = 1.0) -> float:
+    """correct − penalty × wrong; an abstention scores 0."""
+    if penalty < 0 or math.isnan(penalty):
+        raise GroundlabError(f"the penalty must be 0 or more, not {penalty}; a wrong answer costs "
+                             "that many correct ones (3 matches a 75% confidence target).")
+    counts = outcomes(cases)
+    return float(counts["correct"] - penalty * counts["wrong"])
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """How a judge compares with a person's labels, over the labeled claims.
+
+    ``confusion[i][j]``: claims the person labeled ``order[i]`` and the judge ``order[j]``.
+    ``caught``: claims the person found not supported that the judge also flagged.
+    ``false_alarms``: claims the person found supported that the judge flagged.
+    """
+
+    order: List[str]
+    confusion: List[List[int]]
+    agreement: Rate
+    caught: Rate
+    false_alarms: Rate
+    kappa: float
+    unlabeled_cases: int
+    errors: int
+
+    @property
+    def labeled_claims(self) -> int:
+        return self.agreement.total
+
+
+def agreement(claims: pd.DataFrame, cases: Optional[pd.DataFrame] = None) -> Agreement:
+    """Confusion matrix person × judge, exact agreement, caught, false alarms and Cohen's kappa.
+
+    Claims without a person's label are skipped; ``unlabeled_cases`` says how many cases that was
+    (given ``cases``). Claims the judge could not decide are skipped and counted in ``errors``.
+    """
+    labeled = claims[claims["label"].notna()]
+    errors = int(labeled["verdict"].isna().sum())
+    labeled = labeled[labeled["verdict"].notna()]
+    index = {v: k for k, v in enumerate(VERDICTS)}
+    matrix = [[0, 0, 0] for _ in VERDICTS]
+    for person, judged in zip(labeled["label"], labeled["verdict"]):
+        matrix[index[person]][index[judged]] += 1
+    agree = sum(matrix[k][k] for k in range(3))
+    total = sum(map(sum, matrix))
+    person_flagged = sum(matrix[1]) + sum(matrix[2])
+    caught = sum(matrix[i][j] for i in (1, 2) for j in (1, 2))
+    person_supported = sum(matrix[0])
+    if cases is not None:
+        unlabeled = int((~cases["labeled"]).sum())
+    else:
+        unlabeled = 0
+    return Agreement(
+        order=list(VERDICTS),
+        confusion=matrix,
+        agreement=make_rate(agree, total, "agreement"),
+        caught=make_rate(caught, person_flagged, "hallucinated claims caught"),
+        false_alarms=make_rate(matrix[0][1] + matrix[0][2], person_supported, "false alarms"),
+        kappa=cohens_kappa(matrix),
+        unlabeled_cases=unlabeled,
+        errors=errors,
+    )
+
+
+def cohens_kappa(matrix: List[List[int]]) -> float:
+    """Cohen's kappa of a square confusion matrix (statsmodels); NaN when it is undefined."""
+    total = sum(map(sum, matrix))
+    if total == 0:
+        return math.nan
+    n = len(matrix)
+    expected = sum(sum(matrix[k]) * sum(row[k] for row in matrix) for k in range(n)) / total ** 2
+    if expected == 1:
+        return math.nan  # both raters used one and the same verdict throughout
+    from statsmodels.stats.inter_rater import cohens_kappa as _kappa
+
+    return float(_kappa(matrix).kappa)
+
+
+def disagreements(claims: pd.DataFrame) -> pd.DataFrame:
+    """Claims where the person's label and the judge's verdict differ, with the judge's reason."""
+    mask = claims["label"].notna() & claims["verdict"].notna() & (claims["label"] != claims["verdict"])
+    frame = claims.loc[mask, ["case_id", "claim", "text", "label", "verdict", "reason"]]
+    return frame.rename(columns={"label": "person", "verdict": "judge"})

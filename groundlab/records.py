@@ -1,0 +1,103 @@
+"""The records groundlab passes between its steps: frozen, typed, and checked at the edges."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Optional, Tuple
+
+Label = Literal["supported", "contradicted", "unsupported"]
+
+#: The three verdicts, in the order every table and matrix uses.
+VERDICTS: Tuple[str, ...] = ("supported", "contradicted", "unsupported")
+
+
+class GroundlabError(ValueError):
+    """Base of every error groundlab reports to a person.
+
+    The message is one sentence that names the file, line or case and says what to do;
+    the command line prints it without a traceback and exits with status 2.
+    """
+
+
+class InputError(GroundlabError):
+    """A cases, passages or label file that cannot be used as it is."""
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One retrieved passage: an id the answer can cite, and its text."""
+
+    id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Case:
+    """One question, the passages the assistant was given, and its answer.
+
+    ``answerable`` and ``labels`` are ``None`` when unknown (unlabeled production logs).
+    ``source`` says where the case came from (``file:line``) so errors can point at it.
+    """
+
+    id: str
+    question: str
+    retrieved: Tuple[Passage, ...]
+    answer: str
+    answerable: Optional[bool] = None
+    labels: Optional[Tuple[str, ...]] = None
+    source: str = ""
+
+    @property
+    def where(self) -> str:
+        """``cases.jsonl line 3 (case c03)``: how error messages name this case."""
+        return f"{self.source} (case {self.id})" if self.source else f"case {self.id}"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One sentence of an answer that asserts something, with the passage ids it cites."""
+
+    case_id: str
+    number: int  # 1-based, in answer order
+    text: str
+    cites: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a claim is judged against: the user's question and some passages.
+
+    Judges that work on text use :attr:`text` (SPEC §2: ``"Question: " + question + "\\n" +``
+    the passages' texts joined by a space); judges that can reuse work per passage (the rules
+    judge) or label passages by id (the LLM judge) read :attr:`question` and :attr:`passages`.
+    """
+
+    question: str
+    passages: Tuple[Passage, ...]
+
+    @property
+    def text(self) -> str:
+        return "Question: " + self.question + "\n" + " ".join(p.text for p in self.passages)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A judge's decision on one claim.
+
+    ``label`` is one of :data:`VERDICTS`, or ``None`` when the judge could not decide; then
+    ``error`` says why, and the claim is left out of every rate and counted as an error.
+    ``supported_by`` lists the passage ids that back the claim when the judge can say so
+    (a model judge); ``None`` means citations are checked by judging the cited passages.
+    """
+
+    label: Optional[str]
+    reason: str
+    score: Optional[float] = None
+    error: Optional[str] = None
+    supported_by: Optional[Tuple[str, ...]] = None
+
+    def __post_init__(self) -> None:
+        if self.label is None and not self.error:
+            raise ValueError("a verdict without a label must carry an error")
+        if self.label is not None and self.label not in VERDICTS:
+            raise ValueError(f"verdict label {self.label!r} is not one of {', '.join(VERDICTS)}")

@@ -1,0 +1,97 @@
+"""The one-page report for a steering committee (SPEC §7), in Markdown."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Optional
+
+from .evaluate import Evaluation
+from .io import write_atomic
+from .records import GroundlabError
+from .stats import Rate
+from .summary import agree_summary, rates, score_summary
+
+#: First line of every report groundlab writes; a file that starts otherwise is not replaced
+#: without ``--force``, since it may be a person's own document.
+MARKER = "<!-- groundlab report -->"
+
+
+def pct(x: Optional[float]) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.0f}%"
+
+
+def rate_line(rate: Rate, noun: str) -> str:
+    """``60% (6 of 10 answered; 95% range 31%–83%)``, or why the rate is not available."""
+    if not rate.total:
+        return f"n/a (no {noun})"
+    low, high = rate.interval
+    return f"{pct(rate.rate)} ({rate.count} of {rate.total} {noun}; 95% range {pct(low)}\u2013{pct(high)})"
+
+
+def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = "") -> str:
+    """The SPEC §7 report as Markdown text."""
+    s = score_summary(evaluation, penalty)
+    a = agree_summary(evaluation)
+    r = rates(evaluation)
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    flagged = s["contradicted"] + s["unsupported"]
+    severity = (f"{s['contradicted']} contradicted and {s['unsupported']} unsupported of {s['claims']} claims "
+                f"({pct(s['contradicted'] / flagged) if flagged else 'n/a'} of the problems are contradictions, "
+                "usually the worse kind: the answer says the opposite of a passage).")
+    lines = [
+        MARKER,
+        "# Groundedness report",
+        "",
+        f"Judge `{s['judge']}` on {s['cases']} cases{f' from `{source}`' if source else ''}, {stamp}.",
+        "",
+        f"1. **Hallucination rate per answer:** {rate_line(r['hallucination rate'], 'answered cases')}."
+        + (f" By the person's labels: {r['hallucination rate by the person'].count} of "
+           f"{r['hallucination rate by the person'].total}." if s["hallucination_rate_by_person"] else ""),
+        f"2. **Severity:** {severity}",
+        f"3. **Abstention:** on unanswerable questions {rate_line(r['abstention'], 'unanswerable cases')}; "
+        f"false abstention on answerable ones {rate_line(r['false abstention'], 'answerable cases')}.",
+    ]
+    if a["agreement"]["claims"]:
+        lines.append(
+            f"4. **How the judge was checked:** against a person's labels on {a['agreement']['claims']} claims "
+            f"it caught {a['caught']['caught']} of {a['caught']['hallucinated']} hallucinated claims and raised "
+            f"{a['false_alarms']['flagged']} false alarms on {a['false_alarms']['supported']} supported claims "
+            f"(agreement {a['agreement']['agree']}/{a['agreement']['claims']}"
+            + (f", Cohen's kappa {a['kappa']:.2f}" if a["kappa"] is not None else "") + ").")
+    else:
+        lines.append("4. **How the judge was checked:** not yet: no case carries a person's labels. "
+                     "Label a sample before trusting these rates (see `groundlab agree`).")
+    if s["errors"]:
+        lines.append(f"   The judge could not decide {s['errors']} claims; they are left out of every rate.")
+    o = s["outcomes"]
+    lines += [
+        f"5. **The control:** {flagged} claims could not be backed by the passages. Decide what the product "
+        "does with such a claim: hide it, flag it to the user, or route the answer to a person.",
+        "",
+        f"Outcomes: {o['correct']} correct, {o['abstained']} abstained, {o['wrong']} wrong. "
+        f"Risk-weighted score {s['risk_weighted_score']:+g} with penalty {s['penalty']:g} "
+        "(correct \u2212 penalty \u00d7 wrong; an abstention scores 0).",
+        f"Citations: recall {rate_line(r['citation recall'], 'supported claims')}, "
+        f"precision {rate_line(r['citation precision'], 'citations')}.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def check_report_target(path: Path, force: bool = False) -> None:
+    """Refuse to replace a file groundlab did not write (it may be a person's own), unless ``force``."""
+    path = Path(path)
+    if path.exists() and not force:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            first = fh.readline().strip()
+        if first != MARKER:
+            raise GroundlabError(f"{path} exists and is not a groundlab report; nothing was written "
+                                 "(choose another file or pass --force to replace it).")
+
+
+def write_report(path: Path, text: str, force: bool = False) -> Path:
+    """Write a report atomically (temporary file, then rename), after :func:`check_report_target`."""
+    check_report_target(path, force)
+    return write_atomic(path, text)

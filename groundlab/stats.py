@@ -1,0 +1,117 @@
+"""Rates with their Wilson 95% intervals, and how many answers a given precision needs.
+
+Every rate groundlab reports is a :class:`Rate`: the count, the number behind it, the rate and
+its Wilson score interval (computed by statsmodels). A rate over nothing is NaN, never 0.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Tuple
+
+
+class UndefinedRateWarning(UserWarning):
+    """A rate was asked for over zero items; it is NaN."""
+
+
+def wilson_interval(count: int, total: int, confidence: float = 0.95) -> Tuple[float, float]:
+    """The Wilson score interval of ``count / total``; ``(nan, nan)`` when ``total`` is 0.
+
+    >>> [round(x, 2) for x in wilson_interval(5, 10)]
+    [0.24, 0.76]
+    """
+    if total < 0 or count < 0 or count > total:
+        raise ValueError(f"need 0 <= count <= total, got {count} of {total}")
+    if total == 0:
+        return (math.nan, math.nan)
+    from statsmodels.stats.proportion import proportion_confint
+
+    low, high = proportion_confint(count, total, alpha=1 - confidence, method="wilson")
+    return float(low), float(high)
+
+
+@dataclass(frozen=True)
+class Rate:
+    """``count`` of ``total``, with the rate and its Wilson 95% interval.
+
+    >>> r = Rate(5, 10)
+    >>> r.rate, round(r.low, 3), round(r.high, 3)
+    (0.5, 0.237, 0.763)
+    """
+
+    count: int
+    total: int
+
+    @property
+    def rate(self) -> float:
+        return self.count / self.total if self.total else math.nan
+
+    @property
+    def interval(self) -> Tuple[float, float]:
+        return wilson_interval(self.count, self.total)
+
+    @property
+    def low(self) -> float:
+        return self.interval[0]
+
+    @property
+    def high(self) -> float:
+        return self.interval[1]
+
+    @property
+    def defined(self) -> bool:
+        return self.total > 0
+
+    def __str__(self) -> str:
+        if not self.total:
+            return f"{self.count}/{self.total} (n/a)"
+        return f"{self.count}/{self.total} = {self.rate:.0%}"
+
+
+def make_rate(count: int, total: int, what: str) -> Rate:
+    """A :class:`Rate`, warning when it is undefined (``total`` is 0)."""
+    if total == 0:
+        warnings.warn(f"{what} is undefined: there is nothing to count it over", UndefinedRateWarning,
+                      stacklevel=3)
+    return Rate(int(count), int(total))
+
+
+def interval_half_width(rate: float, n: int, confidence: float = 0.95) -> float:
+    """Half the width of the Wilson interval for an observed ``rate`` over ``n`` answers."""
+    if n <= 0:
+        raise ValueError("n must be positive")
+    if not 0 <= rate <= 1:
+        raise ValueError("rate must be between 0 and 1")
+    z = _z(confidence)
+    denom = 1 + z * z / n
+    return z * math.sqrt(rate * (1 - rate) / n + z * z / (4 * n * n)) / denom
+
+
+def answers_needed(rate: float, margin: float, confidence: float = 0.95) -> int:
+    """The fewest answers whose Wilson interval around ``rate`` is at most ``±margin`` wide.
+
+    >>> answers_needed(0.5, 0.05)
+    381
+    """
+    if not 0 < margin < 0.5:
+        raise ValueError("the margin must be between 0 and 0.5 (e.g. 0.05 for ±5 points)")
+    if not 0 <= rate <= 1:
+        raise ValueError("the rate must be between 0 and 1")
+    lo, hi = 1, 1
+    while interval_half_width(rate, hi, confidence) > margin:
+        lo, hi = hi, hi * 2
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if interval_half_width(rate, mid, confidence) > margin:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def _z(confidence: float) -> float:
+    from statistics import NormalDist
+
+    return NormalDist().inv_cdf(1 - (1 - confidence) / 2)

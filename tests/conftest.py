@@ -1,0 +1,69 @@
+"""Shared fixtures: the sample set, its variants, and a way to run the command line in-process."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from groundlab import load_cases, sample_path
+from groundlab.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "data"
+CASES = DATA / "grounded_cases.jsonl"
+NOTES = DATA / "notes.jsonl"
+
+C06_ABSTAINS = "I can't find when the credit memo will arrive in the retrieved notes."
+
+
+@pytest.fixture
+def sample_cases():
+    return load_cases(CASES, NOTES)
+
+
+@pytest.fixture
+def c06_abstains(tmp_path) -> Path:
+    """The sample cases with c06 abstaining and unlabeled (SPEC §6)."""
+    out = tmp_path / "c06_abstains.jsonl"
+    lines = []
+    for line in CASES.read_text(encoding="utf-8").splitlines():
+        obj = json.loads(line)
+        if obj["id"] == "c06":
+            obj["answer"] = C06_ABSTAINS
+            obj.pop("labels")
+        lines.append(json.dumps(obj))
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return out
+
+
+class CLI:
+    """Runs ``groundlab`` in-process and returns (exit code, stdout, stderr)."""
+
+    def __init__(self, capsys):
+        self.capsys = capsys
+
+    def __call__(self, *argv: str):
+        self.capsys.readouterr()
+        try:
+            code = main([str(a) for a in argv])
+        except SystemExit as exc:  # argparse usage errors
+            code = exc.code
+        out, err = self.capsys.readouterr()
+        return code, out, err
+
+    def json(self, *argv: str) -> dict:
+        code, out, err = self(*argv, "--json")
+        assert code == 0, err
+        return json.loads(out)
+
+
+@pytest.fixture
+def cli(capsys):
+    return CLI(capsys)
+
+
+@pytest.fixture
+def sample_args():
+    return ("--cases", CASES, "--passages", NOTES)
