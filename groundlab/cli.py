@@ -84,6 +84,11 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.set_defaults(func=cmd_agree)
+
+    # Workbook commands (notebooks run with papermill, sample-size planning) are added here.
+
+    # Import and labeling commands are added here.
+
     return parser
 
 
