@@ -39,8 +39,12 @@ DEFAULT_ABSTENTION_PHRASES: Tuple[str, ...] = (
     r"\b(?:unable|not able) to (?:find|answer|determine|locate)\b",
 )
 
-_FINAL_SPACE = re.compile(r"\s+([.,;:!?])")
-_SPACES = re.compile(r"\s+")
+#: Lower-case words one of which every built-in abstention phrase holds: a sentence without
+#: any of them is not checked against the (slower) phrase patterns.
+_BUILTIN_TRIGGERS = re.compile(r"n't|not|no |unable|insufficient")
+
+_INNER_SPACE = re.compile(r" ([,;:])")
+_ID_SEP = re.compile(r"\s*[,;]\s*")
 
 
 @dataclass(frozen=True)
@@ -71,42 +75,72 @@ class ClaimSplitter:
         if self.citation_re.groups != 1:
             raise ValueError("the citation pattern needs exactly one group that captures the passage id(s), "
                              r"like \[([A-Z]\d+)\]")
+        # The default pattern needs a "[": a sentence without one has no citation to look for.
+        self._bracketed = self.citation_re.pattern == DEFAULT_CITATION_PATTERN
         phrases = tuple(DEFAULT_ABSTENTION_PHRASES if abstention_phrases is None else abstention_phrases)
-        if not phrases:
-            self.abstention_re = None
-        else:
-            self.abstention_re = re.compile("|".join(f"(?:{p})" for p in phrases), re.IGNORECASE)
+        builtin = [p for p in phrases if p in DEFAULT_ABSTENTION_PHRASES]
+        extra = [p for p in phrases if p not in DEFAULT_ABSTENTION_PHRASES]
+        self._builtin_re = _alternation(builtin)
+        self._extra_re = _alternation(extra)
 
     def is_abstention(self, sentence: str) -> bool:
         """True when the sentence says the assistant cannot answer."""
-        if self.abstention_re is None:
-            return False
-        return self.abstention_re.search(sentence.replace("\u2019", "'")) is not None
+        sentence = sentence.replace("\u2019", "'")
+        if self._builtin_re is not None:
+            if _BUILTIN_TRIGGERS.search(sentence.lower()) and self._builtin_re.search(sentence):
+                return True
+        return self._extra_re is not None and self._extra_re.search(sentence) is not None
 
     def citations(self, sentence: str) -> Tuple[str, ...]:
         """The passage ids a sentence cites, in order, without repeats."""
-        ids = []
+        ids: dict = {}
         for group in self.citation_re.findall(sentence):
-            for pid in re.split(r"\s*[,;]\s*", group.strip()):
-                if pid and pid not in ids:
-                    ids.append(pid)
+            if "," in group or ";" in group:
+                for pid in _ID_SEP.split(group.strip()):
+                    if pid:
+                        ids[pid] = None
+            else:
+                ids[group.strip()] = None
         return tuple(ids)
 
     def split(self, case_id: str, answer: str) -> Split:
         """The claims of one answer (numbered from 1) and whether it abstains."""
         claims = []
         abstains = False
+        # Most answers hold no abstention wording at all: one look at the whole answer spares
+        # the per-sentence phrase patterns.
+        may_abstain = self._extra_re is not None or (
+            self._builtin_re is not None and _BUILTIN_TRIGGERS.search(answer.lower().replace("\u2019", "'")))
         for sentence in SENTENCE_BREAK.split(answer.strip()):
             if not sentence:
                 continue
-            if self.is_abstention(sentence):
+            if may_abstain and self.is_abstention(sentence):
                 abstains = True
                 continue
-            cites = self.citations(sentence)
-            text = self.citation_re.sub("", sentence) if cites else sentence
-            text = _FINAL_SPACE.sub(r"\1", _SPACES.sub(" ", text)).strip()
+            if self._bracketed and "[" not in sentence:
+                cites: Tuple[str, ...] = ()
+                text = sentence
+            else:
+                cites = self.citations(sentence)
+                text = self.citation_re.sub("", sentence) if cites else sentence
+            if "  " in text or "\n" in text or "\t" in text or text[:1].isspace() or text[-1:].isspace():
+                text = " ".join(text.split())
+            if text[-2:-1] == " " and text[-1] in ".!?":
+                text = text[:-2] + text[-1]  # "all 100 [D07]." -> "all 100."
+            if " ," in text or " ;" in text or " :" in text:
+                text = _INNER_SPACE.sub(_first_group, text)
             claims.append(Claim(case_id, len(claims) + 1, text, cites))
         return Split(tuple(claims), abstains)
+
+
+def _first_group(match: "re.Match[str]") -> str:
+    return match.group(1)
+
+
+def _alternation(phrases: Sequence[str]) -> Optional[Pattern[str]]:
+    if not phrases:
+        return None
+    return re.compile("|".join(f"(?:{p})" for p in phrases), re.IGNORECASE)
 
 
 def split_sentences(text: str) -> Sequence[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -37,6 +38,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
                    help="; ".join(f"{k}: {v}" for k, v in describe_judges().items()))
     g.add_argument("--citation-pattern", metavar="REGEX",
                    help=r"how citations are written, one group capturing the id(s) (default: \[D07\], \[D07, D06\])")
+    g.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="processes for large runs with the rules judges (default: one per core, "
+                        "from 20,000 cases)")
     g.add_argument("--abstention-phrase", metavar="REGEX", action="append", default=[],
                    help="another wording that means the assistant cannot answer (repeatable; "
                         "added to the built-in ones)")
@@ -147,9 +151,18 @@ def _evaluate(args: argparse.Namespace):
     from .evaluate import evaluate
     from .judges import get_judge
 
+    from .stats import preload_statsmodels
+
     judge = get_judge(args.judge)
+    workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
+    if workers < 1:
+        raise GroundlabError(f"--workers must be 1 or more, not {workers}.")
+    splitter = _splitter(args)
+    preload = preload_statsmodels()  # overlaps the import with reading the cases
     source, cases = _load(args)
-    ev = evaluate(cases, judge, splitter=_splitter(args), progress=sys.stderr.isatty() and len(cases) > 5000)
+    preload.join()  # no thread may be running when judging forks its workers
+    ev = evaluate(cases, judge, splitter=splitter, workers=workers,
+                  progress=sys.stderr.isatty() and len(cases) > 5000)
     return source, ev
 
 

@@ -14,12 +14,14 @@ checks from that, with no further judgements.
 
 from __future__ import annotations
 
+import multiprocessing
 import sys
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import pandas as pd
 
+from ._gc import paused_gc
 from .claims import ClaimSplitter, Split
 from .judges import Judge, Pair, get_judge
 from .records import Case, Evidence, InputError, Verdict
@@ -72,8 +74,13 @@ def evaluate(
     *,
     splitter: Optional[ClaimSplitter] = None,
     progress: Union[bool, Callable[[int], None]] = False,
+    workers: int = 1,
 ) -> Evaluation:
     """Judge every claim of ``cases`` and return the claim and case frames.
+
+    ``workers`` > 1 splits a large run (``PARALLEL_MIN`` cases or more) over that many processes
+    when the judge is CPU-bound and local (``judge.cpu_bound``, the rules judges); results are the
+    same as with one.
 
     >>> from groundlab import load_cases, sample_path
     >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")))
@@ -81,127 +88,165 @@ def evaluate(
     {'supported': 13, 'unsupported': 4, 'contradicted': 3}
     """
     judge = get_judge(judge) if isinstance(judge, str) else judge
-    splits = split_cases(cases, splitter)
-
-    cols: Dict[str, list] = {k: [] for k in (
-        "case_id", "claim", "text", "cites", "verdict", "reason", "score", "error", "label",
-        "citation_ok", "citations", "relevant_citations")}
+    splitter = splitter or ClaimSplitter()
     bar = _progress(progress, len(cases))
-    for start in range(0, len(cases), CHUNK):
-        chunk = list(zip(cases[start:start + CHUNK], splits[start:start + CHUNK]))
-        _judge_chunk(judge, chunk, cols)
-        bar(len(chunk))
-    bar(None)
+    with paused_gc():
+        if workers > 1 and getattr(judge, "cpu_bound", False) and len(cases) >= PARALLEL_MIN \
+                and "fork" in multiprocessing.get_all_start_methods():
+            cols, shape = _judge_parallel(cases, judge, splitter, workers, bar)
+        else:
+            cols, shape = _judge_slice(cases, judge, splitter, bar)
+        bar(None)
+        claims = pd.DataFrame(cols)
+        claims["citation_ok"] = claims["citation_ok"].astype("boolean")
+        return Evaluation(judge.name, claims, _case_frame(cases, shape, claims))
 
-    claims = pd.DataFrame(cols)
-    claims["citation_ok"] = claims["citation_ok"].astype("boolean")
-    return Evaluation(judge.name, claims, _case_frame(cases, splits, claims))
+
+#: Below this many cases a run is fast enough that starting processes costs more than it saves.
+PARALLEL_MIN = 20_000
+
+_COLUMNS = ("case_id", "claim", "text", "cites", "verdict", "reason", "score", "error", "label",
+            "citation_ok", "citations", "relevant_citations")
+
+
+def _judge_slice(cases: Sequence[Case], judge: Judge, splitter: ClaimSplitter,
+                 bar: Callable[[Optional[int]], None]) -> Tuple[Dict[str, list], List[Tuple[int, bool]]]:
+    """Split and judge ``cases``: the claim columns, and (claims, abstains) per case.
+
+    Chunk by chunk, so only one chunk's claims and verdicts are alive at a time."""
+    cols: Dict[str, list] = {k: [] for k in _COLUMNS}
+    shape: List[Tuple[int, bool]] = []
+    for start in range(0, len(cases), CHUNK):
+        part = cases[start:start + CHUNK]
+        splits = split_cases(part, splitter)
+        _judge_chunk(judge, list(zip(part, splits)), cols)
+        shape.extend((len(s.claims), s.abstains) for s in splits)
+        bar(len(part))
+    return cols, shape
+
+
+# What forked workers judge: set just before the fork, so cases are shared, never pickled.
+_FORKED: Optional[Tuple[Sequence[Case], Judge, ClaimSplitter]] = None
+
+
+def _forked_slice(bounds: Tuple[int, int]):
+    cases, judge, splitter = _FORKED
+    with paused_gc():
+        return _judge_slice(cases[bounds[0]:bounds[1]], judge, splitter, lambda n: None)
+
+
+def _judge_parallel(cases, judge, splitter, workers, bar):
+    """The first slice in this process, the others in forked workers; merged in case order."""
+    global _FORKED
+    n = len(cases)
+    edges = [n * k // workers for k in range(workers + 1)]
+    _FORKED = (cases, judge, splitter)
+    pool = multiprocessing.get_context("fork").Pool(workers - 1)
+    try:
+        pending = [pool.apply_async(_forked_slice, ((edges[k], edges[k + 1]),)) for k in range(1, workers)]
+        cols, shape = _judge_slice(cases[:edges[1]], judge, splitter, bar)
+        for k, job in enumerate(pending, 1):
+            more_cols, more_shape = job.get()
+            for key in _COLUMNS:
+                cols[key].extend(more_cols[key])
+            shape.extend(more_shape)
+            bar(edges[k + 1] - edges[k])
+        return cols, shape
+    finally:
+        _FORKED = None
+        pool.terminate()
 
 
 def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Dict[str, list]) -> None:
-    # Step 2a: every claim against all retrieved passages.
+    flat = [(case, claim) for case, split in chunk for claim in split.claims]
+
+    # Step 2a: every claim against all retrieved passages (one Evidence shared by a case's claims).
     pairs: List[Pair] = []
     for case, split in chunk:
-        evidence = Evidence(case.question, case.retrieved)
-        pairs.extend((claim.text, evidence) for claim in split.claims)
+        if split.claims:
+            evidence = Evidence(case.question, case.retrieved)
+            pairs.extend((claim.text, evidence) for claim in split.claims)
+    verdicts = _judge(judge, pairs)
+
+    # Step 2b: claims with citations against their cited passages alone (ALCE recall), unless the
+    # judge already said which passages back the claim. Cited passages keep retrieval order, so
+    # citing every retrieved passage is the same evidence and needs no second judgement.
+    n = len(flat)
+    backed: List[Optional[bool]] = [False] * n
+    relevant = [0] * n
+    recall: Dict[int, Verdict] = {}
+    cited_pairs: List[Pair] = []
+    cited_at: List[int] = []
+    for k, ((case, claim), verdict) in enumerate(zip(flat, verdicts)):
+        cites = claim.cites
+        if not cites:
+            continue
+        if verdict.supported_by is not None:
+            support = verdict.supported_by
+            if verdict.label == "supported" and support and all(p in cites for p in support):
+                backed[k] = True
+                relevant[k] = sum(1 for c in cites if c in support)
+            continue
+        cited = tuple([p for p in case.retrieved if p.id in cites])
+        if not cited:
+            continue  # it cites only passages it was not given
+        if len(cited) == len(case.retrieved):
+            recall[k] = verdict
+        else:
+            cited_at.append(k)
+            cited_pairs.append((claim.text, Evidence(case.question, cited)))
+    recall.update(zip(cited_at, _judge(judge, cited_pairs)))
+
+    # Step 2c: ALCE precision. A claim that passes recall with one citation has one relevant
+    # citation; with several, a citation is relevant when it backs the claim alone, or the other
+    # citations without it do not.
+    precision_pairs: List[Pair] = []
+    precision_at: List[Tuple[int, int]] = []  # (claim, pair index of "alone"; "without" follows)
+    for k, verdict in recall.items():
+        if verdict.error:
+            backed[k] = None  # undecided: left out of citation recall
+            continue
+        if verdict.label != "supported":
+            continue
+        backed[k] = True
+        case, claim = flat[k]
+        if len(claim.cites) == 1:
+            relevant[k] = 1
+            continue
+        by_id = {p.id: p for p in case.retrieved}
+        cites = [c for c in claim.cites if c in by_id]
+        for cite in cites:
+            precision_at.append((k, len(precision_pairs)))
+            precision_pairs.append((claim.text, Evidence(case.question, (by_id[cite],))))
+            others = tuple(p for p in case.retrieved if p.id in cites and p.id != cite)
+            precision_pairs.append((claim.text, Evidence(case.question, others)))
+    precision = _judge(judge, precision_pairs)
+    for k, at in precision_at:
+        if precision[at].label == "supported" or precision[at + 1].label != "supported":
+            relevant[k] += 1
+
+    # Step 3 (rows): one per claim, built column by column.
+    cols["case_id"].extend(claim.case_id for _, claim in flat)
+    cols["claim"].extend(claim.number for _, claim in flat)
+    cols["text"].extend(claim.text for _, claim in flat)
+    cols["cites"].extend(claim.cites for _, claim in flat)
+    cols["verdict"].extend(v.label for v in verdicts)
+    cols["reason"].extend(v.reason for v in verdicts)
+    cols["score"].extend(v.score for v in verdicts)
+    cols["error"].extend(v.error for v in verdicts)
+    cols["label"].extend(case.labels[claim.number - 1] if case.labels is not None else None
+                         for case, claim in flat)
+    cols["citation_ok"].extend(backed)
+    cols["citations"].extend(len(claim.cites) for _, claim in flat)
+    cols["relevant_citations"].extend(relevant)
+
+
+def _judge(judge: Judge, pairs: Sequence[Pair]) -> List[Verdict]:
+    if not pairs:
+        return []
     verdicts = judge.judge_batch(pairs)
     _check_length(judge, pairs, verdicts)
-
-    # Step 2b: claims with citations against their cited passages alone (ALCE recall),
-    # unless the judge already said which passages back each claim.
-    cited_pairs: List[Pair] = []
-    plan: List[Tuple[int, object]] = []  # per claim: where its cited-evidence verdict comes from
-    i = 0
-    for case, split in chunk:
-        by_id = {p.id: p for p in case.retrieved}
-        for claim in split.claims:
-            verdict = verdicts[i]
-            if not claim.cites or verdict.supported_by is not None:
-                plan.append((i, None))
-            else:
-                cited = tuple(by_id[c] for c in claim.cites if c in by_id)
-                if not cited:
-                    plan.append((i, False))  # cites only passages it was not given
-                elif cited == case.retrieved:
-                    plan.append((i, verdict))  # same evidence, same judgement
-                else:
-                    plan.append((i, len(cited_pairs)))
-                    cited_pairs.append((claim.text, Evidence(case.question, cited)))
-            i += 1
-    cited_verdicts = judge.judge_batch(cited_pairs) if cited_pairs else []
-    _check_length(judge, cited_pairs, cited_verdicts)
-
-    # Step 2c: ALCE precision for claims with several citations that pass recall: a citation is
-    # relevant when it backs the claim alone, or the other citations without it do not.
-    backed: List[Optional[bool]] = []
-    precision_pairs: List[Pair] = []
-    precision_plan: Dict[int, List[Tuple[int, int]]] = {}
-    i = 0
-    for case, split in chunk:
-        by_id = {p.id: p for p in case.retrieved}
-        for claim in split.claims:
-            verdict = verdicts[i]
-            source = plan[i][1]
-            if not claim.cites:
-                ok: Optional[bool] = False
-            elif verdict.supported_by is not None:
-                ok = verdict.label == "supported" and bool(verdict.supported_by) and \
-                    set(verdict.supported_by) <= set(claim.cites)
-            elif source is False:
-                ok = False
-            else:
-                cited_verdict = source if isinstance(source, Verdict) else cited_verdicts[source]
-                ok = None if cited_verdict.error else cited_verdict.label == "supported"
-                if ok and len(claim.cites) > 1:
-                    jobs = []
-                    for cite in claim.cites:
-                        if cite not in by_id:
-                            jobs.append((-1, -1))
-                            continue
-                        others = tuple(by_id[c] for c in claim.cites if c != cite and c in by_id)
-                        jobs.append((len(precision_pairs), len(precision_pairs) + 1))
-                        precision_pairs.append((claim.text, Evidence(case.question, (by_id[cite],))))
-                        precision_pairs.append((claim.text, Evidence(case.question, others)))
-                    precision_plan[i] = jobs
-            backed.append(ok)
-            i += 1
-    precision_verdicts = judge.judge_batch(precision_pairs) if precision_pairs else []
-    _check_length(judge, precision_pairs, precision_verdicts)
-
-    # Step 3 (rows): one per claim.
-    i = 0
-    for case, split in chunk:
-        labels = case.labels
-        for claim in split.claims:
-            verdict = verdicts[i]
-            ok = backed[i]
-            if not ok:
-                relevant = 0
-            elif verdict.supported_by is not None:
-                relevant = sum(1 for c in claim.cites if c in verdict.supported_by)
-            elif i in precision_plan:
-                relevant = 0
-                for alone, without in precision_plan[i]:
-                    if alone < 0:
-                        continue
-                    if precision_verdicts[alone].label == "supported" or \
-                            precision_verdicts[without].label != "supported":
-                        relevant += 1
-            else:
-                relevant = 1  # its one citation backs it alone
-            cols["case_id"].append(case.id)
-            cols["claim"].append(claim.number)
-            cols["text"].append(claim.text)
-            cols["cites"].append(claim.cites)
-            cols["verdict"].append(verdict.label)
-            cols["reason"].append(verdict.reason)
-            cols["score"].append(verdict.score)
-            cols["error"].append(verdict.error)
-            cols["label"].append(labels[claim.number - 1] if labels is not None else None)
-            cols["citation_ok"].append(ok)
-            cols["citations"].append(len(claim.cites))
-            cols["relevant_citations"].append(relevant)
-            i += 1
+    return verdicts
 
 
 def _check_length(judge: Judge, pairs: Sequence, verdicts: Sequence) -> None:
@@ -210,7 +255,7 @@ def _check_length(judge: Judge, pairs: Sequence, verdicts: Sequence) -> None:
                            "a judge must return one verdict per claim, in order")
 
 
-def _case_frame(cases: Sequence[Case], splits: Sequence[Split], claims: pd.DataFrame) -> pd.DataFrame:
+def _case_frame(cases: Sequence[Case], shape: Sequence[Tuple[int, bool]], claims: pd.DataFrame) -> pd.DataFrame:
     n = len(cases)
     counts = {k: [0] * n for k in ("supported", "contradicted", "unsupported", "errors")}
     person_flag: List[Optional[bool]] = [None] * n
@@ -221,8 +266,7 @@ def _case_frame(cases: Sequence[Case], splits: Sequence[Split], claims: pd.DataF
     rows: Dict[str, list] = {k: [] for k in (
         "case_id", "question", "answerable", "labeled", "abstains", "abstained", "claims",
         "hallucinated", "hallucinated_by_person", "outcome")}
-    for k, (case, split) in enumerate(zip(cases, splits)):
-        n_claims = len(split.claims)
+    for k, (case, (n_claims, abstains)) in enumerate(zip(cases, shape)):
         flagged = counts["contradicted"][k] + counts["unsupported"][k]
         if n_claims == 0:
             hallucinated: Optional[bool] = None
@@ -241,7 +285,7 @@ def _case_frame(cases: Sequence[Case], splits: Sequence[Split], claims: pd.DataF
         rows["question"].append(case.question)
         rows["answerable"].append(case.answerable)
         rows["labeled"].append(case.labels is not None)
-        rows["abstains"].append(split.abstains)
+        rows["abstains"].append(abstains)
         rows["abstained"].append(n_claims == 0)
         rows["claims"].append(n_claims)
         rows["hallucinated"].append(hallucinated)

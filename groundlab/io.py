@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
+from ._gc import paused_gc
 from .records import VERDICTS, Case, InputError, Passage
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -26,11 +27,7 @@ def _display(path: Path) -> str:
 def read_text(path: PathLike, what: str) -> str:
     """The whole file as text; a clear error when it is missing or not UTF-8."""
     path = Path(path)
-    if not path.exists():
-        raise InputError(f"{what} file {_display(path)} does not exist; check the path "
-                         "(run 'groundlab init' to get the sample set).")
-    if path.is_dir():
-        raise InputError(f"{what} file {_display(path)} is a folder; pass the path of a .jsonl file.")
+    _check_file(path, what)
     data = path.read_bytes()
     try:
         return data.decode("utf-8-sig")
@@ -43,26 +40,49 @@ def read_text(path: PathLike, what: str) -> str:
 
 
 def iter_jsonl(path: PathLike, what: str) -> Iterator[Tuple[int, dict]]:
-    """Yield ``(line_number, object)`` for each non-blank line of a JSONL file."""
+    """Yield ``(line_number, object)`` for each non-blank line of a JSONL file.
+
+    The file is read line by line (a large log is never held twice in memory); a missing file,
+    bytes that are not UTF-8 and a line that is not a JSON object stop it with an
+    :class:`InputError` naming the file and line.
+    """
     path = Path(path)
-    text = read_text(path, what)
+    _check_file(path, what)
     loads = json.loads
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                f"{_display(path)} line {number} is not valid JSON ({exc.msg} at column {exc.colno}); "
-                "each line must be one JSON object."
-            ) from None
-        if not isinstance(obj, dict):
-            raise InputError(
-                f"{_display(path)} line {number} is a JSON {type(obj).__name__}, not an object; "
-                "each line must be one JSON object like {\"id\": ..., ...}."
-            )
-        yield number, obj
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(fh, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(
+                    f"{_display(path)} line {number} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at "
+                    f"column {exc.start + 1}); save the file as UTF-8 and run again."
+                ) from None
+            if number == 1 and line.startswith("\ufeff"):
+                line = line[1:]  # a byte-order mark some editors write
+            if not line.strip():
+                continue
+            try:
+                obj = loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(
+                    f"{_display(path)} line {number} is not valid JSON ({exc.msg} at column {exc.colno}); "
+                    "each line must be one JSON object."
+                ) from None
+            if not isinstance(obj, dict):
+                raise InputError(
+                    f"{_display(path)} line {number} is a JSON {_json_type(obj)}, not an object; "
+                    "each line must be one JSON object like {\"id\": ..., ...}."
+                )
+            yield number, obj
+
+
+def _check_file(path: Path, what: str) -> None:
+    if not path.exists():
+        raise InputError(f"{what} file {_display(path)} does not exist; check the path "
+                         "(run 'groundlab init' to get the sample set).")
+    if path.is_dir():
+        raise InputError(f"{what} file {_display(path)} is a folder; pass the path of a .jsonl file.")
 
 
 def load_passages(path: PathLike) -> Dict[str, Passage]:
@@ -110,6 +130,11 @@ def load_cases(path: PathLike, passages: Union[PathLike, Mapping[str, Passage], 
     else:
         table = load_passages(passages)
         passages_name = _display(Path(passages))
+    with paused_gc():
+        return _load_cases(path, table, passages_name)
+
+
+def _load_cases(path: Path, table: Optional[Mapping[str, Passage]], passages_name: str) -> List[Case]:
     cases: List[Case] = []
     seen: Dict[str, int] = {}
     name = _display(path)

@@ -23,7 +23,7 @@ class InputError(GroundlabError):
     """A cases, passages or label file that cannot be used as it is."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Passage:
     """One retrieved passage: an id the answer can cite, and its text."""
 
@@ -31,7 +31,7 @@ class Passage:
     text: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Case:
     """One question, the passages the assistant was given, and its answer.
 
@@ -53,7 +53,7 @@ class Case:
         return f"{self.source} (case {self.id})" if self.source else f"case {self.id}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Claim:
     """One sentence of an answer that asserts something, with the passage ids it cites."""
 
@@ -63,7 +63,7 @@ class Claim:
     cites: Tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Evidence:
     """What a claim is judged against: the user's question and some passages.
 
@@ -80,7 +80,7 @@ class Evidence:
         return "Question: " + self.question + "\n" + " ".join(p.text for p in self.passages)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Verdict:
     """A judge's decision on one claim.
 

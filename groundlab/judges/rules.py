@@ -84,11 +84,26 @@ class _Piece:
         self.sentences = tuple(sentences)
 
 
+class _Context:
+    """Evidence (a question and some passages) put together from its analysed pieces."""
+
+    __slots__ = ("words", "numbers", "sentences")
+
+    def __init__(self, pieces: Sequence[_Piece]) -> None:
+        if len(pieces) == 1:
+            self.words, self.numbers = pieces[0].words, pieces[0].numbers
+        else:
+            self.words = frozenset().union(*(p.words for p in pieces))
+            self.numbers = frozenset().union(*(p.numbers for p in pieces))
+        self.sentences = tuple(s for p in pieces for s in p.sentences)
+
+
 class _ClaimText:
-    __slots__ = ("words", "numbers", "negated")
+    __slots__ = ("words", "wordset", "numbers", "negated")
 
     def __init__(self, text: str) -> None:
         self.words, self.negated = content_words(text)
+        self.wordset = frozenset(self.words)
         self.numbers = numbers(text)
 
 
@@ -106,12 +121,13 @@ def _question_piece(question: str) -> _Piece:
 
 
 @lru_cache(maxsize=16384)
+def _context(question: str, texts: Tuple[str, ...]) -> _Context:
+    return _Context([_question_piece(question)] + [_passage_piece(t) for t in texts])
+
+
+@lru_cache(maxsize=16384)
 def _claim(text: str) -> _ClaimText:
     return _ClaimText(text)
-
-
-def _pct(x: float) -> str:
-    return f"{round(100 * x)}%"
 
 
 def _quote(sentence: str, limit: int = 90) -> str:
@@ -124,6 +140,8 @@ class LexicalJudge:
     name = "lexical"
     version = "1"
     negation = False
+    #: Pure Python on local data: a large run may be split over processes.
+    cpu_bound = True
 
     def __init__(self, threshold: float = THRESHOLD) -> None:
         if not 0 < threshold <= 1:
@@ -131,19 +149,27 @@ class LexicalJudge:
         self.threshold = threshold
 
     def judge_batch(self, pairs: Sequence[Tuple[str, Evidence]]) -> List[Verdict]:
-        return [self.judge(text, evidence) for text, evidence in pairs]
+        out = []
+        last, context = None, None
+        for text, evidence in pairs:
+            if evidence is not last:  # the claims of one case share one Evidence
+                last = evidence
+                context = _context(evidence.question, tuple(p.text for p in evidence.passages))
+            out.append(self._judge(_claim(text), context))
+        return out
 
     def judge(self, text: str, evidence: Evidence) -> Verdict:
-        claim = _claim(text)
-        pieces = [_question_piece(evidence.question)]
-        pieces.extend(_passage_piece(p.text) for p in evidence.passages)
+        """The verdict on one claim."""
+        return self.judge_batch([(text, evidence)])[0]
 
+    def _judge(self, claim: _ClaimText, context: _Context) -> Verdict:
         if claim.numbers:
-            missing = [n for n in claim.numbers if not any(n in piece.numbers for piece in pieces)]
+            have = context.numbers
+            missing = [n for n in claim.numbers if n not in have]
             if missing:
                 listed = ", ".join(missing)
-                given = sorted({n for piece in pieces for n in piece.numbers})
-                if given:
+                if have:
+                    given = sorted(have)
                     shown = ", ".join(given[:6]) + (", \u2026" if len(given) > 6 else "")
                     return Verdict("contradicted", f"number {listed} is not in the evidence, "
                                    f"which gives {shown}", 0.0)
@@ -153,28 +179,29 @@ class LexicalJudge:
         words = claim.words
         if not words:
             return Verdict("supported", "no content words to check", 1.0)
-        missing_words = [w for w in words if not any(w in piece.words for piece in pieces)]
-        coverage = 1 - len(missing_words) / len(words)
-        covered = f"{len(words) - len(missing_words)}/{len(words)} content words in the evidence"
+        have = context.words
+        missing_words = [w for w in words if w not in have]
+        n = len(words)
+        coverage = 1 - len(missing_words) / n
+        covered = f"{n - len(missing_words)}/{n} content words in the evidence"
         if coverage < self.threshold:
-            return Verdict("unsupported", f"{covered} ({_pct(coverage)}); missing: "
+            return Verdict("unsupported", f"{covered} ({round(100 * coverage)}%); missing: "
                            f"{', '.join(words[w] for w in missing_words)}", coverage)
 
         if self.negation:
             best, best_shared = None, -1
-            wordset = words.keys()
-            for piece in pieces:
-                for sentence in piece.sentences:
-                    shared = len(wordset & sentence[0])
-                    if shared > best_shared:
-                        best, best_shared = sentence, shared
+            wordset = claim.wordset
+            for sentence in context.sentences:
+                shared = len(wordset & sentence[0])
+                if shared > best_shared:
+                    best, best_shared = sentence, shared
             if best is not None and best[1] != claim.negated:
                 side = "the claim is negated but" if claim.negated else "the evidence is negated but"
                 other = "the evidence sentence is not" if claim.negated else "the claim is not"
                 return Verdict("contradicted", f"negation flip: {side} {other} "
                                f"(\"{_quote(best[2])}\"); {covered}", coverage)
 
-        reason = f"{covered} ({_pct(coverage)})"
+        reason = f"{covered} ({round(100 * coverage)}%)"
         if claim.numbers:
             reason += f"; numbers {', '.join(claim.numbers)} found"
         return Verdict("supported", reason, coverage)
