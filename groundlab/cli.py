@@ -10,10 +10,11 @@ import argparse
 import json
 import math
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from . import __version__
 from .records import GroundlabError
@@ -46,13 +47,11 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         "added to the built-in ones)")
 
 
-def _nonneg_float(name: str) -> Callable[[str], float]:
-    def parse(text: str) -> float:
-        try:
-            return float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a number, not {text!r}") from None
-    return parse
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, not {text!r}") from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -75,9 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("score", help="judge every claim and print the measures")
     _common(p)
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--penalty", type=_nonneg_float("--penalty"), default=None, metavar="P",
+    g.add_argument("--penalty", type=_number, default=None, metavar="P",
                    help="what a wrong answer costs, in correct answers (default 1)")
-    g.add_argument("--confidence-target", type=_nonneg_float("--confidence-target"), default=None,
+    g.add_argument("--confidence-target", type=_number, default=None,
                    metavar="T", help="answer only when at least this sure: penalty T/(1-T) (0.75 gives 3)")
     p.add_argument("--report", metavar="FILE.md", help="also write the one-page steering report here")
     p.add_argument("--force", action="store_true", help="with --report: replace a file groundlab did not write")
@@ -100,7 +99,11 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports a usage mistake in one sentence (exit 2) instead of a usage dump."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"{self.prog}: {message}; see '{self.prog} --help'.\n")
+        match = re.match(r"argument (\S+): (.*)", message)
+        if match:  # "argument --penalty: must be a number" -> "--penalty must be a number"
+            option, rest = match.groups()
+            message = rest if rest.startswith("invalid choice") else f"{option.split('/')[0]} {rest}"
+        sys.stderr.write(f"groundlab: {message} (see '{self.prog} --help').\n")
         raise SystemExit(2)
 
 
@@ -128,7 +131,6 @@ def _input_paths(args: argparse.Namespace):
 
 def _splitter(args: argparse.Namespace):
     from .claims import DEFAULT_ABSTENTION_PHRASES, ClaimSplitter
-    import re
 
     try:
         return ClaimSplitter(args.citation_pattern,
@@ -257,26 +259,28 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def _score_text(s: Dict, r: Dict, source: str) -> str:
-    def row(name: str, key: str, noun: str, note: str = ""):
+    def row(name: str, key: str, noun: str, note: str, missing: str):
         rate = r[key]
         if not rate.total:
-            return [name, "n/a", f"0 {noun}", "", note or f"no {noun}"]
+            return [name, "n/a", f"0 {noun}", "", missing]
         low, high = rate.interval
         return [name, _pct(rate.rate), f"{rate.count}/{rate.total} {noun}", f"{_pct(low)}\u2013{_pct(high)}", note]
 
     rows = [["measure", "rate", "count", "95% range", ""],
-            row("hallucination rate", "hallucination rate", "answered", "answers with a claim not supported"),
-            row("  by the person", "hallucination rate by the person", "labeled",
-                "" if s["hallucination_rate_by_person"] else "no labeled answers: person-based line unavailable"),
+            row("hallucination rate", "hallucination rate", "answered", "answers with a claim not supported",
+                "no answered cases"),
+            row("  by the person", "hallucination rate by the person", "labeled", "",
+                "no labeled answers: person-based line unavailable"),
             row("faithfulness", "faithfulness", "claims",
-                f"contradicted {s['contradicted']}, unsupported {s['unsupported']}"),
-            row("citation recall", "citation recall", "supported",
-                "" if r["citation precision"].total else "no citations"),
-            row("citation precision", "citation precision", "citations",
-                "" if r["citation precision"].total else "no citations"),
-            row("abstention", "abstention", "unanswerable", "unanswerable questions declined"),
-            row("false abstention", "false abstention", "answerable", "answerable questions declined"),
-            row("accuracy-only score", "accuracy-only score", "cases", "a wrong answer costs nothing")]
+                f"contradicted {s['contradicted']}, unsupported {s['unsupported']}", "no claims"),
+            row("citation recall", "citation recall", "supported", "",
+                "no citations" if not r["citation precision"].total else "no supported claims"),
+            row("citation precision", "citation precision", "citations", "", "no citations"),
+            row("abstention", "abstention", "unanswerable", "unanswerable questions declined",
+                "no unanswerable cases (set \"answerable\": false)"),
+            row("false abstention", "false abstention", "answerable", "answerable questions declined",
+                "no answerable cases (set \"answerable\": true)"),
+            row("accuracy-only score", "accuracy-only score", "cases", "a wrong answer costs nothing", "no cases")]
     o = s["outcomes"]
     head = (f"groundlab score: judge {s['judge']}, {s['cases']} cases, {s['claims']} claims ({source})")
     tail = [f"outcomes: correct {o['correct']}, abstained {o['abstained']}, wrong {o['wrong']}",

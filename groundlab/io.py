@@ -204,7 +204,7 @@ def parse_labels(labels: object, where: str) -> Tuple[str, ...]:
         norm = label.strip().lower() if isinstance(label, str) else None
         if norm not in VERDICTS:
             raise InputError(f"{where}: label {json.dumps(label)} for claim {i} is not a verdict; "
-                             f"use one of {', '.join(VERDICTS)}.")
+                             f"use {', '.join(VERDICTS[:-1])} or {VERDICTS[-1]}.")
         out.append(norm)
     return tuple(out)
 

@@ -1,0 +1,166 @@
+"""Every kind of bad input gives one sentence naming the file and line or case and the fix,
+exit status 2, no traceback, and nothing written."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import CASES, NOTES, ROOT
+
+GOOD = {"id": "c01", "question": "Why is the invoice blocked?", "retrieved": ["D07"],
+        "answer": "The supplier delivered 90 of 100 pieces [D07].", "labels": ["supported"]}
+
+
+def _line(**change) -> str:
+    obj = dict(GOOD, **change)
+    for key, value in change.items():
+        if value is ...:
+            del obj[key]
+    return json.dumps(obj)
+
+
+BAD_CASES = {
+    "not json": (GOOD_LINE := json.dumps(GOOD)) + "\n{\"id\": \"c02\", \"question\": \n",
+    "missing field": _line(id="c02", question=...),
+    "retrieved not a list": _line(retrieved="D07"),
+    "unknown passage": _line(retrieved=["D07", "D99"]),
+    "bad label": _line(labels=["suported"]),
+    "label count": _line(labels=["supported", "supported"]),
+    "duplicate id": GOOD_LINE + "\n" + GOOD_LINE,
+    "empty file": "\n\n",
+}
+
+EXPECT = {
+    "not json": ["line 2", "not valid JSON"],
+    "missing field": ["line 1", "\"question\"", "missing"],
+    "retrieved not a list": ["line 1", "case c01", "\"retrieved\" must be a list"],
+    "unknown passage": ["line 1", "case c01", "'D99'", "notes.jsonl"],
+    "bad label": ["line 1", "case c01", "suported", "supported, contradicted or unsupported"],
+    "label count": ["line 1", "case c01", "2 label(s) for 1 claim(s)",
+                    "The supplier delivered 90 of 100 pieces."],
+    "duplicate id": ["line 2", "'c01'", "line 1"],
+    "empty file": ["holds no cases"],
+}
+
+
+def _one_sentence(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    assert lines[0].startswith("groundlab: ")
+    return lines[0]
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_CASES))
+@pytest.mark.parametrize("command", ["score", "agree", "check"])
+def test_bad_cases_file(cli, tmp_path, kind, command):
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(BAD_CASES[kind] + "\n", encoding="utf-8")
+    before = cases.read_bytes()
+    report = tmp_path / "report.md"
+    extra = ["--report", report] if command == "score" else []
+    code, out, err = cli(command, "--cases", cases, "--passages", NOTES, *extra)
+    assert code == 2
+    assert out == ""
+    message = _one_sentence(err)
+    assert str(cases) in message
+    for part in EXPECT[kind]:
+        assert part in message, message
+    assert not report.exists()
+    assert cases.read_bytes() == before  # the user's file is untouched
+
+
+def test_missing_file(cli, tmp_path):
+    code, _, err = cli("score", "--cases", tmp_path / "nope.jsonl", "--passages", NOTES)
+    assert code == 2
+    message = _one_sentence(err)
+    assert "nope.jsonl does not exist" in message and "groundlab init" in message
+
+
+def test_missing_passages_file(cli, tmp_path):
+    code, _, err = cli("score", "--cases", CASES, "--passages", tmp_path / "notes.jsonl")
+    assert code == 2
+    assert "passages file" in _one_sentence(err)
+
+
+def test_not_utf8(cli, tmp_path):
+    cases = tmp_path / "latin1.jsonl"
+    cases.write_bytes(json.dumps(GOOD).encode() + b"\n" +
+                      json.dumps(dict(GOOD, id="c02", question="Qu\u00e9?"), ensure_ascii=False).encode("utf-8").replace(
+                          "\u00e9".encode("utf-8"), b"\xe9") + b"\n")
+    code, _, err = cli("score", "--cases", cases, "--passages", NOTES)
+    assert code == 2
+    message = _one_sentence(err)
+    assert "line 2 is not UTF-8" in message and "0xe9" in message and "save the file as UTF-8" in message
+
+
+def test_ids_without_passages_file(cli, tmp_path):
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(json.dumps(GOOD) + "\n", encoding="utf-8")
+    code, _, err = cli("score", "--cases", cases)
+    assert code == 2
+    assert "--passages" in _one_sentence(err)
+
+
+@pytest.mark.parametrize("option,value,words", [
+    ("--penalty", "-1", "--penalty must be 0 or more"),
+    ("--confidence-target", "1", "between 0 and 1"),
+    ("--confidence-target", "0", "between 0 and 1"),
+    ("--confidence-target", "1.5", "between 0 and 1"),
+    ("--penalty", "three", "--penalty must be a number"),
+])
+def test_bad_penalty(cli, sample_args, tmp_path, option, value, words):
+    report = tmp_path / "r.md"
+    code, out, err = cli("score", *sample_args, option, value, "--report", report)
+    assert code == 2 and out == ""
+    assert words in _one_sentence(err)
+    assert not report.exists()
+
+
+def test_unknown_judge_lists_known(cli, sample_args):
+    code, _, err = cli("score", *sample_args, "--judge", "oracle")
+    assert code == 2
+    message = _one_sentence(err)
+    assert "'oracle'" in message and "rules" in message and "lexical" in message
+
+
+def test_init_refuses_to_overwrite(cli, tmp_path):
+    assert cli("init", tmp_path)[0] == 0
+    mine = tmp_path / "data" / "grounded_cases.jsonl"
+    mine.write_text("my own cases\n", encoding="utf-8")
+    code, _, err = cli("init", tmp_path)
+    assert code == 2
+    message = _one_sentence(err)
+    assert "grounded_cases.jsonl" in message and "--force" in message
+    assert mine.read_text(encoding="utf-8") == "my own cases\n"
+    assert cli("init", tmp_path, "--force")[0] == 0
+    assert mine.read_bytes() == CASES.read_bytes()
+
+
+def test_report_does_not_replace_a_foreign_file(cli, sample_args, tmp_path):
+    notes = tmp_path / "notes.md"
+    notes.write_text("# my meeting notes\n", encoding="utf-8")
+    code, _, err = cli("score", *sample_args, "--report", notes)
+    assert code == 2 and "--force" in _one_sentence(err)
+    assert notes.read_text(encoding="utf-8") == "# my meeting notes\n"
+    # a report groundlab wrote is replaced on the next run
+    report = tmp_path / "report.md"
+    assert cli("score", *sample_args, "--report", report)[0] == 0
+    assert cli("score", *sample_args, "--report", report, "--penalty", "3")[0] == 0
+    assert "penalty 3" in report.read_text(encoding="utf-8")
+
+
+def test_console_command_prints_no_traceback(tmp_path):
+    """The installed entry point, in a real process."""
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{not json}\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "groundlab", "score", "--cases", str(bad)],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.strip().count("\n") == 0 and "Traceback" not in proc.stderr
+    assert "bad.jsonl line 1 is not valid JSON" in proc.stderr
