@@ -77,6 +77,7 @@ class ClaimSplitter:
                              r"like \[([A-Z]\d+)\]")
         # The default pattern needs a "[": a sentence without one has no citation to look for.
         self._bracketed = self.citation_re.pattern == DEFAULT_CITATION_PATTERN
+        self._cites: dict = {}
         phrases = tuple(DEFAULT_ABSTENTION_PHRASES if abstention_phrases is None else abstention_phrases)
         builtin = [p for p in phrases if p in DEFAULT_ABSTENTION_PHRASES]
         extra = [p for p in phrases if p not in DEFAULT_ABSTENTION_PHRASES]
@@ -93,15 +94,25 @@ class ClaimSplitter:
 
     def citations(self, sentence: str) -> Tuple[str, ...]:
         """The passage ids a sentence cites, in order, without repeats."""
+        groups = self.citation_re.findall(sentence)
+        if len(groups) == 1 and "," not in groups[0] and ";" not in groups[0]:
+            return self._one_cite(groups[0].strip())
         ids: dict = {}
-        for group in self.citation_re.findall(sentence):
-            if "," in group or ";" in group:
-                for pid in _ID_SEP.split(group.strip()):
-                    if pid:
-                        ids[pid] = None
-            else:
-                ids[group.strip()] = None
+        for group in groups:
+            for pid in _ID_SEP.split(group.strip()):
+                if pid:
+                    ids[self._one_cite(pid)[0]] = None
         return tuple(ids)
+
+    def _one_cite(self, pid: str) -> Tuple[str, ...]:
+        # The same few ids are cited again and again: share one tuple per id instead of
+        # keeping a copy of "D07" for every claim of a large log.
+        cites = self._cites.get(pid)
+        if cites is None:
+            if len(self._cites) > 100_000:
+                self._cites.clear()
+            cites = self._cites[pid] = (pid,)
+        return cites
 
     def split(self, case_id: str, answer: str) -> Split:
         """The claims of one answer (numbered from 1) and whether it abstains."""

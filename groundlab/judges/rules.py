@@ -130,6 +130,17 @@ def _claim(text: str) -> _ClaimText:
     return _ClaimText(text)
 
 
+@lru_cache(maxsize=4096)
+def _supported(covered: int, n: int, found: Tuple[str, ...]) -> Verdict:
+    # Verdicts are immutable and most supported ones read alike ("7/7 content words ..."):
+    # one shared object per wording keeps a large run's memory and time down.
+    coverage = covered / n
+    reason = f"{covered}/{n} content words in the evidence ({round(100 * coverage)}%)"
+    if found:
+        reason += f"; numbers {', '.join(found)} found"
+    return Verdict("supported", reason, coverage)
+
+
 def _quote(sentence: str, limit: int = 90) -> str:
     return sentence if len(sentence) <= limit else sentence[: limit - 1] + "\u2026"
 
@@ -154,7 +165,7 @@ class LexicalJudge:
         for text, evidence in pairs:
             if evidence is not last:  # the claims of one case share one Evidence
                 last = evidence
-                context = _context(evidence.question, tuple(p.text for p in evidence.passages))
+                context = _context(evidence.question, tuple([p.text for p in evidence.passages]))
             out.append(self._judge(_claim(text), context))
         return out
 
@@ -183,9 +194,9 @@ class LexicalJudge:
         missing_words = [w for w in words if w not in have]
         n = len(words)
         coverage = 1 - len(missing_words) / n
-        covered = f"{n - len(missing_words)}/{n} content words in the evidence"
         if coverage < self.threshold:
-            return Verdict("unsupported", f"{covered} ({round(100 * coverage)}%); missing: "
+            return Verdict("unsupported", f"{n - len(missing_words)}/{n} content words in the evidence "
+                           f"({round(100 * coverage)}%); missing: "
                            f"{', '.join(words[w] for w in missing_words)}", coverage)
 
         if self.negation:
@@ -199,12 +210,10 @@ class LexicalJudge:
                 side = "the claim is negated but" if claim.negated else "the evidence is negated but"
                 other = "the evidence sentence is not" if claim.negated else "the claim is not"
                 return Verdict("contradicted", f"negation flip: {side} {other} "
-                               f"(\"{_quote(best[2])}\"); {covered}", coverage)
+                               f"(\"{_quote(best[2])}\"); {n - len(missing_words)}/{n} content words "
+                               "in the evidence", coverage)
 
-        reason = f"{covered} ({round(100 * coverage)}%)"
-        if claim.numbers:
-            reason += f"; numbers {', '.join(claim.numbers)} found"
-        return Verdict("supported", reason, coverage)
+        return _supported(n - len(missing_words), n, claim.numbers)
 
 
 class RulesJudge(LexicalJudge):
