@@ -69,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check", help="check the cases and passages and show how answers split into claims")
     _common(p)
+    p.add_argument("--show-claims", action="store_true", help="list every case's claims and citations")
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("score", help="judge every claim and print the measures")
@@ -228,6 +229,12 @@ def cmd_check(args: argparse.Namespace) -> int:
           f"{labeled} labeled, {known} with answerable set. OK.")
     for line in warnings:
         _emit(f"note: {line}")
+    if args.show_claims:
+        for case, split in zip(cases, splits):
+            _emit(f"\n{case.id}: {len(split.claims)} claim(s){', abstains' if split.abstains else ''}")
+            for claim in split.claims:
+                cites = f" [{', '.join(claim.cites)}]" if claim.cites else ""
+                _emit(f"  {claim.number}. {claim.text}{cites}")
     return 0
 
 

@@ -149,8 +149,9 @@ def test_check_reports_counts_and_stray_citations(cli, tmp_path):
     odd = tmp_path / "odd.jsonl"
     odd.write_text(json.dumps({"id": "x", "question": "Q?", "retrieved": ["D07"],
                                "answer": "Pieces were missing [D06]."}) + "\n", encoding="utf-8")
-    code, out, _ = cli("check", "--cases", odd, "--passages", NOTES)
+    code, out, _ = cli("check", "--cases", odd, "--passages", NOTES, "--show-claims")
     assert code == 0 and "claim 1 cites D06, which was not retrieved" in out
+    assert "x: 1 claim(s)\n  1. Pieces were missing. [D06]" in out
 
 
 def test_report_holds_the_steering_figures(cli, sample_args, tmp_path):
