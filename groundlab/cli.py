@@ -393,7 +393,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                              "(choose another --out or pass --force to write into it).")
     print(f"groundlab run: {len(notebooks)} notebooks from {notebooks[0].parent} into {out}", file=sys.stderr)
     result = run_notebooks(notebooks, out, parameters, progress=lambda line: print(line, file=sys.stderr))
-    parts = [f"{len(result.notebooks)} executed notebooks with HTML copies", f"{len(result.figures)} figures (PNG and SVG)"]
+    parts = [f"{len(result.notebooks)} executed notebooks", f"{len(result.html)} HTML copies",
+             f"{len(result.figures)} figures (PNG and SVG)"]
     if result.report:
         parts.append("report.md")
     _emit(f"wrote {out}/: " + ", ".join(parts) + ".")

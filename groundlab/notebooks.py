@@ -141,8 +141,13 @@ def plan_parameters(notebooks: Sequence[Path], parameters: Mapping[str, Any], ou
 @contextlib.contextmanager
 def kernel_imports_this_groundlab() -> Iterator[None]:
     """Put the folder holding this groundlab first on the kernels' ``PYTHONPATH``, so a notebook
-    imports the same copy as the command that runs it (a checkout, not another installed one)."""
-    root = str(Path(__file__).resolve().parent.parent)
+    imports the same copy as the command that runs it (a checkout, not another installed one).
+    An installed groundlab is left alone: its site-packages is the kernel's own."""
+    root_dir = Path(__file__).resolve().parent.parent
+    if root_dir.name in ("site-packages", "dist-packages"):
+        yield
+        return
+    root = str(root_dir)
     before = os.environ.get("PYTHONPATH")
     parts = [p for p in (before or "").split(os.pathsep) if p]
     os.environ["PYTHONPATH"] = os.pathsep.join([root] + [p for p in parts if p != root])
@@ -178,7 +183,11 @@ def run_notebooks(notebooks: Sequence[Path], out: Path, parameters: Mapping[str,
                     with contextlib.suppress(Exception):  # the failure is what matters, not its HTML copy
                         result.html.append(_to_html(executed))
                 raise
-            result.html.append(_to_html(executed))
+            try:
+                result.html.append(_to_html(executed))
+            except Exception as exc:  # nbconvert without its templates: the notebook itself is fine
+                progress(f"[{k}/{len(notebooks)}] {nb.name}: no HTML copy ({type(exc).__name__}: "
+                         f"{_one_line(str(exc), 120)})")
             result.notebooks.append(executed)
             progress(f"[{k}/{len(notebooks)}] {nb.name}: done in {time.monotonic() - start:.1f} s")
     return result

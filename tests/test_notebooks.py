@@ -88,7 +88,7 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path):
                  "severity_split", "interval_width", "penalty_curve"):
         assert (out / "figures" / f"{name}.png").stat().st_size > 10_000
         assert (out / "figures" / f"{name}.svg").exists()
-    assert stdout.startswith(f"wrote {out}/: 3 executed notebooks with HTML copies, 7 figures")
+    assert stdout.startswith(f"wrote {out}/: 3 executed notebooks, 3 HTML copies, 7 figures")
 
 
 BROKEN = [
