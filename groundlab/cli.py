@@ -25,9 +25,7 @@ SAMPLE_FILES = ("notes.jsonl", "grounded_cases.jsonl")
 # ---------------------------------------------------------------- options
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
-    from .judges import DEFAULT_JUDGE, describe_judges
-
+def _common_inputs(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     g = parser.add_argument_group("input")
     g.add_argument("--cases", metavar="FILE",
                    help="cases, one JSON object a line (default: data/grounded_cases.jsonl, "
@@ -35,6 +33,13 @@ def _common(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--passages", metavar="FILE",
                    help="passages the cases' \"retrieved\" ids refer to (default with the default "
                         "cases: data/notes.jsonl)")
+    return g
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    from .judges import DEFAULT_JUDGE, describe_judges
+
+    g = _common_inputs(parser)
     g.add_argument("--judge", default=DEFAULT_JUDGE, metavar="NAME",
                    help="; ".join(f"{k}: {v}" for k, v in describe_judges().items()))
     g.add_argument("--citation-pattern", metavar="REGEX",
@@ -54,6 +59,19 @@ def _number(text: str) -> float:
         raise argparse.ArgumentTypeError(f"must be a number, not {text!r}") from None
 
 
+def _fraction(text: str) -> float:
+    """A rate or margin written 0.6 or 60%."""
+    body = text.strip()
+    scale = 100.0 if body.endswith("%") else 1.0
+    try:
+        value = float(body.rstrip("%")) / scale
+    except ValueError:
+        value = math.nan
+    if math.isnan(value):
+        raise argparse.ArgumentTypeError(f"must be a number like 0.6 or 60%, not {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="groundlab", description=(
         "Measure how far a RAG assistant's answers stay within the passages it was given: "
@@ -62,8 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"groundlab {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    p = sub.add_parser("init", help="copy the sample set into a folder to start from")
-    p.add_argument("dir", nargs="?", default=".", metavar="DIR", help="where to put data/ (default: here)")
+    p = sub.add_parser("init", help="copy the sample set and the notebooks into a folder to start from")
+    p.add_argument("dir", nargs="?", default=".", metavar="DIR", help="where to put data/ and notebooks/ (default: here)")
     p.add_argument("--force", action="store_true", help="replace files that are already there")
     p.set_defaults(func=cmd_init)
 
@@ -90,6 +108,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_agree)
 
     # Workbook commands (notebooks run with papermill, sample-size planning) are added here.
+    p = sub.add_parser("run", help="run the notebooks (papermill) into a report folder: notebooks, HTML, figures, report.md")
+    _common_inputs(p)
+    p.add_argument("--judge", metavar="NAME", help="the judge the notebooks use (default: each notebook's own, rules)")
+    p.add_argument("--penalty", type=_number, metavar="P",
+                   help="what a wrong answer costs, in correct answers (default: the notebooks' own, 1)")
+    p.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
+                   help="any other notebook parameter (repeatable); VALUE is read as JSON when it can "
+                        "be (3, true, [\"lexical\", \"rules\"]), a list may also be written a,b")
+    p.add_argument("--out", metavar="DIR", help="where to write (default: reports/<date>_<time>/)")
+    p.add_argument("--notebooks", metavar="DIR",
+                   help="the notebooks to run (default: notebooks/ here if it holds NN-topic.ipynb files, "
+                        "else the ones shipped with groundlab)")
+    p.add_argument("--force", action="store_true", help="write into --out even if it is not empty")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("plan", help="how many test answers give a 95%% range of \u00b1M around a rate R")
+    p.add_argument("--rate", required=True, type=_fraction, metavar="R",
+                   help="the rate you expect, as 0.6 or 60%%")
+    p.add_argument("--margin", required=True, type=_fraction, metavar="M",
+                   help="half the width of the range you want, as 0.05 or 5%% (\u00b15 points)")
+    p.set_defaults(func=cmd_plan)
+
 
     # Import and labeling commands are added here.
 
@@ -191,18 +231,22 @@ def _emit(text: str) -> None:
 
 def cmd_init(args: argparse.Namespace) -> int:
     from .io import sample_path
+    from .notebooks import find_notebooks, packaged_notebooks
 
     target = Path(args.dir) / "data"
-    existing = [target / name for name in SAMPLE_FILES if (target / name).exists()]
+    notebooks = find_notebooks(packaged_notebooks())
+    copies = [(sample_path(name), target / name) for name in SAMPLE_FILES]
+    copies += [(nb, Path(args.dir) / "notebooks" / nb.name) for nb in notebooks]
+    existing = [dst for _, dst in copies if dst.exists()]
     if existing and not args.force:
         names = ", ".join(str(p) for p in existing)
         raise GroundlabError(f"{names} already exist{'s' if len(existing) == 1 else ''}; nothing was written "
-                             "(pass --force to replace them with the sample set).")
-    target.mkdir(parents=True, exist_ok=True)
-    for name in SAMPLE_FILES:
-        shutil.copyfile(sample_path(name), target / name)
-    _emit(f"wrote the sample set to {target}/ ({', '.join(SAMPLE_FILES)}); "
-          f"now run 'groundlab score' in {args.dir}.")
+                             "(pass --force to replace them with the sample set and notebooks).")
+    for src, dst in copies:
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dst)
+    _emit(f"wrote the sample set to {target}/ ({', '.join(SAMPLE_FILES)}) and the notebooks to "
+          f"{Path(args.dir) / 'notebooks'}/; now run 'groundlab run' or 'groundlab score' in {args.dir}.")
     return 0
 
 
@@ -340,6 +384,68 @@ def cmd_agree(args: argparse.Namespace) -> int:
             parts.append(f"  {d.case_id} claim {d.claim}: person {d.person}, judge {d.judge} ({d.reason})")
     _emit("\n".join(parts))
     return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .io import load_cases
+    from .judges import get_judge
+    from .notebooks import check_parameter_names, default_out_dir, find_notebooks, parse_value, run_notebooks
+
+    parameters: Dict[str, object] = {}
+    for name, value in args.parameter:
+        parameters[name] = parse_value(value)
+    cases, passages = _input_paths(args)
+    parameters["cases"] = cases
+    parameters["passages"] = passages
+    if args.judge is not None:
+        parameters["judge"] = args.judge
+    if args.penalty is not None:
+        if args.penalty < 0 or math.isinf(args.penalty) or math.isnan(args.penalty):
+            raise GroundlabError(f"--penalty must be 0 or more, not {args.penalty:g}; a wrong answer costs "
+                                 "that many correct ones (3 matches a 75% confidence target).")
+        parameters["penalty"] = args.penalty
+    # Check what can be checked here, so a mistake is one sentence, not a failed notebook.
+    load_cases(cases, passages)
+    get_judge(str(parameters.get("judge", "rules")))
+    notebooks = find_notebooks(Path(args.notebooks) if args.notebooks else None)
+    check_parameter_names(notebooks, [name for name, _ in args.parameter])
+    out = Path(args.out) if args.out else default_out_dir()
+    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not args.force:
+        raise GroundlabError(f"{out} already exists and is not empty; nothing was written "
+                             "(choose another --out or pass --force to write into it).")
+    print(f"groundlab run: {len(notebooks)} notebooks from {notebooks[0].parent} into {out}", file=sys.stderr)
+    result = run_notebooks(notebooks, out, parameters, progress=lambda line: print(line, file=sys.stderr))
+    parts = [f"{len(result.notebooks)} executed notebooks", f"{len(result.html)} HTML copies",
+             f"{len(result.figures)} figures (PNG and SVG)"]
+    if result.report:
+        parts.append("report.md")
+    _emit(f"wrote {out}/: " + ", ".join(parts) + ".")
+    return 0
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from .stats import answers_needed, interval_bounds
+
+    rate, margin = args.rate, args.margin
+    if not 0 <= rate <= 1:
+        raise GroundlabError(f"--rate must be between 0 and 1 (or 0% and 100%), not {rate:g}; "
+                             "e.g. --rate 0.6 or --rate 60%.")
+    if not 0 < margin < 0.5:
+        raise GroundlabError(f"--margin must be more than 0 and less than 0.5 (50%), not {margin:g}; "
+                             "e.g. --margin 0.05 or --margin 5% for \u00b15 points.")
+    n = answers_needed(rate, margin)
+    low, high = interval_bounds(rate, n)
+    _emit(f"{n} test answers give a Wilson 95% range of \u00b1{_points(margin)} points around {_pct_exact(rate)} "
+          f"({_pct_exact(low)} to {_pct_exact(high)}).")
+    return 0
+
+
+def _points(margin: float) -> str:
+    return f"{100 * margin:.3g}"
+
+
+def _pct_exact(x: float) -> str:
+    return f"{100 * x:.3g}%"
 
 
 # ---------------------------------------------------------------- entry point

@@ -82,9 +82,18 @@ def false_abstention_rate(cases: pd.DataFrame) -> Rate:
     return make_rate(int(answerable["abstained"].sum()), len(answerable), "false abstention")
 
 
-def outcomes(cases: pd.DataFrame) -> Dict[str, int]:
-    """Counts of ``correct`` / ``abstained`` / ``wrong`` cases (cases left open by judge errors are not counted)."""
-    counts = cases["outcome"].value_counts()
+def outcomes(cases: pd.DataFrame, *, withhold_flagged: bool = False) -> Dict[str, int]:
+    """Counts of ``correct`` / ``abstained`` / ``wrong`` cases (cases left open by judge errors are not counted).
+
+    ``withhold_flagged=True`` gives the outcomes of the same assistant had it abstained on every
+    answer the judge flags (a claim not supported): what a control that hides such answers buys,
+    as the judge sees it.
+    """
+    outcome = cases["outcome"]
+    if withhold_flagged:
+        flagged = cases["hallucinated"].fillna(False).to_numpy(dtype=bool)
+        outcome = outcome.mask(flagged, "abstained")
+    counts = outcome.value_counts()
     return {k: int(counts.get(k, 0)) for k in ("correct", "abstained", "wrong")}
 
 
@@ -106,12 +115,21 @@ def penalty_for_confidence(target: float) -> float:
     return target / (1 - target)
 
 
-def risk_weighted_score(cases: pd.DataFrame, penalty: float = 1.0) -> float:
-    """correct − penalty × wrong; an abstention scores 0."""
+def risk_weighted_score(cases: pd.DataFrame, penalty: float = 1.0, *, withhold_flagged: bool = False) -> float:
+    """correct − penalty × wrong; an abstention scores 0.
+
+    ``withhold_flagged=True``: the score had the assistant abstained on the answers the judge flags
+    (see :func:`outcomes`).
+
+    >>> from groundlab import evaluate, load_cases, sample_path
+    >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")))
+    >>> risk_weighted_score(ev.cases, 3), risk_weighted_score(ev.cases, 3, withhold_flagged=True)
+    (-14.0, 4.0)
+    """
     if penalty < 0 or math.isnan(penalty):
         raise GroundlabError(f"the penalty must be 0 or more, not {penalty}; a wrong answer costs "
                              "that many correct ones (3 matches a 75% confidence target).")
-    counts = outcomes(cases)
+    counts = outcomes(cases, withhold_flagged=withhold_flagged)
     return float(counts["correct"] - penalty * counts["wrong"])
 
 

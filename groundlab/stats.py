@@ -108,6 +108,19 @@ def interval_half_width(rate: float, n: int, confidence: float = 0.95) -> float:
     return z * math.sqrt(rate * (1 - rate) / n + z * z / (4 * n * n)) / denom
 
 
+def interval_bounds(rate: float, n: int, confidence: float = 0.95) -> Tuple[float, float]:
+    """The Wilson interval an observed ``rate`` would have over ``n`` answers (``n`` need not make
+    ``rate * n`` a whole count: this is for planning, as in "at 60%, what would 100 answers give?").
+
+    >>> [round(x, 2) for x in interval_bounds(0.5, 10)]
+    [0.24, 0.76]
+    """
+    half = interval_half_width(rate, n, confidence)
+    z = _z(confidence)
+    centre = (rate + z * z / (2 * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def answers_needed(rate: float, margin: float, confidence: float = 0.95) -> int:
     """The fewest answers whose Wilson interval around ``rate`` is at most ``±margin`` wide.
 

@@ -1,0 +1,248 @@
+"""Run the workbook: execute every notebook with papermill, keep an HTML copy of each.
+
+The notebooks ship inside the package (``groundlab/data/notebooks/``, a copy of the project's
+``notebooks/``), so ``groundlab run`` works from any folder once groundlab is installed. Each
+notebook gets the parameters its ``parameters`` cell declares, nothing else; paths are made
+absolute first, because the kernels run inside the output folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence
+
+from .io import sample_path
+from .records import GroundlabError
+
+#: Which files in a folder are workbook notebooks: ``NN-topic.ipynb``, run in name order.
+NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"
+
+#: Parameters that name a file or folder: made absolute before the kernel changes folder.
+PATH_PARAMETERS = ("cases", "passages", "figures_dir", "report")
+
+
+class NotebookFailed(GroundlabError):
+    """A notebook stopped with an error; ``notebook``, ``cell`` and ``output`` say where."""
+
+    def __init__(self, message: str, notebook: str, cell: Optional[int], output: Path):
+        super().__init__(message)
+        self.notebook, self.cell, self.output = notebook, cell, output
+
+
+@dataclass
+class RunResult:
+    """What one run left in its output folder."""
+
+    out: Path
+    notebooks: List[Path] = field(default_factory=list)
+    html: List[Path] = field(default_factory=list)
+
+    @property
+    def figures(self) -> List[Path]:
+        return sorted((self.out / "figures").glob("*.png"))
+
+    @property
+    def report(self) -> Optional[Path]:
+        path = self.out / "report.md"
+        return path if path.exists() else None
+
+
+def packaged_notebooks() -> Path:
+    """The folder of notebooks shipped inside the package."""
+    return sample_path("notebooks")
+
+
+def find_notebooks(folder: Optional[Path] = None) -> List[Path]:
+    """The workbook notebooks in ``folder`` (default: ``notebooks/`` here if it holds any, else the
+    ones shipped with groundlab), in name order."""
+    if folder is None:
+        local = Path("notebooks")
+        folder = local if local.is_dir() and any(local.glob(NOTEBOOK_GLOB)) else packaged_notebooks()
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise GroundlabError(f"{folder} is not a folder; pass --notebooks a folder of NN-topic.ipynb notebooks.")
+    found = sorted(folder.glob(NOTEBOOK_GLOB))
+    if not found:
+        raise GroundlabError(f"{folder} holds no notebooks named like 01-topic.ipynb; "
+                             "'groundlab init' copies the workbook's notebooks into a folder.")
+    return found
+
+
+def notebook_parameters(path: Path) -> Dict[str, Dict[str, Any]]:
+    """The parameters a notebook declares in its ``parameters`` cell: name -> type, default, help."""
+    import papermill
+
+    try:
+        return papermill.inspect_notebook(str(path))
+    except Exception as exc:  # papermill raises bare ValueErrors and JSON errors here
+        raise GroundlabError(f"{path} cannot be read as a notebook ({exc}); fix or remove it.") from None
+
+
+def default_out_dir(now: Optional[datetime] = None) -> Path:
+    """``reports/<date>_<time>/`` in the current folder."""
+    return Path("reports") / (now or datetime.now()).strftime("%Y-%m-%d_%H%M%S")
+
+
+def parse_value(text: str) -> Any:
+    """A ``-p NAME VALUE`` value: JSON when it parses (``3``, ``true``, ``["a", "b"]``), else the text."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def coerce(name: str, value: Any, declared: Mapping[str, Any]) -> Any:
+    """Fit ``value`` to the type the notebook declares for ``name``, or say in one sentence why not."""
+    kind = str(declared.get("inferred_type_name") or "")
+    if kind == "float" and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if kind in ("int", "float") and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        raise GroundlabError(f"parameter {name} must be a number, not {value!r}.")
+    if kind.startswith("list") and isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    if kind.startswith("list") and not isinstance(value, list):
+        raise GroundlabError(f"parameter {name} must be a list, like a,b or [\"a\", \"b\"], not {value!r}.")
+    if kind == "str" and not isinstance(value, str):
+        return str(value)
+    return value
+
+
+def check_parameter_names(notebooks: Sequence[Path], names: Iterable[str]) -> None:
+    """Refuse a parameter name no notebook declares (a typo would otherwise be ignored)."""
+    known = sorted({name for nb in notebooks for name in notebook_parameters(nb)})
+    for name in names:
+        if name not in known:
+            raise GroundlabError(f"no notebook has a parameter called {name!r}; the parameters are: "
+                                 f"{', '.join(known) or 'none'}.")
+
+
+def plan_parameters(notebooks: Sequence[Path], parameters: Mapping[str, Any], out: Path) -> Dict[Path, Dict[str, Any]]:
+    """Per notebook, the parameters to pass: those of ``parameters`` it declares, with
+    ``figures_dir`` and ``report`` pointed into ``out`` and paths made absolute."""
+    declared = {nb: notebook_parameters(nb) for nb in notebooks}
+    given = dict(parameters)
+    given.setdefault("figures_dir", out / "figures")
+    given.setdefault("report", out / "report.md")
+    for name in PATH_PARAMETERS:
+        if given.get(name) is not None:
+            given[name] = str(Path(given[name]).resolve())
+    plans = {}
+    for nb, params in declared.items():
+        plans[nb] = {name: coerce(name, value, params[name]) for name, value in given.items() if name in params}
+    return plans
+
+
+@contextlib.contextmanager
+def kernel_imports_this_groundlab() -> Iterator[None]:
+    """Put the folder holding this groundlab first on the kernels' ``PYTHONPATH``, so a notebook
+    imports the same copy as the command that runs it (a checkout, not another installed one).
+    An installed groundlab is left alone: its site-packages is the kernel's own."""
+    root_dir = Path(__file__).resolve().parent.parent
+    if root_dir.name in ("site-packages", "dist-packages"):
+        yield
+        return
+    root = str(root_dir)
+    before = os.environ.get("PYTHONPATH")
+    parts = [p for p in (before or "").split(os.pathsep) if p]
+    os.environ["PYTHONPATH"] = os.pathsep.join([root] + [p for p in parts if p != root])
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = before
+
+
+def run_notebooks(notebooks: Sequence[Path], out: Path, parameters: Mapping[str, Any],
+                  progress: Callable[[str], None] = lambda message: None) -> RunResult:
+    """Execute ``notebooks`` in order into ``out``, each with an HTML copy beside it.
+
+    Stops at the first notebook that fails, keeping its partial output, with a
+    :class:`NotebookFailed` naming the notebook and the cell.
+    """
+    out = Path(out).resolve()
+    plans = plan_parameters(notebooks, parameters, out)
+    out.mkdir(parents=True, exist_ok=True)
+    result = RunResult(out)
+    with kernel_imports_this_groundlab():
+        for k, nb in enumerate(notebooks, 1):
+            progress(f"[{k}/{len(notebooks)}] {nb.name}: running")
+            start = time.monotonic()
+            executed = out / nb.name
+            try:
+                _execute(nb, executed, plans[nb], out)
+            except NotebookFailed:
+                if executed.exists():
+                    with contextlib.suppress(Exception):  # the failure is what matters, not its HTML copy
+                        result.html.append(_to_html(executed))
+                raise
+            try:
+                result.html.append(_to_html(executed))
+            except Exception as exc:  # nbconvert without its templates: the notebook itself is fine
+                progress(f"[{k}/{len(notebooks)}] {nb.name}: no HTML copy ({type(exc).__name__}: "
+                         f"{_one_line(str(exc), 120)})")
+            result.notebooks.append(executed)
+            progress(f"[{k}/{len(notebooks)}] {nb.name}: done in {time.monotonic() - start:.1f} s")
+    return result
+
+
+def _execute(source: Path, executed: Path, parameters: Mapping[str, Any], cwd: Path) -> None:
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    try:
+        papermill.execute_notebook(str(source), str(executed), parameters=dict(parameters), cwd=str(cwd),
+                                   progress_bar=False, log_output=False,
+                                   # the kernel's own start-up notices are not the user's business
+                                   extra_arguments=["--log-level=ERROR"])
+    except PapermillExecutionError as exc:
+        first = next((line.strip() for line in (exc.source or "").splitlines() if line.strip()), "")
+        number = _source_cell_number(executed, exc.cell_index)
+        where = f"code cell {number}" if number else "a cell"
+        if exc.exec_count:
+            where += f" (In [{exc.exec_count}] in the executed copy)"
+        raise NotebookFailed(
+            f"{source.name} failed in {where}, `{first[:60]}{'…' if len(first) > 60 else ''}`, with "
+            f"{exc.ename}: {_one_line(exc.evalue)}; the partial output is in {executed}.",
+            source.name, number, executed) from None
+    except (GroundlabError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # no kernel, a kernel that died, a timeout: nbclient and jupyter_client errors
+        raise NotebookFailed(f"{source.name} could not run ({type(exc).__name__}: {_one_line(str(exc))}); "
+                             f"what it wrote is in {executed}.", source.name, None, executed) from None
+
+
+def _source_cell_number(executed: Path, cell_index: int) -> Optional[int]:
+    """Which code cell of the *source* notebook failed (1-based): papermill's index counts the
+    cell it injects with the parameters, and its error notes are added around the cells."""
+    import nbformat
+
+    try:
+        cells = nbformat.read(str(executed), as_version=4).cells
+    except Exception:  # the failure message matters more than this detail
+        return None
+    cells = [c for c in cells if "papermill-error-cell-tag" not in c.metadata.get("tags", [])]
+    before = cells[:cell_index + 1]
+    return sum(1 for c in before if c.cell_type == "code"
+               and "injected-parameters" not in c.metadata.get("tags", [])) or None
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _to_html(notebook: Path) -> Path:
+    from nbconvert import HTMLExporter
+
+    body, _ = HTMLExporter().from_filename(str(notebook))
+    target = notebook.with_suffix(".html")
+    target.write_text(body, encoding="utf-8")
+    return target

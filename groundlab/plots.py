@@ -1,0 +1,282 @@
+"""Figures for notebooks and slides, drawn with seaborn.
+
+Each function takes a tidy frame from :mod:`groundlab.workbook` (and optionally the Axes to draw
+on) and returns the Axes. Colours come from the Okabe–Ito palette, which stays distinguishable
+with the common colour-vision deficiencies; sizes are chosen to stay readable on a slide.
+:func:`save_figure` exports a figure as PNG and SVG.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import List, Optional, Sequence, Union
+
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, PercentFormatter
+
+#: Okabe & Ito (2008), "Color Universal Design".
+OKABE_ITO = {
+    "black": "#000000", "orange": "#E69F00", "sky blue": "#56B4E9", "bluish green": "#009E73",
+    "yellow": "#F0E442", "blue": "#0072B2", "vermillion": "#D55E00", "reddish purple": "#CC79A7",
+}
+#: The palette seaborn cycles through: the Okabe–Ito colours, black last.
+PALETTE: List[str] = [OKABE_ITO[k] for k in ("blue", "orange", "bluish green", "vermillion",
+                                              "reddish purple", "sky blue", "yellow", "black")]
+VERDICT_COLOURS = {"supported": OKABE_ITO["blue"], "contradicted": OKABE_ITO["vermillion"],
+                   "unsupported": OKABE_ITO["orange"]}
+POLICY_COLOURS = [OKABE_ITO["vermillion"], OKABE_ITO["blue"]]
+#: A sequential colour map that reads the same in grey and to colour-blind eyes.
+HEATMAP_CMAP = "Blues"
+
+_RC = {"axes.titlesize": 15, "axes.titleweight": "bold", "axes.labelsize": 13,
+       "xtick.labelsize": 12, "ytick.labelsize": 12, "legend.fontsize": 12,
+       "legend.title_fontsize": 12, "font.size": 12, "svg.hashsalt": "groundlab",
+       "axes.prop_cycle": matplotlib.cycler(color=PALETTE)}
+
+
+def set_theme() -> None:
+    """Use groundlab's look for every figure in this session (notebooks call it once)."""
+    sns.set_theme(style="whitegrid", palette=PALETTE, rc=_RC)
+
+
+def _styled(draw):
+    """Draw inside groundlab's style, whatever the session's own settings are."""
+    @functools.wraps(draw)
+    def wrapper(*args, **kwargs):
+        with sns.axes_style("whitegrid"), plt.rc_context(_RC):
+            return draw(*args, **kwargs)
+    return wrapper
+
+
+def _axes(ax: Optional[Axes], size=(8, 5)) -> Axes:
+    if ax is not None:
+        return ax
+    _, ax = plt.subplots(figsize=size, layout="constrained")
+    return ax
+
+
+def _percent_axis(axis) -> None:
+    axis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+
+
+# ---------------------------------------------------------------- agreement
+
+
+@_styled
+def confusion_heatmap(frame: pd.DataFrame, ax: Optional[Axes] = None, title: Optional[str] = None,
+                      vmax: Optional[float] = None) -> Axes:
+    """The person × judge confusion matrix as an annotated heatmap.
+
+    ``frame``: one judge's :func:`groundlab.workbook.confusion_frame` (``person``, ``verdict``,
+    ``claims``). The diagonal is where judge and person agree.
+    """
+    order = list(dict.fromkeys(frame["person"]))
+    matrix = frame.pivot(index="person", columns="verdict", values="claims").reindex(index=order, columns=order)
+    ax = _axes(ax, (6.5, 5.2))
+    sns.heatmap(matrix, annot=True, fmt="d", cmap=HEATMAP_CMAP, vmin=0, vmax=vmax, cbar=False,
+                linewidths=1, linecolor="white", square=True, annot_kws={"size": 18, "weight": "bold"}, ax=ax)
+    for k in range(len(order)):  # outline the diagonal: agreement
+        ax.add_patch(plt.Rectangle((k, k), 1, 1, fill=False, edgecolor=OKABE_ITO["black"], lw=2))
+    judge = frame["judge"].iloc[0] if "judge" in frame else "judge"
+    ax.set_title(title or f"Person \u00d7 judge ({judge})", pad=12)
+    ax.set_xlabel(f"judge {judge} says")
+    ax.set_ylabel("person says")
+    ax.tick_params(axis="y", rotation=0)
+    ax.tick_params(axis="x", rotation=0)
+    return ax
+
+
+@_styled
+def confusion_heatmaps(frame: pd.DataFrame, axes: Optional[Sequence[Axes]] = None) -> List[Axes]:
+    """:func:`confusion_heatmap` for every judge in ``frame`` side by side, on one colour scale."""
+    judges = list(dict.fromkeys(frame["judge"]))
+    if axes is None:
+        _, axes = plt.subplots(1, len(judges), figsize=(6 * len(judges), 5.4), layout="constrained",
+                               squeeze=False)
+        axes = list(axes[0])
+    vmax = float(frame["claims"].max())
+    out = []
+    for judge, ax in zip(judges, axes):
+        out.append(confusion_heatmap(frame[frame["judge"] == judge], ax=ax, vmax=vmax,
+                                     title=f"Judge {judge}"))
+    out[0].figure.suptitle("Person \u00d7 judge, claim by claim", fontsize=16, fontweight="bold")
+    return out
+
+
+@_styled
+def rate_ranges(frame: pd.DataFrame, ax: Optional[Axes] = None, hue: Optional[str] = "judge",
+                title: str = "The judge against a person's labels") -> Axes:
+    """Rates with their Wilson 95% ranges as points and bars, one row per measure.
+
+    ``frame``: :func:`groundlab.workbook.rates_frame` rows (``measure``, ``count``, ``total``,
+    ``rate``, ``low``, ``high``), several judges told apart by ``hue``.
+    """
+    frame = frame[frame["total"] > 0]
+    measures = list(dict.fromkeys(frame["measure"]))
+    groups = list(dict.fromkeys(frame[hue])) if hue and hue in frame else [None]
+    ax = _axes(ax, (9, 1.6 + 1.3 * max(1, len(measures))))
+    ax.set_title(title, pad=12)
+    if not measures:
+        ax.text(0.5, 0.5, "nothing to show: every rate here is over zero items\n(no labeled claims?)",
+                ha="center", va="center", transform=ax.transAxes, fontsize=13)
+        ax.set_axis_off()
+        return ax
+    height = 0.7 / len(groups)
+    for g, (group, colour) in enumerate(zip(groups, PALETTE)):
+        rows = frame if group is None else frame[frame[hue] == group]
+        for _, row in rows.iterrows():
+            y = measures.index(row["measure"]) - 0.35 + height * (g + 0.5)
+            ax.plot([row["low"], row["high"]], [y, y], color=colour, lw=3, solid_capstyle="butt")
+            ax.plot(row["rate"], y, "o", color=colour, ms=10,
+                    label=str(group) if group is not None and row["measure"] == rows["measure"].iloc[0] else None)
+            ax.annotate(f"{row['count']}/{row['total']}", (row["high"], y), xytext=(8, 0),
+                        textcoords="offset points", va="center", fontsize=11, color=colour)
+    ax.set_yticks(range(len(measures)), measures)
+    ax.set_ylim(len(measures) - 0.5, -0.5)
+    ax.set_xlim(0, 1.12)
+    _percent_axis(ax.xaxis)
+    ax.set_xlabel("rate, with its Wilson 95% range")
+    ax.set_ylabel("")
+    if groups != [None]:
+        ax.legend(title=hue, loc="lower right", frameon=True)
+    return ax
+
+
+# ---------------------------------------------------------------- verdicts
+
+
+@_styled
+def severity_split(frame: pd.DataFrame, ax: Optional[Axes] = None, title: Optional[str] = None) -> Axes:
+    """Claims per verdict as horizontal bars, each with its count and share.
+
+    ``frame``: :func:`groundlab.workbook.verdict_frame` (``verdict``, ``claims``, ``share``).
+    Contradicted claims say the opposite of a passage; unsupported ones add what no passage says.
+    """
+    ax = _axes(ax, (8, 1.8 + 0.9 * len(frame)))
+    colours = [VERDICT_COLOURS.get(v, PALETTE[0]) for v in frame["verdict"]]
+    ax.barh(frame["verdict"], frame["claims"], color=colours, height=0.6)
+    top = max(1, int(frame["claims"].max()))
+    for y, (count, share) in enumerate(zip(frame["claims"], frame["share"])):
+        label = f"{count}" if pd.isna(share) else f"{count} ({share:.0%})"
+        ax.annotate(label, (count, y), xytext=(6, 0), textcoords="offset points", va="center", fontsize=13)
+    ax.set_xlim(0, top * 1.25)
+    ax.set_ylim(len(frame) - 0.5, -0.5)
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.set_xlabel("claims")
+    ax.set_ylabel("")
+    ax.grid(axis="y", visible=False)
+    judge = f" ({frame['judge'].iloc[0]})" if "judge" in frame else ""
+    ax.set_title(title or f"Claims by verdict{judge}", pad=12)
+    return ax
+
+
+# ---------------------------------------------------------------- planning
+
+
+@_styled
+def interval_width(frame: pd.DataFrame, ax: Optional[Axes] = None, answers: Optional[int] = None,
+                   needed: Optional[int] = None, margin: float = 0.05, title: Optional[str] = None) -> Axes:
+    """How the Wilson 95% range around the observed rate narrows as the test set grows.
+
+    ``frame``: :func:`groundlab.workbook.interval_width_frame` (``n``, ``rate``, ``low``, ``high``).
+    ``answers`` marks today's number of answers; ``needed`` the number a ``±margin`` range needs.
+    """
+    ax = _axes(ax, (9, 5.2))
+    rate = float(frame["rate"].iloc[0])
+    ax.fill_between(frame["n"], frame["low"], frame["high"], color=OKABE_ITO["sky blue"], alpha=0.45,
+                    lw=0, label="95% range")
+    ax.plot(frame["n"], frame["rate"], color=OKABE_ITO["blue"], lw=2.5, label=f"observed rate {rate:.0%}")
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:,.0f}"))
+    ticks = [t for t in (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000)
+             if frame["n"].min() <= t <= frame["n"].max()]
+    ax.set_xticks(ticks)
+    ax.minorticks_off()
+    for n, colour, style, text in ((answers, OKABE_ITO["black"], "--", "today"),
+                                   (needed, OKABE_ITO["vermillion"], ":", f"\u00b1{100 * margin:g} points")):
+        if not n:
+            continue
+        row = frame.iloc[(frame["n"] - n).abs().argmin()]
+        ax.axvline(n, color=colour, ls=style, lw=2)
+        ax.annotate(f"{text}: {n:,} answers\n{row['low']:.0%}\u2013{row['high']:.0%}",
+                    (n, 0.97), xycoords=("data", "axes fraction"), xytext=(6, 0), textcoords="offset points",
+                    va="top", ha="left", fontsize=12, color=colour,
+                    bbox=dict(boxstyle="round,pad=0.25", fc="white", ec="none", alpha=0.85))
+    ax.set_ylim(0, 1)
+    _percent_axis(ax.yaxis)
+    ax.set_xlabel("test answers (log scale)")
+    ax.set_ylabel("hallucination rate")
+    ax.set_title(title or "How sure the rate is: the 95% range narrows with more answers", pad=12)
+    ax.legend(loc="lower right", frameon=True)
+    return ax
+
+
+@_styled
+def penalty_curve(frame: pd.DataFrame, ax: Optional[Axes] = None, penalty: Optional[float] = None,
+                  title: Optional[str] = None) -> Axes:
+    """The risk-weighted score against the penalty for a wrong answer, one line per policy.
+
+    ``frame``: :func:`groundlab.workbook.penalty_curve` (``penalty``, ``policy``, ``score``).
+    The top axis gives the confidence target t whose penalty is t/(1−t). ``penalty`` marks the
+    penalty chosen for the report.
+    """
+    ax = _axes(ax, (9, 5.4))
+    policies = list(dict.fromkeys(frame["policy"]))
+    sns.lineplot(data=frame, x="penalty", y="score", hue="policy", style="policy", hue_order=policies,
+                 palette=POLICY_COLOURS[:len(policies)], lw=3, ax=ax)
+    ax.axhline(0, color=OKABE_ITO["black"], lw=1)
+    top = ax.secondary_xaxis("top", functions=(lambda p: p / (1 + np.maximum(p, 0)),
+                                                lambda t: t / (1 - np.minimum(t, 0.999))))
+    top.set_xticks([t for t in (0.5, 0.75, 0.8, 0.9) if t / (1 - t) <= frame["penalty"].max() + 1e-9])
+    top.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    top.set_xlabel("confidence target t (penalty t/(1\u2212t))", fontsize=12)
+    if penalty is not None:
+        ax.axvline(penalty, color=OKABE_ITO["black"], ls="--", lw=1.5)
+        for policy, colour in zip(policies, POLICY_COLOURS):
+            rows = frame[frame["policy"] == policy]
+            row = rows.iloc[(rows["penalty"] - penalty).abs().argmin()]
+            ax.annotate(f"{row['score']:+g}", (row["penalty"], row["score"]), xytext=(8, 6),
+                        textcoords="offset points", color=colour, fontsize=13, fontweight="bold")
+    handles, labels = ax.get_legend_handles_labels()
+    first = frame[frame["policy"] == policies[0]]
+    correct, wrong = first["correct"].iloc[0], first["wrong"].iloc[0]
+    if wrong and correct and correct / wrong <= frame["penalty"].max():
+        even = correct / wrong  # where answering as it is stops paying
+        ax.plot(even, 0, "o", color=POLICY_COLOURS[0], ms=9)
+        labels[0] += f" (pays only below penalty {even:.2g}, t = {even / (1 + even):.0%})"
+    ax.set_xlim(frame["penalty"].min(), frame["penalty"].max())
+    ax.margins(y=0.1)
+    ax.set_xlabel("penalty for a wrong answer (in correct answers)")
+    ax.set_ylabel("risk-weighted score\n(correct \u2212 penalty \u00d7 wrong)")
+    ax.set_title(title or "What confident errors cost", pad=12)
+    ax.legend(handles, labels, title=None, loc="lower left", frameon=True)
+    return ax
+
+
+# ---------------------------------------------------------------- export
+
+
+def save_figure(fig: Union[Figure, Axes], directory: Union[str, Path], name: str, dpi: int = 200) -> List[Path]:
+    """Write ``fig`` as ``directory/name.png`` (``dpi``, 150 or more) and ``directory/name.svg``.
+
+    Accepts a Figure, one of its Axes or a list of them; returns the two paths.
+    """
+    if isinstance(fig, (list, tuple, np.ndarray)):
+        fig = fig[0]
+    if isinstance(fig, Axes):
+        fig = fig.figure
+    if dpi < 150:
+        raise ValueError("figures for slides need at least 150 dpi")
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = [directory / f"{name}.png", directory / f"{name}.svg"]
+    fig.savefig(paths[0], dpi=dpi, bbox_inches="tight", facecolor="white", metadata={"Software": None})
+    fig.savefig(paths[1], bbox_inches="tight", facecolor="white", metadata={"Date": None})
+    return paths

@@ -1,0 +1,204 @@
+"""The workbook: notebook hygiene, the packaged copies, and `groundlab run` / `plan` / `init`."""
+
+from __future__ import annotations
+
+import ast
+import filecmp
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from conftest import NOTES, ROOT
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+PACKAGED = ROOT / "groundlab" / "data"
+COMMON_PARAMETERS = {"cases", "passages", "judge", "penalty", "figures_dir"}
+#: ``name: type = default  # what it is``
+PARAMETER_LINE = re.compile(r"^[a-z_][a-z0-9_]*: [\w\[\], ]+ = .+  # \S.*$")
+
+
+def test_the_three_notebooks_are_there():
+    assert [nb.name for nb in NOTEBOOKS] == ["01-groundedness.ipynb", "02-judge-agreement.ipynb",
+                                             "03-risk-report.ipynb"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_hygiene(path):
+    nb = nbformat.read(path, as_version=4)
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    assert "parameters" in code[0].metadata.get("tags", []), f"{path.name}: first code cell lacks the parameters tag"
+    lines = code[0].source.splitlines()
+    bad = [line for line in lines if not PARAMETER_LINE.match(line)]
+    assert not bad, f"{path.name}: parameters must be typed and commented: {bad}"
+    assert COMMON_PARAMETERS <= {line.split(":")[0] for line in lines}
+    for k, cell in enumerate(code):
+        assert not cell.outputs and cell.execution_count is None, f"{path.name}: cell {k} is committed with outputs"
+        tree = ast.parse(cell.source)
+        defs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+        assert not defs, f"{path.name}: cell {k} defines {defs[0].name}; move it into the groundlab package"
+        if k:
+            assert re.search(r"\b(gl|workbook|plots|groundlab)\.", cell.source), \
+                f"{path.name}: cell {k} does not call groundlab"
+    assert nb.metadata["kernelspec"]["name"] == "python3"
+
+
+@pytest.mark.parametrize("name", [nb.name for nb in NOTEBOOKS] + ["notes.jsonl", "grounded_cases.jsonl"])
+def test_packaged_copies_match(name):
+    """groundlab/data/ ships copies of data/ and notebooks/ so `groundlab run` works after pip install."""
+    source = ROOT / ("notebooks" if name.endswith(".ipynb") else "data") / name
+    copy = PACKAGED / ("notebooks" if name.endswith(".ipynb") else "") / name
+    assert filecmp.cmp(source, copy, shallow=False), \
+        f"{copy} differs from {source}; copy it over (cp {source.relative_to(ROOT)} {copy.relative_to(ROOT)})"
+
+
+def _cells(path: Path):
+    return [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+
+
+def test_run_with_parameters(cli, c06_abstains, tmp_path):
+    """SPEC §6: with c06 abstaining, the lexical judge and penalty 3 the risk-weighted score is -7."""
+    out = tmp_path / "out"
+    code, stdout, err = cli("run", "--cases", c06_abstains, "--passages", NOTES, "--judge", "lexical",
+                            "--penalty", "3", "-p", "margin", "0.1", "-p", "judges", "lexical,rules",
+                            "--out", out, "--notebooks", ROOT / "notebooks")
+    assert code == 0, err
+    for k, nb in enumerate(NOTEBOOKS, 1):
+        assert f"[{k}/3] {nb.name}: done" in err
+        executed = out / nb.name
+        assert (out / nb.with_suffix(".html").name).stat().st_size > 10_000
+        cells = _cells(executed)
+        injected = next(c for c in cells if "injected-parameters" in c.metadata.get("tags", []))
+        assert 'judge = "lexical"' in injected.source and "penalty = 3.0" in injected.source
+        assert not [o for c in cells for o in c.outputs if o.output_type == "error"]
+    injected = next(c for c in _cells(out / "02-judge-agreement.ipynb")
+                    if "injected-parameters" in c.metadata.get("tags", []))
+    assert 'judges = ["lexical", "rules"]' in injected.source
+    assert "margin" not in injected.source  # each notebook gets only the parameters it declares
+
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "Judge `lexical` on 12 cases" in report
+    assert "Risk-weighted score -7 with penalty 3" in report
+    assert "Outcomes: 5 correct, 3 abstained, 4 wrong" in report
+    assert "on unanswerable questions 67% (2 of 3 unanswerable cases" in report
+    assert "![What confident errors cost](figures/penalty_curve.png)" in report
+    for name in ("confusion_matrix", "confusion_matrices", "judge_agreement", "verdict_split",
+                 "severity_split", "interval_width", "penalty_curve"):
+        assert (out / "figures" / f"{name}.png").stat().st_size > 10_000
+        assert (out / "figures" / f"{name}.svg").exists()
+    assert stdout.startswith(f"wrote {out}/: 3 executed notebooks, 3 HTML copies, 7 figures")
+
+
+BROKEN = [
+    ("code", 'cases: str = "cases.jsonl"  # the cases', ["parameters"]),
+    ("code", 'print("the first cell ran")', []),
+    ("markdown", "A note between cells.", []),
+    ("code", "answer = 1 / 0", []),
+    ("code", 'print("never reached")', []),
+]
+
+
+def _notebook(path: Path, cells) -> Path:
+    nb = nbformat.v4.new_notebook(metadata={
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+        "language_info": {"name": "python"}})
+    for kind, source, tags in cells:
+        cell = nbformat.v4.new_code_cell(source) if kind == "code" else nbformat.v4.new_markdown_cell(source)
+        if tags:
+            cell.metadata["tags"] = tags
+        nb.cells.append(cell)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+    return path
+
+
+def test_run_names_the_failing_notebook_and_cell(cli, tmp_path):
+    folder = tmp_path / "nbs"
+    _notebook(folder / "01-broken.ipynb", BROKEN)
+    _notebook(folder / "02-after.ipynb", [("code", 'print("not run")', [])])
+    out = tmp_path / "out"
+    code, stdout, err = cli("run", "--notebooks", folder, "--out", out)
+    assert code == 2
+    last = err.strip().splitlines()[-1]
+    assert last == ("groundlab: 01-broken.ipynb failed in code cell 3 (In [4] in the executed copy), "
+                    "`answer = 1 / 0`, with ZeroDivisionError: division by zero; the partial output is in "
+                    f"{out.resolve() / '01-broken.ipynb'}.")
+    assert "Traceback" not in err and "02-after" not in err
+    partial = _cells(out / "01-broken.ipynb")
+    ran = next(c for c in partial if "first cell ran" in c.source)
+    assert ran.outputs[0].text.strip() == "the first cell ran"
+    assert not any(c.outputs for c in partial if "never reached" in c.source)
+    assert (out / "01-broken.html").exists()
+    assert not (out / "02-after.ipynb").exists()
+
+
+def test_run_refuses_mistakes_before_running(cli, tmp_path):
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "mine.txt").write_text("keep", encoding="utf-8")
+    for argv, message in [
+        (("--out", taken), "already exists and is not empty"),
+        (("-p", "pnealty", "3", "--out", tmp_path / "a"), "no notebook has a parameter called 'pnealty'"),
+        (("--judge", "nosuch", "--out", tmp_path / "b"), "there is no judge called 'nosuch'"),
+        (("--cases", tmp_path / "missing.jsonl", "--out", tmp_path / "c"), "does not exist"),
+        (("-p", "margin", "wide", "--out", tmp_path / "d"), "parameter margin must be a number"),
+        (("--notebooks", tmp_path, "--out", tmp_path / "e"), "holds no notebooks"),
+    ]:
+        code, _, err = cli("run", "--passages", NOTES, *argv)
+        assert code == 2, argv
+        assert message in err, err
+        assert len(err.strip().splitlines()) <= 2  # the data/ fallback note at most, then one sentence
+    assert not any((tmp_path / d).exists() for d in "abcde")
+    assert (taken / "mine.txt").read_text(encoding="utf-8") == "keep"
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (("--rate", "0.5", "--margin", "0.05"), "381 test answers give a Wilson 95% range of \u00b15 points around 50%"),
+    (("--rate", "60%", "--margin", "5%"), "366 test answers"),
+    (("--rate", "0.6", "--margin", "0.1"), "89 test answers"),
+])
+def test_plan(cli, argv, expected):
+    from groundlab.stats import answers_needed, interval_half_width
+
+    code, out, err = cli("plan", *argv)
+    assert code == 0, err
+    assert out.startswith(expected)
+    n = int(out.split()[0])
+    rate = float(argv[1].rstrip("%")) / (100 if argv[1].endswith("%") else 1)
+    margin = float(argv[3].rstrip("%")) / (100 if argv[3].endswith("%") else 1)
+    assert n == answers_needed(rate, margin)
+    assert interval_half_width(rate, n) <= margin < interval_half_width(rate, n - 1)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (("--rate", "60", "--margin", "0.05"), "--rate must be between 0 and 1"),
+    (("--rate", "0.6", "--margin", "0"), "--margin must be more than 0"),
+    (("--rate", "0.6", "--margin", "0.5"), "--margin must be more than 0"),
+    (("--rate", "often", "--margin", "0.05"), "--rate must be a number like 0.6 or 60%"),
+    (("--rate", "0.6",), "the following arguments are required: --margin"),
+])
+def test_plan_rejects_bad_input(cli, argv, message):
+    code, out, err = cli("plan", *argv)
+    assert code == 2 and not out
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_init_copies_the_notebooks(cli, tmp_path):
+    code, out, err = cli("init", tmp_path)
+    assert code == 0, err
+    for nb in NOTEBOOKS:
+        assert filecmp.cmp(nb, tmp_path / "notebooks" / nb.name, shallow=False)
+    assert (tmp_path / "data" / "grounded_cases.jsonl").exists()
+    code, _, err = cli("init", tmp_path)
+    assert code == 2 and "--force" in err
+
+
+def test_parameter_values():
+    from groundlab.notebooks import coerce, parse_value
+
+    assert parse_value("3") == 3 and parse_value('["a", "b"]') == ["a", "b"] and parse_value("rules") == "rules"
+    assert coerce("penalty", 3, {"inferred_type_name": "float"}) == 3.0
+    assert coerce("judges", "lexical, rules", {"inferred_type_name": "list[str]"}) == ["lexical", "rules"]
+    assert coerce("judge", 3, {"inferred_type_name": "str"}) == "3"

@@ -1,0 +1,89 @@
+"""Every chart draws from its tidy frame, carries a title and axis labels, and exports PNG + SVG."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+from PIL import Image  # noqa: E402
+
+from groundlab import evaluate, hallucination_rate  # noqa: E402
+from groundlab import plots, workbook  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+@pytest.fixture
+def comparison(sample_cases):
+    return workbook.compare_judges(sample_cases, ["lexical", "rules"])
+
+
+def _labelled(ax):
+    assert ax.get_title() and ax.get_xlabel()
+    return ax
+
+
+def test_confusion_heatmap_is_annotated(comparison):
+    ax = _labelled(plots.confusion_heatmap(workbook.confusion_frame(comparison.get("rules"))))
+    numbers = sorted(int(t.get_text()) for t in ax.texts)
+    assert numbers == sorted([13, 0, 1, 0, 2, 0, 0, 1, 3])
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["supported", "contradicted", "unsupported"]
+
+
+def test_confusion_heatmaps_side_by_side(comparison):
+    axes = plots.confusion_heatmaps(workbook.confusion_frames(comparison))
+    assert [ax.get_title() for ax in axes] == ["Judge lexical", "Judge rules"]
+    assert axes[0].figure is axes[1].figure
+
+
+def test_rate_ranges(comparison):
+    ax = _labelled(plots.rate_ranges(workbook.agreement_frame(comparison)))
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["agreement", "caught", "false alarms"]
+    assert "6/6" in [t.get_text() for t in ax.texts]
+
+
+def test_rate_ranges_with_nothing_to_show():
+    ax = plots.rate_ranges(workbook.rates_frame({}))
+    assert "nothing to show" in ax.texts[0].get_text()
+
+
+def test_severity_split(sample_cases):
+    ev = evaluate(sample_cases, "rules")
+    ax = _labelled(plots.severity_split(workbook.verdict_frame(ev.claims, flagged_only=True)))
+    assert [t.get_text() for t in ax.texts] == ["3 (43%)", "4 (57%)"]
+
+
+def test_interval_width_marks_today_and_needed(sample_cases):
+    rate = hallucination_rate(evaluate(sample_cases, "rules").cases)
+    ax = _labelled(plots.interval_width(workbook.interval_width_frame(rate), answers=10, needed=366))
+    labels = " ".join(t.get_text() for t in ax.texts)
+    assert "today: 10 answers" in labels and "31%\u201383%" in labels and "366 answers" in labels
+
+
+def test_penalty_curve(c06_abstains):
+    from groundlab import load_cases
+    from conftest import NOTES
+
+    ev = evaluate(load_cases(c06_abstains, NOTES), "lexical")
+    ax = _labelled(plots.penalty_curve(workbook.penalty_curve(ev.cases), penalty=3))
+    assert {t.get_text() for t in ax.texts} == {"-7", "+5"}
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend[0].startswith("as it is (pays only below penalty 1.2")
+
+
+def test_save_figure_writes_png_and_svg(tmp_path, comparison):
+    ax = plots.confusion_heatmap(workbook.confusion_frame(comparison.get("lexical")))
+    png, svg = plots.save_figure(ax, tmp_path / "figures", "confusion_matrix")
+    assert (png.name, svg.name) == ("confusion_matrix.png", "confusion_matrix.svg")
+    with Image.open(png) as image:
+        assert min(image.info["dpi"]) >= 150
+    assert svg.read_text(encoding="utf-8").lstrip().startswith("<?xml")
+    with pytest.raises(ValueError, match="150 dpi"):
+        plots.save_figure(ax, tmp_path, "low", dpi=72)

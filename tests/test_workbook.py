@@ -1,0 +1,141 @@
+"""The data shaping behind the notebooks: the penalty curve, interval widths, judges side by side."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from groundlab import GroundlabError, evaluate, load_cases, outcomes, risk_weighted_score, wilson_interval
+from groundlab import judges as judge_registry
+from groundlab import workbook
+from groundlab.stats import Rate, answers_needed, interval_bounds
+
+from conftest import NOTES
+
+
+@pytest.mark.parametrize("judge, as_is, withheld", [
+    ("rules", (4, 2, 6), (4, 8, 0)),
+    ("lexical", (5, 2, 5), (5, 7, 0)),
+])
+def test_withhold_flagged(sample_cases, judge, as_is, withheld):
+    cases = evaluate(sample_cases, judge).cases
+    assert tuple(outcomes(cases).values()) == as_is
+    assert tuple(outcomes(cases, withhold_flagged=True).values()) == withheld
+    assert risk_weighted_score(cases, 3, withhold_flagged=True) == withheld[0]
+
+
+def test_withhold_keeps_confident_unbacked_answers_wrong(sample_cases):
+    """An unanswerable question answered with claims the judge accepts stays wrong: nothing flagged it."""
+    cases = evaluate(sample_cases, "rules").cases.copy()
+    c11 = cases["case_id"] == "c11"
+    cases.loc[c11, ["hallucinated", "outcome"]] = [False, "wrong"]
+    assert outcomes(cases, withhold_flagged=True) == {"correct": 4, "abstained": 7, "wrong": 1}
+
+
+def test_penalty_curve_c06_abstains(c06_abstains):
+    ev = evaluate(load_cases(c06_abstains, NOTES), "lexical")
+    curve = workbook.penalty_curve(ev.cases, max_penalty=9)
+    at3 = curve[curve["penalty"] == 3].set_index("policy")["score"]
+    assert at3[workbook.AS_IT_IS] == -7
+    assert at3[workbook.WITHHOLDS] == 5
+    assert curve["penalty"].max() == 9 and curve["penalty"].min() == 0
+    assert curve.loc[curve["penalty"] == 3, "target"].iloc[0] == pytest.approx(0.75)
+
+
+@pytest.mark.parametrize("count, total", [(5, 10), (50, 100), (0, 12), (7, 7)])
+def test_interval_bounds_match_wilson(count, total):
+    assert interval_bounds(count / total, total) == pytest.approx(wilson_interval(count, total))
+
+
+def test_interval_width_frame():
+    rate = Rate(6, 10)
+    frame = workbook.interval_width_frame(rate, margin=0.05)
+    needed = answers_needed(0.6, 0.05)
+    assert frame["n"].min() == 10 and frame["n"].max() == 2000
+    assert {10, needed} <= set(frame["n"])
+    assert frame["half_width"].is_monotonic_decreasing
+    assert (frame["low"] <= 0.6).all() and (frame["high"] >= 0.6).all()
+    today = frame.set_index("n").loc[10]
+    assert (round(today["low"], 2), round(today["high"], 2)) == (0.31, 0.83)
+    assert workbook.plan_answers(rate)["answers_needed"] == needed == 366
+
+
+def test_interval_width_frame_grows_to_today_and_plans_undefined_rates_at_half():
+    big = workbook.interval_width_frame(Rate(900, 3000))
+    assert big["n"].max() == 3000
+    empty = workbook.interval_width_frame(Rate(0, 0))
+    assert (empty["rate"] == 0.5).all()
+
+
+def test_compare_judges_skips_unavailable(sample_cases, monkeypatch):
+    monkeypatch.setitem(judge_registry._REGISTRY, "broken",
+                        ("groundlab.judges.no_such_module", "Judge", "needs a package that is missing"))
+    comparison = workbook.compare_judges(sample_cases, ["lexical", "broken", "rules", "nosuch", "rules"])
+    assert comparison.judges == ["lexical", "rules"]
+    assert set(comparison.unavailable) == {"broken", "nosuch"}
+    assert "not installed" in comparison.unavailable["broken"]
+    notes = comparison.notes()
+    assert len(notes) == 2 and all("unavailable" in n for n in notes)
+    assert "nosuch" in comparison._repr_markdown_()
+    with pytest.raises(GroundlabError, match="nosuch"):
+        comparison.get("nosuch")
+    with pytest.raises(GroundlabError, match="none of the judges"):
+        workbook.compare_judges(sample_cases, ["nosuch"])
+
+
+def test_agreement_frames(sample_cases):
+    comparison = workbook.compare_judges(sample_cases, ["lexical", "rules"])
+    confusion = workbook.confusion_frames(comparison)
+    rules = confusion[confusion["judge"] == "rules"].pivot(index="person", columns="verdict", values="claims")
+    assert rules.loc["supported", "unsupported"] == 1 and rules.loc["unsupported", "contradicted"] == 1
+    assert confusion.groupby("judge")["claims"].sum().to_dict() == {"lexical": 20, "rules": 20}
+
+    rates = workbook.agreement_frame(comparison).set_index(["judge", "measure"])
+    assert rates.loc[("lexical", "caught"), ["count", "total"]].tolist() == [5, 6]
+    assert rates.loc[("rules", "caught"), ["count", "total"]].tolist() == [6, 6]
+
+    table = workbook.judge_table(comparison, penalty=3).set_index("judge")
+    assert table.loc["rules", "risk-weighted (penalty 3)"] == -14
+    assert table.loc["lexical", "agreement"] == "17/20 = 85%"
+
+    differ = workbook.verdict_differences(comparison)
+    assert differ[["case_id", "claim", "person", "lexical", "rules"]].values.tolist() == \
+        [["c08", 1, "contradicted", "supported", "contradicted"]]
+
+    disagree = workbook.disagreement_table(comparison)
+    assert disagree.groupby("judge name").size().to_dict() == {"lexical": 3, "rules": 2}
+    assert list(disagree.columns) == ["judge name", "case_id", "claim", "text", "person", "judge's verdict", "reason"]
+
+
+def test_tables_for_notebook_01(sample_cases):
+    ev = evaluate(sample_cases, "rules")
+    split = workbook.verdict_frame(ev.claims).set_index("verdict")
+    assert split["claims"].to_dict() == {"supported": 13, "contradicted": 3, "unsupported": 4}
+    severity = workbook.verdict_frame(ev.claims, flagged_only=True)
+    assert severity["share"].round(2).tolist() == [0.43, 0.57]
+    assert workbook.abstentions(ev.cases).set_index("case_id")["reading"].str.split(":").str[0].to_dict() == \
+        {"c04": "right", "c12": "false abstention"}
+    html = workbook.style_verdicts(ev.claims).to_html()
+    assert "#f6d5c0" in html and "#fbe7b5" in html
+    assert "63%" in workbook.rate_table(ev, "citation precision").to_html()
+    with pytest.raises(GroundlabError, match="no rate called"):
+        workbook.rate_table(ev, "precision")
+
+
+def test_rates_frame_marks_undefined_rates():
+    frame = workbook.rates_frame({"abstention": Rate(0, 0)})
+    assert math.isnan(frame["rate"].iloc[0]) and math.isnan(frame["low"].iloc[0])
+    assert "n/a" in workbook.styled_rates(frame).to_html()
+
+
+def test_write_steering_report_links_figures(tmp_path, sample_cases):
+    ev = evaluate(sample_cases, "lexical")
+    figure = tmp_path / "figures" / "penalty_curve.png"
+    figure.parent.mkdir()
+    figure.write_bytes(b"png")
+    path = tmp_path / "out" / "report.md"
+    text = workbook.write_steering_report(ev, 3, path, source="cases.jsonl", figures={"Penalty": figure})
+    assert path.read_text(encoding="utf-8") == text
+    assert "Risk-weighted score -10 with penalty 3" in text
+    assert "![Penalty](../figures/penalty_curve.png)" in text
