@@ -1,4 +1,4 @@
-"""Split answers into claims, pull out their citations, and recognise abstentions (SPEC §2).
+"""Split answers into claims, pull out their citations, and recognise abstentions.
 
 An answer is split into sentences at white space that follows ``.``, ``!`` or ``?``. A sentence
 that says the assistant cannot answer is an *abstention*, not a claim. Citations such as

@@ -4,7 +4,7 @@ The pipeline has three named steps, as in Ragas faithfulness:
 
 1. **claims** — each answer is split into claims and abstention sentences (:mod:`groundlab.claims`);
 2. **verdicts** — each claim is judged against the question and *all* retrieved passages, and,
-   for the ALCE citation checks, against the question and its *cited* passages (SPEC §4);
+   for the ALCE citation checks, against the question and its *cited* passages;
 3. **frames** — one row per claim (:attr:`Evaluation.claims`) and one per case
    (:attr:`Evaluation.cases`), from which :mod:`groundlab.metrics` computes every measure.
 

@@ -1,4 +1,4 @@
-"""The measures of SPEC §5, as plain functions over the frames of :func:`groundlab.evaluate`.
+"""The measures groundlab reports, as plain functions over the frames of :func:`groundlab.evaluate`.
 
 Claims the judge could not decide (``verdict`` is ``None``, ``error`` says why) are left out of
 every rate and counted by :func:`verdict_counts`. A rate over nothing is NaN with a warning.

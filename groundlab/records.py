@@ -67,7 +67,7 @@ class Claim:
 class Evidence:
     """What a claim is judged against: the user's question and some passages.
 
-    Judges that work on text use :attr:`text` (SPEC §2: ``"Question: " + question + "\\n" +``
+    Judges that work on text use :attr:`text` (``"Question: " + question + "\\n" +``
     the passages' texts joined by a space); judges that can reuse work per passage (the rules
     judge) or label passages by id (the LLM judge) read :attr:`question` and :attr:`passages`.
     """

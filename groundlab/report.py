@@ -1,4 +1,4 @@
-"""The one-page report for a steering committee (SPEC §7), in Markdown."""
+"""The one-page report for a steering committee, in Markdown."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def rate_line(rate: Rate, noun: str) -> str:
 
 
 def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = "") -> str:
-    """The SPEC §7 report as Markdown text."""
+    """The one-page steering report as Markdown text."""
     s = score_summary(evaluation, penalty)
     a = agree_summary(evaluation)
     r = rates(evaluation)

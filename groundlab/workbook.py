@@ -330,7 +330,7 @@ def penalty_curve(cases: pd.DataFrame, max_penalty: float = 9.0, step: float = 0
 
 def write_steering_report(evaluation: Evaluation, penalty: float, path: PathLike, source: str = "",
                           figures: Optional[Mapping[str, Union[str, "os.PathLike[str]"]]] = None) -> str:
-    """Write the SPEC §7 one-page report to ``path`` and return its text.
+    """Write the one-page steering report to ``path`` and return its text.
 
     ``figures`` maps a caption to an exported image; each is linked below the report, relative to
     the report's folder, so the page shows them wherever the folder is moved.

@@ -25,7 +25,7 @@ def sample_cases():
 
 @pytest.fixture
 def c06_abstains(tmp_path) -> Path:
-    """The sample cases with c06 abstaining and unlabeled (SPEC §6)."""
+    """The sample cases with c06 abstaining and unlabeled (a reference variant)."""
     out = tmp_path / "c06_abstains.jsonl"
     lines = []
     for line in CASES.read_text(encoding="utf-8").splitlines():

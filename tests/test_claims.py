@@ -1,4 +1,4 @@
-"""Splitting answers into claims, citations and abstentions (SPEC §2)."""
+"""Splitting answers into claims, citations and abstentions."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every figure of SPEC §6, for both rules judges, through the API and the command line."""
+"""Every reference figure of the sample set, for both rules judges, through the API and the command line."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def test_lexical_accuracy_and_rounded_rates(sample_cases):
 
 
 def test_named_cases(sample_cases):
-    """The misses SPEC §6 names: c08 negation, c05 paraphrase, c06's 5, c09's citation, c12."""
+    """The named misses: c08 negation, c05 paraphrase, c06's 5, c09's citation, c12."""
     lex = evaluate(sample_cases, "lexical").claims.set_index(["case_id", "claim"])
     rules = evaluate(sample_cases, "rules")
     rc = rules.claims.set_index(["case_id", "claim"])

@@ -59,7 +59,7 @@ def _cells(path: Path):
 
 
 def test_run_with_parameters(cli, c06_abstains, tmp_path):
-    """SPEC §6: with c06 abstaining, the lexical judge and penalty 3 the risk-weighted score is -7."""
+    """With c06 abstaining, the lexical judge and penalty 3 the risk-weighted score is -7."""
     out = tmp_path / "out"
     code, stdout, err = cli("run", "--cases", c06_abstains, "--passages", NOTES, "--judge", "lexical",
                             "--penalty", "3", "-p", "margin", "0.1", "-p", "judges", "lexical,rules",

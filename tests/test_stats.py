@@ -11,7 +11,7 @@ from groundlab import Rate, answers_needed, interval_half_width, wilson_interval
 from groundlab.stats import UndefinedRateWarning, make_rate
 
 
-def test_wilson_examples_from_the_spec():
+def test_wilson_reference_examples():
     assert [round(x, 2) for x in wilson_interval(5, 10)] == [0.24, 0.76]
     low, high = wilson_interval(50, 100)
     assert round(low, 2) == 0.40 and round(high, 2) == 0.60

@@ -1,4 +1,4 @@
-"""The rules judges (SPEC §3): free, fast and explainable.
+"""The rules judges: free, fast and explainable.
 
 ``lexical``
     1. **Numbers and codes.** A number or code in the claim that the evidence lacks makes the
@@ -26,7 +26,7 @@ from ..records import Evidence, Verdict
 
 THRESHOLD = 0.75
 
-#: The stop words that reproduce SPEC §6.
+#: The stop words behind the sample set's reference figures (tests/test_figures.py).
 STOP_WORDS: FrozenSet[str] = frozenset("""
 a all also an and are as at be been but by can do does each every for from had has have how if in
 into is it its may most no not of on once or our out so than that the their them then there these
@@ -116,7 +116,7 @@ def _passage_piece(text: str) -> _Piece:
 
 @lru_cache(maxsize=16384)
 def _question_piece(question: str) -> _Piece:
-    # SPEC §2: the evidence starts "Question: <question>", and that line is one sentence.
+    # The evidence starts "Question: <question>", and that line is one sentence.
     return _Piece("Question: " + question, one_sentence=True)
 
 
@@ -146,7 +146,7 @@ def _quote(sentence: str, limit: int = 90) -> str:
 
 
 class LexicalJudge:
-    """Numbers and content-word coverage (SPEC §3 steps 1, 2 and 4)."""
+    """Numbers and content-word coverage (steps 1, 2 and 4)."""
 
     name = "lexical"
     version = "1"
@@ -217,7 +217,7 @@ class LexicalJudge:
 
 
 class RulesJudge(LexicalJudge):
-    """Lexical judge plus the negation step (SPEC §3 step 3): the default judge."""
+    """Lexical judge plus the negation step (step 3): the default judge."""
 
     name = "rules"
     version = "1"
