@@ -140,3 +140,16 @@ def test_hhem_scores_decide_at_one_half(tiny_nli):
     assert [v.label for v in verdicts] == ["supported", "unsupported"]
     assert verdicts[0].score == pytest.approx(0.9) and "HHEM consistency 0.90" in verdicts[0].reason
     assert len(fake.seen) > 2  # the long evidence went in several windows
+
+
+def test_hhem_loads_offline_through_its_own_code(tmp_path):
+    from tiny_models import build_tiny_hhem
+
+    judge = get_judge("nli", model=str(build_tiny_hhem(tmp_path)), max_length=48)
+    assert judge.kind == "hhem" and judge.labels == {}
+    short = Evidence("Q?", (Passage("D1", "The supplier delivered 90 of 100 pieces."),))
+    pairs = [("The supplier delivered 90 pieces.", short), ("The invoice is blocked.", long_evidence())]
+    verdicts = judge.judge_batch(pairs)
+    assert [v.label in ("supported", "unsupported") for v in verdicts] == [True, True]
+    assert all(0 <= v.score <= 1 and v.reason.startswith("HHEM consistency") for v in verdicts)
+    assert len(judge.windows(*pairs[1])) > 1

@@ -263,6 +263,8 @@ def _load(name: str):
     hhem = model_type.lower().startswith("hhem")
 
     hf_logging.disable_progress_bar()
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # load reports and progress bars would bury the one-line result
     hub_constants = _offline_hub()
     try:
         net = AutoModelForSequenceClassification.from_pretrained(
@@ -279,6 +281,7 @@ def _load(name: str):
                              f"where there is network (hf download {name}) or pass --model with a local folder.") from None
     finally:
         hf_logging.enable_progress_bar()
+        hf_logging.set_verbosity(verbosity)
         if hub_constants is not None:
             hub_constants[0].HF_HUB_OFFLINE = hub_constants[1]
     if tokenizer is None:
