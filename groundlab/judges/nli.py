@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..claims import split_sentences
@@ -231,16 +230,30 @@ class NLIJudge:
 
 def _load(name: str):
     """(torch, model, tokenizer, kind) for a model on disk; a clear error when it is not there."""
-    if "transformers" not in sys.modules:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the judge never downloads
     try:
         import torch
-        import transformers
+        import transformers  # noqa: F401
     except ImportError:
         raise GroundlabError("the nli judge needs torch and transformers; install them with "
                              "pip install 'groundlab[nli]', or use --judge rules.") from None
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
     from transformers.utils import logging as hf_logging
+
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.disable_progress_bar()
+    hf_logging.set_verbosity_error()  # load reports and progress bars would bury the one-line result
+    hub = _offline_hub()  # HHEM's own code loads its tokenizer without local_files_only
+    try:
+        return (torch,) + _load_offline(name)
+    finally:
+        hf_logging.enable_progress_bar()
+        hf_logging.set_verbosity(verbosity)
+        if hub is not None:
+            hub[0].HF_HUB_OFFLINE = hub[1]
+
+
+def _load_offline(name: str):
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers.utils import cached_file
 
     if os.path.isabs(name) or name.startswith(".") or os.path.exists(name):
         missing = GroundlabError(f"there is no NLI model in {name!r} (no config.json); pass --model with a folder "
@@ -251,21 +264,13 @@ def _load(name: str):
             f"once where there is network (hf download {name}) into the Hugging Face cache, or pass --model "
             "with the path of a folder that holds it.")
     try:
-        from transformers.utils import cached_file
-
         config_path = cached_file(name, "config.json", local_files_only=True)
     except (OSError, ValueError):
         raise missing from None
     if not config_path:
         raise missing
     with open(config_path, encoding="utf-8") as fh:
-        model_type = str(json.load(fh).get("model_type", ""))
-    hhem = model_type.lower().startswith("hhem")
-
-    hf_logging.disable_progress_bar()
-    verbosity = hf_logging.get_verbosity()
-    hf_logging.set_verbosity_error()  # load reports and progress bars would bury the one-line result
-    hub_constants = _offline_hub()
+        hhem = str(json.load(fh).get("model_type", "")).lower().startswith("hhem")
     try:
         net = AutoModelForSequenceClassification.from_pretrained(
             name, local_files_only=True, trust_remote_code=hhem)
@@ -279,16 +284,10 @@ def _load(name: str):
                 "google/flan-t5-base in the local Hugging Face cache (hf download google/flan-t5-base).") from None
         raise GroundlabError(f"the NLI model {name!r} could not be loaded offline ({detail}); fetch it once "
                              f"where there is network (hf download {name}) or pass --model with a local folder.") from None
-    finally:
-        hf_logging.enable_progress_bar()
-        hf_logging.set_verbosity(verbosity)
-        if hub_constants is not None:
-            hub_constants[0].HF_HUB_OFFLINE = hub_constants[1]
     if tokenizer is None:
         raise GroundlabError(f"the HHEM model {name!r} loaded without its tokenizer; check its files.")
     net.eval()
-    del transformers
-    return torch, net, tokenizer, "hhem" if hhem else "nli"
+    return net, tokenizer, "hhem" if hhem else "nli"
 
 
 def _offline_hub():
