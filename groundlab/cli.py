@@ -14,7 +14,7 @@ import re
 import shutil
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
 from . import __version__
 from .records import GroundlabError
@@ -50,6 +50,52 @@ def _common(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--abstention-phrase", metavar="REGEX", action="append", default=[],
                    help="another wording that means the assistant cannot answer (repeatable; "
                         "added to the built-in ones)")
+
+
+def _judge_options(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("model judges (llm, nli)")
+    g.add_argument("--model", metavar="NAME",
+                   help="llm: the model (default: $LLM_MODEL, else claude-opus-5-5); nli: a local model "
+                        "folder or a name in the local Hugging Face cache")
+    g.add_argument("--cache", metavar="DIR", help="llm: where replies are kept (default: .groundlab/cache)")
+    g.add_argument("--no-cache", action="store_true", help="llm: neither read nor write the cache")
+    g.add_argument("--concurrency", type=_positive_int("--concurrency"), metavar="N",
+                   help="llm: requests in flight at once (default 4)")
+    g.add_argument("--dry-run", action="store_true",
+                   help="llm: print the requests and input tokens a run would cost, and send nothing")
+
+
+def _judge_kwargs(args: argparse.Namespace, cache: bool = True) -> Dict:
+    """The options of ``--judge``; one given to a judge that has no use for it is a mistake."""
+    given = {"--model": args.model, "--cache": args.cache, "--no-cache": args.no_cache,
+             "--concurrency": args.concurrency, "--dry-run": args.dry_run}
+    allowed = {"llm": set(given), "nli": {"--model"}}.get(args.judge, set())
+    extra = [k for k, v in given.items() if v not in (None, False) and k not in allowed]
+    if extra:
+        raise GroundlabError(f"{extra[0]} does not apply to the {args.judge} judge; "
+                             f"drop it{' or use --judge llm' if args.judge != 'llm' else ''}.")
+    kwargs: Dict = {"model": args.model} if args.model else {}
+    if args.judge == "llm":
+        if args.no_cache or not cache:
+            kwargs["cache"] = None
+        elif args.cache:
+            kwargs["cache"] = args.cache
+        if args.concurrency:
+            kwargs["concurrency"] = args.concurrency
+        kwargs["dry_run"] = args.dry_run
+    return kwargs
+
+
+def _positive_int(name: str) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = 0
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number of 1 or more, not {text!r}")
+        return value
+    return parse
 
 
 def _number(text: str) -> float:
@@ -92,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("score", help="judge every claim and print the measures")
     _common(p)
+    _judge_options(p)
     g = p.add_mutually_exclusive_group()
     g.add_argument("--penalty", type=_number, default=None, metavar="P",
                    help="what a wrong answer costs, in correct answers (default 1)")
@@ -104,6 +151,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("agree", help="compare the judge with the person's labels")
     _common(p)
+    _judge_options(p)
+    p.add_argument("--repeat", type=_positive_int("--repeat"), default=1, metavar="N",
+                   help="judge N times (the llm judge without its cache) and report the flip rate: "
+                        "claims whose verdict changed between runs")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.set_defaults(func=cmd_agree)
 
@@ -190,13 +241,14 @@ def _load(args: argparse.Namespace):
     return cases_path, load_cases(cases_path, passages_path)
 
 
-def _evaluate(args: argparse.Namespace):
+def _evaluate(args: argparse.Namespace, runs: int = 1):
+    """Judge the cases ``runs`` times; one evaluation, or a list of them when ``runs`` > 1."""
     from .evaluate import evaluate
     from .judges import get_judge
 
     from .stats import preload_statsmodels
 
-    judge = get_judge(args.judge)
+    judge = get_judge(args.judge, **_judge_kwargs(args, cache=runs == 1))
     workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
     if workers < 1:
         raise GroundlabError(f"--workers must be 1 or more, not {workers}.")
@@ -204,9 +256,28 @@ def _evaluate(args: argparse.Namespace):
     preload = preload_statsmodels()  # overlaps the import with reading the cases
     source, cases = _load(args)
     preload.join()  # no thread may be running when judging forks its workers
-    ev = evaluate(cases, judge, splitter=splitter, workers=workers,
-                  progress=sys.stderr.isatty() and len(cases) > 5000)
-    return source, ev
+    evs = [evaluate(cases, judge, splitter=splitter, workers=workers,
+                    progress=sys.stderr.isatty() and len(cases) > 5000) for _ in range(runs)]
+    if hasattr(judge, "summary"):
+        print(f"groundlab: {judge.summary()}", file=sys.stderr)
+    return source, (evs[0] if runs == 1 else evs)
+
+
+def _dry_run(args: argparse.Namespace) -> int:
+    from .evaluate import claim_pairs, split_cases
+    from .judges import get_judge
+
+    judge = get_judge(args.judge, **_judge_kwargs(args))
+    source, cases = _load(args)
+    pairs = claim_pairs(list(zip(cases, split_cases(cases, _splitter(args)))))
+    runs = getattr(args, "repeat", 1)
+    estimate = judge.estimate(pairs)
+    if runs > 1:  # repeated runs skip the cache: every run sends every request
+        estimate = type(estimate)(runs * (estimate.requests + estimate.cached), 0,
+                                  runs * sum(r.estimated_tokens() for _, r in judge.requests_for(pairs)))
+    _emit(f"groundlab dry run: judge {args.judge} ({judge.model}) on {len(cases)} cases, {len(pairs)} claims "
+          f"({source}): {estimate}. Nothing was sent.")
+    return 0
 
 
 def _pct(x) -> str:
@@ -294,6 +365,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         if penalty < 0 or math.isnan(penalty) or math.isinf(penalty):
             raise GroundlabError(f"--penalty must be 0 or more, not {args.penalty:g}; a wrong answer costs "
                                  "that many correct ones (3 matches a 75% confidence target).")
+    if args.dry_run:
+        return _dry_run(args)
     if args.report:
         check_report_target(Path(args.report), args.force)
     source, ev = _evaluate(args)
@@ -303,7 +376,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.json:
         _emit(json.dumps(summary))
     else:
-        _emit(_score_text(summary, rates(ev), source))
+        _emit(_score_text(summary, rates(ev), source) + _error_lines(ev))
     if args.report:
         print(f"groundlab: wrote the steering report to {args.report}", file=sys.stderr)
     return 0
@@ -342,15 +415,39 @@ def _score_text(s: Dict, r: Dict, source: str) -> str:
     return "\n".join([head, "", _table(rows), ""] + tail)
 
 
+def _error_lines(ev) -> str:
+    """The claims the judge could not decide, each with its reason."""
+    failed = ev.claims[ev.claims["error"].notna()]
+    return "".join(f"\n  {row.case_id} claim {row.claim}: {row.error}" for row in failed.itertuples())
+
+
 def cmd_agree(args: argparse.Namespace) -> int:
-    from .metrics import disagreements
+    from .metrics import disagreements, flip_rate
     from .summary import agree_summary
 
-    source, ev = _evaluate(args)
+    if args.dry_run:
+        return _dry_run(args)
+    source, ev = _evaluate(args, runs=args.repeat)
+    flips = None
+    if args.repeat > 1:
+        flips = flip_rate([run.claims for run in ev])
+        ev = ev[0]
     a = agree_summary(ev)
     if args.json:
+        if flips is not None:
+            r = flips.rate
+            a["repeat"] = {"runs": args.repeat, "flipped": r.count, "claims": r.total,
+                           "rate": r.rate if r.total else None, "errors": flips.errors}
         _emit(json.dumps(a))
         return 0
+    if flips is not None:
+        r = flips.rate
+        _emit(f"groundlab agree: judge {a['judge']} run {args.repeat} times (no cache): {r.count} of {r.total} "
+              f"claims changed verdict between runs, flip rate {_pct(r.rate) if r.total else 'n/a'}"
+              + (f" (95% range {_pct(r.low)}\u2013{_pct(r.high)})" if r.total else "")
+              + (f"; {flips.errors} claims could not be judged in every run" if flips.errors else "")
+              + "".join(f"\n  {f.case_id} claim {f.claim}: {' / '.join(map(str, f.verdicts))}"
+                        for f in flips.flipped.itertuples()) + "\n")
     n = a["agreement"]["claims"]
     head = f"groundlab agree: judge {a['judge']} against the person's labels ({source})"
     if not n:
@@ -377,6 +474,9 @@ def cmd_agree(args: argparse.Namespace) -> int:
     parts = [head, "", _table(matrix, right=(1, 2, 3)), "", _table(stats), "", f"Cohen's kappa: {kappa}"]
     if a["unlabeled_cases"]:
         parts.append(f"unlabeled cases skipped: {a['unlabeled_cases']}")
+    errors = _error_lines(ev)
+    if errors:
+        parts.append(f"judge errors, left out of the agreement:{errors}")
     diff = disagreements(ev.claims)
     if len(diff):
         parts += ["", "disagreements:"]

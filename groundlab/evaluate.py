@@ -157,16 +157,22 @@ def _judge_parallel(cases, judge, splitter, workers, bar):
         pool.terminate()
 
 
-def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Dict[str, list]) -> None:
-    flat = [(case, claim) for case, split in chunk for claim in split.claims]
-
-    # Step 2a: every claim against all retrieved passages (one Evidence shared by a case's claims).
+def claim_pairs(chunk: Sequence[Tuple[Case, Split]]) -> List[Pair]:
+    """Step 2a's pairs: every claim against all retrieved passages. The claims of one case are
+    consecutive and share one :class:`Evidence` object, so a judge can ask about them together."""
     pairs: List[Pair] = []
     for case, split in chunk:
         if split.claims:
             evidence = Evidence(case.question, case.retrieved)
             pairs.extend((claim.text, evidence) for claim in split.claims)
-    verdicts = _judge(judge, pairs)
+    return pairs
+
+
+def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Dict[str, list]) -> None:
+    flat = [(case, claim) for case, split in chunk for claim in split.claims]
+
+    # Step 2a: every claim against all retrieved passages.
+    verdicts = _judge(judge, claim_pairs(chunk))
 
     # Step 2b: claims with citations against their cited passages alone (ALCE recall), unless the
     # judge already said which passages back the claim. Cited passages keep retrieval order, so
@@ -178,6 +184,9 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Dict[str, 
     cited_pairs: List[Pair] = []
     cited_at: List[int] = []
     for k, ((case, claim), verdict) in enumerate(zip(flat, verdicts)):
+        if verdict.error:
+            backed[k] = None  # undecided: not judged again, left out of citation recall
+            continue
         cites = claim.cites
         if not cites:
             continue

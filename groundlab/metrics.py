@@ -209,3 +209,43 @@ def disagreements(claims: pd.DataFrame) -> pd.DataFrame:
     mask = claims["label"].notna() & claims["verdict"].notna() & (claims["label"] != claims["verdict"])
     frame = claims.loc[mask, ["case_id", "claim", "text", "label", "verdict", "reason"]]
     return frame.rename(columns={"label": "person", "verdict": "judge"})
+
+
+@dataclass(frozen=True)
+class Flips:
+    """How a judge's verdicts moved between runs on the same claims.
+
+    ``rate``: claims whose verdict changed / claims judged in every run. ``errors``: claims some run
+    could not decide (left out of the rate). ``flipped``: those claims, one row each, with the
+    verdict of every run in ``verdicts``.
+    """
+
+    rate: Rate
+    errors: int
+    flipped: pd.DataFrame
+
+
+def flip_rate(runs: List[pd.DataFrame]) -> Flips:
+    """Judge non-determinism: the share of claims whose verdict differs between runs.
+
+    ``runs`` are the claim frames of two or more evaluations of the same cases.
+
+    >>> a = pd.DataFrame({"case_id": ["c1", "c1"], "claim": [1, 2], "text": ["x", "y"],
+    ...                   "verdict": ["supported", None]})
+    >>> b = a.assign(verdict=["unsupported", "supported"])
+    >>> f = flip_rate([a, b])
+    >>> str(f.rate), f.errors
+    ('1/1 = 100%', 1)
+    """
+    if len(runs) < 2:
+        raise ValueError("flip_rate needs the claim frames of at least two runs")
+    keys = list(zip(runs[0]["case_id"], runs[0]["claim"]))
+    for k, run in enumerate(runs[1:], 2):
+        if list(zip(run["case_id"], run["claim"])) != keys:
+            raise ValueError(f"run {k} judged other claims than run 1; compare runs over the same cases")
+    verdicts = list(zip(*(run["verdict"].tolist() for run in runs)))
+    undecided = [any(v is None or v != v for v in row) for row in verdicts]
+    changed = [not u and len(set(row)) > 1 for row, u in zip(verdicts, undecided)]
+    flipped = runs[0].loc[changed, ["case_id", "claim", "text"]].assign(
+        verdicts=[row for row, c in zip(verdicts, changed) if c])
+    return Flips(make_rate(sum(changed), len(keys) - sum(undecided), "flip rate"), sum(undecided), flipped)

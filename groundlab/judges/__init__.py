@@ -32,6 +32,10 @@ _REGISTRY: Dict[str, Tuple[str, str, str]] = {
                 "numbers and content-word coverage (free, offline)"),
     "rules": ("groundlab.judges.rules", "RulesJudge",
               "lexical plus a negation check (free, offline; the default)"),
+    "llm": ("groundlab.judges.llm", "LLMJudge",
+            "a Claude model through the Anthropic API, one request per answered case (needs ANTHROPIC_API_KEY)"),
+    "nli": ("groundlab.judges.nli", "NLIJudge",
+            "a local NLI or HHEM model on CPU (needs groundlab[nli] and the model on disk)"),
 }
 
 DEFAULT_JUDGE = "rules"

@@ -1,0 +1,301 @@
+"""The NLI judge: a local natural-language-inference model on CPU, weights never downloaded.
+
+Two kinds of model work:
+
+- **Three-way NLI** (any sequence-classification model whose ``id2label`` names entailment,
+  neutral and contradiction, e.g. ``cross-encoder/nli-deberta-v3-base``, the default):
+  the evidence is the premise, the claim the hypothesis; entailment → ``supported``,
+  contradiction → ``contradicted``, neutral → ``unsupported``. A two-way model
+  (entailment / not entailment) gives ``supported`` / ``unsupported``.
+- **Vectara HHEM-2.1-Open** (``vectara/hallucination_evaluation_model``): one consistency score
+  in [0, 1] per (premise, hypothesis); 0.5 or more → ``supported``, else ``unsupported`` (it has
+  no notion of contradiction). Its modelling code ships with the weights, so it loads with
+  ``trust_remote_code=True``, and builds its tokenizer from ``google/flan-t5-base``, which must be
+  in the local cache as well. Loading follows the model card (``predict(pairs)``), offline.
+
+Steps:
+
+1. **Windows.** The evidence (SPEC §2: the question line, then the passages) is kept whole when
+   it fits the model's input beside the claim. When it does not, it is split into sentences and
+   packed into windows that fit, each overlapping the previous by ``overlap`` sentences, so no
+   part of a long passage is silently cut off. A sentence longer than a window is cut into
+   word chunks.
+2. **Batches.** Every (window, claim) pair of the batch is scored once, in batches of
+   ``batch_size``, on CPU.
+3. **Best window decides.** A claim is ``supported`` when some window entails it (the highest
+   entailment wins), else ``contradicted`` when some window contradicts it, else ``unsupported``;
+   for HHEM the highest score decides. The verdict's ``score`` is that best entailment
+   probability (or consistency score).
+
+Models are loaded with ``local_files_only=True``: one that is not on disk raises a
+:class:`~groundlab.records.GroundlabError` naming it and saying how to make it available.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ..claims import split_sentences
+from ..records import Evidence, GroundlabError, Verdict
+
+DEFAULT_MODEL = "cross-encoder/nli-deberta-v3-base"
+HHEM_MODEL = "vectara/hallucination_evaluation_model"
+#: HHEM-2.1-Open has no fixed input length (T5); windows this long keep CPU memory modest.
+HHEM_MAX_LENGTH = 2048
+
+
+def label_map(id2label: Dict[Any, str]) -> Dict[int, str]:
+    """Model output index → verdict, from a config's ``id2label``.
+
+    >>> label_map({0: "CONTRADICTION", 1: "ENTAILMENT", 2: "NEUTRAL"})
+    {0: 'contradicted', 1: 'supported', 2: 'unsupported'}
+    """
+    out: Dict[int, str] = {}
+    for index, name in id2label.items():
+        lowered = str(name).lower().replace("-", "_").replace(" ", "_")
+        if lowered.startswith(("not_", "non_")):  # "not_entailment" is no entailment
+            verdict = "unsupported" if "entail" in lowered else None
+        else:
+            verdict = next((v for prefix, v in (("entail", "supported"), ("contradict", "contradicted"),
+                                                 ("neutral", "unsupported")) if lowered.startswith(prefix)), None)
+        if verdict is not None:
+            out[int(index)] = verdict
+    if "supported" not in out.values() or len(out) != len(id2label):
+        raise GroundlabError(f"the model's labels {dict(id2label)} are not entailment / neutral / contradiction; "
+                             "pass --model with an NLI model, or Vectara's HHEM.")
+    return out
+
+
+class NLIJudge:
+    """A local NLI (or HHEM) model as a judge (see the module docstring)."""
+
+    name = "nli"
+    version = "1"
+
+    def __init__(
+        self,
+        model: Optional[str] = None,
+        *,
+        batch_size: int = 16,
+        max_length: Optional[int] = None,
+        overlap: int = 1,
+        threshold: float = 0.5,
+    ) -> None:
+        self.model = model or os.environ.get("NLI_MODEL") or DEFAULT_MODEL
+        self.batch_size = max(1, int(batch_size))
+        self.overlap = max(0, int(overlap))
+        self.threshold = threshold
+        self._torch, self._net, self._tokenizer, self.kind = _load(self.model)
+        if self.kind == "hhem":
+            self.labels: Dict[int, str] = {}
+            self.max_length = max_length or HHEM_MAX_LENGTH
+            self._prompt = getattr(self._net, "prompt", None) or getattr(self._net.config, "prompt")
+        else:
+            self.labels = label_map(self._net.config.id2label)
+            limit = getattr(self._tokenizer, "model_max_length", None)
+            if not limit or limit > 100_000:  # tokenizers without a limit report a huge number
+                limit = getattr(self._net.config, "max_position_embeddings", 512)
+            self.max_length = max_length or int(limit)
+        self._lengths: Dict[str, int] = {}
+
+    # ------------------------------------------------------------ windows
+
+    def _length(self, text: str) -> int:
+        n = self._lengths.get(text)
+        if n is None:
+            n = len(self._tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
+            if len(self._lengths) < 200_000:
+                self._lengths[text] = n
+        return n
+
+    def _budget(self, claim: str) -> int:
+        """Tokens left for the premise beside ``claim`` (and the special tokens or the prompt)."""
+        if self.kind == "hhem":
+            used = self._length(self._prompt.format(text1="", text2=claim)) + 1
+        else:
+            used = self._length(claim) + self._tokenizer.num_special_tokens_to_add(pair=True)
+        return self.max_length - used
+
+    def windows(self, claim: str, evidence: Evidence) -> List[str]:
+        """The evidence as premises that each fit beside ``claim``: itself when it fits."""
+        budget = self._budget(claim)
+        whole = evidence.text
+        if self._length(whole) <= budget:
+            return [whole]
+        budget = max(budget, 8)
+        units: List[str] = []
+        for sentence in ["Question: " + evidence.question] + [
+                s for p in evidence.passages for s in split_sentences(p.text)]:
+            if self._length(sentence) <= budget:
+                units.append(sentence)
+            else:
+                units.extend(self._chunks(sentence, budget))
+        out: List[str] = []
+        start = 0
+        while start < len(units):
+            end, used = start, 0
+            while end < len(units) and (end == start or used + self._length(units[end]) + 1 <= budget):
+                used += self._length(units[end]) + 1
+                end += 1
+            out.append(" ".join(units[start:end]))
+            if end >= len(units):
+                break
+            start = max(start + 1, end - self.overlap)
+        return out
+
+    def _chunks(self, sentence: str, budget: int) -> List[str]:
+        words, chunks, current = sentence.split(), [], []
+        for word in words:
+            if current and self._length(" ".join(current + [word])) > budget:
+                chunks.append(" ".join(current))
+                current = current[-self.overlap * 8:] if self.overlap else []
+                while current and self._length(" ".join(current + [word])) > budget:
+                    current = current[1:]
+            current.append(word)
+        if current:
+            chunks.append(" ".join(current))
+        return chunks
+
+    # ------------------------------------------------------------ judging
+
+    def judge_batch(self, pairs: Sequence[Tuple[str, Evidence]]) -> List[Verdict]:
+        plans: List[List[int]] = []
+        index: Dict[Tuple[str, str], int] = {}
+        jobs: List[Tuple[str, str]] = []
+        for claim, evidence in pairs:
+            ids = []
+            for premise in self.windows(claim, evidence):
+                key = (premise, claim)
+                if key not in index:
+                    index[key] = len(jobs)
+                    jobs.append(key)
+                ids.append(index[key])
+            plans.append(ids)
+        scores = self._score(jobs)
+        return [self._decide([scores[i] for i in ids]) for ids in plans]
+
+    def _score(self, jobs: List[Tuple[str, str]]) -> List[Any]:
+        """Per (premise, hypothesis): class probabilities (NLI) or a consistency score (HHEM)."""
+        torch = self._torch
+        out: List[Any] = [None] * len(jobs)
+        # Similar lengths together: less padding, same results.
+        order = sorted(range(len(jobs)), key=lambda i: len(jobs[i][0]) + len(jobs[i][1]))
+        with torch.inference_mode():
+            for start in range(0, len(order), self.batch_size):
+                batch = order[start:start + self.batch_size]
+                if self.kind == "hhem":
+                    values = self._net.predict([jobs[i] for i in batch])
+                    values = [float(v) for v in values]
+                else:
+                    enc = self._tokenizer([jobs[i][0] for i in batch], [jobs[i][1] for i in batch],
+                                          padding=True, truncation="only_first", max_length=self.max_length,
+                                          return_tensors="pt")
+                    probs = torch.softmax(self._net(**enc).logits.float(), dim=-1)
+                    values = probs.tolist()
+                for i, value in zip(batch, values):
+                    out[i] = value
+        return out
+
+    def _decide(self, windows: List[Any]) -> Verdict:
+        n = len(windows)
+        where = (lambda k: f"window {k + 1} of {n}") if n > 1 else (lambda k: "whole evidence")
+        if self.kind == "hhem":
+            best = max(range(n), key=lambda k: windows[k])
+            score = windows[best]
+            if score >= self.threshold:
+                return Verdict("supported", f"HHEM consistency {score:.2f} \u2265 {self.threshold:g} "
+                               f"({where(best)})", score)
+            return Verdict("unsupported", f"HHEM consistency {score:.2f} < {self.threshold:g} "
+                           f"(best of {n} window{'s' * (n != 1)})", score)
+        verdict_of = self.labels
+        entail = [k for k, v in verdict_of.items() if v == "supported"][0]
+
+        def top(k: int) -> str:
+            probs = windows[k]
+            return verdict_of[max(range(len(probs)), key=probs.__getitem__)]
+
+        best_entail = max(range(n), key=lambda k: windows[k][entail])
+        support = windows[best_entail][entail]
+        for wanted, word in (("supported", "entailment"), ("contradicted", "contradiction")):
+            hits = [k for k in range(n) if top(k) == wanted]
+            if hits:
+                column = [i for i, v in verdict_of.items() if v == wanted][0]
+                k = max(hits, key=lambda h: windows[h][column])
+                return Verdict(wanted, f"{word} {windows[k][column]:.2f} ({where(k)})", support)
+        return Verdict("unsupported", f"no window entails or contradicts it; best entailment {support:.2f} "
+                       f"({where(best_entail)})", support)
+
+
+def _load(name: str):
+    """(torch, model, tokenizer, kind) for a model on disk; a clear error when it is not there."""
+    try:
+        import torch
+        import transformers  # noqa: F401
+    except ImportError:
+        raise GroundlabError("the nli judge needs torch and transformers; install them with "
+                             "pip install 'groundlab[nli]', or use --judge rules.") from None
+    from transformers.utils import logging as hf_logging
+
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.disable_progress_bar()
+    hf_logging.set_verbosity_error()  # load reports and progress bars would bury the one-line result
+    hub = _offline_hub()  # HHEM's own code loads its tokenizer without local_files_only
+    try:
+        return (torch,) + _load_offline(name)
+    finally:
+        hf_logging.enable_progress_bar()
+        hf_logging.set_verbosity(verbosity)
+        if hub is not None:
+            hub[0].HF_HUB_OFFLINE = hub[1]
+
+
+def _load_offline(name: str):
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers.utils import cached_file
+
+    if os.path.isabs(name) or name.startswith(".") or os.path.exists(name):
+        missing = GroundlabError(f"there is no NLI model in {name!r} (no config.json); pass --model with a folder "
+                                 "that holds a saved model, or a Hub name already in the local cache.")
+    else:
+        missing = GroundlabError(
+            f"the NLI model {name!r} is not on this machine and is never downloaded at run time; fetch it "
+            f"once where there is network (hf download {name}) into the Hugging Face cache, or pass --model "
+            "with the path of a folder that holds it.")
+    try:
+        config_path = cached_file(name, "config.json", local_files_only=True)
+    except (OSError, ValueError):
+        raise missing from None
+    if not config_path:
+        raise missing
+    with open(config_path, encoding="utf-8") as fh:
+        hhem = str(json.load(fh).get("model_type", "")).lower().startswith("hhem")
+    try:
+        net = AutoModelForSequenceClassification.from_pretrained(
+            name, local_files_only=True, trust_remote_code=hhem)
+        tokenizer = (getattr(net, "tokenzier", None) or getattr(net, "tokenizer", None)) if hhem else \
+            AutoTokenizer.from_pretrained(name, local_files_only=True)
+    except OSError as exc:
+        detail = " ".join(str(exc).split())[:200]
+        if hhem:
+            raise GroundlabError(
+                f"the HHEM model {name!r} could not be loaded offline ({detail}); it also needs "
+                "google/flan-t5-base in the local Hugging Face cache (hf download google/flan-t5-base).") from None
+        raise GroundlabError(f"the NLI model {name!r} could not be loaded offline ({detail}); fetch it once "
+                             f"where there is network (hf download {name}) or pass --model with a local folder.") from None
+    if tokenizer is None:
+        raise GroundlabError(f"the HHEM model {name!r} loaded without its tokenizer; check its files.")
+    net.eval()
+    return net, tokenizer, "hhem" if hhem else "nli"
+
+
+def _offline_hub():
+    """Turn the Hub's offline switch on for the duration of a load; (module, old value) to restore."""
+    try:
+        from huggingface_hub import constants
+    except ImportError:
+        return None
+    old = getattr(constants, "HF_HUB_OFFLINE", None)
+    constants.HF_HUB_OFFLINE = True
+    return constants, old

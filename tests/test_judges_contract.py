@@ -1,0 +1,58 @@
+"""Every registered judge keeps the order and length of its input and answers with one of the
+three verdicts, or with no label and an error. The model judges run offline: the llm judge
+against the stub Messages API, the nli judge on a tiny model built here."""
+
+from __future__ import annotations
+
+import pytest
+
+from groundlab import VERDICTS, Verdict, judge_names
+from groundlab.judges import get_judge
+from groundlab.records import Evidence, Passage
+
+from messages_stub import messages_stub  # noqa: F401
+from tiny_models import tiny_nli  # noqa: F401
+
+SHARED = Evidence("Who releases an order 1.5 percent over its limit?",
+                  (Passage("D01", "Below 2 percent the credit analyst releases the order."),
+                   Passage("D02", "Above 2 percent the credit manager must approve it.")))
+OTHER = Evidence("When is the invoice paid?", (Passage("D10", "Invoices are paid within 30 days."),))
+
+PAIRS = [
+    ("The credit analyst releases the order.", SHARED),
+    ("The credit manager must approve every order.", SHARED),
+    ("Invoices are paid within 60 days.", OTHER),
+    # Equal to SHARED but another object: judged on its own, still in place.
+    ("The credit analyst releases the order.", Evidence(SHARED.question, SHARED.passages)),
+    ("", OTHER),
+]
+
+
+@pytest.fixture
+def build(request, tmp_path):
+    def make(name):
+        if name == "llm":
+            request.getfixturevalue("messages_stub")
+            return get_judge("llm", cache=tmp_path / "cache", backoff=0, progress=False)
+        if name == "nli":
+            pytest.importorskip("torch")
+            pytest.importorskip("transformers")
+            return get_judge("nli", model=str(request.getfixturevalue("tiny_nli")), batch_size=2)
+        return get_judge(name)
+    return make
+
+
+@pytest.mark.parametrize("name", judge_names())
+def test_judge_contract(name, build):
+    judge = build(name)
+    assert judge.name == name and isinstance(judge.version, str)
+    verdicts = judge.judge_batch(PAIRS)
+    assert len(verdicts) == len(PAIRS)
+    for verdict in verdicts:
+        assert isinstance(verdict, Verdict)
+        assert verdict.label in VERDICTS or (verdict.label is None and verdict.error)
+    assert judge.judge_batch([]) == []
+    # Order is kept: judging the pairs backwards gives the verdicts backwards.
+    backwards = judge.judge_batch(PAIRS[::-1])
+    assert [v.label for v in backwards[::-1]] == [v.label for v in verdicts]
+    assert judge.judge_batch(PAIRS[2:3])[0].label == verdicts[2].label
