@@ -88,6 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     # Workbook commands (notebooks run with papermill, sample-size planning) are added here.
 
     # Import and labeling commands are added here.
+    from .labeling_cli import add_commands as add_labeling_commands
+
+    add_labeling_commands(sub)
 
     return parser
 
