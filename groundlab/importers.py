@@ -51,7 +51,19 @@ class ImportReport:
     passages: int
     answered: int  # cases whose answer holds a claim
     without_citations: int  # of those, the ones that cite no passage
+    source: Path
     out: Path
+
+    def __str__(self) -> str:
+        if self.answered and self.without_citations == self.answered:
+            note = "; no answer cites a passage, so the citation measures will say \"no citations\""
+        elif self.without_citations:
+            note = (f"; {self.without_citations} of {self.answered} answers cite no passage, so their claims "
+                    "count as not backed by a citation")
+        else:
+            note = ""
+        return (f"read {self.rows} rows from {self.source}; wrote {self.cases} cases with {self.passages} "
+                f"passages inline to {self.out}{note}.")
 
 
 def read_rows(path: PathLike, fmt: str) -> Tuple[List[Row], str]:
@@ -159,7 +171,8 @@ def import_cases(fmt: str, path: PathLike, out: PathLike, *, force: bool = False
     splits = [splitter.split(c["id"], c["answer"]).claims for c in cases]
     answered = sum(1 for claims in splits if claims)
     without = sum(1 for claims in splits if claims and not any(claim.cites for claim in claims))
-    return ImportReport(len(rows), len(cases), sum(len(c["retrieved"]) for c in cases), answered, without, out)
+    return ImportReport(len(rows), len(cases), sum(len(c["retrieved"]) for c in cases), answered, without,
+                        path, out)
 
 
 # ---------------------------------------------------------------- checks of one row

@@ -66,6 +66,8 @@ _FALSE = ("false", "no")
 
 @dataclass(frozen=True)
 class ExportReport:
+    """What :func:`export_sheet` wrote; ``str()`` says it in a sentence."""
+
     rows: int
     claims: int
     cases: int
@@ -74,9 +76,21 @@ class ExportReport:
     judge: Optional[str]
     out: Path
 
+    def __str__(self) -> str:
+        suggestion = "no judge suggestions (blind)" if self.judge is None else f"judge {self.judge} suggestions"
+        text = (f"wrote {self.rows} rows to {self.out}: {self.claims} claims of {self.cases} cases, plus "
+                f"{_count(self.cases_without_claims, 'row', 'rows')} for answers without claims (set answerable "
+                f"there); {suggestion}.")
+        if self.cut_cells:
+            text += (f"\nnote: {_count(self.cut_cells, 'cell was', 'cells were')} longer than a spreadsheet cell "
+                     "holds and cut, marked \"cut here\".")
+        return text
+
 
 @dataclass(frozen=True)
 class ImportReport:
+    """What :func:`import_labels` read and wrote; ``str()`` says it in a few sentences."""
+
     rows: int
     labeled_cases: int
     labeled_claims: int
@@ -85,7 +99,26 @@ class ImportReport:
     partly_labeled_cases: List[str] = field(default_factory=list)
     cases_not_in_sheet: int = 0
     answerable_set: int = 0
+    sheet: Optional[Path] = None
+    cases_path: Optional[Path] = None
     out: Optional[Path] = None
+
+    def __str__(self) -> str:
+        lines = [f"read {self.rows} rows from {self.sheet}; wrote {self.out} with labels for {self.labeled_claims} "
+                 f"claims of {self.labeled_cases} cases and answerable set on {self.answerable_set}."]
+        if self.unlabeled_claims:
+            lines.append(f"{_count(self.unlabeled_claims, 'claim', 'claims')} in "
+                         f"{_count(self.unlabeled_cases, 'case', 'cases')} "
+                         f"{'remains' if self.unlabeled_claims == 1 else 'remain'} unlabeled.")
+        partly = self.partly_labeled_cases
+        if partly:
+            shown = ", ".join(partly[:10]) + (", ..." if len(partly) > 10 else "")
+            lines.append(f"{_count(len(partly), 'case is', 'cases are')} only partly labeled in the sheet and kept "
+                         f"the labels they had (none for a fresh log): {shown}.")
+        if self.cases_not_in_sheet:
+            lines.append(f"{_count(self.cases_not_in_sheet, 'case', 'cases')} of {self.cases_path} not in the "
+                         "sheet: kept unchanged.")
+        return "\n".join(lines)
 
 
 # ---------------------------------------------------------------- export
@@ -191,6 +224,18 @@ def fill_labels(sheet: pd.DataFrame, cases: Sequence[Case]) -> pd.DataFrame:
         if known and str(number).strip():
             filled.iloc[i, filled.columns.get_loc("label")] = known[int(number) - 1]
     return filled
+
+
+def work_dir(path: PathLike = "") -> Path:
+    """The folder a labeling round writes into: ``path`` (created when missing), or, when it is
+    empty, a new temporary folder (so a demonstration leaves nothing behind in the project)."""
+    if not str(path):
+        import tempfile
+
+        return Path(tempfile.mkdtemp(prefix="groundlab-labeling-"))
+    folder = Path(path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 # ---------------------------------------------------------------- import
@@ -345,7 +390,7 @@ def import_labels(sheet_path: PathLike, cases_path: PathLike, out: PathLike, *, 
     claims = {case.id: splitter.split(case.id, case.answer).claims for case in cases}
     new_records, report = apply_labels(records, cases, found, claims)
     write_atomic(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in new_records))
-    return replace(report, rows=rows, out=Path(out))
+    return replace(report, rows=rows, sheet=Path(sheet_path), cases_path=Path(cases_path), out=Path(out))
 
 
 # ---------------------------------------------------------------- cells
@@ -393,6 +438,10 @@ def _claim_number(cell: str, where: str) -> int:
         raise InputError(f"{where}: claim_no {cell!r} is not a claim number (1, 2, ...); restore the "
                          "number the sheet was exported with.")
     return int(match.group(1))
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
 
 
 def _preview(text: str, width: int = 60) -> str:

@@ -53,16 +53,7 @@ def add_commands(sub) -> None:
 def cmd_import(args: argparse.Namespace) -> int:
     from .importers import import_cases
 
-    r = import_cases(args.format, args.input, args.out, force=args.force)
-    if r.answered and r.without_citations == r.answered:
-        note = "; no answer cites a passage, so the citation measures will say \"no citations\""
-    elif r.without_citations:
-        note = (f"; {r.without_citations} of {r.answered} answers cite no passage, so their claims count as "
-                "not backed by a citation")
-    else:
-        note = ""
-    _emit(f"read {r.rows} rows from {args.input}; wrote {r.cases} cases with {r.passages} passages inline "
-          f"to {r.out}{note}.")
+    _emit(str(import_cases(args.format, args.input, args.out, force=args.force)))
     return 0
 
 
@@ -70,41 +61,16 @@ def cmd_label_export(args: argparse.Namespace) -> int:
     from .labeling import export_sheet
 
     cases, passages = _input_paths(args)
-    r = export_sheet(cases, args.out, passages=passages, judge=None if args.blind else args.judge,
-                     splitter=_splitter(args), force=args.force)
-    suggestion = "no judge suggestions (blind)" if r.judge is None else f"judge {r.judge} suggestions"
-    lines = [f"wrote {r.rows} rows to {r.out}: {r.claims} claims of {r.cases} cases, plus "
-             f"{r.cases_without_claims} row{'s' if r.cases_without_claims != 1 else ''} for answers without "
-             f"claims (set answerable there); {suggestion}. Fill the label column, then run "
-             f"'groundlab label import {r.out} --cases {cases} --out LABELED.jsonl'."]
-    if r.cut_cells:
-        lines.append(f"note: {r.cut_cells} cells were longer than a spreadsheet cell holds and were cut, "
-                     "marked \"cut here\".")
-    _emit("\n".join(lines))
+    report = export_sheet(cases, args.out, passages=passages, judge=None if args.blind else args.judge,
+                          splitter=_splitter(args), force=args.force)
+    _emit(f"{report}\nFill the label column, then run 'groundlab label import {report.out} --cases {cases} "
+          "--out LABELED.jsonl'.")
     return 0
 
 
 def cmd_label_import(args: argparse.Namespace) -> int:
     from .labeling import import_labels
 
-    r = import_labels(args.sheet, args.cases, args.out, partial=args.partial, force=args.force,
-                      splitter=_splitter(args))
-    lines = [f"read {r.rows} rows from {args.sheet}; wrote {r.out} with labels for {r.labeled_claims} claims "
-             f"of {r.labeled_cases} cases and answerable set on {r.answerable_set}."]
-    if r.unlabeled_claims:
-        lines.append(f"{_count(r.unlabeled_claims, 'claim', 'claims')} in {_count(r.unlabeled_cases, 'case', 'cases')} "
-                     f"{'remains' if r.unlabeled_claims == 1 else 'remain'} unlabeled.")
-    partly = r.partly_labeled_cases
-    if partly:
-        shown = ", ".join(partly[:10]) + (", ..." if len(partly) > 10 else "")
-        lines.append(f"{_count(len(partly), 'case is', 'cases are')} only partly labeled in the sheet and kept "
-                     f"the labels they had (none for a fresh log): {shown}.")
-    if r.cases_not_in_sheet:
-        lines.append(f"{_count(r.cases_not_in_sheet, 'case', 'cases')} of {args.cases} not in the sheet: "
-                     "kept unchanged.")
-    _emit("\n".join(lines))
+    _emit(str(import_labels(args.sheet, args.cases, args.out, partial=args.partial, force=args.force,
+                            splitter=_splitter(args))))
     return 0
-
-
-def _count(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"

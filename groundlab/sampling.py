@@ -123,6 +123,23 @@ def stratified_sample(cases: pd.DataFrame, n: int, *, strata: Optional[pd.Series
     return design
 
 
+def design_table(design: pd.DataFrame) -> pd.DataFrame:
+    """Per stratum: answers in the log, drawn, the share of each, and the weight of a drawn answer.
+
+    >>> import pandas as pd
+    >>> d = pd.DataFrame({"case_id": ["a", "b", "c"], "stratum": ["contradicted", "supported", "supported"],
+    ...                   "population": [1, 9, 9], "sampled": [1, 2, 2], "weight": [1.0, 4.5, 4.5]})
+    >>> design_table(d)[["population", "sampled", "weight"]].loc["supported"].tolist()
+    [9.0, 2.0, 4.5]
+    """
+    table = design.groupby("stratum")[["population", "sampled", "weight"]].first()
+    table = table.reindex(_ordered(table.index))
+    table.insert(1, "log_share", (table["population"] / table["population"].sum()).round(3))
+    table.insert(3, "sample_share", (table["sampled"] / table["sampled"].sum()).round(3))
+    table.index.name = "stratum"
+    return table
+
+
 def _ordered(names) -> list:
     known = [h for h in STRATA if h in set(names)]
     return known + sorted(set(names) - set(known), key=str)
@@ -202,8 +219,23 @@ def estimate_hallucination_rate(design: pd.DataFrame, labeled_cases: pd.DataFram
     frame = design.merge(labeled_cases[["case_id", "claims", "hallucinated_by_person"]], on="case_id",
                          how="left", validate="one_to_one")
     answered = frame[frame["claims"].fillna(0) > 0]
-    sizes = answered.groupby("stratum")["population"].first().to_dict()
+    population = answered.groupby("stratum")["population"].first()
+    sizes = {h: int(population[h]) for h in _ordered(population.index)}
     return weighted_rate(answered["hallucinated_by_person"], answered["stratum"], sizes)
+
+
+def compare_rates(log_cases: pd.DataFrame, labeled_cases: pd.DataFrame, estimate: WeightedRate) -> pd.DataFrame:
+    """The hallucination rate three ways: the judge on the whole log, the person on the sample as
+    drawn (over-represents flagged answers), and the person weighted back to the log."""
+    from .metrics import hallucination_rate
+
+    judge = hallucination_rate(log_cases)
+    plain = hallucination_rate(labeled_cases, by="person")
+    rows = [("judge, whole log", judge.rate, judge.low, judge.high, judge.total),
+            ("person, sample as drawn", plain.rate, plain.low, plain.high, plain.total),
+            ("person, weighted to the log", estimate.rate, estimate.low, estimate.high, estimate.labeled)]
+    return pd.DataFrame(rows, columns=["hallucination rate", "rate", "low", "high", "answers"]).set_index(
+        "hallucination rate").round(3)
 
 
 def write_sample(cases_path: PathLike, design: pd.DataFrame, out: PathLike, *, force: bool = False) -> Path:

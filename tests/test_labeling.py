@@ -9,7 +9,7 @@ import json
 import pytest
 
 from groundlab import load_cases
-from groundlab.labeling import SHEET_COLUMNS, fill_labels, read_sheet, sheet_frame, write_sheet
+from groundlab.labeling import SHEET_COLUMNS, fill_labels, read_sheet, sheet_frame, work_dir, write_sheet
 
 from conftest import CASES, NOTES
 
@@ -326,3 +326,13 @@ def test_partial_keeps_labels_a_case_had(cli, tmp_path):
     code, stdout, err = cli("label", "import", out, "--cases", CASES, "--out", tmp_path / "o.jsonl", "--partial")
     assert code == 0, err
     assert records(tmp_path / "o.jsonl") == records(CASES)
+
+
+def test_work_dir(tmp_path):
+    assert work_dir(tmp_path / "a" / "b").is_dir()
+    first, second = work_dir(""), work_dir("")
+    try:
+        assert first.is_dir() and not any(first.iterdir()) and first != second
+    finally:
+        first.rmdir()
+        second.rmdir()

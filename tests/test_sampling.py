@@ -12,6 +12,8 @@ from groundlab import GroundlabError, evaluate, hallucination_rate, load_cases
 from groundlab.labeling import fill_labels, import_labels, sheet_frame, write_sheet
 from groundlab.sampling import (
     allocate,
+    compare_rates,
+    design_table,
     estimate_hallucination_rate,
     judge_strata,
     read_design,
@@ -162,6 +164,14 @@ def test_sample_sheet_and_estimate_end_to_end(tmp_path, sample_cases):
     assert estimate.rate == pytest.approx(expected)
     plain = hallucination_rate(labeled.cases, by="person")
     assert (plain.count, plain.total) == (by["count"].sum(), 6)
+
+    table = compare_rates(ev.cases, labeled.cases, estimate)
+    assert list(table.index) == ["judge, whole log", "person, sample as drawn", "person, weighted to the log"]
+    assert table["answers"].tolist() == [10, 6, 6]
+    assert table.loc["person, weighted to the log", "rate"] == round(estimate.rate, 3)
+    shares = design_table(design)
+    assert list(shares.index) == ["contradicted", "unsupported", "supported", "abstained"]
+    assert shares["sampled"].sum() == 8 and shares["population"].sum() == 12
 
 
 def test_write_sample_refuses_other_cases(tmp_path):
