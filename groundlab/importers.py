@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from .claims import ClaimSplitter
-from .io import PathLike, _json_type, check_output, iter_jsonl, parse_labels, read_csv, read_text, write_atomic
+from .io import (PathLike, _json_type, check_output, iter_jsonl, parse_labels, plural, read_csv, read_text,
+                 write_atomic)
 from .records import InputError
 
 FORMATS: Tuple[str, ...] = ("ragas", "log")
@@ -62,8 +63,9 @@ class ImportReport:
                     "count as not backed by a citation")
         else:
             note = ""
-        return (f"read {self.rows} rows from {self.source}; wrote {self.cases} cases with {self.passages} "
-                f"passages inline to {self.out}{note}.")
+        return (f"read {plural(self.rows, 'row', 'rows')} from {self.source}; wrote "
+                f"{plural(self.cases, 'case', 'cases')} with {plural(self.passages, 'passage', 'passages')} "
+                f"inline to {self.out}{note}.")
 
 
 def read_rows(path: PathLike, fmt: str) -> Tuple[List[Row], str]:

@@ -25,6 +25,11 @@ def _display(path: Path) -> str:
     return str(path)
 
 
+def plural(n: int, one: str, many: str) -> str:
+    """``1 row``, ``2 rows``: how a count reads in a report."""
+    return f"{n} {one if n == 1 else many}"
+
+
 def read_text(path: PathLike, what: str) -> str:
     """The whole file as text; a clear error when it is missing or not UTF-8."""
     path = Path(path)

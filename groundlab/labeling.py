@@ -43,7 +43,7 @@ import pandas as pd
 
 from .claims import ClaimSplitter
 from .evaluate import split_cases
-from .io import PathLike, check_output, iter_jsonl, load_cases, read_csv, write_atomic
+from .io import PathLike, check_output, iter_jsonl, load_cases, plural, read_csv, write_atomic
 from .judges import Judge, get_judge
 from .records import VERDICTS, Case, Evidence, InputError, Passage
 
@@ -78,11 +78,12 @@ class ExportReport:
 
     def __str__(self) -> str:
         suggestion = "no judge suggestions (blind)" if self.judge is None else f"judge {self.judge} suggestions"
-        text = (f"wrote {self.rows} rows to {self.out}: {self.claims} claims of {self.cases} cases, plus "
-                f"{_count(self.cases_without_claims, 'row', 'rows')} for answers without claims (set answerable "
+        text = (f"wrote {plural(self.rows, 'row', 'rows')} to {self.out}: {plural(self.claims, 'claim', 'claims')} "
+                f"of {plural(self.cases, 'case', 'cases')}, plus "
+                f"{plural(self.cases_without_claims, 'row', 'rows')} for answers without claims (set answerable "
                 f"there); {suggestion}.")
         if self.cut_cells:
-            text += (f"\nnote: {_count(self.cut_cells, 'cell was', 'cells were')} longer than a spreadsheet cell "
+            text += (f"\nnote: {plural(self.cut_cells, 'cell was', 'cells were')} longer than a spreadsheet cell "
                      "holds and cut, marked \"cut here\".")
         return text
 
@@ -104,19 +105,20 @@ class ImportReport:
     out: Optional[Path] = None
 
     def __str__(self) -> str:
-        lines = [f"read {self.rows} rows from {self.sheet}; wrote {self.out} with labels for {self.labeled_claims} "
-                 f"claims of {self.labeled_cases} cases and answerable set on {self.answerable_set}."]
+        lines = [f"read {plural(self.rows, 'row', 'rows')} from {self.sheet}; wrote {self.out} with labels for "
+                 f"{plural(self.labeled_claims, 'claim', 'claims')} of {plural(self.labeled_cases, 'case', 'cases')} "
+                 f"and answerable set on {self.answerable_set}."]
         if self.unlabeled_claims:
-            lines.append(f"{_count(self.unlabeled_claims, 'claim', 'claims')} in "
-                         f"{_count(self.unlabeled_cases, 'case', 'cases')} "
+            lines.append(f"{plural(self.unlabeled_claims, 'claim', 'claims')} in "
+                         f"{plural(self.unlabeled_cases, 'case', 'cases')} "
                          f"{'remains' if self.unlabeled_claims == 1 else 'remain'} unlabeled.")
         partly = self.partly_labeled_cases
         if partly:
             shown = ", ".join(partly[:10]) + (", ..." if len(partly) > 10 else "")
-            lines.append(f"{_count(len(partly), 'case is', 'cases are')} only partly labeled in the sheet and kept "
+            lines.append(f"{plural(len(partly), 'case is', 'cases are')} only partly labeled in the sheet and kept "
                          f"the labels they had (none for a fresh log): {shown}.")
         if self.cases_not_in_sheet:
-            lines.append(f"{_count(self.cases_not_in_sheet, 'case', 'cases')} of {self.cases_path} not in the "
+            lines.append(f"{plural(self.cases_not_in_sheet, 'case', 'cases')} of {self.cases_path} not in the "
                          "sheet: kept unchanged.")
         return "\n".join(lines)
 
@@ -438,10 +440,6 @@ def _claim_number(cell: str, where: str) -> int:
         raise InputError(f"{where}: claim_no {cell!r} is not a claim number (1, 2, ...); restore the "
                          "number the sheet was exported with.")
     return int(match.group(1))
-
-
-def _count(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
 
 
 def _preview(text: str, width: int = 60) -> str:
