@@ -183,6 +183,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
     # Import and labeling commands are added here.
+    from .labeling_cli import add_commands as add_labeling_commands
+
+    add_labeling_commands(sub)
 
     return parser
 

@@ -6,11 +6,13 @@ sentence naming the file, the line (and case id when known) and what to do about
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Dict, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._gc import paused_gc
 from .records import VERDICTS, Case, InputError, Passage
@@ -22,6 +24,11 @@ _CASE_FIELDS = ("id", "question", "retrieved", "answer")
 
 def _display(path: Path) -> str:
     return str(path)
+
+
+def plural(n: int, one: str, many: str) -> str:
+    """``1 row``, ``2 rows``: how a count reads in a report."""
+    return f"{n} {one if n == 1 else many}"
 
 
 def read_text(path: PathLike, what: str) -> str:
@@ -83,6 +90,65 @@ def _check_file(path: Path, what: str) -> None:
                          "(run 'groundlab init' to get the sample set).")
     if path.is_dir():
         raise InputError(f"{what} file {_display(path)} is a folder; pass the path of a .jsonl file.")
+
+
+def read_csv(path: PathLike, what: str, required: Sequence[str]) -> Tuple[List[str], List[Tuple[int, Dict[str, str]]]]:
+    """The columns and ``(row_number, {column: cell})`` rows of a CSV file, header checked first.
+
+    Rows are numbered as a spreadsheet shows them (the header is row 1). The separator may be
+    ``,``, ``;`` or a tab (spreadsheets in some locales save with ``;``): the first one whose
+    header holds every ``required`` column is used. Blank rows are skipped; a short row reads
+    its missing cells as empty.
+    """
+    path = Path(path)
+    text = read_text(path, what)
+    header_line = text.split("\n", 1)[0]
+    delimiter = next((d for d in (",", ";", "\t")
+                      if set(required) <= {c.strip() for c in next(csv.reader([header_line], delimiter=d), [])}),
+                     ",")
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
+        columns = [c.strip() for c in next(reader, [])]
+        missing = [c for c in required if c not in columns]
+        if missing:
+            raise InputError(f"{_display(path)} row 1 has no column {', '.join(repr(c) for c in missing)}; "
+                             f"the first row must name the columns, including {', '.join(required)}.")
+        repeated = sorted({c for c in columns if c and columns.count(c) > 1})
+        if repeated:
+            raise InputError(f"{_display(path)} row 1 names the column {repeated[0]!r} twice; "
+                             "rename or delete one of them.")
+        rows: List[Tuple[int, Dict[str, str]]] = []
+        for number, cells in enumerate(reader, 2):
+            if not any(cell.strip() for cell in cells):
+                continue
+            if len(cells) > len(columns) and any(cell.strip() for cell in cells[len(columns):]):
+                raise InputError(f"{_display(path)} row {number} has {len(cells)} cells but the header names "
+                                 f"{len(columns)} columns; quote cells that contain {delimiter!r} or a line break.")
+            cells = cells + [""] * (len(columns) - len(cells))
+            rows.append((number, {c: cell for c, cell in zip(columns, cells) if c}))
+    except csv.Error as exc:
+        raise InputError(f"{_display(path)} row {reader.line_num} is not valid CSV ({exc}); "
+                         "save the file again as CSV from the spreadsheet.") from None
+    return columns, rows
+
+
+def check_output(path: PathLike, force: bool, inputs: Sequence[PathLike] = ()) -> Path:
+    """Refuse an output path that exists (unless ``force``) or that is one of the ``inputs``.
+
+    An input is never replaced, even with ``force``: the files people hand groundlab are kept
+    as they were, and every command writes what it made to a new file.
+    """
+    path = Path(path)
+    for source in inputs:
+        if path.exists() and Path(source).exists() and path.resolve() == Path(source).resolve():
+            raise InputError(f"{_display(path)} is also the input; nothing was written "
+                             "(write to a new file: the input is kept as it was).")
+    if path.is_dir():
+        raise InputError(f"{_display(path)} is a folder; pass the path of the file to write.")
+    if path.exists() and not force:
+        raise InputError(f"{_display(path)} already exists; nothing was written "
+                         "(choose another file or pass --force to replace it).")
+    return path
 
 
 def load_passages(path: PathLike) -> Dict[str, Passage]:

@@ -52,7 +52,13 @@ def hallucination_rate(cases: pd.DataFrame, by: str = "judge") -> Rate:
 
 
 def citation_recall(claims: pd.DataFrame) -> Rate:
-    """Over claims the judge found supported: the share whose cited passages alone back them (ALCE)."""
+    """Over claims the judge found supported: the share whose cited passages alone back them (ALCE).
+
+    When no claim cites anything (answers that were never asked to cite, as in many logs) the
+    rate is undefined rather than a misleading 0%.
+    """
+    if not _judged(claims)["citations"].any():
+        return make_rate(0, 0, "citation recall")
     supported = claims[(claims["verdict"] == "supported") & claims["citation_ok"].notna()]
     return make_rate(int(supported["citation_ok"].sum()), len(supported), "citation recall")
 

@@ -1,0 +1,269 @@
+"""Draw answers for people to label, stratified by the judge's verdict, and weigh them back.
+
+Labeling every answer of a production log is too costly, and a simple random sample of a few
+hundred holds few of the answers that matter: the ones the judge flags. So the log is split
+into strata by the judge's verdict on each answer (:func:`judge_strata`), a sample is drawn from
+every stratum with flagged answers over-represented (:func:`allocate`,
+:func:`stratified_sample`), and each labeled answer then stands for ``weight = N_h / n_h``
+answers of its stratum (``N_h`` in the log, ``n_h`` labeled). The person-based rate of the whole
+log is the stratified estimate ``sum_h (N_h / N) * p_h`` (:func:`weighted_rate`); the plain rate
+over the sample would overstate it, since flagged answers were drawn more often.
+
+The interval is a Wilson interval on the effective sample size ``p (1 - p) / var`` (Kish), with
+the stratified variance ``sum_h W_h^2 p_h (1 - p_h) / n_h (1 - n_h / N_h)``, and never narrower
+than a simple random sample of the same size (as Korn and Graubard advise for small samples).
+
+>>> import pandas as pd
+>>> log = pd.DataFrame({"case_id": [f"r{i}" for i in range(100)], "claims": [2] * 100,
+...                     "supported": [2] * 90 + [1] * 10, "contradicted": [0] * 90 + [1] * 10,
+...                     "unsupported": [0] * 100, "errors": [0] * 100})
+>>> design = stratified_sample(log, 20, seed=1)
+>>> design.groupby("stratum")[["population", "sampled", "weight"]].first().to_dict("index")
+{'contradicted': {'population': 10, 'sampled': 10, 'weight': 1.0}, 'supported': {'population': 90, 'sampled': 10, 'weight': 9.0}}
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Mapping, Optional, Union
+
+import pandas as pd
+
+from .io import PathLike, check_output, iter_jsonl, write_atomic
+from .records import GroundlabError
+
+#: The judge's verdict on a whole answer, worst first: an answer with a contradicted claim is
+#: ``contradicted``; else with an unsupported one ``unsupported``; else, when the judge could not
+#: decide a claim, ``undecided``; else ``supported``. An answer without claims is ``abstained``.
+STRATA = ("contradicted", "unsupported", "undecided", "supported", "abstained")
+
+#: Where :func:`write_sample` keeps the design in each sampled case.
+SAMPLE_FIELD = "sample"
+
+
+def judge_strata(cases: pd.DataFrame) -> pd.Series:
+    """The judge's verdict on each answer (see :data:`STRATA`), from the case frame of an evaluation."""
+    stratum = pd.Series("supported", index=cases.index, name="stratum", dtype=object)
+    stratum[cases["errors"] > 0] = "undecided"
+    stratum[cases["unsupported"] > 0] = "unsupported"
+    stratum[cases["contradicted"] > 0] = "contradicted"
+    stratum[cases["claims"] == 0] = "abstained"
+    return stratum
+
+
+def allocate(sizes: Mapping[str, int], n: int,
+             shares: Union[str, Mapping[str, float], None] = None) -> Dict[str, int]:
+    """How many answers to draw from each stratum.
+
+    ``shares``: ``None`` or ``"equal"`` gives every stratum the same share (so rare flagged
+    answers are over-represented); ``"proportional"`` shares by stratum size (no
+    over-representation); a mapping gives relative shares by stratum name. Every non-empty
+    stratum gets at least one answer, none more than it holds; the seats are apportioned by the
+    Huntington-Hill method (the one that gives every US state at least one seat).
+
+    >>> allocate({"contradicted": 3, "unsupported": 40, "supported": 900}, 30)
+    {'contradicted': 3, 'unsupported': 14, 'supported': 13}
+    """
+    sizes = {h: int(size) for h, size in sizes.items() if size > 0}
+    if n >= sum(sizes.values()):
+        return dict(sizes)
+    if n < len(sizes):
+        raise GroundlabError(f"a sample of {n} cannot hold one answer from each of the {len(sizes)} strata "
+                             f"({', '.join(sizes)}); draw at least {len(sizes)}.")
+    if shares is None or shares == "equal":
+        weights = {h: 1.0 for h in sizes}
+    elif shares == "proportional":
+        weights = {h: float(size) for h, size in sizes.items()}
+    elif isinstance(shares, Mapping):
+        unknown = [h for h in shares if h not in STRATA]
+        if unknown:
+            raise GroundlabError(f"shares name the stratum {unknown[0]!r}, which does not exist; use "
+                                 f"{', '.join(STRATA)}.")
+        weights = {h: float(shares.get(h, 0.0)) for h in sizes}
+        if any(w < 0 or math.isnan(w) for w in weights.values()) or not any(weights.values()):
+            raise GroundlabError("shares must be 0 or more, and at least one stratum in the log must have "
+                                 "a share above 0.")
+    else:
+        raise GroundlabError(f"shares must be 'equal', 'proportional' or a mapping of stratum to share, "
+                             f"not {shares!r}.")
+    seats = {h: 1 for h in sizes}
+    for _ in range(n - len(sizes)):
+        open_strata = [h for h in sizes if seats[h] < sizes[h]]
+        best = max(open_strata, key=lambda h: weights[h] / math.sqrt(seats[h] * (seats[h] + 1)))
+        seats[best] += 1
+    return seats
+
+
+def stratified_sample(cases: pd.DataFrame, n: int, *, strata: Optional[pd.Series] = None,
+                      shares: Union[str, Mapping[str, float], None] = None, seed: int = 0) -> pd.DataFrame:
+    """Draw ``n`` answers from a case frame, by stratum; the design as a frame.
+
+    Returns one row per drawn case, in the frame's order: ``case_id``, ``stratum``,
+    ``population`` (answers of that stratum in the log), ``sampled`` (drawn from it) and
+    ``weight`` (``population / sampled``: how many answers of the log each one stands for).
+    ``strata`` defaults to :func:`judge_strata`; the same ``seed`` draws the same sample.
+    """
+    strata = judge_strata(cases) if strata is None else strata.reindex(cases.index)
+    sizes = strata.value_counts()
+    seats = allocate({h: int(sizes[h]) for h in _ordered(sizes.index)}, n, shares)
+    picked = []
+    for h, k in seats.items():
+        members = strata.index[strata == h]
+        picked.extend(members if k >= len(members)
+                      else pd.Series(members).sample(n=k, random_state=seed).tolist())
+    picked_index = cases.index[cases.index.isin(picked)]
+    design = pd.DataFrame({"case_id": cases.loc[picked_index, "case_id"].to_numpy(),
+                           "stratum": strata.loc[picked_index].to_numpy()})
+    design["population"] = design["stratum"].map(lambda h: int(sizes[h]))
+    design["sampled"] = design["stratum"].map(seats)
+    design["weight"] = design["population"] / design["sampled"]
+    return design
+
+
+def design_table(design: pd.DataFrame) -> pd.DataFrame:
+    """Per stratum: answers in the log, drawn, the share of each, and the weight of a drawn answer.
+
+    >>> import pandas as pd
+    >>> d = pd.DataFrame({"case_id": ["a", "b", "c"], "stratum": ["contradicted", "supported", "supported"],
+    ...                   "population": [1, 9, 9], "sampled": [1, 2, 2], "weight": [1.0, 4.5, 4.5]})
+    >>> design_table(d)[["population", "sampled", "weight"]].loc["supported"].tolist()
+    [9.0, 2.0, 4.5]
+    """
+    table = design.groupby("stratum")[["population", "sampled", "weight"]].first()
+    table = table.reindex(_ordered(table.index))
+    table.insert(1, "log_share", (table["population"] / table["population"].sum()).round(3))
+    table.insert(3, "sample_share", (table["sampled"] / table["sampled"].sum()).round(3))
+    table.index.name = "stratum"
+    return table
+
+
+def _ordered(names) -> list:
+    known = [h for h in STRATA if h in set(names)]
+    return known + sorted(set(names) - set(known), key=str)
+
+
+@dataclass(frozen=True)
+class WeightedRate:
+    """A rate estimated from a stratified sample, with its Wilson 95% interval.
+
+    ``labeled``: answers behind it; ``population``: answers of the log they stand for;
+    ``effective_n``: the simple random sample as precise as this one; ``by_stratum``: one row
+    per stratum with ``population``, ``labeled``, ``count``, ``rate`` and ``share`` (of the log).
+    """
+
+    rate: float
+    low: float
+    high: float
+    labeled: int
+    population: int
+    effective_n: float
+    by_stratum: pd.DataFrame
+
+    def __str__(self) -> str:
+        return (f"{self.rate:.0%} (95% range {self.low:.0%}\u2013{self.high:.0%}; "
+                f"{self.labeled} labeled answers standing for {self.population})")
+
+
+def weighted_rate(values: pd.Series, strata: pd.Series, sizes: Mapping[str, int]) -> WeightedRate:
+    """The stratified estimate of a rate over the whole log (see the module docstring).
+
+    ``values``: per sampled answer, True / False, or NA when it is not labeled (left out);
+    ``strata``: the stratum of each, aligned with ``values``; ``sizes``: answers per stratum in
+    the population the rate is over. A stratum of that population with no labeled answer makes
+    the estimate impossible and raises an error naming it.
+
+    >>> import pandas as pd
+    >>> r = weighted_rate(pd.Series([True, True, False, False]), pd.Series(["flagged"] * 2 + ["clean"] * 2),
+    ...                   {"flagged": 10, "clean": 90})
+    >>> round(r.rate, 2), r.labeled, r.population
+    (0.1, 4, 100)
+    """
+    frame = pd.DataFrame({"value": values.to_numpy(), "stratum": strata.to_numpy()})
+    frame = frame[frame["value"].notna()]
+    sizes = {h: int(size) for h, size in sizes.items() if size > 0}
+    stray = sorted(set(frame["stratum"]) - set(sizes), key=str)
+    if stray:
+        raise GroundlabError(f"labeled answers belong to the stratum {stray[0]!r}, which the population "
+                             "sizes do not list; give its size.")
+    rows = []
+    total = sum(sizes.values())
+    for h, size in sizes.items():
+        got = frame.loc[frame["stratum"] == h, "value"].astype(bool)
+        if not len(got):
+            raise GroundlabError(f"no labeled answer stands for the {size} answers of the stratum {h!r}; "
+                                 "label at least one of them before estimating the rate.")
+        rows.append({"stratum": h, "population": size, "labeled": len(got), "count": int(got.sum()),
+                     "rate": float(got.mean()), "share": size / total})
+    by = pd.DataFrame(rows, columns=["stratum", "population", "labeled", "count", "rate", "share"])
+    rate = float((by["share"] * by["rate"]).sum())
+    var = float((by["share"] ** 2 * by["rate"] * (1 - by["rate"]) / by["labeled"]
+                 * (1 - by["labeled"] / by["population"])).sum())
+    labeled = int(by["labeled"].sum())
+    effective = min(labeled, rate * (1 - rate) / var) if var > 0 else float(labeled)
+    from statsmodels.stats.proportion import proportion_confint
+
+    low, high = proportion_confint(rate * effective, effective, method="wilson")
+    return WeightedRate(rate, float(low), float(high), labeled, total, float(effective), by)
+
+
+def estimate_hallucination_rate(design: pd.DataFrame, labeled_cases: pd.DataFrame) -> WeightedRate:
+    """The person-based hallucination rate of the whole log, from a labeled stratified sample.
+
+    ``design``: from :func:`stratified_sample` or :func:`read_design`; ``labeled_cases``: the case
+    frame of the evaluated sample (its ``hallucinated_by_person`` column). Answers without claims
+    are outside the rate, as in :func:`groundlab.hallucination_rate`, and so is their stratum.
+    """
+    frame = design.merge(labeled_cases[["case_id", "claims", "hallucinated_by_person"]], on="case_id",
+                         how="left", validate="one_to_one")
+    answered = frame[frame["claims"].fillna(0) > 0]
+    population = answered.groupby("stratum")["population"].first()
+    sizes = {h: int(population[h]) for h in _ordered(population.index)}
+    return weighted_rate(answered["hallucinated_by_person"], answered["stratum"], sizes)
+
+
+def compare_rates(log_cases: pd.DataFrame, labeled_cases: pd.DataFrame, estimate: WeightedRate) -> pd.DataFrame:
+    """The hallucination rate three ways: the judge on the whole log, the person on the sample as
+    drawn (over-represents flagged answers), and the person weighted back to the log."""
+    from .metrics import hallucination_rate
+
+    judge = hallucination_rate(log_cases)
+    plain = hallucination_rate(labeled_cases, by="person")
+    rows = [("judge, whole log", judge.rate, judge.low, judge.high, judge.total),
+            ("person, sample as drawn", plain.rate, plain.low, plain.high, plain.total),
+            ("person, weighted to the log", estimate.rate, estimate.low, estimate.high, estimate.labeled)]
+    return pd.DataFrame(rows, columns=["hallucination rate", "rate", "low", "high", "answers"]).set_index(
+        "hallucination rate").round(3)
+
+
+def write_sample(cases_path: PathLike, design: pd.DataFrame, out: PathLike, *, force: bool = False) -> Path:
+    """Write the drawn cases of ``cases_path`` to ``out``, each as it was plus its design under
+    ``"sample"`` (``stratum``, ``population``, ``sampled``, ``weight``), so the weights travel
+    with the cases through the labeling sheet and back (:func:`read_design`)."""
+    check_output(out, force, [cases_path])
+    by_id = {row.case_id: {"stratum": row.stratum, "population": int(row.population),
+                           "sampled": int(row.sampled), "weight": float(row.weight)}
+             for row in design.itertuples(index=False)}
+    lines = []
+    for _, obj in iter_jsonl(cases_path, "cases"):
+        if obj.get("id") in by_id:
+            lines.append(json.dumps(dict(obj, **{SAMPLE_FIELD: by_id[obj["id"]]}), ensure_ascii=False))
+    if len(lines) != len(by_id):
+        raise GroundlabError(f"{cases_path} holds {len(lines)} of the {len(by_id)} drawn cases; draw the "
+                             "sample from this cases file.")
+    return write_atomic(out, "\n".join(lines) + "\n")
+
+
+def read_design(path: PathLike) -> pd.DataFrame:
+    """The design that :func:`write_sample` stored in a cases file (kept by the label import)."""
+    rows = []
+    for number, obj in iter_jsonl(path, "cases"):
+        sample = obj.get(SAMPLE_FIELD)
+        if not isinstance(sample, dict) or not {"stratum", "population", "sampled", "weight"} <= set(sample):
+            raise GroundlabError(f"{path} line {number} has no \"{SAMPLE_FIELD}\" design; read the design "
+                                 "from the file write_sample made (or one the label import wrote from it).")
+        rows.append(dict(case_id=obj.get("id"), **{k: sample[k] for k in ("stratum", "population",
+                                                                           "sampled", "weight")}))
+    return pd.DataFrame(rows, columns=["case_id", "stratum", "population", "sampled", "weight"])

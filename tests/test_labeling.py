@@ -1,0 +1,338 @@
+"""The labeling sheet: export, a person filling it, import; each rejection; the round trip."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from groundlab import load_cases
+from groundlab.labeling import SHEET_COLUMNS, fill_labels, read_sheet, sheet_frame, work_dir, write_sheet
+
+from conftest import CASES, NOTES
+
+
+def records(path):
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def write_records(path, objs):
+    path.write_text("".join(json.dumps(o) + "\n" for o in objs), encoding="utf-8")
+    return path
+
+
+def read_rows(path):
+    """The sheet as a spreadsheet shows it: header + rows of cells."""
+    data = path.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf")
+    return list(csv.reader(io.StringIO(data.decode("utf-8-sig"), newline="")))
+
+
+def save_rows(path, rows, delimiter=","):
+    """Save the rows back, as a spreadsheet does (here: without the byte-order mark)."""
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh, delimiter=delimiter).writerows(rows)
+    return path
+
+
+def fill(rows, labels_by_case, transform=lambda label: label):
+    """What a person does: write a verdict in the label column of each claim row."""
+    head = rows[0]
+    case, number, label = head.index("case_id"), head.index("claim_no"), head.index("label")
+    for row in rows[1:]:
+        known = labels_by_case.get(row[case])
+        if known and row[number]:
+            row[label] = transform(known[int(row[number]) - 1])
+    return rows
+
+
+@pytest.fixture
+def unlabeled(tmp_path):
+    """The sample cases without their labels, as a production log would come."""
+    objs = records(CASES)
+    for obj in objs:
+        obj.pop("labels")
+    return write_records(tmp_path / "unlabeled.jsonl", objs)
+
+
+@pytest.fixture
+def sheet(cli, tmp_path, unlabeled):
+    out = tmp_path / "sheet.csv"
+    code, stdout, err = cli("label", "export", "--cases", unlabeled, "--passages", NOTES, "--out", out)
+    assert code == 0, err
+    return out
+
+
+SAMPLE_LABELS = {obj["id"]: obj["labels"] for obj in records(CASES)}
+
+
+# ---------------------------------------------------------------- export
+
+
+def test_export_layout(cli, tmp_path):
+    out = tmp_path / "sheet.csv"
+    code, stdout, err = cli("label", "export", "--cases", CASES, "--passages", NOTES, "--out", out)
+    assert code == 0, err
+    assert stdout.startswith(f"wrote 22 rows to {out}: 20 claims of 12 cases, plus 2 rows for answers "
+                             "without claims (set answerable there); judge rules suggestions.")
+    data = out.read_bytes()
+    assert b"\r\n" in data  # spreadsheet line ends between rows
+    rows = read_rows(out)
+    assert tuple(rows[0]) == SHEET_COLUMNS
+    body = [dict(zip(rows[0], r)) for r in rows[1:]]
+    assert len(body) == 22 and all(r["label"] == "" for r in body)
+    c01 = [r for r in body if r["case_id"] == "c01"]
+    assert [r["claim_no"] for r in c01] == ["1", "2", "3"]
+    assert [r["answerable"] for r in c01] == ["true", "", ""]  # once per case
+    assert c01[0]["claim"] == "The supplier delivered 90 of 100 pieces but invoiced all 100."
+    assert c01[0]["cites"] == "D07" and c01[0]["judge_verdict"] == "supported"
+    assert c01[0]["passages"].startswith("[D07] Case: quantity variance") and "\n\n[D06] " in c01[0]["passages"]
+    c04 = [r for r in body if r["case_id"] == "c04"]
+    assert len(c04) == 1 and c04[0]["claim_no"] == "" and c04[0]["answerable"] == "false"
+    assert c04[0]["claim"].startswith("(no claim to label; set answerable only) I can't find the credit limit")
+    c08 = next(r for r in body if r["case_id"] == "c08")
+    assert c08["judge_verdict"] == "contradicted" and "not" in c08["judge_reason"]
+
+
+def test_export_blind(cli, tmp_path):
+    out = tmp_path / "sheet.csv"
+    code, stdout, _ = cli("label", "export", "--cases", CASES, "--passages", NOTES, "--out", out, "--blind")
+    assert code == 0 and "no judge suggestions (blind)" in stdout
+    rows = read_rows(out)
+    k, r = rows[0].index("judge_verdict"), rows[0].index("judge_reason")
+    assert all(row[k] == "" and row[r] == "" for row in rows[1:])
+
+
+def test_export_never_overwrites(cli, tmp_path):
+    out = tmp_path / "sheet.csv"
+    out.write_text("my notes\n", encoding="utf-8")
+    code, _, err = cli("label", "export", "--cases", CASES, "--passages", NOTES, "--out", out)
+    assert code == 2 and "already exists; nothing was written" in err
+    assert out.read_text(encoding="utf-8") == "my notes\n"
+    assert cli("label", "export", "--cases", CASES, "--passages", NOTES, "--out", out, "--force")[0] == 0
+
+
+def test_long_cells_are_cut_to_the_spreadsheet_limit(tmp_path):
+    objs = [{"id": "x1", "question": "Q?", "retrieved": [{"id": "P1", "text": "word " * 8000}], "answer": "A word."}]
+    cases = load_cases(write_records(tmp_path / "long.jsonl", objs))
+    cut = write_sheet(sheet_frame(cases), tmp_path / "sheet.csv")
+    assert cut == 1
+    passages = read_sheet(tmp_path / "sheet.csv").loc[0, "passages"]
+    assert len(passages) == 32767 and passages.endswith("see the cases file]")
+
+
+# ---------------------------------------------------------------- the round trip
+
+
+@pytest.mark.parametrize("how", ["as exported", "retyped in capitals with spaces", "saved with semicolons"])
+def test_round_trip_reproduces_the_sample_labels(cli, tmp_path, unlabeled, sheet, how):
+    rows = fill(read_rows(sheet), SAMPLE_LABELS,
+                (lambda label: f"  {label.upper()} ") if how.startswith("retyped") else (lambda label: label))
+    filled = save_rows(tmp_path / "filled.csv", rows, ";" if "semicolons" in how else ",")
+    out = tmp_path / "labeled.jsonl"
+    code, stdout, err = cli("label", "import", filled, "--cases", unlabeled, "--out", out)
+    assert code == 0, err
+    assert stdout.startswith("read 22 rows from ") and "labels for 20 claims of 10 cases" in stdout
+    assert "answerable set on 12" in stdout and "remain unlabeled" not in stdout
+    # Exactly the sample set: the labels, and every other field, passage ids still ids.
+    assert records(out) == records(CASES)
+    assert [c.labels for c in load_cases(out, NOTES)] == [c.labels for c in load_cases(CASES, NOTES)]
+
+
+def test_fill_labels_round_trip(tmp_path, cli, unlabeled):
+    sample = load_cases(CASES, NOTES)
+    sheet = fill_labels(sheet_frame(load_cases(unlabeled, NOTES)), sample)
+    write_sheet(sheet, tmp_path / "filled.csv")
+    code, _, err = cli("label", "import", tmp_path / "filled.csv", "--cases", unlabeled,
+                       "--out", tmp_path / "labeled.jsonl")
+    assert code == 0, err
+    assert records(tmp_path / "labeled.jsonl") == records(CASES)
+
+
+def test_answerable_from_the_sheet(cli, tmp_path, unlabeled, sheet):
+    rows = fill(read_rows(sheet), SAMPLE_LABELS)
+    head = rows[0]
+    a, case = head.index("answerable"), head.index("case_id")
+    for row in rows[1:]:
+        if row[case] == "c12":
+            row[a] = "FALSE"  # as a spreadsheet rewrites false
+        if row[case] == "c03" and row[a]:
+            row[a] = ""  # cleared: unknown
+    code, _, err = cli("label", "import", save_rows(tmp_path / "f.csv", rows), "--cases", unlabeled,
+                       "--out", tmp_path / "out.jsonl")
+    assert code == 0, err
+    out = {o["id"]: o for o in records(tmp_path / "out.jsonl")}
+    assert out["c12"]["answerable"] is False and "answerable" not in out["c03"]
+    assert out["c01"]["answerable"] is True
+
+
+def test_formula_like_claims_survive(cli, tmp_path):
+    objs = [{"id": "b1", "question": "Steps?", "retrieved": [{"id": "P1", "text": "Post the invoice."}],
+             "answer": "- Post the invoice [P1]. =SUM is not a step."}]
+    cases = write_records(tmp_path / "cases.jsonl", objs)
+    assert cli("label", "export", "--cases", cases, "--out", tmp_path / "sheet.csv")[0] == 0
+    rows = read_rows(tmp_path / "sheet.csv")
+    k = rows[0].index("claim")
+    assert [r[k] for r in rows[1:]] == ["'- Post the invoice.", "'=SUM is not a step."]
+    rows[1][rows[0].index("label")] = "supported"
+    rows[2][rows[0].index("label")] = "unsupported"
+    rows[2][k] = rows[2][k][1:]  # a spreadsheet may save the cell without its '
+    code, _, err = cli("label", "import", save_rows(tmp_path / "f.csv", rows), "--cases", cases,
+                       "--out", tmp_path / "out.jsonl")
+    assert code == 0, err
+    assert records(tmp_path / "out.jsonl")[0]["labels"] == ["supported", "unsupported"]
+
+
+# ---------------------------------------------------------------- rejections
+
+
+def _row(rows, case_id, claim_no):
+    head = rows[0]
+    return next(r for r in rows[1:] if r[head.index("case_id")] == case_id and r[head.index("claim_no")] == claim_no)
+
+
+def _set(case_id, claim_no, column, value):
+    def change(rows):
+        _row(rows, case_id, claim_no)[rows[0].index(column)] = value
+        return rows
+    return change
+
+
+def _drop(case_id, claim_no):
+    def change(rows):
+        rows.remove(_row(rows, case_id, claim_no))
+        return rows
+    return change
+
+
+def _duplicate(case_id, claim_no):
+    def change(rows):
+        rows.append(list(_row(rows, case_id, claim_no)))
+        return rows
+    return change
+
+
+def _change_answer(objs):
+    for obj in objs:
+        if obj["id"] == "c02":
+            obj["answer"] = obj["answer"].replace("80 of 100", "85 of 100")
+    return objs
+
+
+def _three_claims(objs):
+    for obj in objs:
+        if obj["id"] == "c04":
+            obj["answer"] = "The credit limit is 50000 [D01]."
+    return objs
+
+
+# name: (change to the sheet rows, change to the cases, message)
+REJECTED = {
+    "unknown verdict": (_set("c02", "1", "label", "suported"), None,
+                        "row 5 (case c02, claim 1): label 'suported' is not a verdict"),
+    "answer changed": (None, _change_answer,
+                       "row 5 (case c02, claim 1): the sheet's claim \"The supplier delivered 80 of 100 pieces.\" "
+                       "does not match the answer's \"The supplier delivered 85 of 100 pieces.\""),
+    "answer now has claims": (None, _three_claims,
+                              "row 9 (case c04, no claims): the sheet shows this answer without claims but it "
+                              "now holds 1"),
+    "claim edited away": (_set("c01", "3", "claim_no", "4"), None,
+                          "row 4 (case c01, claim 4): the answer now holds 3 claim(s)"),
+    "missing row": (_drop("c03", "2"), None, "has no row for case c03 claim 2 \"At 1.5 percent"),
+    "missing case": (_drop("c04", ""), None, "has no row for case c04"),
+    "empty label": (_set("c07", "2", "label", ""), None,
+                    "(case c07, claim 2): \"label\" is empty; write supported, contradicted or unsupported, "
+                    "or pass --partial"),
+    "repeated row": (_duplicate("c05", "1"), None, "claim 1 of case c05 is already on row 10"),
+    "unknown case": (_set("c05", "1", "case_id", "c99"), None, "row 10: case 'c99' is not in the cases file"),
+    "id lost its zeros": (_set("c05", "1", "case_id", "42"), None, "may have dropped leading zeros"),
+    "label on a case without claims": (_set("c04", "", "label", "supported"), None,
+                                       "row 9 (case c04, no claims): this answer holds no claim to label"),
+    "answerable disagrees": (_set("c01", "3", "answerable", "no"), None,
+                             "row 4: answerable is false here but true on row 2 for the same case c01"),
+    "answerable not a truth value": (_set("c01", "1", "answerable", "maybe"), None,
+                                     "row 2 (case c01): answerable 'maybe' is not true or false"),
+    "claim number not a number": (_set("c01", "1", "claim_no", "first"), None,
+                                  "row 2: claim_no 'first' is not a claim number"),
+}
+
+
+@pytest.mark.parametrize("name", REJECTED)
+def test_rejected_sheet_writes_nothing(cli, tmp_path, unlabeled, sheet, name):
+    change_rows, change_cases, message = REJECTED[name]
+    rows = fill(read_rows(sheet), SAMPLE_LABELS)
+    if change_rows:
+        rows = change_rows(rows)
+    cases = unlabeled
+    if change_cases:
+        cases = write_records(tmp_path / "changed.jsonl", change_cases(records(unlabeled)))
+    out = tmp_path / "labeled.jsonl"
+    code, stdout, err = cli("label", "import", save_rows(tmp_path / "filled.csv", rows), "--cases", cases,
+                            "--out", out)
+    assert code == 2 and stdout == ""
+    assert message in err, err
+    assert err.count("\n") == 1 and "filled.csv" in err
+    assert not out.exists()
+
+
+def test_sheet_without_its_columns(cli, tmp_path, unlabeled):
+    save_rows(tmp_path / "s.csv", [["case_id", "claim", "verdict"], ["c01", "x", "supported"]])
+    code, _, err = cli("label", "import", tmp_path / "s.csv", "--cases", unlabeled, "--out", tmp_path / "o.jsonl")
+    assert code == 2 and "row 1 has no column 'claim_no', 'label', 'answerable'" in err
+
+
+def test_import_never_overwrites(cli, tmp_path, unlabeled, sheet):
+    filled = save_rows(tmp_path / "f.csv", fill(read_rows(sheet), SAMPLE_LABELS))
+    code, _, err = cli("label", "import", filled, "--cases", unlabeled, "--out", unlabeled, "--force")
+    assert code == 2 and "is also the input" in err
+    out = tmp_path / "o.jsonl"
+    out.write_text("mine\n", encoding="utf-8")
+    code, _, err = cli("label", "import", filled, "--cases", unlabeled, "--out", out)
+    assert code == 2 and "already exists" in err and out.read_text(encoding="utf-8") == "mine\n"
+
+
+# ---------------------------------------------------------------- partial sheets
+
+
+def test_partial_sheet(cli, tmp_path, unlabeled, sheet):
+    rows = fill(read_rows(sheet), {k: v for k, v in SAMPLE_LABELS.items() if k in ("c01", "c02", "c07")})
+    rows = _set("c07", "3", "label", "")(rows)   # c07 only partly labeled
+    rows = _drop("c10", "2")(rows)                # a row gone
+    rows = [r for r in rows if r[0] != "c11"]     # a case gone
+    filled = save_rows(tmp_path / "f.csv", rows)
+    out = tmp_path / "labeled.jsonl"
+    code, _, err = cli("label", "import", filled, "--cases", unlabeled, "--out", out)
+    assert code == 2
+    code, stdout, err = cli("label", "import", filled, "--cases", unlabeled, "--out", out, "--partial")
+    assert code == 0, err
+    assert "labels for 5 claims of 2 cases" in stdout
+    assert "15 claims in 8 cases remain unlabeled." in stdout
+    assert "1 case is only partly labeled in the sheet and kept the labels they had (none for a fresh log): c07." \
+        in stdout
+    assert "1 case of " in stdout and "not in the sheet: kept unchanged." in stdout
+    got = {o["id"]: o for o in records(out)}
+    assert got["c01"]["labels"] == SAMPLE_LABELS["c01"] and got["c02"]["labels"] == SAMPLE_LABELS["c02"]
+    assert "labels" not in got["c07"] and "labels" not in got["c10"]
+    assert got["c04"]["labels"] == []  # looked at: nothing to label
+    assert got["c11"] == next(o for o in records(unlabeled) if o["id"] == "c11")
+
+
+def test_partial_keeps_labels_a_case_had(cli, tmp_path):
+    """A sheet exported from a labeled file and left empty changes no label."""
+    out = tmp_path / "sheet.csv"
+    assert cli("label", "export", "--cases", CASES, "--passages", NOTES, "--out", out)[0] == 0
+    code, stdout, err = cli("label", "import", out, "--cases", CASES, "--out", tmp_path / "o.jsonl", "--partial")
+    assert code == 0, err
+    assert records(tmp_path / "o.jsonl") == records(CASES)
+
+
+def test_work_dir(tmp_path):
+    assert work_dir(tmp_path / "a" / "b").is_dir()
+    first, second = work_dir(""), work_dir("")
+    try:
+        assert first.is_dir() and not any(first.iterdir()) and first != second
+    finally:
+        first.rmdir()
+        second.rmdir()

@@ -1,0 +1,183 @@
+"""Stratified sampling by the judge's verdict, and the weights that correct the rate estimate."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from statsmodels.stats.proportion import proportion_confint
+
+from groundlab import GroundlabError, evaluate, hallucination_rate, load_cases
+from groundlab.labeling import fill_labels, import_labels, sheet_frame, write_sheet
+from groundlab.sampling import (
+    allocate,
+    compare_rates,
+    design_table,
+    estimate_hallucination_rate,
+    judge_strata,
+    read_design,
+    stratified_sample,
+    weighted_rate,
+    write_sample,
+)
+
+from conftest import CASES, NOTES
+
+
+def case_frame(supported=0, unsupported=0, contradicted=0, abstained=0, undecided=0):
+    """A case frame as evaluate() makes it, with that many answers of each kind."""
+    rows = ([(2, 2, 0, 0, 0)] * supported + [(2, 1, 0, 1, 0)] * unsupported + [(2, 1, 1, 0, 0)] * contradicted
+            + [(0, 0, 0, 0, 0)] * abstained + [(1, 0, 0, 0, 1)] * undecided)
+    frame = pd.DataFrame(rows, columns=["claims", "supported", "contradicted", "unsupported", "errors"])
+    frame.insert(0, "case_id", [f"r{i}" for i in range(len(frame))])
+    return frame
+
+
+def test_judge_strata():
+    frame = case_frame(supported=2, unsupported=1, contradicted=1, abstained=1, undecided=1)
+    assert list(judge_strata(frame)) == ["supported", "supported", "unsupported", "contradicted", "abstained",
+                                         "undecided"]
+
+
+def test_judge_strata_of_the_sample_set(sample_cases):
+    strata = judge_strata(evaluate(sample_cases, "rules").cases)
+    assert strata.value_counts().to_dict() == {"supported": 4, "unsupported": 3, "contradicted": 3, "abstained": 2}
+
+
+@pytest.mark.parametrize("sizes, n, shares, expected", [
+    ({"contradicted": 10, "supported": 990}, 100, None, {"contradicted": 10, "supported": 90}),
+    ({"contradicted": 50, "supported": 950}, 100, None, {"contradicted": 50, "supported": 50}),
+    ({"contradicted": 50, "supported": 950}, 100, "proportional", {"contradicted": 5, "supported": 95}),
+    ({"contradicted": 50, "supported": 950}, 100, {"contradicted": 3, "supported": 1},
+     {"contradicted": 50, "supported": 50}),
+    ({"contradicted": 500, "supported": 500}, 100, {"contradicted": 3, "supported": 1},
+     {"contradicted": 75, "supported": 25}),
+    ({"contradicted": 1, "unsupported": 0, "supported": 3000}, 2, None, {"contradicted": 1, "supported": 1}),
+    ({"contradicted": 500, "supported": 500}, 10, {"contradicted": 1}, {"contradicted": 9, "supported": 1}),
+    ({"contradicted": 3, "supported": 4}, 50, None, {"contradicted": 3, "supported": 4}),
+])
+def test_allocate(sizes, n, shares, expected):
+    seats = allocate(sizes, n, shares)
+    assert seats == expected
+    assert sum(seats.values()) == min(n, sum(sizes.values()))
+
+
+@pytest.mark.parametrize("sizes, n, shares, message", [
+    ({"contradicted": 5, "unsupported": 5, "supported": 5}, 2, None, "cannot hold one answer from each of the 3"),
+    ({"contradicted": 5, "supported": 5}, 4, {"flagged": 1}, "stratum 'flagged', which does not exist"),
+    ({"contradicted": 5, "supported": 5}, 4, {"contradicted": -1}, "shares must be 0 or more"),
+    ({"contradicted": 5, "supported": 5}, 4, "random", "shares must be 'equal', 'proportional'"),
+])
+def test_allocate_rejects(sizes, n, shares, message):
+    with pytest.raises(GroundlabError, match=message):
+        allocate(sizes, n, shares)
+
+
+def test_stratified_sample_over_represents_flagged_answers():
+    log = case_frame(supported=900, unsupported=80, contradicted=20)
+    design = stratified_sample(log, 90, seed=3)
+    # Equal shares; the seats contradicted cannot use (it has 20) go to the others.
+    assert design["stratum"].value_counts().to_dict() == {"supported": 35, "unsupported": 35, "contradicted": 20}
+    weights = design.groupby("stratum")["weight"].first().to_dict()
+    assert weights == {"contradicted": 1.0, "unsupported": 80 / 35, "supported": 900 / 35}
+    # Every drawn answer stands for weight answers: together they stand for the whole log.
+    assert design["weight"].sum() == pytest.approx(1000)
+    assert design["case_id"].is_unique and set(design["case_id"]) <= set(log["case_id"])
+    assert list(design["case_id"]) == [c for c in log["case_id"] if c in set(design["case_id"])]
+    assert design.equals(stratified_sample(log, 90, seed=3))
+    assert not design.equals(stratified_sample(log, 90, seed=4))
+
+
+def test_weights_correct_the_rate():
+    """With a person who agrees with the judge, the weighted rate is the log's rate; the plain rate over
+    the over-sampled answers is not."""
+    log = case_frame(supported=900, unsupported=80, contradicted=20)
+    design = stratified_sample(log, 90, seed=0)
+    person = design["stratum"] != "supported"
+    answered = design  # no abstentions in this log
+    sizes = answered.groupby("stratum")["population"].first().to_dict()
+    estimate = weighted_rate(person, answered["stratum"], sizes)
+    assert estimate.rate == pytest.approx(100 / 1000)
+    assert person.mean() == pytest.approx(55 / 90)  # what the sample alone would say
+    assert estimate.population == 1000 and estimate.labeled == 90
+    assert estimate.low <= estimate.rate <= estimate.high
+    assert estimate.by_stratum.set_index("stratum")["rate"].to_dict() == {
+        "contradicted": 1.0, "unsupported": 1.0, "supported": 0.0}
+    assert str(estimate).startswith("10% (95% range ")
+
+
+def test_weighted_rate_interval():
+    # Within strata the person disagrees now and then: the interval is Wilson on the effective size.
+    values = pd.Series([True] * 6 + [False] * 4 + [True] * 2 + [False] * 8)
+    strata = pd.Series(["flagged"] * 10 + ["clean"] * 10)
+    r = weighted_rate(values, strata, {"flagged": 100, "clean": 900})
+    assert r.rate == pytest.approx(0.1 * 0.6 + 0.9 * 0.2)
+    var = 0.1 ** 2 * 0.6 * 0.4 / 10 * 0.9 + 0.9 ** 2 * 0.2 * 0.8 / 10 * (1 - 10 / 900)
+    assert r.effective_n == pytest.approx(min(20, r.rate * (1 - r.rate) / var))
+    low, high = proportion_confint(r.rate * r.effective_n, r.effective_n, method="wilson")
+    assert (r.low, r.high) == pytest.approx((low, high))
+
+
+def test_weighted_rate_census_is_the_plain_rate():
+    values = pd.Series([True, False, False, True, False])
+    r = weighted_rate(values, pd.Series(["a", "a", "b", "b", "b"]), {"a": 2, "b": 3})
+    assert r.rate == pytest.approx(0.4) and r.effective_n == 5
+    assert (r.low, r.high) == pytest.approx(proportion_confint(2, 5, method="wilson"))
+
+
+def test_weighted_rate_skips_unlabeled_and_names_an_empty_stratum():
+    values = pd.Series([True, None, False], dtype="boolean")
+    r = weighted_rate(values, pd.Series(["a", "a", "b"]), {"a": 10, "b": 10})
+    assert r.labeled == 2 and r.rate == pytest.approx(0.5)
+    with pytest.raises(GroundlabError, match="no labeled answer stands for the 10 answers of the stratum 'b'"):
+        weighted_rate(pd.Series([True, None], dtype="boolean"), pd.Series(["a", "b"]), {"a": 10, "b": 10})
+    with pytest.raises(GroundlabError, match="stratum 'c', which the population sizes do not list"):
+        weighted_rate(pd.Series([True]), pd.Series(["c"]), {"a": 10})
+
+
+def test_sample_sheet_and_estimate_end_to_end(tmp_path, sample_cases):
+    """Draw from the sample set, write the sample, label it through the sheet, estimate."""
+    ev = evaluate(sample_cases, "rules")
+    design = stratified_sample(ev.cases, 8, seed=0)
+    assert design["stratum"].value_counts().to_dict() == {
+        "contradicted": 2, "unsupported": 2, "supported": 2, "abstained": 2}
+
+    unlabeled = tmp_path / "log.jsonl"
+    objs = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines()]
+    unlabeled.write_text("".join(json.dumps({k: v for k, v in o.items() if k != "labels"}) + "\n" for o in objs),
+                         encoding="utf-8")
+    sample = write_sample(unlabeled, design, tmp_path / "sample.jsonl")
+    assert read_design(sample).equals(design)
+
+    sheet = fill_labels(sheet_frame(load_cases(sample, NOTES)), sample_cases)
+    write_sheet(sheet, tmp_path / "sheet.csv")
+    import_labels(tmp_path / "sheet.csv", sample, tmp_path / "labeled.jsonl")
+    assert read_design(tmp_path / "labeled.jsonl").equals(design)  # the weights travel with the cases
+
+    labeled = evaluate(load_cases(tmp_path / "labeled.jsonl", NOTES), "rules")
+    estimate = estimate_hallucination_rate(read_design(tmp_path / "labeled.jsonl"), labeled.cases)
+    by = estimate.by_stratum.set_index("stratum")
+    assert by["population"].to_dict() == {"contradicted": 3, "unsupported": 3, "supported": 4}
+    assert estimate.population == 10 and estimate.labeled == 6
+    expected = sum(by.loc[h, "population"] / 10 * by.loc[h, "rate"] for h in by.index)
+    assert estimate.rate == pytest.approx(expected)
+    plain = hallucination_rate(labeled.cases, by="person")
+    assert (plain.count, plain.total) == (by["count"].sum(), 6)
+
+    table = compare_rates(ev.cases, labeled.cases, estimate)
+    assert list(table.index) == ["judge, whole log", "person, sample as drawn", "person, weighted to the log"]
+    assert table["answers"].tolist() == [10, 6, 6]
+    assert table.loc["person, weighted to the log", "rate"] == round(estimate.rate, 3)
+    shares = design_table(design)
+    assert list(shares.index) == ["contradicted", "unsupported", "supported", "abstained"]
+    assert shares["sampled"].sum() == 8 and shares["population"].sum() == 12
+
+
+def test_write_sample_refuses_other_cases(tmp_path):
+    design = pd.DataFrame({"case_id": ["nope"], "stratum": ["supported"], "population": [1], "sampled": [1],
+                           "weight": [1.0]})
+    with pytest.raises(GroundlabError, match="holds 0 of the 1 drawn cases"):
+        write_sample(CASES, design, tmp_path / "s.jsonl")
+    with pytest.raises(GroundlabError, match="has no \"sample\" design"):
+        read_design(CASES)
