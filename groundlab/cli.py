@@ -14,7 +14,7 @@ import re
 import shutil
 import sys
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from . import __version__
 from .records import GroundlabError
@@ -42,14 +42,20 @@ def _common(parser: argparse.ArgumentParser) -> None:
     g = _common_inputs(parser)
     g.add_argument("--judge", default=DEFAULT_JUDGE, metavar="NAME",
                    help="; ".join(f"{k}: {v}" for k, v in describe_judges().items()))
-    g.add_argument("--citation-pattern", metavar="REGEX",
-                   help=r"how citations are written, one group capturing the id(s) (default: \[D07\], \[D07, D06\])")
-    g.add_argument("--workers", type=int, default=None, metavar="N",
+    g.add_argument("--workers", type=_positive_int, default=None, metavar="N",
                    help="processes for large runs with the rules judges (default: one per core, "
                         "from 20,000 cases)")
-    g.add_argument("--abstention-phrase", metavar="REGEX", action="append", default=[],
-                   help="another wording that means the assistant cannot answer (repeatable; "
-                        "added to the built-in ones)")
+    claim_options(g)
+
+
+def claim_options(group: argparse._ArgumentGroup) -> None:
+    """How answers are split into claims: the citation pattern and extra abstention wordings."""
+    group.add_argument("--citation-pattern", metavar="REGEX",
+                       help=r"how citations are written, one group capturing the id(s) "
+                            r"(default: \[D07\], \[D07, D06\])")
+    group.add_argument("--abstention-phrase", metavar="REGEX", action="append", default=[],
+                       help="another wording that means the assistant cannot answer (repeatable; "
+                            "added to the built-in ones)")
 
 
 def _judge_options(parser: argparse.ArgumentParser) -> None:
@@ -59,7 +65,7 @@ def _judge_options(parser: argparse.ArgumentParser) -> None:
                         "folder or a name in the local Hugging Face cache")
     g.add_argument("--cache", metavar="DIR", help="llm: where replies are kept (default: .groundlab/cache)")
     g.add_argument("--no-cache", action="store_true", help="llm: neither read nor write the cache")
-    g.add_argument("--concurrency", type=_positive_int("--concurrency"), metavar="N",
+    g.add_argument("--concurrency", type=_positive_int, metavar="N",
                    help="llm: requests in flight at once (default 4)")
     g.add_argument("--dry-run", action="store_true",
                    help="llm: print the requests and input tokens a run would cost, and send nothing")
@@ -86,16 +92,14 @@ def _judge_kwargs(args: argparse.Namespace, cache: bool = True) -> Dict:
     return kwargs
 
 
-def _positive_int(name: str) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = 0
-        if value < 1:
-            raise argparse.ArgumentTypeError(f"{name} must be a whole number of 1 or more, not {text!r}")
-        return value
-    return parse
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of 1 or more, not {text!r}")
+    return value
 
 
 def _number(text: str) -> float:
@@ -152,7 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("agree", help="compare the judge with the person's labels")
     _common(p)
     _judge_options(p)
-    p.add_argument("--repeat", type=_positive_int("--repeat"), default=1, metavar="N",
+    p.add_argument("--repeat", type=_positive_int, default=1, metavar="N",
                    help="judge N times (the llm judge without its cache) and report the flip rate: "
                         "claims whose verdict changed between runs")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
@@ -253,8 +257,6 @@ def _evaluate(args: argparse.Namespace, runs: int = 1):
 
     judge = get_judge(args.judge, **_judge_kwargs(args, cache=runs == 1))
     workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
-    if workers < 1:
-        raise GroundlabError(f"--workers must be 1 or more, not {workers}.")
     splitter = _splitter(args)
     preload = preload_statsmodels()  # overlaps the import with reading the cases
     source, cases = _load(args)
@@ -462,7 +464,7 @@ def cmd_agree(args: argparse.Namespace) -> int:
     def line(name: str, count: int, total: int, note: str) -> List[str]:
         rate = Rate(count, total)
         if not total:
-            return [name, "n/a", f"0/0", "", note]
+            return [name, "n/a", "0/0", "", note]
         low, high = rate.interval
         return [name, _pct(rate.rate), f"{count}/{total}", f"{_pct(low)}\u2013{_pct(high)}", note]
 

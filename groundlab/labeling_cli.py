@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from .cli import _Parser, _common, _emit, _input_paths, _splitter
+from .cli import _Parser, _common, _emit, _input_paths, _splitter, claim_options
 
 
 def add_commands(sub) -> None:
@@ -43,10 +43,7 @@ def add_commands(sub) -> None:
     p.add_argument("--partial", action="store_true",
                    help="accept empty labels and missing rows; only fully labeled cases get labels")
     p.add_argument("--force", action="store_true", help="replace --out if it exists")
-    g = p.add_argument_group("claims (as given to 'label export')")
-    g.add_argument("--citation-pattern", metavar="REGEX", help="how citations are written")
-    g.add_argument("--abstention-phrase", metavar="REGEX", action="append", default=[],
-                   help="another wording that means the assistant cannot answer (repeatable)")
+    claim_options(p.add_argument_group("claims (as given to 'label export')"))
     p.set_defaults(func=cmd_label_import)
 
 

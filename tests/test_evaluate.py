@@ -6,9 +6,6 @@ import json
 import subprocess
 import sys
 
-import pytest
-
-import groundlab.evaluate as evaluate_module  # noqa: F401  (the module, for monkeypatching)
 from groundlab import (
     Case,
     Evidence,
