@@ -200,8 +200,10 @@ def _execute(source: Path, executed: Path, parameters: Mapping[str, Any], cwd: P
     try:
         papermill.execute_notebook(str(source), str(executed), parameters=dict(parameters), cwd=str(cwd),
                                    progress_bar=False, log_output=False,
-                                   # the kernel's own start-up notices are not the user's business
-                                   extra_arguments=["--log-level=ERROR"])
+                                   # the kernel's own notices (start-up, the interrupt it may log
+                                   # while shutting down) are not the user's business; a failing
+                                   # cell is reported from the notebook itself
+                                   extra_arguments=["--log-level=CRITICAL"])
     except PapermillExecutionError as exc:
         first = next((line.strip() for line in (exc.source or "").splitlines() if line.strip()), "")
         number = _source_cell_number(executed, exc.cell_index)
