@@ -43,8 +43,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--judge", default=DEFAULT_JUDGE, metavar="NAME",
                    help="; ".join(f"{k}: {v}" for k, v in describe_judges().items()))
     g.add_argument("--workers", type=_positive_int, default=None, metavar="N",
-                   help="processes for large runs with the rules judges (default: one per core, "
-                        "from 20,000 cases)")
+                   help="processes that read and judge a large cases file (5 MB or more) with the "
+                        "rules judges (default: one per core)")
     claim_options(g)
 
 
@@ -250,19 +250,21 @@ def _load(args: argparse.Namespace):
 
 def _evaluate(args: argparse.Namespace, runs: int = 1):
     """Judge the cases ``runs`` times; one evaluation, or a list of them when ``runs`` > 1."""
-    from .evaluate import evaluate
+    from .evaluate import evaluate, evaluate_file
     from .judges import get_judge
-
-    from .stats import preload_statsmodels
+    from .stats import import_statsmodels
 
     judge = get_judge(args.judge, **_judge_kwargs(args, cache=runs == 1))
-    workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
     splitter = _splitter(args)
-    preload = preload_statsmodels()  # overlaps the import with reading the cases
-    source, cases = _load(args)
-    preload.join()  # no thread may be running when judging forks its workers
-    evs = [evaluate(cases, judge, splitter=splitter, workers=workers,
-                    progress=sys.stderr.isatty() and len(cases) > 5000) for _ in range(runs)]
+    if runs == 1:
+        source, passages = _input_paths(args)
+        big = Path(source).is_file() and Path(source).stat().st_size > 2_000_000
+        evs = [evaluate_file(source, passages, judge, splitter=splitter,
+                             workers=args.workers if args.workers is not None else (os.cpu_count() or 1),
+                             progress=sys.stderr.isatty() and big, while_waiting=import_statsmodels)]
+    else:
+        source, cases = _load(args)
+        evs = [evaluate(cases, judge, splitter=splitter) for _ in range(runs)]
     if hasattr(judge, "summary"):
         print(f"groundlab: {judge.summary()}", file=sys.stderr)
     return source, (evs[0] if runs == 1 else evs)

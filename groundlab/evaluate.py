@@ -14,17 +14,22 @@ checks from that, with no further judgements.
 
 from __future__ import annotations
 
-import multiprocessing
+import math
 import sys
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+from pathlib import Path
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
+import numpy as np
 import pandas as pd
 
 from ._gc import paused_gc
 from .claims import ClaimSplitter, Split
+from .io import (PathLike, Span, duplicate_id_message, empty_cases_message, iter_cases, load_cases,
+                 passage_table, split_file)
 from .judges import Judge, Pair, get_judge
-from .records import Case, Evidence, InputError, Verdict
+from .parallel import can_fork, in_workers
+from .records import Case, Evidence, InputError, Passage, Verdict
 
 #: Cases judged per step. Keeps the passages of a chunk warm in the judge's caches between the
 #: all-evidence and cited-evidence steps, and paces the progress bar.
@@ -91,70 +96,172 @@ def evaluate(
     splitter = splitter or ClaimSplitter()
     bar = _progress(progress, len(cases))
     with paused_gc():
-        if workers > 1 and getattr(judge, "cpu_bound", False) and len(cases) >= PARALLEL_MIN \
-                and "fork" in multiprocessing.get_all_start_methods():
-            cols, shape = _judge_parallel(cases, judge, splitter, workers, bar)
+        if workers > 1 and getattr(judge, "cpu_bound", False) and len(cases) >= PARALLEL_MIN and can_fork():
+            claims, rows = _judge_parallel(cases, judge, splitter, workers, bar)
         else:
-            cols, shape = _judge_slice(cases, judge, splitter, bar)
+            claims, rows = _judge_slice(cases, judge, splitter, bar)
         bar(None)
-        claims = pd.DataFrame(cols)
-        claims["citation_ok"] = claims["citation_ok"].astype("boolean")
-        return Evaluation(judge.name, claims, _case_frame(cases, shape, claims))
+        return Evaluation(judge.name, _frame(claims, CLAIM_COLUMNS), _frame(rows, CASE_COLUMNS))
 
 
 #: Below this many cases a run is fast enough that starting processes costs more than it saves.
 PARALLEL_MIN = 20_000
 
-_COLUMNS = ("case_id", "claim", "text", "cites", "verdict", "reason", "score", "error", "label",
-            "citation_ok", "citations", "relevant_citations")
+#: The columns of the two frames and their types ("boolean" may hold NA).
+CLAIM_COLUMNS = {"case_id": object, "claim": int, "text": object, "cites": object, "verdict": object,
+                 "reason": object, "score": float, "error": object, "label": object,
+                 "citation_ok": "boolean", "citations": int, "relevant_citations": int}
+CASE_COLUMNS = {"case_id": object, "question": object, "answerable": "boolean", "labeled": bool,
+                "abstains": bool, "abstained": bool, "claims": int, "supported": int,
+                "contradicted": int, "unsupported": int, "errors": int, "hallucinated": "boolean",
+                "hallucinated_by_person": "boolean", "outcome": object}
+
+Columns = Dict[str, list]
+
+
+def _frame(columns: Columns, types: Dict[str, object]) -> pd.DataFrame:
+    """A DataFrame from lists, typed up front: pandas then has nothing left to infer."""
+    data = {}
+    for name, kind in types.items():
+        values = columns[name]
+        if kind is object:
+            array = np.empty(len(values), dtype=object)
+            array[:] = values
+        elif kind is float:
+            array = np.array([math.nan if v is None else v for v in values], dtype=float)
+        elif kind == "boolean":
+            array = pd.array(values, dtype="boolean")
+        else:
+            array = np.array(values, dtype=np.int64 if kind is int else bool)
+        data[name] = array
+    return pd.DataFrame(data, copy=False)
 
 
 def _judge_slice(cases: Sequence[Case], judge: Judge, splitter: ClaimSplitter,
-                 bar: Callable[[Optional[int]], None]) -> Tuple[Dict[str, list], List[Tuple[int, bool]]]:
-    """Split and judge ``cases``: the claim columns, and (claims, abstains) per case.
+                 bar: Callable[[Optional[int]], None]) -> Tuple[Columns, Columns]:
+    """Split and judge ``cases``: the columns of the claim frame and of the case frame.
 
     Chunk by chunk, so only one chunk's claims and verdicts are alive at a time."""
-    cols: Dict[str, list] = {k: [] for k in _COLUMNS}
-    shape: List[Tuple[int, bool]] = []
+    claims, rows = _empty_columns()
     for start in range(0, len(cases), CHUNK):
         part = cases[start:start + CHUNK]
-        splits = split_cases(part, splitter)
-        _judge_chunk(judge, list(zip(part, splits)), cols)
-        shape.extend((len(s.claims), s.abstains) for s in splits)
+        _judge_chunk(judge, list(zip(part, split_cases(part, splitter))), claims, rows)
         bar(len(part))
-    return cols, shape
+    return claims, rows
 
 
-# What forked workers judge: set just before the fork, so cases are shared, never pickled.
-_FORKED: Optional[Tuple[Sequence[Case], Judge, ClaimSplitter]] = None
+def _empty_columns() -> Tuple[Columns, Columns]:
+    return {k: [] for k in CLAIM_COLUMNS}, {k: [] for k in CASE_COLUMNS}
 
 
-def _forked_slice(bounds: Tuple[int, int]):
-    cases, judge, splitter = _FORKED
-    with paused_gc():
-        return _judge_slice(cases[bounds[0]:bounds[1]], judge, splitter, lambda n: None)
-
-
-def _judge_parallel(cases, judge, splitter, workers, bar):
-    """The first slice in this process, the others in forked workers; merged in case order."""
-    global _FORKED
+def _judge_parallel(cases: Sequence[Case], judge: Judge, splitter: ClaimSplitter, workers: int,
+                    bar: Callable[[Optional[int]], None]) -> Tuple[Columns, Columns]:
+    """Equal slices of ``cases`` judged in forked workers, merged in case order."""
     n = len(cases)
     edges = [n * k // workers for k in range(workers + 1)]
-    _FORKED = (cases, judge, splitter)
-    pool = multiprocessing.get_context("fork").Pool(workers - 1)
-    try:
-        pending = [pool.apply_async(_forked_slice, ((edges[k], edges[k + 1]),)) for k in range(1, workers)]
-        cols, shape = _judge_slice(cases[:edges[1]], judge, splitter, bar)
-        for k, job in enumerate(pending, 1):
-            more_cols, more_shape = job.get()
-            for key in _COLUMNS:
-                cols[key].extend(more_cols[key])
-            shape.extend(more_shape)
-            bar(edges[k + 1] - edges[k])
-        return cols, shape
-    finally:
-        _FORKED = None
-        pool.terminate()
+    slices = [(edges[k], edges[k + 1]) for k in range(workers)]
+    parts = in_workers(slices, lambda s, report: _judge_slice(cases[s[0]:s[1]], judge, splitter, report), bar)
+    return _merge(parts)
+
+
+def _merge(parts: Sequence[Tuple[Columns, Columns]]) -> Tuple[Columns, Columns]:
+    claims, rows = parts[0]
+    for more_claims, more_rows in parts[1:]:
+        for key in CLAIM_COLUMNS:
+            claims[key].extend(more_claims[key])
+        for key in CASE_COLUMNS:
+            rows[key].extend(more_rows[key])
+    return claims, rows
+
+
+#: From this size on, :func:`evaluate_file` reads and judges a file in several processes.
+PARALLEL_MIN_BYTES = 5_000_000
+
+
+def evaluate_file(
+    cases: PathLike,
+    passages: Union[PathLike, Mapping[str, Passage], None] = None,
+    judge: Union[str, Judge] = "rules",
+    *,
+    splitter: Optional[ClaimSplitter] = None,
+    workers: int = 1,
+    progress: Union[bool, Callable[[int], None]] = False,
+    while_waiting: Optional[Callable[[], None]] = None,
+) -> Evaluation:
+    """Read and judge a cases file: ``evaluate(load_cases(cases, passages), judge)``, with the same
+    frames and the same first error, except that a large file (``PARALLEL_MIN_BYTES``) with a
+    CPU-bound judge is cut into ``workers`` parts, each read and judged by a process of its own.
+    This process then only coordinates, and runs ``while_waiting`` (say, imports the next step
+    needs) while the workers judge.
+    """
+    judge = get_judge(judge) if isinstance(judge, str) else judge
+    splitter = splitter or ClaimSplitter()
+    path = Path(cases)
+    if not (workers > 1 and getattr(judge, "cpu_bound", False) and can_fork() and path.is_file()
+            and path.stat().st_size >= PARALLEL_MIN_BYTES):
+        return evaluate(load_cases(path, passages), judge, splitter=splitter, progress=progress)
+
+    table, passages_name = passage_table(passages)
+
+    def work(span: Span, report) -> dict:
+        # Read and judge chunk by chunk, so a worker never holds more than one chunk of cases.
+        # After a label error the rest is still read: an error in reading comes first, as when
+        # the whole file is read before anything is judged.
+        ids: List[str] = []
+        lines: List[int] = []
+        claims, rows = _empty_columns()
+        part: dict = {"ids": ids, "lines": lines, "frames": (claims, rows)}
+        chunk: List[Case] = []
+
+        def judge_chunk() -> None:
+            if chunk and "label_error" not in part:
+                try:
+                    _judge_chunk(judge, list(zip(chunk, split_cases(chunk, splitter))), claims, rows)
+                except InputError as error:
+                    part["label_error"] = str(error)
+                report(len(chunk))
+            chunk.clear()
+
+        try:
+            for number, case in iter_cases(path, table, passages_name, span):
+                ids.append(case.id)
+                lines.append(number)
+                chunk.append(case)
+                if len(chunk) == CHUNK:
+                    judge_chunk()
+            judge_chunk()
+        except InputError as error:
+            part["load_error"] = (error.line, str(error))
+        return part
+
+    bar = _progress(progress, None)
+    with paused_gc():
+        parts = in_workers(split_file(path, workers), work, bar, while_waiting)
+        bar(None)
+        _raise_first_input_error(path, parts)
+        claims, rows = _merge([part["frames"] for part in parts])
+        return Evaluation(judge.name, _frame(claims, CLAIM_COLUMNS), _frame(rows, CASE_COLUMNS))
+
+
+def _raise_first_input_error(path: Path, parts: Sequence[dict]) -> None:
+    """The error reading the whole file in one go would have stopped at first."""
+    errors = [part["load_error"] for part in parts if "load_error" in part]
+    first: Dict[str, int] = {}
+    for part in parts:  # ids used again in a later part; the first such line is the earliest
+        repeat = next(((line, cid) for cid, line in zip(part["ids"], part["lines"]) if cid in first), None)
+        if repeat is None:
+            first.update(zip(part["ids"], part["lines"]))
+            continue
+        line, cid = repeat
+        errors.append((line, duplicate_id_message(f"{path} line {line} (case {cid})", cid, first[cid])))
+        break
+    if errors:
+        raise InputError(min(errors)[1])
+    if not any(part["ids"] for part in parts):
+        raise InputError(empty_cases_message(path))
+    for part in parts:
+        if "label_error" in part:
+            raise InputError(part["label_error"])
 
 
 def claim_pairs(chunk: Sequence[Tuple[Case, Split]]) -> List[Pair]:
@@ -168,7 +275,7 @@ def claim_pairs(chunk: Sequence[Tuple[Case, Split]]) -> List[Pair]:
     return pairs
 
 
-def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Dict[str, list]) -> None:
+def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, rows: Columns) -> None:
     flat = [(case, claim) for case, split in chunk for claim in split.claims]
 
     # Step 2a: every claim against all retrieved passages.
@@ -249,6 +356,41 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Dict[str, 
     cols["citations"].extend(len(claim.cites) for _, claim in flat)
     cols["relevant_citations"].extend(relevant)
 
+    # Step 3 (cases): one row per case, from its claims' verdicts.
+    k = 0
+    for case, split in chunk:
+        n = len(split.claims)
+        tally = {"supported": 0, "contradicted": 0, "unsupported": 0, None: 0}
+        for verdict in verdicts[k:k + n]:
+            tally[verdict.label] += 1
+        k += n
+        flagged = tally["contradicted"] + tally["unsupported"]
+        if n == 0:
+            hallucinated: Optional[bool] = None
+            outcome: Optional[str] = "abstained"
+        else:
+            hallucinated = True if flagged else (None if tally[None] else False)
+            if hallucinated or case.answerable is False:
+                outcome = "wrong"
+            else:
+                outcome = None if hallucinated is None else "correct"
+        labels = case.labels
+        rows["case_id"].append(case.id)
+        rows["question"].append(case.question)
+        rows["answerable"].append(case.answerable)
+        rows["labeled"].append(labels is not None)
+        rows["abstains"].append(split.abstains)
+        rows["abstained"].append(n == 0)
+        rows["claims"].append(n)
+        rows["supported"].append(tally["supported"])
+        rows["contradicted"].append(tally["contradicted"])
+        rows["unsupported"].append(tally["unsupported"])
+        rows["errors"].append(tally[None])
+        rows["hallucinated"].append(hallucinated)
+        rows["hallucinated_by_person"].append(
+            any(label != "supported" for label in labels) if labels is not None and n else None)
+        rows["outcome"].append(outcome)
+
 
 def _judge(judge: Judge, pairs: Sequence[Pair]) -> List[Verdict]:
     if not pairs:
@@ -262,50 +404,6 @@ def _check_length(judge: Judge, pairs: Sequence, verdicts: Sequence) -> None:
     if len(verdicts) != len(pairs):
         raise RuntimeError(f"judge {judge.name!r} returned {len(verdicts)} verdicts for {len(pairs)} claims; "
                            "a judge must return one verdict per claim, in order")
-
-
-def _case_frame(cases: Sequence[Case], shape: Sequence[Tuple[int, bool]], claims: pd.DataFrame) -> pd.DataFrame:
-    n = len(cases)
-    counts = {k: [0] * n for k in ("supported", "contradicted", "unsupported", "errors")}
-    person_flag: List[Optional[bool]] = [None] * n
-    position = {case.id: k for k, case in enumerate(cases)}
-    for case_id, verdict in zip(claims["case_id"], claims["verdict"]):
-        counts[verdict if verdict is not None else "errors"][position[case_id]] += 1
-
-    rows: Dict[str, list] = {k: [] for k in (
-        "case_id", "question", "answerable", "labeled", "abstains", "abstained", "claims",
-        "hallucinated", "hallucinated_by_person", "outcome")}
-    for k, (case, (n_claims, abstains)) in enumerate(zip(cases, shape)):
-        flagged = counts["contradicted"][k] + counts["unsupported"][k]
-        if n_claims == 0:
-            hallucinated: Optional[bool] = None
-            outcome: Optional[str] = "abstained"
-        else:
-            hallucinated = True if flagged else (None if counts["errors"][k] else False)
-            if hallucinated or case.answerable is False:
-                outcome = "wrong"
-            elif hallucinated is None:
-                outcome = None
-            else:
-                outcome = "correct"
-        if case.labels is not None and n_claims:
-            person_flag[k] = any(label != "supported" for label in case.labels)
-        rows["case_id"].append(case.id)
-        rows["question"].append(case.question)
-        rows["answerable"].append(case.answerable)
-        rows["labeled"].append(case.labels is not None)
-        rows["abstains"].append(abstains)
-        rows["abstained"].append(n_claims == 0)
-        rows["claims"].append(n_claims)
-        rows["hallucinated"].append(hallucinated)
-        rows["hallucinated_by_person"].append(person_flag[k])
-        rows["outcome"].append(outcome)
-    frame = pd.DataFrame(rows)
-    for key in ("supported", "contradicted", "unsupported", "errors"):
-        frame.insert(frame.columns.get_loc("hallucinated"), key, counts[key])
-    for key in ("answerable", "hallucinated", "hallucinated_by_person"):
-        frame[key] = frame[key].astype("boolean")
-    return frame
 
 
 def _progress(progress: Union[bool, Callable[[int], None]], total: int) -> Callable[[Optional[int]], None]:

@@ -46,8 +46,19 @@ def read_text(path: PathLike, what: str) -> str:
         ) from None
 
 
-def iter_jsonl(path: PathLike, what: str) -> Iterator[Tuple[int, dict]]:
-    """Yield ``(line_number, object)`` for each non-blank line of a JSONL file.
+#: A part of a file: ``(first byte, end byte, number of its first line)``.
+Span = Tuple[int, int, int]
+
+
+def _line_error(message: str, line: int) -> InputError:
+    error = InputError(message)
+    error.line = line  # lets a run split over processes report the first error in file order
+    return error
+
+
+def iter_jsonl(path: PathLike, what: str, span: Optional[Span] = None) -> Iterator[Tuple[int, dict]]:
+    """Yield ``(line_number, object)`` for each non-blank line of a JSONL file (or of a ``span``
+    of it, see :func:`split_file`).
 
     The file is read line by line (a large log is never held twice in memory); a missing file,
     bytes that are not UTF-8 and a line that is not a JSON object stop it with an
@@ -56,14 +67,20 @@ def iter_jsonl(path: PathLike, what: str) -> Iterator[Tuple[int, dict]]:
     path = Path(path)
     _check_file(path, what)
     loads = json.loads
+    start, stop, first = span or (0, -1, 1)
     with open(path, "rb") as fh:
-        for number, raw in enumerate(fh, 1):
+        fh.seek(start)
+        position = start
+        for number, raw in enumerate(fh, first):
+            if position == stop:
+                break
+            position += len(raw)
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise InputError(
+                raise _line_error(
                     f"{_display(path)} line {number} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at "
-                    f"column {exc.start + 1}); save the file as UTF-8 and run again."
+                    f"column {exc.start + 1}); save the file as UTF-8 and run again.", number
                 ) from None
             if number == 1 and line.startswith("\ufeff"):
                 line = line[1:]  # a byte-order mark some editors write
@@ -72,16 +89,36 @@ def iter_jsonl(path: PathLike, what: str) -> Iterator[Tuple[int, dict]]:
             try:
                 obj = loads(line)
             except json.JSONDecodeError as exc:
-                raise InputError(
+                raise _line_error(
                     f"{_display(path)} line {number} is not valid JSON ({exc.msg} at column {exc.colno}); "
-                    "each line must be one JSON object."
+                    "each line must be one JSON object.", number
                 ) from None
             if not isinstance(obj, dict):
-                raise InputError(
+                raise _line_error(
                     f"{_display(path)} line {number} is a JSON {_json_type(obj)}, not an object; "
-                    "each line must be one JSON object like {\"id\": ..., ...}."
+                    "each line must be one JSON object like {\"id\": ..., ...}.", number
                 )
             yield number, obj
+
+
+def split_file(path: PathLike, parts: int) -> List[Span]:
+    """Cut a file into about ``parts`` equal spans at line ends, each with its first line number."""
+    path = Path(path)
+    size = path.stat().st_size
+    spans: List[Span] = []
+    with open(path, "rb") as fh:
+        start, line = 0, 1
+        for k in range(1, parts + 1):
+            stop = size if k == parts else max(start, size * k // parts)
+            if stop < size:
+                fh.seek(stop)
+                stop += len(fh.readline())  # to the end of the line the cut falls in
+            if stop > start:
+                fh.seek(start)
+                spans.append((start, stop, line))
+                line += fh.read(stop - start).count(b"\n")
+                start = stop
+    return spans
 
 
 def _check_file(path: Path, what: str) -> None:
@@ -189,33 +226,57 @@ def load_cases(path: PathLike, passages: Union[PathLike, Mapping[str, Passage], 
     >>> len(cases), cases[0].id, cases[0].retrieved[0].id
     (12, 'c01', 'D07')
     """
-    path = Path(path)
-    if passages is None or isinstance(passages, Mapping):
-        table: Optional[Mapping[str, Passage]] = passages
-        passages_name = "the passages"
-    else:
-        table = load_passages(passages)
-        passages_name = _display(Path(passages))
-    with paused_gc():
-        return _load_cases(path, table, passages_name)
-
-
-def _load_cases(path: Path, table: Optional[Mapping[str, Passage]], passages_name: str) -> List[Case]:
+    table, passages_name = passage_table(passages)
     cases: List[Case] = []
+    with paused_gc():
+        read_cases(path, table, passages_name, into=cases)
+    if not cases:
+        raise InputError(empty_cases_message(path))
+    return cases
+
+
+def duplicate_id_message(where: str, case_id: str, first_line: int) -> str:
+    return f"{where}: case id {case_id!r} is already used on line {first_line}; give each case its own id."
+
+
+def empty_cases_message(path: PathLike) -> str:
+    return (f"cases file {_display(Path(path))} holds no cases; add one JSON object a line "
+            "(see the case format in the README).")
+
+
+def passage_table(passages: Union[PathLike, Mapping[str, Passage], None]) -> Tuple[
+        Optional[Mapping[str, Passage]], str]:
+    """The passages by id (read from a file when given a path), and how messages name them."""
+    if passages is None or isinstance(passages, Mapping):
+        return passages, "the passages"
+    return load_passages(passages), _display(Path(passages))
+
+
+def read_cases(path: PathLike, table: Optional[Mapping[str, Passage]], passages_name: str,
+               into: List[Case]) -> None:
+    """Append the cases of ``path`` to ``into``, checking each; the cases read before an error
+    stay in ``into``."""
+    into.extend(case for _, case in iter_cases(path, table, passages_name))
+
+
+def iter_cases(path: PathLike, table: Optional[Mapping[str, Passage]], passages_name: str,
+               span: Optional[Span] = None) -> Iterator[Tuple[int, Case]]:
+    """``(line number, case)`` for each case of ``path`` (or of a ``span`` of it), checked;
+    an :class:`InputError` carries the ``line`` it stopped at."""
+    path = Path(path)
     seen: Dict[str, int] = {}
     name = _display(path)
-    for number, obj in iter_jsonl(path, "cases"):
+    for number, obj in iter_jsonl(path, "cases", span):
         source = f"{name} line {number}"
-        case = _case(obj, source, table, passages_name)
+        try:
+            case = _case(obj, source, table, passages_name)
+        except InputError as error:
+            error.line = number
+            raise
         if case.id in seen:
-            raise InputError(f"{case.where}: case id {case.id!r} is already used on line {seen[case.id]}; "
-                             "give each case its own id.")
+            raise _line_error(duplicate_id_message(case.where, case.id, seen[case.id]), number)
         seen[case.id] = number
-        cases.append(case)
-    if not cases:
-        raise InputError(f"cases file {name} holds no cases; add one JSON object a line "
-                         "(see the case format in the README).")
-    return cases
+        yield number, case
 
 
 def _case(obj: Mapping, source: str, table: Optional[Mapping[str, Passage]], passages_name: str) -> Case:

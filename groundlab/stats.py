@@ -7,7 +7,6 @@ its Wilson score interval (computed by statsmodels). A rate over nothing is NaN,
 from __future__ import annotations
 
 import math
-import threading
 import warnings
 from dataclasses import dataclass
 from typing import Tuple
@@ -17,22 +16,10 @@ class UndefinedRateWarning(UserWarning):
     """A rate was asked for over zero items; it is NaN."""
 
 
-def preload_statsmodels() -> threading.Thread:
-    """Start importing statsmodels (about a second) in a background thread.
-
-    The command line starts it while it reads a large cases file, and joins it before judging,
-    so the import overlaps with the reading instead of adding to it.
-    """
-    thread = threading.Thread(target=_import_statsmodels, name="groundlab-preload", daemon=True)
-    thread.start()
-    return thread
-
-
-def _import_statsmodels() -> None:
-    try:
-        import statsmodels.stats.proportion  # noqa: F401
-    except ImportError:  # reported where it is needed
-        pass
+def import_statsmodels() -> None:
+    """Import the statsmodels parts the measures use (about a second): a large run does it while
+    its worker processes judge, instead of after."""
+    import statsmodels.stats.proportion  # noqa: F401
 
 
 def wilson_interval(count: int, total: int, confidence: float = 0.95) -> Tuple[float, float]:

@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from groundlab import (
     Case,
     Evidence,
@@ -13,6 +15,8 @@ from groundlab import (
     agreement,
     citation_precision,
     citation_recall,
+    GroundlabError,
+    InputError,
     evaluate,
     get_judge,
     hallucination_rate,
@@ -20,6 +24,7 @@ from groundlab import (
     load_cases,
     load_passages,
 )
+from groundlab.evaluate import evaluate_file
 from groundlab.summary import score_summary
 
 from conftest import CASES, NOTES, ROOT
@@ -159,3 +164,65 @@ def test_report_holds_the_steering_figures(cli, sample_args, tmp_path):
     assert "2 contradicted and 4 unsupported" in text
     assert "caught 5 of 6" in text and "1 false alarms on 14" in text
     assert "Risk-weighted score -10 with penalty 3" in text
+
+
+def _write(path, objs):
+    path.write_text("".join(json.dumps(o) + "\n" for o in objs), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def big_file(monkeypatch, tmp_path):
+    """The sample cases 40 times over (unique ids), read in several processes."""
+    monkeypatch.setattr(EVALUATE, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(EVALUATE, "CHUNK", 25)
+    objs = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines()]
+    many = [dict(o, id=f"{o['id']}-{k}") for k in range(40) for o in objs]
+    return many, _write(tmp_path / "many.jsonl", many)
+
+
+def test_file_in_workers_gives_the_same_frames(big_file):
+    many, path = big_file
+    one = evaluate(load_cases(path, NOTES))
+    for workers in (2, 3):
+        waited = []
+        parts = evaluate_file(path, NOTES, workers=workers, while_waiting=lambda: waited.append(1))
+        assert parts.claims.equals(one.claims) and parts.cases.equals(one.cases)
+        assert waited == [1]
+
+
+@pytest.mark.parametrize("damage,expected", [
+    # a label error early and a reading error late: reading errors come first, as in one process
+    (lambda m: (m[5].update(labels=["supported"]), m.__setitem__(400, "not json")), "line 401 is not valid JSON"),
+    # the same id in two parts of the file: named at its second line
+    (lambda m: m[450].update(id="c01-0"), "line 451 (case c01-0): case id 'c01-0' is already used on line 1"),
+    # two label errors: the first in the file
+    (lambda m: (m[300].update(labels=[]), m[20].update(labels=[])), "line 21 (case c09-1)"),
+])
+def test_file_in_workers_reports_the_first_error(big_file, tmp_path, damage, expected):
+    many, _ = big_file
+    damage(many)
+    path = tmp_path / "damaged.jsonl"
+    path.write_text("".join((o if isinstance(o, str) else json.dumps(o)) + "\n" for o in many), encoding="utf-8")
+    with pytest.raises(InputError) as one:
+        evaluate(load_cases(path, NOTES))
+    with pytest.raises(GroundlabError) as parts:
+        evaluate_file(path, NOTES, workers=3)
+    assert str(parts.value) == str(one.value)
+    assert expected in str(parts.value)
+
+
+@pytest.mark.parametrize("text", ["", "a\n", "a\nbb\nccc\n", "a\nbb\nccc", "x" * 50 + "\n" + "y\n" * 7])
+@pytest.mark.parametrize("parts", [1, 2, 3, 8])
+def test_split_file_covers_every_line_once(tmp_path, text, parts):
+    from groundlab.io import split_file
+
+    path = tmp_path / "f.txt"
+    path.write_bytes(text.encode())
+    spans = split_file(path, parts)
+    assert len(spans) <= parts
+    seen = b""
+    for start, stop, first in spans:
+        assert first == text[:start].count("\n") + 1
+        seen += text.encode()[start:stop]
+    assert seen == text.encode()

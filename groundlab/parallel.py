@@ -1,0 +1,81 @@
+"""Fan CPU-bound work out to forked worker processes, in order, with progress.
+
+Each task runs in a process of its own, forked from this one, so whatever the work needs (the
+judge, the passages, loaded cases) is shared, never pickled; only results come back. A worker
+reports progress as it goes; this process keeps the progress bar and may do other work of its
+own (``while_waiting``) before it collects the results, in task order.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import traceback
+from multiprocessing.connection import wait
+from typing import Any, Callable, List, Optional, Sequence
+
+from ._gc import paused_gc
+from .records import GroundlabError
+
+Report = Callable[[int], None]
+
+
+def can_fork() -> bool:
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def in_workers(tasks: Sequence[Any], work: Callable[[Any, Report], Any], progress: Report,
+               while_waiting: Optional[Callable[[], None]] = None) -> List[Any]:
+    """``work(task, report)`` for every task, each in its own forked process; the results in
+    task order. A :class:`GroundlabError` in a worker is raised here (the first by task order);
+    any other failure is raised as ``RuntimeError`` carrying the worker's traceback."""
+    context = multiprocessing.get_context("fork")
+    processes, inbox = [], {}
+    try:
+        for k, task in enumerate(tasks):
+            receive, send = context.Pipe(duplex=False)
+            process = context.Process(target=_worker, args=(work, task, send), daemon=True)
+            process.start()
+            send.close()
+            processes.append(process)
+            inbox[receive] = k
+        if while_waiting is not None:
+            while_waiting()
+        outcomes: List[Any] = [None] * len(tasks)
+        while inbox:
+            for connection in wait(list(inbox)):
+                k = inbox[connection]
+                try:
+                    kind, value = connection.recv()
+                except EOFError:
+                    raise RuntimeError(f"worker {k + 1} of {len(tasks)} stopped without a result "
+                                       f"(exit code {processes[k].exitcode})") from None
+                if kind == "progress":
+                    progress(value)
+                    continue
+                outcomes[k] = (kind, value)
+                del inbox[connection]
+                connection.close()
+        for kind, value in outcomes:
+            if kind == "input":
+                raise GroundlabError(value)
+            if kind == "crash":
+                raise RuntimeError(f"a worker process failed:\n{value}")
+        return [value for _, value in outcomes]
+    finally:
+        for process in processes:
+            process.join(timeout=5)
+            if process.is_alive():
+                process.terminate()
+
+
+def _worker(work: Callable[[Any, Report], Any], task: Any, send) -> None:
+    try:
+        with paused_gc():
+            result = work(task, lambda n: send.send(("progress", n)))
+        send.send(("done", result))
+    except GroundlabError as error:
+        send.send(("input", str(error)))
+    except BaseException:  # noqa: B902 - reported to the parent, which raises it
+        send.send(("crash", traceback.format_exc()))
+    finally:
+        send.close()
