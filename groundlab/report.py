@@ -10,6 +10,7 @@ from typing import Optional
 from .evaluate import Evaluation
 from .io import write_atomic
 from .records import GroundlabError
+from .metrics import risk_weighted_score
 from .stats import Rate
 from .summary import agree_summary, rates, score_summary
 
@@ -47,19 +48,21 @@ def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = 
         f"Judge `{s['judge']}` on {s['cases']} cases{f' from `{source}`' if source else ''}, {stamp}.",
         "",
         f"1. **Hallucination rate per answer:** {rate_line(r['hallucination rate'], 'answered cases')}."
-        + (f" By the person's labels: {r['hallucination rate by the person'].count} of "
-           f"{r['hallucination rate by the person'].total}." if s["hallucination_rate_by_person"] else ""),
+        + (f" By the person's labels: {rate_line(r['hallucination rate by the person'], 'labeled answers')}."
+           if s["hallucination_rate_by_person"] else " No answer carries a person's labels to compare with."),
         f"2. **Severity:** {severity}",
         f"3. **Abstention:** on unanswerable questions {rate_line(r['abstention'], 'unanswerable cases')}; "
         f"false abstention on answerable ones {rate_line(r['false abstention'], 'answerable cases')}.",
     ]
     if a["agreement"]["claims"]:
+        caught = Rate(a["caught"]["caught"], a["caught"]["hallucinated"])
+        alarms = Rate(a["false_alarms"]["flagged"], a["false_alarms"]["supported"])
         lines.append(
             f"4. **How the judge was checked:** against a person's labels on {a['agreement']['claims']} claims "
-            f"it caught {a['caught']['caught']} of {a['caught']['hallucinated']} hallucinated claims and raised "
-            f"{a['false_alarms']['flagged']} false alarms on {a['false_alarms']['supported']} supported claims "
-            f"(agreement {a['agreement']['agree']}/{a['agreement']['claims']}"
-            + (f", Cohen's kappa {a['kappa']:.2f}" if a["kappa"] is not None else "") + ").")
+            f"it caught {rate_line(caught, 'hallucinated claims')} and raised false alarms on "
+            f"{rate_line(alarms, 'supported claims')} (agreement {a['agreement']['agree']}/"
+            f"{a['agreement']['claims']}" + (f", Cohen's kappa {a['kappa']:.2f}" if a["kappa"] is not None else "")
+            + "). Hallucinated claims the judge misses are missing from the rate above too.")
     else:
         lines.append("4. **How the judge was checked:** not yet: no case carries a person's labels. "
                      "Label a sample before trusting these rates (see `groundlab agree`).")
@@ -67,8 +70,12 @@ def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = 
         lines.append(f"   The judge could not decide {s['errors']} claims; they are left out of every rate.")
     o = s["outcomes"]
     lines += [
-        f"5. **The control:** {flagged} claims could not be backed by the passages. Decide what the product "
-        "does with such a claim: hide it, flag it to the user, or route the answer to a person.",
+        f"5. **The control:** {flagged} claims in {r['hallucination rate'].count} answers could not be backed "
+        "by the passages. Decide what the product does with such a claim: hide it, flag it to the user, or "
+        "route the answer to a person. Had the assistant declined every answer the judge flags, its "
+        f"risk-weighted score at penalty {s['penalty']:g} would be "
+        f"{risk_weighted_score(evaluation.cases, s['penalty'], withhold_flagged=True):+g} instead of "
+        f"{s['risk_weighted_score']:+g}.",
         "",
         f"Outcomes: {o['correct']} correct, {o['abstained']} abstained, {o['wrong']} wrong. "
         f"Risk-weighted score {s['risk_weighted_score']:+g} with penalty {s['penalty']:g} "

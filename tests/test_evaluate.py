@@ -162,8 +162,10 @@ def test_report_holds_the_steering_figures(cli, sample_args, tmp_path):
     text = report.read_text(encoding="utf-8")
     assert "50% (5 of 10 answered cases; 95% range 24%\u201376%)" in text
     assert "2 contradicted and 4 unsupported" in text
-    assert "caught 5 of 6" in text and "1 false alarms on 14" in text
+    assert "caught 83% (5 of 6 hallucinated claims; 95% range 44%\u201397%)" in text
+    assert "false alarms on 7% (1 of 14 supported claims; 95% range 1%\u201331%)" in text
     assert "Risk-weighted score -10 with penalty 3" in text
+    assert "would be +5 instead of -10" in text  # flagged answers withheld
 
 
 def _write(path, objs):
