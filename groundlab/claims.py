@@ -20,23 +20,31 @@ SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
 DEFAULT_CITATION_PATTERN = r"\[\s*([A-Za-z0-9][\w.:#/-]*(?:\s*[,;]\s*[A-Za-z0-9][\w.:#/-]*)*)\s*\]"
 
 #: Ways an assistant says it cannot answer (regular expressions, matched case-insensitively).
-#: The first five are the sample set's wordings; the rest are common variants.
+#: The first five are the sample set's wordings; the rest are common variants. They speak of the
+#: assistant itself ("I ...") or of the material it was given ("the documents ..."), so that a
+#: factual sentence such as "Credit notes do not include freight costs" stays a claim.
+_MATERIAL = (r"(?:the|these|those|my|your|provided|retrieved|available|given)\s+"
+             r"(?:(?:retrieved|provided|available|given|supplied)\s+)?"
+             r"(?:documents?|documentation|passages?|notes?|sources?|context|texts?|results?|information)"
+             r"(?:\s+(?:provided|given|retrieved|available|supplied|here|above))?")
+_NEGATED = r"(?:do not|don't|does not|doesn't|did not|didn't|cannot|can't)"
 DEFAULT_ABSTENTION_PHRASES: Tuple[str, ...] = (
     r"\bI can't find\b",
     r"\bI cannot find\b",
     r"\bI don't know\b",
     r"\bnot in the retrieved\b",
     r"\bno information\b",
-    r"\bI (?:can not|could ?n[o']t|was (?:not|unable to)|wasn't able to|am unable to|am not able to|'m unable to|'m not able to) (?:find|locate|see|determine|answer|tell)\b",
+    r"\bI (?:can not|could ?n[o']t|wasn't able to) (?:find|locate|see|determine|answer|tell|confirm)\b",
+    r"\bI(?:'m| am| was|'ve been| have been)? (?:unable|not able) to "
+    r"(?:find|locate|see|determine|answer|tell|confirm)\b",
     r"\bI (?:do not|did not|didn't) (?:know|find|see)\b",
-    r"\bI (?:can't|cannot|can not) (?:answer|tell|determine|say)\b",
+    r"\bI (?:can't|cannot|can not) (?:answer|tell|determine|say|confirm)\b",
+    r"\bI(?:'m| am) not sure\b",
     r"\bI (?:do not|don't) have (?:enough|sufficient|any|the) (?:information|details|data|context)\b",
     r"\b(?:there is|there's) (?:not enough|insufficient|no) (?:information|detail|data|mention)\b",
-    r"\b(?:the )?(?:documents?|passages?|notes?|sources?|context|retrieved (?:notes|passages|documents)) "
-    r"(?:do not|don't|does not|doesn't|did not|didn't) (?:say|state|mention|specify|contain|cover|include|explain|answer)\b",
-    r"\bnot (?:mentioned|covered|stated|specified|found|included|answered) in the "
-    r"(?:documents?|passages?|notes?|sources?|context|retrieved)\b",
-    r"\b(?:unable|not able) to (?:find|answer|determine|locate)\b",
+    r"\b" + _MATERIAL + r"\s+" + _NEGATED +
+    r"\s+(?:say|state|mention|specify|contain|cover|include|explain|answer|provide|tell|give)\b",
+    r"\bnot (?:mentioned|covered|stated|specified|found|included|answered|provided) in\s+" + _MATERIAL,
 )
 
 #: Lower-case words one of which every built-in abstention phrase holds: a sentence without
@@ -44,6 +52,7 @@ DEFAULT_ABSTENTION_PHRASES: Tuple[str, ...] = (
 _BUILTIN_TRIGGERS = re.compile(r"n't|not|no |unable|insufficient")
 
 _INNER_SPACE = re.compile(r" ([,;:])")
+_HAS_WORD = re.compile(r"[^\W_]")
 _ID_SEP = re.compile(r"\s*[,;]\s*")
 
 
@@ -125,15 +134,18 @@ class ClaimSplitter:
         for sentence in SENTENCE_BREAK.split(answer.strip()):
             if not sentence:
                 continue
-            if may_abstain and self.is_abstention(sentence):
-                abstains = True
-                continue
             if self._bracketed and "[" not in sentence:
                 cites: Tuple[str, ...] = ()
                 text = sentence
             else:
                 cites = self.citations(sentence)
                 text = self.citation_re.sub("", sentence) if cites else sentence
+            # A sentence that cites a passage asserts something; only one without is an abstention.
+            if not cites and may_abstain and self.is_abstention(sentence):
+                abstains = True
+                continue
+            if not _HAS_WORD.search(text):
+                continue  # a lone citation or punctuation asserts nothing
             if "  " in text or "\n" in text or "\t" in text or text[:1].isspace() or text[-1:].isspace():
                 text = " ".join(text.split())
             if text[-2:-1] == " " and text[-1] in ".!?":

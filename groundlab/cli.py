@@ -209,7 +209,7 @@ class _Parser(argparse.ArgumentParser):
 # ---------------------------------------------------------------- helpers
 
 
-def _input_paths(args: argparse.Namespace):
+def _input_paths(args: argparse.Namespace, quiet: bool = False):
     from .io import sample_path
 
     cases, passages = args.cases, args.passages
@@ -223,20 +223,26 @@ def _input_paths(args: argparse.Namespace):
             cases = str(sample_path("grounded_cases.jsonl"))
             if passages is None:
                 passages = str(sample_path("notes.jsonl"))
-            print("groundlab: no data/grounded_cases.jsonl here; using the sample set shipped with "
-                  "groundlab ('groundlab init' copies it here).", file=sys.stderr)
+            if not quiet:
+                print("groundlab: no data/grounded_cases.jsonl here; using the sample set shipped with "
+                      "groundlab ('groundlab init' copies it here).", file=sys.stderr)
     return cases, passages
 
 
 def _splitter(args: argparse.Namespace):
     from .claims import DEFAULT_ABSTENTION_PHRASES, ClaimSplitter
 
+    for option, patterns in (("--citation-pattern", [args.citation_pattern or ""]),
+                             ("--abstention-phrase", args.abstention_phrase)):
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise GroundlabError(f"{option} {pattern!r} is not a valid regular expression ({exc}); "
+                                     "fix it and run again.") from None
     try:
         return ClaimSplitter(args.citation_pattern,
                              DEFAULT_ABSTENTION_PHRASES + tuple(args.abstention_phrase))
-    except re.error as exc:
-        raise GroundlabError(f"a --citation-pattern or --abstention-phrase is not a valid regular "
-                             f"expression ({exc}); fix it and run again.") from None
     except ValueError as exc:
         raise GroundlabError(f"{exc}.") from None
 
@@ -315,6 +321,14 @@ def cmd_init(args: argparse.Namespace) -> int:
     notebooks = find_notebooks(packaged_notebooks())
     copies = [(sample_path(name), target / name) for name in SAMPLE_FILES]
     copies += [(nb, Path(args.dir) / "notebooks" / nb.name) for nb in notebooks]
+    for folder in (Path(args.dir), target, Path(args.dir) / "notebooks"):
+        if folder.exists() and not folder.is_dir():
+            raise GroundlabError(f"{folder} is a file, not a folder; nothing was written "
+                                 "(give 'groundlab init' a folder).")
+    blocked = [dst for _, dst in copies if dst.is_dir()]
+    if blocked:
+        raise GroundlabError(f"{blocked[0]} is a folder where groundlab would write a file; nothing was "
+                             "written (move it away first).")
     existing = [dst for _, dst in copies if dst.exists()]
     if existing and not args.force:
         names = ", ".join(str(p) for p in existing)
@@ -375,7 +389,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.dry_run:
         return _dry_run(args)
     if args.report:
-        check_report_target(Path(args.report), args.force)
+        check_report_target(Path(args.report), args.force, inputs=_input_paths(args, quiet=True))
     source, ev = _evaluate(args)
     summary = score_summary(ev, penalty)
     if args.report:
@@ -572,6 +586,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("groundlab: interrupted; nothing more was written.", file=sys.stderr)
         return 130
+    except OSError as exc:  # a path the file system refuses: name it, no traceback
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"groundlab: cannot use{where}: {exc.strerror or exc}; check the path and run again.",
+              file=sys.stderr)
+        return 2
     except BrokenPipeError:
         return 0
 

@@ -49,7 +49,8 @@ class Evaluation:
     ``abstains`` (holds an abstention sentence), ``abstained`` (outcome), ``claims``, the counts
     per verdict and ``errors``, ``hallucinated`` (by the judge), ``hallucinated_by_person``,
     ``outcome`` (``correct`` / ``abstained`` / ``wrong``, or ``None`` when judge errors leave it
-    open).
+    open). ``correct`` needs every claim supported and the case not marked unanswerable: where
+    ``answerable`` is unknown, passages that back every claim evidently held the answer.
     """
 
     judge: str

@@ -95,7 +95,7 @@ def iter_jsonl(path: PathLike, what: str, span: Optional[Span] = None) -> Iterat
                 ) from None
             if not isinstance(obj, dict):
                 raise _line_error(
-                    f"{_display(path)} line {number} is a JSON {_json_type(obj)}, not an object; "
+                    f"{_display(path)} line {number} is {_json_type(obj)}, not a JSON object; "
                     "each line must be one JSON object like {\"id\": ..., ...}.", number
                 )
             yield number, obj
@@ -176,13 +176,15 @@ def check_output(path: PathLike, force: bool, inputs: Sequence[PathLike] = ()) -
     as they were, and every command writes what it made to a new file.
     """
     path = Path(path)
+    # Where the file would really land: "new/../cases.jsonl" is cases.jsonl once "new" is made.
+    target = Path(os.path.realpath(path))
     for source in inputs:
-        if path.exists() and Path(source).exists() and path.resolve() == Path(source).resolve():
+        if target == Path(os.path.realpath(source)):
             raise InputError(f"{_display(path)} is also the input; nothing was written "
                              "(write to a new file: the input is kept as it was).")
-    if path.is_dir():
+    if target.is_dir():
         raise InputError(f"{_display(path)} is a folder; pass the path of the file to write.")
-    if path.exists() and not force:
+    if target.exists() and not force:
         raise InputError(f"{_display(path)} already exists; nothing was written "
                          "(choose another file or pass --force to replace it).")
     return path
@@ -358,7 +360,11 @@ def sample_path(name: str = "") -> Path:
 def write_atomic(path: PathLike, text: str) -> Path:
     """Write ``text`` to ``path`` through a temporary file and a rename, so no half file is left."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise InputError(f"cannot write {_display(path)}: a part of its folder path is a file; "
+                         "choose another place.") from None
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:

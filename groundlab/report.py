@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 from .evaluate import Evaluation
-from .io import write_atomic
+from .io import PathLike, check_output, write_atomic
 from .records import GroundlabError
 from .metrics import risk_weighted_score
 from .stats import Rate
@@ -87,9 +87,11 @@ def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = 
     return "\n".join(lines)
 
 
-def check_report_target(path: Path, force: bool = False) -> None:
-    """Refuse to replace a file groundlab did not write (it may be a person's own), unless ``force``."""
+def check_report_target(path: Path, force: bool = False, inputs: Sequence[Optional[PathLike]] = ()) -> None:
+    """Refuse to write a report over a file groundlab did not write (it may be a person's own),
+    unless ``force``; over one of the run's ``inputs``, or a folder, even with ``force``."""
     path = Path(path)
+    check_output(path, force=True, inputs=[i for i in inputs if i])
     if path.exists() and not force:
         with open(path, encoding="utf-8", errors="replace") as fh:
             first = fh.readline().strip()
@@ -98,7 +100,8 @@ def check_report_target(path: Path, force: bool = False) -> None:
                                  "(choose another file or pass --force to replace it).")
 
 
-def write_report(path: Path, text: str, force: bool = False) -> Path:
+def write_report(path: Path, text: str, force: bool = False,
+                 inputs: Sequence[Optional[PathLike]] = ()) -> Path:
     """Write a report atomically (temporary file, then rename), after :func:`check_report_target`."""
-    check_report_target(path, force)
+    check_report_target(path, force, inputs)
     return write_atomic(path, text)

@@ -164,3 +164,38 @@ def test_console_command_prints_no_traceback(tmp_path):
     assert proc.stdout == ""
     assert proc.stderr.strip().count("\n") == 0 and "Traceback" not in proc.stderr
     assert "bad.jsonl line 1 is not valid JSON" in proc.stderr
+
+
+def test_init_into_a_file_or_over_a_folder(cli, tmp_path):
+    (tmp_path / "file").write_text("mine", encoding="utf-8")
+    code, _, err = cli("init", tmp_path / "file")
+    assert code == 2 and "is a file, not a folder" in _one_sentence(err)
+    (tmp_path / "p" / "data" / "notes.jsonl").mkdir(parents=True)
+    code, _, err = cli("init", tmp_path / "p", "--force")
+    assert code == 2 and "is a folder where groundlab would write a file" in _one_sentence(err)
+    assert not (tmp_path / "p" / "data" / "grounded_cases.jsonl").exists()  # nothing written
+
+
+@pytest.mark.parametrize("target,words", [
+    ("folder", "is a folder"),
+    ("a-file/report.md", "a part of its folder path is a file"),
+])
+def test_report_path_problems(cli, sample_args, tmp_path, target, words):
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "a-file").write_text("x", encoding="utf-8")
+    code, out, err = cli("score", *sample_args, "--report", tmp_path / target)
+    assert code == 2 and out == "" and words in _one_sentence(err)
+
+
+def test_report_never_replaces_an_input_even_with_force(cli, tmp_path):
+    cases = tmp_path / "cases.jsonl"
+    cases.write_bytes(CASES.read_bytes())
+    code, _, err = cli("score", "--cases", cases, "--passages", NOTES, "--report", cases, "--force")
+    assert code == 2 and "is also the input" in _one_sentence(err)
+    assert cases.read_bytes() == CASES.read_bytes()
+
+
+@pytest.mark.parametrize("option", ["--citation-pattern", "--abstention-phrase"])
+def test_bad_regular_expression_names_its_option(cli, sample_args, option):
+    code, _, err = cli("score", *sample_args, option, "(")
+    assert code == 2 and f"{option} '(' is not a valid regular expression" in _one_sentence(err)

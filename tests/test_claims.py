@@ -52,6 +52,11 @@ def test_decimal_point_does_not_split():
     "I was not able to find that in the notes.",
     "That is not mentioned in the documents.",
     "There is not enough information to say.",
+    "The documentation doesn't say.",
+    "The context does not provide this.",
+    "The sources provided do not include this.",
+    "That is not covered in the provided notes.",
+    "I'm not sure.",
 ])
 def test_abstention_wordings(sentence):
     split = ClaimSplitter().split("c", sentence)
@@ -62,6 +67,14 @@ def test_abstention_wordings(sentence):
     "Incomplete orders cannot be delivered or billed [D05].",
     "The payment run pays every invoice that is due and not blocked [D10].",
     "No approval is needed below 2 percent [D01].",
+    # factual statements that share words with abstentions
+    "Credit notes do not include freight costs.",
+    "Delivery notes don't contain prices.",
+    "The planner was unable to find a second supplier.",
+    "The system is unable to determine the baseline date without payment terms.",
+    # a sentence that cites a passage asserts something, whatever its words
+    "Customers with no information on file are blocked [D01].",
+    "The notes do not include freight costs [D08].",
 ])
 def test_negated_claims_are_not_abstentions(sentence):
     split = ClaimSplitter().split("c", sentence)
@@ -88,3 +101,9 @@ def test_configurable_abstention_and_citations():
 def test_citation_pattern_needs_one_group():
     with pytest.raises(ValueError, match="one group"):
         ClaimSplitter(citation_pattern=r"\[\w+\]")
+
+
+@pytest.mark.parametrize("answer", ["[D07].", "[D07] [D06]", " . "])
+def test_a_lone_citation_is_not_a_claim(answer):
+    split = ClaimSplitter().split("c", answer)
+    assert split.claims == () and not split.abstains
