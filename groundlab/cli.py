@@ -407,7 +407,7 @@ def _score_text(s: Dict, r: Dict, source: str) -> str:
     def row(name: str, key: str, noun: str, note: str, missing: str):
         rate = r[key]
         if not rate.total:
-            return [name, "n/a", f"0 {noun}", "", missing]
+            return [name, "n/a", "\u2014", "", missing]
         low, high = rate.interval
         return [name, _pct(rate.rate), f"{rate.count}/{rate.total} {noun}", f"{_pct(low)}\u2013{_pct(high)}", note]
 
@@ -419,7 +419,7 @@ def _score_text(s: Dict, r: Dict, source: str) -> str:
             row("faithfulness", "faithfulness", "claims",
                 f"contradicted {s['contradicted']}, unsupported {s['unsupported']}", "no claims"),
             row("citation recall", "citation recall", "supported", "",
-                "no citations" if not r["citation precision"].total else "no supported claims"),
+                "no supported claims" if r["citation precision"].total else "no citations"),
             row("citation precision", "citation precision", "citations", "", "no citations"),
             row("abstention", "abstention", "unanswerable", "unanswerable questions declined",
                 "no unanswerable cases (set \"answerable\": false)"),

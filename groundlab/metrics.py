@@ -12,6 +12,7 @@ every rate and counted by :func:`verdict_counts`. A rate over nothing is NaN wit
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
@@ -207,7 +208,9 @@ def cohens_kappa(matrix: List[List[int]]) -> float:
         return math.nan  # both raters used one and the same verdict throughout
     from statsmodels.stats.inter_rater import cohens_kappa as _kappa
 
-    return float(_kappa(matrix).kappa)
+    with warnings.catch_warnings():  # its z statistic divides by zero on tiny tables; kappa is fine
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return float(_kappa(matrix).kappa)
 
 
 def disagreements(claims: pd.DataFrame) -> pd.DataFrame:

@@ -80,8 +80,9 @@ def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = 
         f"Outcomes: {o['correct']} correct, {o['abstained']} abstained, {o['wrong']} wrong. "
         f"Risk-weighted score {s['risk_weighted_score']:+g} with penalty {s['penalty']:g} "
         "(correct \u2212 penalty \u00d7 wrong; an abstention scores 0).",
-        f"Citations: recall {rate_line(r['citation recall'], 'supported claims')}, "
-        f"precision {rate_line(r['citation precision'], 'citations')}.",
+        (f"Citations: recall {rate_line(r['citation recall'], 'supported claims')}, "
+         f"precision {rate_line(r['citation precision'], 'citations')}." if r["citation precision"].total
+         else "Citations: the answers cite no passage, so citation recall and precision do not apply."),
         "",
     ]
     return "\n".join(lines)

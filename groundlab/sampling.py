@@ -9,9 +9,13 @@ answers of its stratum (``N_h`` in the log, ``n_h`` labeled). The person-based r
 log is the stratified estimate ``sum_h (N_h / N) * p_h`` (:func:`weighted_rate`); the plain rate
 over the sample would overstate it, since flagged answers were drawn more often.
 
-The interval is a Wilson interval on the effective sample size ``p (1 - p) / var`` (Kish), with
-the stratified variance ``sum_h W_h^2 p_h (1 - p_h) / n_h (1 - n_h / N_h)``, and never narrower
-than a simple random sample of the same size (as Korn and Graubard advise for small samples).
+The interval is a Wilson interval on an effective sample size: the smallest of the labeled
+answers, Kish's size for unequal weights ``N^2 / sum_h N_h^2 / n_h`` (the precision the weighting
+leaves), and ``p (1 - p) / var`` from the stratified variance
+``sum_h W_h^2 p_h (1 - p_h) / n_h (1 - n_h / N_h)``, with each ``p_h`` taken as
+``(x_h + 0.5) / (n_h + 1)`` there so that a stratum whose sample shows no hallucination (or only
+hallucinations) still counts as uncertain instead of claiming a precision it does not have
+(after Korn and Graubard's advice for small samples).
 
 >>> import pandas as pd
 >>> log = pd.DataFrame({"case_id": [f"r{i}" for i in range(100)], "claims": [2] * 100,
@@ -162,9 +166,20 @@ class WeightedRate:
     effective_n: float
     by_stratum: pd.DataFrame
 
+    @property
+    def design_effect(self) -> float:
+        """How many labeled answers this design needs for the precision of one drawn at random."""
+        return self.labeled / self.effective_n
+
     def __str__(self) -> str:
-        return (f"{self.rate:.0%} (95% range {self.low:.0%}\u2013{self.high:.0%}; "
-                f"{self.labeled} labeled answers standing for {self.population})")
+        return (f"{_pct(self.rate)} (95% range {_pct(self.low)}\u2013{_pct(self.high)}; "
+                f"{self.labeled} labeled answers standing for {self.population}, as precise as "
+                f"{self.effective_n:.0f} drawn at random)")
+
+
+def _pct(x: float) -> str:
+    """Whole percents, with one decimal below 1% so that a small rate is not shown as 0%."""
+    return f"{100 * x:.1f}%" if 0.0005 <= x < 0.01 else f"{100 * x:.0f}%"
 
 
 def weighted_rate(values: pd.Series, strata: pd.Series, sizes: Mapping[str, int]) -> WeightedRate:
@@ -199,10 +214,13 @@ def weighted_rate(values: pd.Series, strata: pd.Series, sizes: Mapping[str, int]
                      "rate": float(got.mean()), "share": size / total})
     by = pd.DataFrame(rows, columns=["stratum", "population", "labeled", "count", "rate", "share"])
     rate = float((by["share"] * by["rate"]).sum())
-    var = float((by["share"] ** 2 * by["rate"] * (1 - by["rate"]) / by["labeled"]
-                 * (1 - by["labeled"] / by["population"])).sum())
     labeled = int(by["labeled"].sum())
-    effective = min(labeled, rate * (1 - rate) / var) if var > 0 else float(labeled)
+    kish = total ** 2 / float((by["population"] ** 2 / by["labeled"]).sum())
+    smoothed = (by["count"] + 0.5) / (by["labeled"] + 1)
+    var = float((by["share"] ** 2 * smoothed * (1 - smoothed) / by["labeled"]
+                 * (1 - by["labeled"] / by["population"])).sum())
+    center = float((by["share"] * smoothed).sum())
+    effective = min(float(labeled), kish, center * (1 - center) / var if var > 0 else math.inf)
     from statsmodels.stats.proportion import proportion_confint
 
     low, high = proportion_confint(rate * effective, effective, method="wilson")

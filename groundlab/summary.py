@@ -56,7 +56,10 @@ def score_summary(evaluation: Evaluation, penalty: float = 1.0) -> Dict[str, Any
             "hallucination_rate": _rate(hallucination_rate(cases), "hallucinated", "answered", interval=True),
             "hallucination_rate_by_person": (
                 {"hallucinated": by_person.count, "answered": by_person.total} if by_person.total else None),
-            "citation_recall": _rate(citation_recall(claims), "backed", "supported"),
+            # With no citation anywhere recall is undefined (null), over every supported claim.
+            "citation_recall": (_rate(citation_recall(claims), "backed", "supported")
+                                if citation_precision(claims).total else
+                                {"backed": 0, "supported": counts["supported"], "rate": None}),
             "citation_precision": _rate(citation_precision(claims), "relevant", "citations"),
             "abstention": _counts(abstention_rate(cases), "abstained", "unanswerable"),
             "false_abstention": _counts(false_abstention_rate(cases), "abstained", "answerable"),

@@ -241,6 +241,10 @@ def test_log_without_citations_says_so(cli, tmp_path):
         assert "n/a" in line and line.rstrip().endswith("no citations") and "0%" not in line
     s = cli.json("score", "--cases", cases)
     assert s["citation_recall"]["rate"] is None and s["citation_precision"]["rate"] is None
+    assert s["citation_recall"]["supported"] == s["faithfulness"]["supported"] > 0  # every supported claim
+    report = tmp_path / "report.md"
+    assert cli("score", "--cases", cases, "--report", report)[0] == 0
+    assert "the answers cite no passage, so citation recall and precision do not apply" in report.read_text()
 
 
 def test_imported_cases_evaluate(tmp_path, cli):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 from statsmodels.stats.proportion import proportion_confint
@@ -113,10 +114,40 @@ def test_weighted_rate_interval():
     strata = pd.Series(["flagged"] * 10 + ["clean"] * 10)
     r = weighted_rate(values, strata, {"flagged": 100, "clean": 900})
     assert r.rate == pytest.approx(0.1 * 0.6 + 0.9 * 0.2)
-    var = 0.1 ** 2 * 0.6 * 0.4 / 10 * 0.9 + 0.9 ** 2 * 0.2 * 0.8 / 10 * (1 - 10 / 900)
-    assert r.effective_n == pytest.approx(min(20, r.rate * (1 - r.rate) / var))
+    kish = 1000 ** 2 / (100 ** 2 / 10 + 900 ** 2 / 10)
+    f, c = 6.5 / 11, 2.5 / 11  # each stratum's rate, smoothed for the variance
+    var = 0.1 ** 2 * f * (1 - f) / 10 * 0.9 + 0.9 ** 2 * c * (1 - c) / 10 * (1 - 10 / 900)
+    center = 0.1 * f + 0.9 * c
+    assert r.effective_n == pytest.approx(min(20, kish, center * (1 - center) / var))
     low, high = proportion_confint(r.rate * r.effective_n, r.effective_n, method="wilson")
     assert (r.low, r.high) == pytest.approx((low, high))
+    assert r.design_effect == pytest.approx(20 / r.effective_n)
+
+
+def test_weighted_rate_interval_stays_honest_when_a_stratum_shows_nothing():
+    """A large stratum whose sample holds no hallucination is still uncertain: the range must
+    not collapse to what all labeled answers would give."""
+    sizes = {"contradicted": 300, "unsupported": 300, "supported": 9400}
+    strata = pd.Series(["contradicted"] * 100 + ["unsupported"] * 100 + ["supported"] * 100)
+    values = pd.Series([True] * 2 + [False] * 98 + [True] * 2 + [False] * 98 + [False] * 100)
+    r = weighted_rate(values, strata, sizes)
+    assert r.effective_n < 120  # the big stratum has only a third of the labels
+    assert r.high > 0.03  # about the Wilson bound of 0 in 100, weighted by the stratum's 94%
+
+
+def test_weighted_rate_covers_the_true_rate():
+    rng = np.random.default_rng(7)
+    sizes, true, drawn = (300, 300, 9400), (0.02, 0.02, 0.03), (100, 100, 100)
+    truth = sum(n * t for n, t in zip(sizes, true)) / sum(sizes)
+    covered = 0
+    for _ in range(300):
+        values, strata = [], []
+        for h, (t, n) in enumerate(zip(true, drawn)):
+            values += list(rng.random(n) < t)
+            strata += [str(h)] * n
+        r = weighted_rate(pd.Series(values), pd.Series(strata), {str(h): n for h, n in enumerate(sizes)})
+        covered += r.low <= truth <= r.high
+    assert covered / 300 >= 0.93
 
 
 def test_weighted_rate_census_is_the_plain_rate():
