@@ -115,8 +115,10 @@ class ImportReport:
         partly = self.partly_labeled_cases
         if partly:
             shown = ", ".join(partly[:10]) + (", ..." if len(partly) > 10 else "")
-            lines.append(f"{plural(len(partly), 'case is', 'cases are')} only partly labeled in the sheet and kept "
-                         f"the labels they had (none for a fresh log): {shown}.")
+            one = len(partly) == 1
+            lines.append(f"{plural(len(partly), 'case is', 'cases are')} only partly labeled in the sheet; "
+                         f"{'it keeps the labels it' if one else 'they keep the labels they'} had "
+                         f"(none for a fresh log): {shown}.")
         if self.cases_not_in_sheet:
             lines.append(f"{plural(self.cases_not_in_sheet, 'case', 'cases')} of {self.cases_path} not in the "
                          "sheet: kept unchanged.")
@@ -300,7 +302,7 @@ def read_labels(sheet_path: PathLike, cases: Sequence[Case], *, splitter: Option
             where = f"{where} (case {case_id}, no claims)"
             if case_claims:
                 raise InputError(f"{where}: the sheet shows this answer without claims but it now holds "
-                                 f"{len(case_claims)}; the answer changed since the sheet was exported: "
+                                 f"{len(case_claims)}; the row or the answer was changed after the export: "
                                  "export the sheet again.")
             if label is not None:
                 raise InputError(f"{where}: this answer holds no claim to label; leave \"label\" empty "
@@ -313,13 +315,14 @@ def read_labels(sheet_path: PathLike, cases: Sequence[Case], *, splitter: Option
         claim_no = _claim_number(raw_number, where)
         where = f"{where} (case {case_id}, claim {claim_no})"
         if claim_no > len(case_claims):
-            raise InputError(f"{where}: the answer now holds {len(case_claims)} claim(s); it changed since "
-                             "the sheet was exported: export the sheet again.")
+            raise InputError(f"{where}: the answer holds {len(case_claims)} claim(s), so there is no claim "
+                             f"{claim_no}; the row or the answer was changed after the export: export the "
+                             "sheet again.")
         expected = case_claims[claim_no - 1].text
         if _norm(_from_cell(row["claim"])) != _norm(expected):
             raise InputError(f"{where}: the sheet's claim {_preview(_from_cell(row['claim']))} does not match "
-                             f"the answer's {_preview(expected)}; the answer changed since the sheet was "
-                             "exported: export the sheet again.")
+                             f"the answer's {_preview(expected)}; the row or the answer was changed after the "
+                             "export: export the sheet again.")
         if claim_no in entry.claims:
             raise InputError(f"{where}: claim {claim_no} of case {case_id} is already on row "
                              f"{entry.claims[claim_no][0]}; delete one of the two rows.")
@@ -333,17 +336,26 @@ def read_labels(sheet_path: PathLike, cases: Sequence[Case], *, splitter: Option
 
 
 def _check_complete(found: Dict[str, _SheetCase], cases: Sequence[Case], claims: Mapping, name: str) -> None:
+    last_row = 0  # the last sheet row of the cases so far: where a missing row belongs
     for case in cases:
         entry = found.get(case.id)
         if entry is None:
-            raise InputError(f"{name} has no row for case {case.id} ({case.where}); export the sheet again, "
-                             "or pass --partial to import the cases it has.")
+            place = f" (its rows belong after row {last_row})" if last_row else ""
+            raise InputError(f"{name} has no row for case {case.id} ({case.source}){place}; export the sheet "
+                             "again, or pass --partial to import the cases it has.")
+        rows = [row for row, _ in entry.claims.values()] + [r for r in [entry.no_claim_row] if r]
         for claim in claims[case.id]:
             if claim.number not in entry.claims:
                 before = [row for n, (row, _) in entry.claims.items() if n < claim.number]
-                place = f" (it belongs after row {max(before)})" if before else ""
+                after = [row for n, (row, _) in entry.claims.items() if n > claim.number]
+                if before or not after:
+                    place = f" (it belongs after row {max(before) if before else last_row})"
+                else:
+                    place = f" (it belongs before row {min(after)})"
                 raise InputError(f"{name} has no row for case {case.id} claim {claim.number} "
-                                 f"{_preview(claim.text)}{place}; put the row back, or pass --partial.")
+                                 f"{_preview(claim.text)}{place if (before or after or last_row) else ''}; "
+                                 "put the row back, or pass --partial.")
+        last_row = max(rows + [last_row])
 
 
 def apply_labels(records: List[dict], cases: Sequence[Case], found: Mapping[str, _SheetCase],

@@ -239,9 +239,10 @@ REJECTED = {
                               "row 9 (case c04, no claims): the sheet shows this answer without claims but it "
                               "now holds 1"),
     "claim edited away": (_set("c01", "3", "claim_no", "4"), None,
-                          "row 4 (case c01, claim 4): the answer now holds 3 claim(s)"),
+                          "row 4 (case c01, claim 4): the answer holds 3 claim(s), so there is no claim 4"),
     "missing row": (_drop("c03", "2"), None, "has no row for case c03 claim 2 \"At 1.5 percent"),
-    "missing case": (_drop("c04", ""), None, "has no row for case c04"),
+    "missing first row": (_drop("c03", "1"), None, "releas...\" (it belongs before row 7); put the row back"),
+    "missing case": (_drop("c04", ""), None, "unlabeled.jsonl line 4) (its rows belong after row 8)"),
     "empty label": (_set("c07", "2", "label", ""), None,
                     "(case c07, claim 2): \"label\" is empty; write supported, contradicted or unsupported, "
                     "or pass --partial"),
@@ -309,7 +310,7 @@ def test_partial_sheet(cli, tmp_path, unlabeled, sheet):
     assert code == 0, err
     assert "labels for 5 claims of 2 cases" in stdout
     assert "15 claims in 8 cases remain unlabeled." in stdout
-    assert "1 case is only partly labeled in the sheet and kept the labels they had (none for a fresh log): c07." \
+    assert "1 case is only partly labeled in the sheet; it keeps the labels it had (none for a fresh log): c07." \
         in stdout
     assert "1 case of " in stdout and "not in the sheet: kept unchanged." in stdout
     got = {o["id"]: o for o in records(out)}
