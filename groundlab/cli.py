@@ -344,6 +344,7 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from .evaluate import split_cases
+    from .io import plural
 
     source, cases = _load(args)
     splits = split_cases(cases, _splitter(args))
@@ -351,6 +352,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     warnings: List[str] = []
     for case, split in zip(cases, splits):
         ids = {p.id for p in case.retrieved}
+        if len(ids) < len(case.retrieved):
+            twice = sorted({p.id for p in case.retrieved if [q.id for q in case.retrieved].count(p.id) > 1})
+            warnings.append(f"{case.where}: passage {', '.join(twice)} is retrieved more than once; a "
+                            "citation of it stands for the last one.")
         for claim in split.claims:
             stray = [c for c in claim.cites if c not in ids]
             if stray:
@@ -361,8 +366,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     labeled = sum(c.labels is not None for c in cases)
     known = sum(c.answerable is not None for c in cases)
     abstaining = sum(not s.claims for s in splits)
-    _emit(f"{source}: {len(cases)} cases, {n_claims} claims, {abstaining} abstaining; "
-          f"{labeled} labeled, {known} with answerable set. OK.")
+    _emit(f"{source}: {plural(len(cases), 'case', 'cases')}, {plural(n_claims, 'claim', 'claims')}, "
+          f"{abstaining} abstaining; {labeled} labeled, {known} with answerable set. OK.")
     for line in warnings:
         _emit(f"note: {line}")
     if args.show_claims:
