@@ -591,13 +591,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("groundlab: interrupted; nothing more was written.", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (`groundlab score | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as exc:  # a path the file system refuses: name it, no traceback
         where = f" {exc.filename}" if exc.filename else ""
         print(f"groundlab: cannot use{where}: {exc.strerror or exc}; check the path and run again.",
               file=sys.stderr)
         return 2
-    except BrokenPipeError:
-        return 0
 
 
 if __name__ == "__main__":

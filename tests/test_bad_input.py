@@ -199,3 +199,16 @@ def test_report_never_replaces_an_input_even_with_force(cli, tmp_path):
 def test_bad_regular_expression_names_its_option(cli, sample_args, option):
     code, _, err = cli("score", *sample_args, option, "(")
     assert code == 2 and f"{option} '(' is not a valid regular expression" in _one_sentence(err)
+
+
+def test_a_closed_pipe_is_not_an_error(tmp_path):
+    """`groundlab check --show-claims | head -1` on a file whose listing outgrows the pipe: the
+    reader leaves early; no message, no traceback."""
+    objs = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines()]
+    many = tmp_path / "many.jsonl"
+    many.write_text("".join(json.dumps(dict(o, id=f"{o['id']}-{k}")) + "\n" for k in range(300) for o in objs),
+                    encoding="utf-8")
+    proc = subprocess.run(f"{sys.executable} -m groundlab check --show-claims --cases {many} --passages {NOTES}"
+                          " | head -1", shell=True, capture_output=True, text=True, cwd=ROOT)
+    assert proc.stdout.startswith(f"{many}: 3600 cases")
+    assert proc.stderr == ""
