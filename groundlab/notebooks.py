@@ -3,7 +3,11 @@
 The notebooks ship inside the package (``groundlab/data/notebooks/``, a copy of the project's
 ``notebooks/``), so ``groundlab run`` works from any folder once groundlab is installed. Each
 notebook gets the parameters its ``parameters`` cell declares, nothing else; paths are made
-absolute first, because the kernels run inside the output folder.
+absolute first, and everything a notebook writes goes to the output folder through them.
+
+The kernels run in the folder the command was started from, as the other commands do: that is
+where the ``llm`` judge finds ``.env`` and keeps its replies (``.groundlab/cache``), so a run
+of the workbook uses the same key and the same cache as ``groundlab score``.
 """
 
 from __future__ import annotations
@@ -243,7 +247,7 @@ def run_notebooks(notebooks: Sequence[Path], out: Path, parameters: Mapping[str,
             start = time.monotonic()
             executed = out / nb.name
             try:
-                _execute(nb, executed, plans[nb], out)
+                _execute(nb, executed, plans[nb], Path.cwd())
             except NotebookFailed:
                 if executed.exists():
                     with contextlib.suppress(Exception):  # the failure is what matters, not its HTML copy

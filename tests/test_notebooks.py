@@ -5,12 +5,14 @@ from __future__ import annotations
 import ast
 import filecmp
 import re
+import shutil
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from conftest import CASES, NOTES, ROOT
+from messages_stub import KEY, messages_stub  # noqa: F401 (a fixture)
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
 PACKAGED = ROOT / "groundlab" / "data"
@@ -255,3 +257,26 @@ def test_parameter_values():
     assert coerce("judges", "lexical, rules", {"inferred_type_name": "list[str]"}) == ["lexical", "rules"]
     assert coerce("judge", 3, {"inferred_type_name": "str"}) == "3"
 
+
+def test_run_uses_the_key_and_cache_of_the_folder_it_was_started_in(messages_stub, monkeypatch, tmp_path, cli):
+    """The kernels look for .env and .groundlab/cache where the command runs, as groundlab score does,
+    not in the report folder; the key never lands in what the run writes."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    monkeypatch.delenv("ANTHROPIC_BASE_URL")
+    (tmp_path / ".env").write_text(f"ANTHROPIC_API_KEY={KEY}\nANTHROPIC_BASE_URL={messages_stub.url}\n")
+    folder = tmp_path / "nbs"
+    folder.mkdir()
+    shutil.copy(ROOT / "notebooks" / "01-groundedness.ipynb", folder)
+    argv = ("run", "--judge", "llm", "--cases", CASES, "--passages", NOTES, "--notebooks", folder)
+    code, _, err = cli(*argv, "--out", "first")
+    assert code == 0, err
+    answered = len(messages_stub.requests)
+    assert answered == 10  # one request per answered case of the sample set
+    assert len(list((tmp_path / ".groundlab" / "cache").rglob("*.json"))) == answered
+    assert not (tmp_path / "first" / ".groundlab").exists()
+    code, _, err = cli(*argv, "--out", "second")
+    assert code == 0, err
+    assert len(messages_stub.requests) == answered  # the second run is answered from the same cache
+    for path in tmp_path.glob("*/**/*"):
+        if path.is_file() and ".groundlab" not in path.parts:
+            assert KEY.encode() not in path.read_bytes(), path
