@@ -512,44 +512,85 @@ def cmd_agree(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-    from .io import load_cases
-    from .judges import get_judge
-    from .notebooks import check_parameter_names, default_out_dir, find_notebooks, parse_value, run_notebooks
+#: ``groundlab run`` options that set a notebook parameter, which ``-p NAME VALUE`` may set instead.
+RUN_OPTIONS = {"cases": "--cases", "passages": "--passages", "judge": "--judge", "penalty": "--penalty"}
 
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .io import load_cases, plural
+    from .notebooks import (
+        check_parameter_names,
+        check_values,
+        default_out_dir,
+        find_notebooks,
+        parse_value,
+        plan_parameters,
+        run_notebooks,
+    )
+
+    # Check everything that can be checked before anything runs or is written, so a mistake is
+    # one sentence, not a failed notebook.
+    options = {name: option for name, option in RUN_OPTIONS.items() if getattr(args, name) is not None}
     parameters: Dict[str, object] = {}
+    seen = set()
     for name, value in args.parameter:
-        parameters[name] = parse_value(value)
+        if name in seen:
+            raise GroundlabError(f"-p {name} is given twice; give it once.")
+        seen.add(name)
+        if name in options:
+            raise GroundlabError(f"{options[name]} and -p {name} both set {name}; give it once.")
+        if name in ("cases", "passages", "judge"):  # -p cases X is --cases X
+            setattr(args, name, value)
+        else:
+            parameters[name] = parse_value(value)
     cases, passages = _input_paths(args)
     parameters["cases"] = cases
     parameters["passages"] = passages
     if args.judge is not None:
         parameters["judge"] = args.judge
     if args.penalty is not None:
-        if args.penalty < 0 or math.isinf(args.penalty) or math.isnan(args.penalty):
-            raise GroundlabError(f"--penalty must be 0 or more, not {args.penalty:g}; a wrong answer costs "
-                                 "that many correct ones (3 matches a 75% confidence target).")
         parameters["penalty"] = args.penalty
-    # Check what can be checked here, so a mistake is one sentence, not a failed notebook.
+    check_values({k: v for k, v in parameters.items() if k == "judge" or k in options}, options)
     load_cases(cases, passages)
-    get_judge(str(parameters.get("judge", "rules")))
     notebooks = find_notebooks(Path(args.notebooks) if args.notebooks else None)
     check_parameter_names(notebooks, [name for name, _ in args.parameter])
     out = Path(args.out) if args.out else default_out_dir()
-    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not args.force:
-        raise GroundlabError(f"{out} already exists and is not empty; nothing was written "
-                             "(choose another --out or pass --force to write into it).")
-    print(f"groundlab run: {len(notebooks)} notebooks from {notebooks[0].parent} into {out}", file=sys.stderr)
+    _check_run_out(out, notebooks[0].parent, args.force)
+    plans = plan_parameters(notebooks, parameters, out.resolve())
+    check_values({name: value for plan in plans.values() for name, value in plan.items() if name != "judge"},
+                 options)
+
+    print(f"groundlab run: {plural(len(notebooks), 'notebook', 'notebooks')} from {notebooks[0].parent} "
+          f"into {out}", file=sys.stderr)
     result = run_notebooks(notebooks, out, parameters, progress=lambda line: print(line, file=sys.stderr))
-    parts = [f"{len(result.notebooks)} executed notebooks", f"{len(result.html)} HTML copies",
-             f"{len(result.figures)} figures (PNG and SVG)"]
+    parts = [plural(len(result.notebooks), "executed notebook", "executed notebooks"),
+             plural(len(result.html), "HTML copy", "HTML copies"),
+             f"{plural(len(result.figures), 'figure', 'figures')} (PNG and SVG)"]
     if result.report:
         parts.append("report.md")
     _emit(f"wrote {out}/: " + ", ".join(parts) + ".")
     return 0
 
 
+def _check_run_out(out: Path, notebooks: Path, force: bool) -> None:
+    """Refuse an output folder ``groundlab run`` must not write into, before anything runs."""
+    for folder in [out] + list(out.parents):
+        if folder.exists() and not folder.is_dir():
+            where = "is a file" if folder == out else f"is inside {folder}, which is a file"
+            raise GroundlabError(f"--out {out} {where}, not a folder; nothing was written (give --out a new "
+                                 "or empty folder).")
+        if folder.exists():
+            break
+    if out.exists() and out.resolve() == notebooks.resolve():
+        raise GroundlabError(f"--out {out} is the folder of the notebooks being run, and the executed copies "
+                             "would replace them; nothing was written (choose another --out).")
+    if out.exists() and any(out.iterdir()) and not force:
+        raise GroundlabError(f"{out} already exists and is not empty; nothing was written "
+                             "(choose another --out or pass --force to write into it).")
+
+
 def cmd_plan(args: argparse.Namespace) -> int:
+    from .io import plural
     from .stats import answers_needed, interval_bounds
 
     rate, margin = args.rate, args.margin
@@ -561,16 +602,21 @@ def cmd_plan(args: argparse.Namespace) -> int:
                              "e.g. --margin 0.05 or --margin 5% for \u00b15 points.")
     n = answers_needed(rate, margin)
     low, high = interval_bounds(rate, n)
-    _emit(f"{n} test answers give a Wilson 95% range of \u00b1{_points(margin)} points around {_pct_exact(rate)} "
-          f"({_pct_exact(low)} to {_pct_exact(high)}).")
+    _emit(f"{plural(n, 'test answer gives', 'test answers give')} a Wilson 95% range of "
+          f"\u00b1{_points(margin)} around {_pct_exact(rate)} ({_pct_exact(low)} to {_pct_exact(high)}).")
     return 0
 
 
 def _points(margin: float) -> str:
-    return f"{100 * margin:.3g}"
+    points = f"{100 * margin:.3g}"
+    return f"{points} point{'' if points == '1' else 's'}"
 
 
 def _pct_exact(x: float) -> str:
+    """A percentage to 3 significant digits; what rounding leaves a hair away from 0% or 100% is shown as such."""
+    x = min(1.0, max(0.0, x))
+    if x < 5e-6 or x > 1 - 5e-6:
+        x = round(x)
     return f"{100 * x:.3g}%"
 
 

@@ -248,7 +248,11 @@ def empty_cases_message(path: PathLike) -> str:
 
 def passage_table(passages: Union[PathLike, Mapping[str, Passage], None]) -> Tuple[
         Optional[Mapping[str, Passage]], str]:
-    """The passages by id (read from a file when given a path), and how messages name them."""
+    """The passages by id (read from a file when given a path), and how messages name them.
+
+    An empty path is no passages file (the cases hold their passages inline), as ``None`` is."""
+    if isinstance(passages, str) and not passages.strip():
+        passages = None
     if passages is None or isinstance(passages, Mapping):
         return passages, "the passages"
     return load_passages(passages), _display(Path(passages))

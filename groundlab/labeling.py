@@ -45,7 +45,7 @@ from .claims import ClaimSplitter
 from .evaluate import split_cases
 from .io import PathLike, check_output, iter_jsonl, load_cases, plural, read_csv, write_atomic
 from .judges import Judge, get_judge
-from .records import VERDICTS, Case, Evidence, InputError, Passage
+from .records import VERDICTS, Case, Evidence, GroundlabError, InputError, Passage
 
 SHEET_COLUMNS: Tuple[str, ...] = ("case_id", "claim_no", "question", "claim", "cites", "passages",
                                   "judge_verdict", "judge_reason", "label", "answerable")
@@ -230,16 +230,63 @@ def fill_labels(sheet: pd.DataFrame, cases: Sequence[Case]) -> pd.DataFrame:
     return filled
 
 
-def work_dir(path: PathLike = "") -> Path:
-    """The folder a labeling round writes into: ``path`` (created when missing), or, when it is
-    empty, a new temporary folder (so a demonstration leaves nothing behind in the project)."""
-    if not str(path):
-        import tempfile
-
-        return Path(tempfile.mkdtemp(prefix="groundlab-labeling-"))
+def work_dir(path: PathLike) -> Path:
+    """The folder a labeling round writes into (created when missing); it is kept, since the
+    sheet it holds goes out to people and comes back."""
+    if not str(path).strip():
+        raise GroundlabError("work_dir is empty; give the folder where the sample and the labeling sheet are "
+                             "written and kept (e.g. ../reports/labeling).")
     folder = Path(path)
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+@dataclass(frozen=True)
+class SheetWaiting:
+    """A labeling round whose sheet has not come back filled yet: the steps that need labels wait."""
+
+    sheet: Path
+
+    def __str__(self) -> str:
+        return (f"The sheet {self.sheet} is waiting to be filled: hand a copy to the people who label, and when "
+                "it comes back run again with filled_sheet set to it. Reading labels back and comparing with "
+                "the judge wait until then.")
+
+    __repr__ = __str__
+
+
+def demo_sheet(sheet: PathLike, cases: Sequence[Case], out: PathLike, *, partial: bool = False) -> Optional[Path]:
+    """Stand in for the people who label: write ``sheet`` to ``out`` with the labels ``cases``
+    already hold (a demonstration on a labeled set, such as the sample set).
+
+    Only when those labels fill every claim row of the sheet (with ``partial``, at least one);
+    else nothing is written and ``None`` says the sheet must wait for people.
+    """
+    filled = fill_labels(read_sheet(sheet), cases)
+    rows = filled["claim_no"].str.strip() != ""
+    labeled = filled.loc[rows, "label"].str.strip() != ""
+    if not labeled.any() or (not partial and not labeled.all()):
+        return None
+    write_sheet(filled, out, force=True)
+    return Path(out)
+
+
+def read_back(sheet: PathLike, sample: PathLike, out: PathLike, *, filled_sheet: PathLike = "",
+              cases: Sequence[Case] = (), partial: bool = False) -> Union[ImportReport, SheetWaiting]:
+    """Read the labels of a round back into ``out`` (the sample with its labels), replacing it.
+
+    The labels come from ``filled_sheet`` when one is given; else from the labels ``cases`` (the
+    log) already hold, written into ``sheet-filled-demo.csv`` beside ``sheet`` (see
+    :func:`demo_sheet`); else there are none yet, and a :class:`SheetWaiting` says so instead of
+    an import failing on empty labels.
+    """
+    if str(filled_sheet).strip():
+        source: Optional[Path] = Path(filled_sheet)
+    else:
+        source = demo_sheet(sheet, cases, Path(sheet).with_name("sheet-filled-demo.csv"), partial=partial)
+    if source is None:
+        return SheetWaiting(Path(sheet))
+    return import_labels(source, sample, out, partial=partial, force=True)
 
 
 # ---------------------------------------------------------------- import

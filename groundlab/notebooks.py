@@ -3,13 +3,19 @@
 The notebooks ship inside the package (``groundlab/data/notebooks/``, a copy of the project's
 ``notebooks/``), so ``groundlab run`` works from any folder once groundlab is installed. Each
 notebook gets the parameters its ``parameters`` cell declares, nothing else; paths are made
-absolute first, because the kernels run inside the output folder.
+absolute first, and everything a notebook writes goes to the output folder through them.
+
+The kernels run in the folder the command was started from, as the other commands do: that is
+where the ``llm`` judge finds ``.env`` and keeps its replies (``.groundlab/cache``), so a run
+of the workbook uses the same key and the same cache as ``groundlab score``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
+import math
 import os
 import time
 from dataclasses import dataclass, field
@@ -23,8 +29,9 @@ from .records import GroundlabError
 #: Which files in a folder are workbook notebooks: ``NN-topic.ipynb``, run in name order.
 NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"
 
-#: Parameters that name a file or folder: made absolute before the kernel changes folder.
-PATH_PARAMETERS = ("cases", "passages", "figures_dir", "report")
+#: Parameters that name a file or folder: made absolute, so they mean what they meant where the
+#: command was typed (an empty one stays empty: "none").
+PATH_PARAMETERS = ("cases", "passages", "figures_dir", "report", "work_dir", "filled_sheet")
 
 
 class NotebookFailed(GroundlabError):
@@ -76,10 +83,20 @@ def find_notebooks(folder: Optional[Path] = None) -> List[Path]:
 
 def notebook_parameters(path: Path) -> Dict[str, Dict[str, Any]]:
     """The parameters a notebook declares in its ``parameters`` cell: name -> type, default, help."""
+    path = Path(path).resolve()
+    try:
+        stat = path.stat()
+    except OSError:
+        stat = None
+    return dict(_inspect(str(path), stat and (stat.st_mtime_ns, stat.st_size)))
+
+
+@functools.lru_cache(maxsize=64)
+def _inspect(path: str, version: Any) -> Dict[str, Dict[str, Any]]:
     import papermill
 
     try:
-        return papermill.inspect_notebook(str(path))
+        return papermill.inspect_notebook(path)
     except Exception as exc:  # papermill raises bare ValueErrors and JSON errors here
         raise GroundlabError(f"{path} cannot be read as a notebook ({exc}); fix or remove it.") from None
 
@@ -124,18 +141,71 @@ def check_parameter_names(notebooks: Sequence[Path], names: Iterable[str]) -> No
 
 def plan_parameters(notebooks: Sequence[Path], parameters: Mapping[str, Any], out: Path) -> Dict[Path, Dict[str, Any]]:
     """Per notebook, the parameters to pass: those of ``parameters`` it declares, with
-    ``figures_dir`` and ``report`` pointed into ``out`` and paths made absolute."""
+    ``figures_dir``, ``report`` and ``work_dir`` pointed into ``out`` unless given, and paths
+    made absolute (``None`` or an empty path is passed as ``""``: none)."""
     declared = {nb: notebook_parameters(nb) for nb in notebooks}
     given = dict(parameters)
     given.setdefault("figures_dir", out / "figures")
     given.setdefault("report", out / "report.md")
+    given.setdefault("work_dir", out / "labeling")
     for name in PATH_PARAMETERS:
-        if given.get(name) is not None:
-            given[name] = str(Path(given[name]).resolve())
+        if name in given:
+            value = given[name]
+            given[name] = "" if value is None or not str(value).strip() else str(Path(value).resolve())
     plans = {}
     for nb, params in declared.items():
         plans[nb] = {name: coerce(name, value, params[name]) for name, value in given.items() if name in params}
     return plans
+
+
+def check_values(parameters: Mapping[str, Any], options: Optional[Mapping[str, str]] = None) -> None:
+    """Refuse, in one sentence, a value a notebook would only fail on later: a negative penalty,
+    a margin outside (0, 0.5), a judge that does not exist, ...
+
+    ``parameters`` hold the values as the notebooks get them (after :func:`coerce`);
+    ``options`` says how a parameter was given when not with ``-p NAME`` (``{"penalty": "--penalty"}``).
+    ``judge`` is loaded as ``--judge`` is, so a judge that cannot run here is refused too; a name
+    in ``judges`` need only exist (notebook 02 names the ones it cannot load and goes on).
+    """
+    from .judges import get_judge, judge_names
+
+    for name, value in parameters.items():
+        label = (options or {}).get(name, f"-p {name}")
+        if name == "penalty":
+            if _bad_number(value) or value < 0:
+                raise GroundlabError(f"{label} must be 0 or more, not {_show(value)}; a wrong answer costs "
+                                     "that many correct ones (3 matches a 75% confidence target).")
+        elif name == "max_penalty":
+            if _bad_number(value) or value <= 0:
+                raise GroundlabError(f"{label} must be more than 0, not {_show(value)}; the penalty curve "
+                                     "runs from 0 to it (9 is a 90% confidence target).")
+        elif name == "margin":
+            if _bad_number(value) or not 0 < value < 0.5:
+                raise GroundlabError(f"{label} must be more than 0 and less than 0.5, not {_show(value)}; "
+                                     "e.g. 0.05 for a range of \u00b15 points.")
+        elif name == "n_sample":
+            if _bad_number(value) or value < 1 or value != int(value):
+                raise GroundlabError(f"{label} must be a whole number of 1 or more, not {_show(value)}; it is "
+                                     "how many answers to draw for labeling.")
+        elif name == "shares":
+            if value not in ("equal", "proportional"):
+                raise GroundlabError(f"{label} must be equal or proportional, not {_show(value)}.")
+        elif name == "judge":
+            get_judge(str(value))
+        elif name == "judges":
+            known = judge_names()
+            for judge in value if isinstance(value, list) else [value]:
+                if judge not in known:
+                    raise GroundlabError(f"{label} names {judge!r}, which is not a judge; use some of: "
+                                         f"{', '.join(known)}.")
+
+
+def _bad_number(value: Any) -> bool:
+    return isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or math.isinf(value)
+
+
+def _show(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, (int, float)) and not isinstance(value, bool) else repr(value)
 
 
 @contextlib.contextmanager
@@ -177,7 +247,7 @@ def run_notebooks(notebooks: Sequence[Path], out: Path, parameters: Mapping[str,
             start = time.monotonic()
             executed = out / nb.name
             try:
-                _execute(nb, executed, plans[nb], out)
+                _execute(nb, executed, plans[nb], Path.cwd())
             except NotebookFailed:
                 if executed.exists():
                     with contextlib.suppress(Exception):  # the failure is what matters, not its HTML copy
@@ -212,7 +282,7 @@ def _execute(source: Path, executed: Path, parameters: Mapping[str, Any], cwd: P
             where += f" (In [{exc.exec_count}] in the executed copy)"
         raise NotebookFailed(
             f"{source.name} failed in {where}, `{first[:60]}{'…' if len(first) > 60 else ''}`, with "
-            f"{exc.ename}: {_one_line(exc.evalue)}; the partial output is in {executed}.",
+            f"{exc.ename}: {_one_line(exc.evalue).rstrip('.')}; the partial output is in {executed}.",
             source.name, number, executed) from None
     except (GroundlabError, KeyboardInterrupt):
         raise

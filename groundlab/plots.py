@@ -84,9 +84,12 @@ def confusion_heatmap(frame: pd.DataFrame, ax: Optional[Axes] = None, title: Opt
                 linewidths=1, linecolor="white", square=True, annot_kws={"size": 18, "weight": "bold"}, ax=ax)
     for k in range(len(order)):  # outline the diagonal: agreement
         ax.add_patch(plt.Rectangle((k, k), 1, 1, fill=False, edgecolor=OKABE_ITO["black"], lw=2))
-    judge = frame["judge"].iloc[0] if "judge" in frame else "judge"
-    ax.set_title(title or f"Person \u00d7 judge ({judge})", pad=12)
-    ax.set_xlabel(f"judge {judge} says")
+    judge = frame["judge"].iloc[0] if "judge" in frame else None
+    title = title or f"Person \u00d7 judge{f' ({judge})' if judge else ''}"
+    if not frame["claims"].sum():  # an all-zero matrix says nothing by itself
+        title += ": no labeled claims"
+    ax.set_title(title, pad=12)
+    ax.set_xlabel(f"{judge} judge says" if judge else "judge says")
     ax.set_ylabel("person says")
     ax.tick_params(axis="y", rotation=0)
     ax.tick_params(axis="x", rotation=0)
@@ -238,7 +241,7 @@ def penalty_curve(frame: pd.DataFrame, ax: Optional[Axes] = None, penalty: Optio
     top.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     top.set_xlabel("confidence target t (penalty t/(1\u2212t))", fontsize=12)
     if penalty is not None:
-        ax.axvline(penalty, color=OKABE_ITO["black"], ls="--", lw=1.5)
+        ax.axvline(penalty, color=OKABE_ITO["black"], ls="--", lw=1.5, label=f"penalty used here: {penalty:g}")
         for policy, colour in zip(policies, POLICY_COLOURS):
             rows = frame[frame["policy"] == policy]
             row = rows.iloc[(rows["penalty"] - penalty).abs().argmin()]

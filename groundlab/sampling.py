@@ -32,12 +32,16 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Dict, Mapping, Optional, Union
 
 import pandas as pd
 
 from .io import PathLike, check_output, iter_jsonl, write_atomic
 from .records import GroundlabError
+
+if TYPE_CHECKING:  # imported where used: the labeling module loads the judges
+    from .evaluate import Evaluation
+    from .labeling import ImportReport, SheetWaiting
 
 #: The judge's verdict on a whole answer, worst first: an answer with a contradicted claim is
 #: ``contradicted``; else with an unsupported one ``unsupported``; else, when the judge could not
@@ -285,3 +289,71 @@ def read_design(path: PathLike) -> pd.DataFrame:
         rows.append(dict(case_id=obj.get("id"), **{k: sample[k] for k in ("stratum", "population",
                                                                            "sampled", "weight")}))
     return pd.DataFrame(rows, columns=["case_id", "stratum", "population", "sampled", "weight"])
+
+
+# ---------------------------------------------------------------- a labeling round, read back
+
+
+@dataclass(frozen=True)
+class LabeledSample:
+    """A labeling round read back: the labeled sample judged (``evaluation``), the person-based
+    rate weighted back to the log (``estimate``) and the rate three ways (``rates``,
+    :func:`compare_rates`). Shows itself as the estimate, its strata and the three rates."""
+
+    evaluation: "Evaluation"
+    estimate: WeightedRate
+    rates: pd.DataFrame
+
+    def __str__(self) -> str:
+        return "\n\n".join([f"the person, weighted to the log: {self.estimate}",
+                             self.estimate.by_stratum.to_string(index=False), self.rates.to_string()])
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        import html
+
+        by_stratum = self.estimate.by_stratum.style.format({"rate": "{:.0%}", "share": "{:.1%}"}).hide(axis="index")
+        return (f"<p>The person, weighted to the log: {html.escape(str(self.estimate))}.</p>"
+                "<p>Per stratum: answers in the log, labeled, and flagged by the person.</p>"
+                f"{by_stratum.to_html()}<p>The hallucination rate three ways:</p>{self.rates.to_html()}")
+
+
+def weigh_back(log_cases: pd.DataFrame, read: Union["ImportReport", "SheetWaiting"], judge: str = "rules",
+               passages: Optional[PathLike] = None) -> Union[LabeledSample, "SheetWaiting"]:
+    """The labeled sample of a round, judged and weighed back to the log (:class:`LabeledSample`).
+
+    ``log_cases``: the case frame of the whole log, judged; ``read``: what
+    :func:`groundlab.labeling.read_back` gave. While the sheet is waiting to be filled, that
+    note is returned as it is: there is nothing to weigh yet.
+    """
+    from .evaluate import evaluate
+    from .io import load_cases
+    from .labeling import SheetWaiting
+
+    if isinstance(read, SheetWaiting):
+        return read
+    labeled = evaluate(load_cases(read.out, passages or None), judge)
+    estimate = estimate_hallucination_rate(read_design(read.out), labeled.cases)
+    return LabeledSample(labeled, estimate, compare_rates(log_cases, labeled.cases, estimate))
+
+
+def judge_on_sample(result: Union[LabeledSample, "SheetWaiting"]):
+    """The judge against the person on the labeled sample: every claim where they differ, with the
+    judge's reason, under a caption with agreement, caught and false alarms (each with its
+    Wilson 95% range). While the sheet is waiting to be filled, that note instead."""
+    import warnings
+
+    from .labeling import SheetWaiting
+    from .metrics import agreement, disagreements
+    from .stats import UndefinedRateWarning
+
+    if isinstance(result, SheetWaiting):
+        return result
+    ev = result.evaluation
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedRateWarning)  # a rate over nothing says so itself
+        a = agreement(ev.claims, ev.cases)
+    caption = "; ".join(f"{name} {rate.with_range()}" for name, rate in
+                        (("agreement", a.agreement), ("caught", a.caught), ("false alarms", a.false_alarms)))
+    return disagreements(ev.claims).style.set_caption(caption).hide(axis="index")

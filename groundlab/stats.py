@@ -75,6 +75,16 @@ class Rate:
             return f"{self.count}/{self.total} (n/a)"
         return f"{self.count}/{self.total} = {self.rate:.0%}"
 
+    def with_range(self) -> str:
+        """The rate with its count and Wilson 95% range, for a table cell.
+
+        >>> Rate(5, 6).with_range(), Rate(0, 0).with_range()
+        ('5/6 = 83% (44%\u201397%)', '0/0 (n/a)')
+        """
+        if not self.total:
+            return str(self)
+        return f"{self} ({self.low:.0%}\u2013{self.high:.0%})"
+
 
 def make_rate(count: int, total: int, what: str) -> Rate:
     """A :class:`Rate`, warning when it is undefined (``total`` is 0)."""

@@ -27,6 +27,7 @@ from .io import PathLike, load_cases
 from .judges import get_judge
 from .metrics import (
     agreement,
+    citation_problems,
     disagreements,
     hallucination_rate,
     outcomes,
@@ -135,6 +136,13 @@ def outcome_table(cases: pd.DataFrame) -> pd.DataFrame:
                   "unsupported", "outcome"]]
 
 
+def citation_table(claims: pd.DataFrame) -> pd.DataFrame:
+    """:func:`groundlab.citation_problems` for reading: the cited ids written ``D07, D06``."""
+    table = citation_problems(claims).copy()
+    table["cites"] = table["cites"].map(lambda ids: ", ".join(ids))
+    return table
+
+
 def abstentions(cases: pd.DataFrame) -> pd.DataFrame:
     """The cases that abstained, each marked as a right abstention, a false one, or unknown."""
     table = cases.loc[cases["abstained"], ["case_id", "question", "answerable"]].copy()
@@ -234,17 +242,19 @@ def agreement_frame(comparison: JudgeComparison) -> pd.DataFrame:
 
 def judge_table(comparison: JudgeComparison, penalty: float = 1.0) -> pd.DataFrame:
     """One row per judge: agreement with the person, caught, false alarms, Cohen's kappa, and the
-    headline figures the judge gives (hallucination rate, risk-weighted score at ``penalty``)."""
+    headline figures the judge gives (hallucination rate, risk-weighted score at ``penalty``).
+
+    Each rate reads as its count, percentage and Wilson 95% range: ``5/6 = 83% (44%–97%)``.
+    """
     rows = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedRateWarning)
         for name, ev in comparison.evaluations.items():
             a = agreement(ev.claims, ev.cases)
             h = hallucination_rate(ev.cases)
-            rows.append({"judge": name, "agreement": str(a.agreement), "caught": str(a.caught),
-                         "false alarms": str(a.false_alarms), "kappa": round(a.kappa, 2),
-                         "hallucination rate": str(h),
-                         "95% range": f"{_pct(h.low)}\u2013{_pct(h.high)}" if h.total else "n/a",
+            rows.append({"judge": name, "agreement": a.agreement.with_range(), "caught": a.caught.with_range(),
+                         "false alarms": a.false_alarms.with_range(), "kappa": round(a.kappa, 2),
+                         "hallucination rate": h.with_range(),
                          f"risk-weighted (penalty {penalty:g})": risk_weighted_score(ev.cases, penalty)})
     return pd.DataFrame(rows)
 
@@ -300,6 +310,29 @@ def plan_answers(rate: Rate, margin: float = 0.05) -> Dict[str, float]:
     return {"rate": p, "answers": rate.total,
             "half_width": interval_half_width(p, rate.total) if rate.total else math.nan,
             "margin": margin, "answers_needed": answers_needed(p, margin)}
+
+
+def plan_table(plan: Mapping[str, float]) -> pd.DataFrame:
+    """:func:`plan_answers` for reading: today's test set and the one a ``±margin`` range needs,
+    each with its number of answers and the 95% range the observed rate would have.
+
+    A rate over nothing is planned at 50%, the widest case.
+
+    >>> plan_table(plan_answers(Rate(6, 10), 0.05))[["answers", "95% range"]].to_dict("index")
+    {'today': {'answers': 10, '95% range': '31%–83%'}, 'for ±5 points': {'answers': 366, '95% range': '55%–65%'}}
+    """
+    rows = []
+    for label, n in (("today", int(plan["answers"])),
+                     (f"for \u00b1{100 * plan['margin']:g} points", int(plan["answers_needed"]))):
+        if n:
+            low, high = interval_bounds(plan["rate"], n)
+            half = f"\u00b1{100 * interval_half_width(plan['rate'], n):.0f}"
+            span = f"{_pct(low)}\u2013{_pct(high)}"
+        else:
+            half = span = "n/a"
+        rows.append({"test set": label, "answers": n, "rate": _pct(plan["rate"]) if n else "n/a",
+                     "95% range": span, "\u00b1 points": half})
+    return pd.DataFrame(rows).set_index("test set")
 
 
 def penalty_curve(cases: pd.DataFrame, max_penalty: float = 9.0, step: float = 0.25) -> pd.DataFrame:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import ast
 import filecmp
 import re
+import shutil
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from conftest import NOTES, ROOT
+from conftest import CASES, NOTES, ROOT
+from messages_stub import KEY, messages_stub  # noqa: F401 (a fixture)
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
 PACKAGED = ROOT / "groundlab" / "data"
@@ -62,13 +64,17 @@ def _cells(path: Path):
     return [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
 
 
-def test_run_with_parameters(cli, c06_abstains, tmp_path):
-    """With c06 abstaining, the lexical judge and penalty 3 the risk-weighted score is -7."""
+def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
+    """With c06 abstaining, the lexical judge and penalty 3 the risk-weighted score is -7.
+
+    The cases come with ``-p cases`` and a path relative to where the command runs, as with ``--cases``."""
+    monkeypatch.chdir(tmp_path)
     out = tmp_path / "out"
-    code, stdout, err = cli("run", "--cases", c06_abstains, "--passages", NOTES, "--judge", "lexical",
+    code, stdout, err = cli("run", "-p", "cases", c06_abstains.name, "--passages", NOTES, "--judge", "lexical",
                             "--penalty", "3", "-p", "margin", "0.1", "-p", "judges", "lexical,rules",
-                            "--out", out, "--notebooks", ROOT / "notebooks")
+                            "--out", "out", "--notebooks", ROOT / "notebooks")
     assert code == 0, err
+    assert err.startswith("groundlab run: 4 notebooks from ")
     for k, nb in enumerate(NOTEBOOKS, 1):
         assert f"[{k}/{len(NOTEBOOKS)}] {nb.name}: done" in err
         executed = out / nb.name
@@ -76,12 +82,17 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path):
         cells = _cells(executed)
         injected = next(c for c in cells if "injected-parameters" in c.metadata.get("tags", []))
         assert 'judge = "lexical"' in injected.source
+        assert f'cases = "{c06_abstains}"' in injected.source
         assert ("penalty = 3.0" in injected.source) == (nb.name != "04-labeling.ipynb")
         assert not [o for c in cells for o in c.outputs if o.output_type == "error"]
     injected = next(c for c in _cells(out / "02-judge-agreement.ipynb")
                     if "injected-parameters" in c.metadata.get("tags", []))
     assert 'judges = ["lexical", "rules"]' in injected.source
     assert "margin" not in injected.source  # each notebook gets only the parameters it declares
+    labeling = out.resolve() / "labeling"  # the round's sheet is kept with the run, not in a temporary folder
+    assert f'work_dir = "{labeling}"' in next(c for c in _cells(out / "04-labeling.ipynb")
+                                               if "injected-parameters" in c.metadata.get("tags", [])).source
+    assert (labeling / "sheet.csv").exists() and (labeling / "labeled.jsonl").exists()
 
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "Judge `lexical` on 12 cases" in report
@@ -93,7 +104,7 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path):
                  "severity_split", "interval_width", "penalty_curve"):
         assert (out / "figures" / f"{name}.png").stat().st_size > 10_000
         assert (out / "figures" / f"{name}.svg").exists()
-    assert stdout.startswith(f"wrote {out}/: 4 executed notebooks, 4 HTML copies, 7 figures")
+    assert stdout.startswith("wrote out/: 4 executed notebooks, 4 HTML copies, 7 figures")
 
 
 BROKEN = [
@@ -139,6 +150,15 @@ def test_run_names_the_failing_notebook_and_cell(cli, tmp_path):
     assert not (out / "02-after.ipynb").exists()
 
 
+def test_failure_message_reads_as_one_sentence(cli, tmp_path):
+    folder = tmp_path / "nbs"
+    _notebook(folder / "01-draw.ipynb", [("code", 'raise ValueError("draw at least 4.")', [])])
+    code, _, err = cli("run", "--notebooks", folder, "--out", tmp_path / "out")
+    assert code == 2
+    assert err.splitlines()[0].startswith(f"groundlab run: 1 notebook from {folder} into ")
+    assert "ValueError: draw at least 4; the partial output is in " in err.strip().splitlines()[-1]
+
+
 def test_run_refuses_mistakes_before_running(cli, tmp_path):
     taken = tmp_path / "taken"
     taken.mkdir()
@@ -150,19 +170,47 @@ def test_run_refuses_mistakes_before_running(cli, tmp_path):
         (("--cases", tmp_path / "missing.jsonl", "--out", tmp_path / "c"), "does not exist"),
         (("-p", "margin", "wide", "--out", tmp_path / "d"), "parameter margin must be a number"),
         (("--notebooks", tmp_path, "--out", tmp_path / "e"), "holds no notebooks"),
+        # -p values are checked before anything runs, as the options are
+        (("-p", "penalty", "-5", "--out", tmp_path / "f"), "-p penalty must be 0 or more, not -5;"),
+        (("-p", "penalty", "NaN", "--out", tmp_path / "f"), "-p penalty must be 0 or more, not nan;"),
+        (("-p", "penalty", "Infinity", "--out", tmp_path / "f"), "-p penalty must be 0 or more, not inf;"),
+        (("--penalty", "inf", "--out", tmp_path / "f"), "--penalty must be 0 or more, not inf;"),
+        (("-p", "margin", "0.7", "--out", tmp_path / "f"), "-p margin must be more than 0 and less than 0.5"),
+        (("-p", "judges", "lexical,nosuch", "--out", tmp_path / "f"), "-p judges names 'nosuch', which is not a judge"),
+        (("-p", "judge", "nosuch", "--out", tmp_path / "f"), "there is no judge called 'nosuch'"),
+        (("-p", "n_sample", "0", "--out", tmp_path / "f"), "-p n_sample must be a whole number of 1 or more"),
+        (("-p", "cases", tmp_path / "missing.jsonl", "--out", tmp_path / "f"), "does not exist"),
+        (("--cases", CASES, "-p", "cases", CASES, "--out", tmp_path / "f"), "--cases and -p cases both set cases"),
+        (("-p", "margin", "0.1", "-p", "margin", "0.2", "--out", tmp_path / "f"), "-p margin is given twice"),
+        # an --out that is a file, with or without --force
+        (("--out", tmp_path / "file.txt", "--force"), "file.txt is a file, not a folder; nothing was written"),
+        (("--out", tmp_path / "file.txt"), "file.txt is a file, not a folder; nothing was written"),
+        (("--out", tmp_path / "file.txt" / "sub"), "which is a file, not a folder"),
+        (("--out", ROOT / "notebooks", "--notebooks", ROOT / "notebooks", "--force"),
+         "the executed copies would replace them"),
     ]:
-        code, _, err = cli("run", "--passages", NOTES, *argv)
+        (tmp_path / "file.txt").write_text("", encoding="utf-8")
+        code, out, err = cli("run", "--passages", NOTES, *argv)
         assert code == 2, argv
         assert message in err, err
+        assert "not empty" not in err or "taken" in str(argv)
+        assert "groundlab run:" not in err and not out  # nothing runs, not even the header
         assert len(err.strip().splitlines()) <= 2  # the data/ fallback note at most, then one sentence
-    assert not any((tmp_path / d).exists() for d in "abcde")
+    assert not any((tmp_path / d).exists() for d in "abcdef")
     assert (taken / "mine.txt").read_text(encoding="utf-8") == "keep"
+    assert (tmp_path / "file.txt").read_text(encoding="utf-8") == ""
 
 
 @pytest.mark.parametrize("argv, expected", [
     (("--rate", "0.5", "--margin", "0.05"), "381 test answers give a Wilson 95% range of \u00b15 points around 50%"),
     (("--rate", "60%", "--margin", "5%"), "366 test answers"),
     (("--rate", "0.6", "--margin", "0.1"), "89 test answers"),
+    (("--rate", "0", "--margin", "0.05"), "35 test answers give a Wilson 95% range of \u00b15 points around 0% "
+                                          "(0% to 9.89%)."),
+    (("--rate", "1", "--margin", "0.05"), "35 test answers give a Wilson 95% range of \u00b15 points around 100% "
+                                          "(90.1% to 100%)."),
+    (("--rate", "0.5", "--margin", "0.49"), "1 test answer gives a Wilson 95% range of \u00b149 points"),
+    (("--rate", "0.999", "--margin", "0.01"), "208 test answers give a Wilson 95% range of \u00b11 point around"),
 ])
 def test_plan(cli, argv, expected):
     from groundlab.stats import answers_needed, interval_half_width
@@ -174,7 +222,8 @@ def test_plan(cli, argv, expected):
     rate = float(argv[1].rstrip("%")) / (100 if argv[1].endswith("%") else 1)
     margin = float(argv[3].rstrip("%")) / (100 if argv[3].endswith("%") else 1)
     assert n == answers_needed(rate, margin)
-    assert interval_half_width(rate, n) <= margin < interval_half_width(rate, n - 1)
+    assert interval_half_width(rate, n) <= margin
+    assert n == 1 or margin < interval_half_width(rate, n - 1)
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -207,3 +256,27 @@ def test_parameter_values():
     assert coerce("penalty", 3, {"inferred_type_name": "float"}) == 3.0
     assert coerce("judges", "lexical, rules", {"inferred_type_name": "list[str]"}) == ["lexical", "rules"]
     assert coerce("judge", 3, {"inferred_type_name": "str"}) == "3"
+
+
+def test_run_uses_the_key_and_cache_of_the_folder_it_was_started_in(messages_stub, monkeypatch, tmp_path, cli):
+    """The kernels look for .env and .groundlab/cache where the command runs, as groundlab score does,
+    not in the report folder; the key never lands in what the run writes."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    monkeypatch.delenv("ANTHROPIC_BASE_URL")
+    (tmp_path / ".env").write_text(f"ANTHROPIC_API_KEY={KEY}\nANTHROPIC_BASE_URL={messages_stub.url}\n")
+    folder = tmp_path / "nbs"
+    folder.mkdir()
+    shutil.copy(ROOT / "notebooks" / "01-groundedness.ipynb", folder)
+    argv = ("run", "--judge", "llm", "--cases", CASES, "--passages", NOTES, "--notebooks", folder)
+    code, _, err = cli(*argv, "--out", "first")
+    assert code == 0, err
+    answered = len(messages_stub.requests)
+    assert answered == 10  # one request per answered case of the sample set
+    assert len(list((tmp_path / ".groundlab" / "cache").rglob("*.json"))) == answered
+    assert not (tmp_path / "first" / ".groundlab").exists()
+    code, _, err = cli(*argv, "--out", "second")
+    assert code == 0, err
+    assert len(messages_stub.requests) == answered  # the second run is answered from the same cache
+    for path in tmp_path.glob("*/**/*"):
+        if path.is_file() and ".groundlab" not in path.parts:
+            assert KEY.encode() not in path.read_bytes(), path

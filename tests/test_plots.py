@@ -35,6 +35,19 @@ def test_confusion_heatmap_is_annotated(comparison):
     numbers = sorted(int(t.get_text()) for t in ax.texts)
     assert numbers == sorted([13, 0, 1, 0, 2, 0, 0, 1, 3])
     assert [t.get_text() for t in ax.get_xticklabels()] == ["supported", "contradicted", "unsupported"]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("rules judge says", "person says")
+    assert "no labeled claims" not in ax.get_title()
+
+
+def test_confusion_heatmap_without_labeled_claims_says_so(sample_cases):
+    from dataclasses import replace
+
+    unlabeled = [replace(case, labels=None) for case in sample_cases]
+    comparison = workbook.compare_judges(unlabeled, ["lexical", "rules"])
+    ax = plots.confusion_heatmap(workbook.confusion_frame(comparison.get("rules")))
+    assert ax.get_title() == "Person \u00d7 judge (rules): no labeled claims"
+    axes = plots.confusion_heatmaps(workbook.confusion_frames(comparison))
+    assert [ax.get_title() for ax in axes] == ["Judge lexical: no labeled claims", "Judge rules: no labeled claims"]
 
 
 def test_confusion_heatmaps_side_by_side(comparison):
@@ -76,6 +89,7 @@ def test_penalty_curve(c06_abstains):
     assert {t.get_text() for t in ax.texts} == {"-7", "+5"}
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert legend[0].startswith("as it is (pays only below penalty 1.2")
+    assert "penalty used here: 3" in legend  # the dashed line
 
 
 def test_save_figure_writes_png_and_svg(tmp_path, comparison):

@@ -10,15 +10,28 @@ import pytest
 from statsmodels.stats.proportion import proportion_confint
 
 from groundlab import GroundlabError, evaluate, hallucination_rate, load_cases
-from groundlab.labeling import fill_labels, import_labels, sheet_frame, write_sheet
+from groundlab.labeling import (
+    ImportReport,
+    SheetWaiting,
+    export_sheet,
+    fill_labels,
+    import_labels,
+    read_back,
+    read_sheet,
+    sheet_frame,
+    write_sheet,
+)
 from groundlab.sampling import (
+    LabeledSample,
     allocate,
     compare_rates,
     design_table,
     estimate_hallucination_rate,
+    judge_on_sample,
     judge_strata,
     read_design,
     stratified_sample,
+    weigh_back,
     weighted_rate,
     write_sample,
 )
@@ -212,3 +225,64 @@ def test_write_sample_refuses_other_cases(tmp_path):
         write_sample(CASES, design, tmp_path / "s.jsonl")
     with pytest.raises(GroundlabError, match="has no \"sample\" design"):
         read_design(CASES)
+
+
+def _round(tmp_path, log_path, seed=0):
+    """Steps 1-3 of notebook 04: judge the log, draw 8, write the sample and its sheet."""
+    log = load_cases(log_path, NOTES)
+    ev = evaluate(log, "rules")
+    design = stratified_sample(ev.cases, 8, seed=seed)
+    sample = write_sample(log_path, design, tmp_path / "sample.jsonl")
+    export_sheet(sample, tmp_path / "sheet.csv", passages=NOTES)
+    return log, ev, sample
+
+
+def _log_without_labels(tmp_path, keep=()):
+    objs = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines()]
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join(json.dumps({k: v for k, v in o.items() if k != "labels" or o["id"] in keep}) + "\n"
+                            for o in objs), encoding="utf-8")
+    return path
+
+
+def test_a_first_round_over_an_unlabeled_log_waits_for_the_sheet(tmp_path):
+    """No filled sheet and no labels in the log: a note, not an import failing on empty labels."""
+    log, ev, sample = _round(tmp_path, _log_without_labels(tmp_path))
+    read = read_back(tmp_path / "sheet.csv", sample, tmp_path / "labeled.jsonl", cases=log)
+    assert isinstance(read, SheetWaiting)
+    assert str(read).startswith(f"The sheet {tmp_path / 'sheet.csv'} is waiting to be filled")
+    assert "filled_sheet" in str(read) and "\n" not in str(read)
+    assert not (tmp_path / "labeled.jsonl").exists() and not (tmp_path / "sheet-filled-demo.csv").exists()
+    assert weigh_back(ev.cases, read, "rules", NOTES) is read  # the later steps say the same
+    assert judge_on_sample(read) is read
+
+
+def test_a_partly_labeled_log_stands_in_only_with_partial(tmp_path):
+    log, _, sample = _round(tmp_path, _log_without_labels(tmp_path, keep={"c06"}))
+    assert isinstance(read_back(tmp_path / "sheet.csv", sample, tmp_path / "labeled.jsonl", cases=log), SheetWaiting)
+    read = read_back(tmp_path / "sheet.csv", sample, tmp_path / "labeled.jsonl", cases=log, partial=True)
+    assert isinstance(read, ImportReport) and read.labeled_cases == 1
+
+
+def test_a_labeled_log_stands_in_for_the_person_and_a_filled_sheet_wins(tmp_path, sample_cases):
+    log, ev, sample = _round(tmp_path, CASES)
+    read = read_back(tmp_path / "sheet.csv", sample, tmp_path / "labeled.jsonl", cases=log)
+    assert isinstance(read, ImportReport) and read.sheet == tmp_path / "sheet-filled-demo.csv"
+    result = weigh_back(ev.cases, read, "rules", NOTES)
+    assert isinstance(result, LabeledSample)
+    assert result.rates.index.tolist() == ["judge, whole log", "person, sample as drawn",
+                                           "person, weighted to the log"]
+    assert "The person, weighted to the log:" in result._repr_html_()
+    assert str(result).startswith("the person, weighted to the log: ")
+    table = judge_on_sample(result)
+    assert "caught 4/4 = 100% (51%\u2013100%)" in table.caption
+    assert table.data[["case_id", "person", "judge"]].values.tolist() == [["c06", "unsupported", "contradicted"]]
+
+    # people's own sheet: every claim supported, whatever the log said
+    sheet = read_sheet(tmp_path / "sheet.csv")
+    sheet.loc[sheet["claim_no"] != "", "label"] = "supported"
+    write_sheet(sheet, tmp_path / "filled.csv")
+    read = read_back(tmp_path / "sheet.csv", sample, tmp_path / "labeled.jsonl", filled_sheet=tmp_path / "filled.csv",
+                     cases=log)
+    assert read.sheet == tmp_path / "filled.csv"
+    assert weigh_back(ev.cases, read, "rules", NOTES).estimate.rate == 0

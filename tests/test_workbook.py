@@ -7,6 +7,7 @@ import math
 import pytest
 
 from groundlab import GroundlabError, evaluate, load_cases, outcomes, risk_weighted_score, wilson_interval
+from groundlab import citation_problems as gl_citation_problems
 from groundlab import judges as judge_registry
 from groundlab import workbook
 from groundlab.stats import Rate, answers_needed, interval_bounds
@@ -59,6 +60,15 @@ def test_interval_width_frame():
     today = frame.set_index("n").loc[10]
     assert (round(today["low"], 2), round(today["high"], 2)) == (0.31, 0.83)
     assert workbook.plan_answers(rate)["answers_needed"] == needed == 366
+    table = workbook.plan_table(workbook.plan_answers(rate, 0.05))
+    assert table.loc["today"].tolist() == [10, "60%", "31%\u201383%", "\u00b126"]
+    assert table.loc["for \u00b15 points", "answers"] == 366
+
+
+def test_plan_table_without_answers():
+    table = workbook.plan_table(workbook.plan_answers(Rate(0, 0), 0.1))
+    assert table.loc["today"].tolist() == [0, "n/a", "n/a", "n/a"]
+    assert table.loc["for \u00b110 points", "rate"] == "50%"  # planned at the widest case
 
 
 def test_interval_width_frame_grows_to_today_and_plans_undefined_rates_at_half():
@@ -97,7 +107,10 @@ def test_agreement_frames(sample_cases):
 
     table = workbook.judge_table(comparison, penalty=3).set_index("judge")
     assert table.loc["rules", "risk-weighted (penalty 3)"] == -14
-    assert table.loc["lexical", "agreement"] == "17/20 = 85%"
+    assert table.loc["lexical", "agreement"] == "17/20 = 85% (64%\u201395%)"
+    assert table.loc["lexical", "caught"] == "5/6 = 83% (44%\u201397%)"  # the range the notebook promises
+    assert table.loc["rules", "false alarms"] == "1/14 = 7% (1%\u201331%)"
+    assert table.loc["rules", "hallucination rate"] == "6/10 = 60% (31%\u201383%)"
 
     differ = workbook.verdict_differences(comparison)
     assert differ[["case_id", "claim", "person", "lexical", "rules"]].values.tolist() == \
@@ -119,6 +132,9 @@ def test_tables_for_notebook_01(sample_cases):
     html = workbook.style_verdicts(ev.claims).to_html()
     assert "#f6d5c0" in html and "#fbe7b5" in html
     assert "63%" in workbook.rate_table(ev, "citation precision").to_html()
+    problems = workbook.citation_table(ev.claims)
+    assert problems["cites"].tolist() == ["D09"]  # as written, not a tuple
+    assert gl_citation_problems(ev.claims)["cites"].tolist() == [("D09",)]  # the measure stays raw
     with pytest.raises(GroundlabError, match="no rate called"):
         workbook.rate_table(ev, "precision")
 
