@@ -100,7 +100,9 @@ def evaluate(
         if workers > 1 and getattr(judge, "cpu_bound", False) and len(cases) >= PARALLEL_MIN and can_fork():
             claims, rows = _judge_parallel(cases, judge, splitter, workers, bar)
         else:
-            claims, rows = _judge_slice(cases, judge, splitter, bar)
+            parts: List[Tuple[Columns, Columns]] = []
+            _judge_slice(cases, judge, splitter, lambda n, part: (parts.append(part), bar(n)))
+            claims, rows = _merge(parts)
         bar(None)
         return Evaluation(judge.name, _frame(claims, CLAIM_COLUMNS), _frame(rows, CASE_COLUMNS))
 
@@ -139,16 +141,15 @@ def _frame(columns: Columns, types: Dict[str, object]) -> pd.DataFrame:
 
 
 def _judge_slice(cases: Sequence[Case], judge: Judge, splitter: ClaimSplitter,
-                 bar: Callable[[Optional[int]], None]) -> Tuple[Columns, Columns]:
-    """Split and judge ``cases``: the columns of the claim frame and of the case frame.
-
-    Chunk by chunk, so only one chunk's claims and verdicts are alive at a time."""
-    claims, rows = _empty_columns()
+                 report: Callable[[int, Tuple[Columns, Columns]], None]) -> None:
+    """Split and judge ``cases`` chunk by chunk, reporting each chunk's number of cases and its
+    columns of the claim frame and of the case frame; only one chunk's claims and verdicts are
+    alive at a time."""
     for start in range(0, len(cases), CHUNK):
         part = cases[start:start + CHUNK]
+        claims, rows = _empty_columns()
         _judge_chunk(judge, list(zip(part, split_cases(part, splitter))), claims, rows)
-        bar(len(part))
-    return claims, rows
+        report(len(part), (claims, rows))
 
 
 def _empty_columns() -> Tuple[Columns, Columns]:
@@ -161,11 +162,13 @@ def _judge_parallel(cases: Sequence[Case], judge: Judge, splitter: ClaimSplitter
     n = len(cases)
     edges = [n * k // workers for k in range(workers + 1)]
     slices = [(edges[k], edges[k + 1]) for k in range(workers)]
-    parts = in_workers(slices, lambda s, report: _judge_slice(cases[s[0]:s[1]], judge, splitter, report), bar)
-    return _merge(parts)
+    done = in_workers(slices, lambda s, report: _judge_slice(cases[s[0]:s[1]], judge, splitter, report), bar)
+    return _merge([part for _, parts in done for part in parts])
 
 
 def _merge(parts: Sequence[Tuple[Columns, Columns]]) -> Tuple[Columns, Columns]:
+    if not parts:
+        return _empty_columns()
     claims, rows = parts[0]
     for more_claims, more_rows in parts[1:]:
         for key in CLAIM_COLUMNS:
@@ -208,19 +211,20 @@ def evaluate_file(
         # Read and judge chunk by chunk, so a worker never holds more than one chunk of cases.
         # After a label error the rest is still read: an error in reading comes first, as when
         # the whole file is read before anything is judged.
+        # Each judged chunk goes to the main process at once, so a worker holds no more than one.
         ids: List[str] = []
         lines: List[int] = []
-        claims, rows = _empty_columns()
-        part: dict = {"ids": ids, "lines": lines, "frames": (claims, rows)}
+        part: dict = {"ids": ids, "lines": lines}
         chunk: List[Case] = []
 
         def judge_chunk() -> None:
             if chunk and "label_error" not in part:
+                claims, rows = _empty_columns()
                 try:
                     _judge_chunk(judge, list(zip(chunk, split_cases(chunk, splitter))), claims, rows)
+                    report(len(chunk), (claims, rows))
                 except InputError as error:
                     part["label_error"] = str(error)
-                report(len(chunk))
             chunk.clear()
 
         try:
@@ -237,10 +241,10 @@ def evaluate_file(
 
     bar = _progress(progress, None)
     with paused_gc():
-        parts = in_workers(split_file(path, workers), work, bar, while_waiting)
+        done = in_workers(split_file(path, workers), work, bar, while_waiting)
         bar(None)
-        _raise_first_input_error(path, parts)
-        claims, rows = _merge([part["frames"] for part in parts])
+        _raise_first_input_error(path, [result for result, _ in done])
+        claims, rows = _merge([chunk for _, chunks in done for chunk in chunks])
         return Evaluation(judge.name, _frame(claims, CLAIM_COLUMNS), _frame(rows, CASE_COLUMNS))
 
 

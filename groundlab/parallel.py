@@ -2,8 +2,9 @@
 
 Each task runs in a process of its own, forked from this one, so whatever the work needs (the
 judge, the passages, loaded cases) is shared, never pickled; only results come back. A worker
-reports progress as it goes; this process keeps the progress bar and may do other work of its
-own (``while_waiting``) before it collects the results, in task order.
+reports progress as it goes, and may send parts of its result with it (``report(n, part)``), so
+it need not hold its whole result until the end; this process keeps the progress bar, collects
+the parts, and may do other work of its own (``while_waiting``) meanwhile.
 """
 
 from __future__ import annotations
@@ -11,23 +12,25 @@ from __future__ import annotations
 import multiprocessing
 import traceback
 from multiprocessing.connection import wait
-from typing import Any, Callable, List, Optional, Sequence
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from ._gc import paused_gc
 from .records import GroundlabError
 
-Report = Callable[[int], None]
+#: ``report(n, part=None)``: n more items done, with a part of the result when given.
+Report = Callable[..., None]
 
 
 def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def in_workers(tasks: Sequence[Any], work: Callable[[Any, Report], Any], progress: Report,
-               while_waiting: Optional[Callable[[], None]] = None) -> List[Any]:
-    """``work(task, report)`` for every task, each in its own forked process; the results in
-    task order. A :class:`GroundlabError` in a worker is raised here (the first by task order);
-    any other failure is raised as ``RuntimeError`` carrying the worker's traceback."""
+def in_workers(tasks: Sequence[Any], work: Callable[[Any, Report], Any], progress: Callable[[int], None],
+               while_waiting: Optional[Callable[[], None]] = None) -> List[Tuple[Any, List[Any]]]:
+    """``work(task, report)`` for every task, each in its own forked process; per task, in task
+    order, what ``work`` returned and the parts it reported. A :class:`GroundlabError` in a
+    worker is raised here (the first by task order); any other failure is raised as
+    ``RuntimeError`` carrying the worker's traceback."""
     context = multiprocessing.get_context("fork")
     processes, inbox = [], {}
     try:
@@ -41,6 +44,7 @@ def in_workers(tasks: Sequence[Any], work: Callable[[Any, Report], Any], progres
         if while_waiting is not None:
             while_waiting()
         outcomes: List[Any] = [None] * len(tasks)
+        parts: List[List[Any]] = [[] for _ in tasks]
         while inbox:
             for connection in wait(list(inbox)):
                 k = inbox[connection]
@@ -50,7 +54,10 @@ def in_workers(tasks: Sequence[Any], work: Callable[[Any, Report], Any], progres
                     raise RuntimeError(f"worker {k + 1} of {len(tasks)} stopped without a result "
                                        f"(exit code {processes[k].exitcode})") from None
                 if kind == "progress":
-                    progress(value)
+                    done, part = value
+                    if part is not None:
+                        parts[k].append(part)
+                    progress(done)
                     continue
                 outcomes[k] = (kind, value)
                 del inbox[connection]
@@ -60,7 +67,7 @@ def in_workers(tasks: Sequence[Any], work: Callable[[Any, Report], Any], progres
                 raise GroundlabError(value)
             if kind == "crash":
                 raise RuntimeError(f"a worker process failed:\n{value}")
-        return [value for _, value in outcomes]
+        return [(value, got) for (_, value), got in zip(outcomes, parts)]
     finally:
         for process in processes:
             process.join(timeout=5)
@@ -71,7 +78,7 @@ def in_workers(tasks: Sequence[Any], work: Callable[[Any, Report], Any], progres
 def _worker(work: Callable[[Any, Report], Any], task: Any, send) -> None:
     try:
         with paused_gc():
-            result = work(task, lambda n: send.send(("progress", n)))
+            result = work(task, lambda n, part=None: send.send(("progress", (n, part))))
         send.send(("done", result))
     except GroundlabError as error:
         send.send(("input", str(error)))
