@@ -58,7 +58,7 @@ def claim_options(group: argparse._ArgumentGroup) -> None:
                             "added to the built-in ones)")
 
 
-def _judge_options(parser: argparse.ArgumentParser) -> None:
+def _judge_options(parser: argparse.ArgumentParser, dry_run: bool = True) -> None:
     g = parser.add_argument_group("model judges (llm, nli)")
     g.add_argument("--model", metavar="NAME",
                    help="llm: the model (default: $LLM_MODEL, else claude-opus-5-5); nli: a local model "
@@ -67,14 +67,16 @@ def _judge_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--no-cache", action="store_true", help="llm: neither read nor write the cache")
     g.add_argument("--concurrency", type=_positive_int, metavar="N",
                    help="llm: requests in flight at once (default 4)")
-    g.add_argument("--dry-run", action="store_true",
-                   help="llm: print the requests and input tokens a run would cost, and send nothing")
+    if dry_run:
+        g.add_argument("--dry-run", action="store_true",
+                       help="llm: print the requests and input tokens a run would cost, and send nothing")
 
 
 def _judge_kwargs(args: argparse.Namespace, cache: bool = True) -> Dict:
     """The options of ``--judge``; one given to a judge that has no use for it is a mistake."""
+    dry_run = getattr(args, "dry_run", False)
     given = {"--model": args.model, "--cache": args.cache, "--no-cache": args.no_cache,
-             "--concurrency": args.concurrency, "--dry-run": args.dry_run}
+             "--concurrency": args.concurrency, "--dry-run": dry_run}
     allowed = {"llm": set(given), "nli": {"--model"}}.get(args.judge, set())
     extra = [k for k, v in given.items() if v not in (None, False) and k not in allowed]
     if extra:
@@ -88,7 +90,7 @@ def _judge_kwargs(args: argparse.Namespace, cache: bool = True) -> Dict:
             kwargs["cache"] = args.cache
         if args.concurrency:
             kwargs["concurrency"] = args.concurrency
-        kwargs["dry_run"] = args.dry_run
+        kwargs["dry_run"] = dry_run
     return kwargs
 
 
@@ -271,9 +273,14 @@ def _evaluate(args: argparse.Namespace, runs: int = 1):
     else:
         source, cases = _load(args)
         evs = [evaluate(cases, judge, splitter=splitter) for _ in range(runs)]
+    _judge_summary(judge)
+    return source, (evs[0] if runs == 1 else evs)
+
+
+def _judge_summary(judge) -> None:
+    """A model judge's requests and tokens, on stderr."""
     if hasattr(judge, "summary"):
         print(f"groundlab: {judge.summary()}", file=sys.stderr)
-    return source, (evs[0] if runs == 1 else evs)
 
 
 def _dry_run(args: argparse.Namespace) -> int:

@@ -271,11 +271,12 @@ def _raise_first_input_error(path: Path, parts: Sequence[dict]) -> None:
 
 def claim_pairs(chunk: Sequence[Tuple[Case, Split]]) -> List[Pair]:
     """Step 2a's pairs: every claim against all retrieved passages. The claims of one case are
-    consecutive and share one :class:`Evidence` object, so a judge can ask about them together."""
+    consecutive and share one :class:`Evidence` object (carrying the answer as context), so a
+    judge can ask about them together."""
     pairs: List[Pair] = []
     for case, split in chunk:
         if split.claims:
-            evidence = Evidence(case.question, case.retrieved)
+            evidence = Evidence(case.question, case.retrieved, case.answer)
             pairs.extend((claim.text, evidence) for claim in split.claims)
     return pairs
 
@@ -284,7 +285,7 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
     flat = [(case, claim) for case, split in chunk for claim in split.claims]
 
     # Step 2a: every claim against all retrieved passages.
-    verdicts = _judge(judge, claim_pairs(chunk))
+    verdicts = judge_pairs(judge, claim_pairs(chunk))
 
     # Step 2b: claims with citations against their cited passages alone (ALCE recall), unless the
     # judge already said which passages back the claim. Cited passages keep retrieval order, so
@@ -316,7 +317,7 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
         else:
             cited_at.append(k)
             cited_pairs.append((claim.text, Evidence(case.question, cited)))
-    recall.update(zip(cited_at, _judge(judge, cited_pairs)))
+    recall.update(zip(cited_at, judge_pairs(judge, cited_pairs)))
 
     # Step 2c: ALCE precision. A claim that passes recall with one citation has one relevant
     # citation; with several, a citation is relevant when it backs the claim alone, or the other
@@ -341,7 +342,7 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
             precision_pairs.append((claim.text, Evidence(case.question, (by_id[cite],))))
             others = tuple(p for p in case.retrieved if p.id in cites and p.id != cite)
             precision_pairs.append((claim.text, Evidence(case.question, others)))
-    precision = _judge(judge, precision_pairs)
+    precision = judge_pairs(judge, precision_pairs)
     for k, at in precision_at:
         if precision[at].label == "supported" or precision[at + 1].label != "supported":
             relevant[k] += 1
@@ -397,7 +398,8 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
         rows["outcome"].append(outcome)
 
 
-def _judge(judge: Judge, pairs: Sequence[Pair]) -> List[Verdict]:
+def judge_pairs(judge: Judge, pairs: Sequence[Pair]) -> List[Verdict]:
+    """``judge.judge_batch(pairs)``, checked to give one verdict per pair."""
     if not pairs:
         return []
     verdicts = judge.judge_batch(pairs)

@@ -42,10 +42,10 @@ from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Uni
 import pandas as pd
 
 from .claims import ClaimSplitter
-from .evaluate import split_cases
+from .evaluate import claim_pairs, judge_pairs, split_cases
 from .io import PathLike, check_output, iter_jsonl, load_cases, plural, read_csv, write_atomic
 from .judges import Judge, get_judge
-from .records import VERDICTS, Case, Evidence, GroundlabError, InputError, Passage
+from .records import VERDICTS, Case, GroundlabError, InputError, Passage
 
 SHEET_COLUMNS: Tuple[str, ...] = ("case_id", "claim_no", "question", "claim", "cites", "passages",
                                   "judge_verdict", "judge_reason", "label", "answerable")
@@ -145,9 +145,10 @@ def sheet_frame(cases: Sequence[Case], *, judge: Union[str, Judge, None] = "rule
     verdicts: list = []
     if judge is not None:
         judge = get_judge(judge) if isinstance(judge, str) else judge
-        pairs = [(claim.text, Evidence(case.question, case.retrieved))
-                 for case, split in zip(cases, splits) for claim in split.claims]
-        verdicts = judge.judge_batch(pairs)
+        # The very pairs `evaluate` judges first (every claim against all retrieved passages, the
+        # claims of a case together): a model judge asks once per case, and replies cached by a
+        # `score` run with the same judge are reused.
+        verdicts = judge_pairs(judge, claim_pairs(list(zip(cases, splits))))
     rows: List[Dict[str, str]] = []
     k = 0
     for case, split in zip(cases, splits):

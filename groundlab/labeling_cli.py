@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 
-from .cli import _Parser, _common, _emit, _input_paths, _splitter, claim_options
+from .cli import (_Parser, _common, _emit, _input_paths, _judge_kwargs, _judge_options, _judge_summary, _splitter,
+                  claim_options)
+from .records import GroundlabError
 
 
 def add_commands(sub) -> None:
@@ -34,6 +36,7 @@ def add_commands(sub) -> None:
                    help="leave the judge's verdict and reason out, so labels are not anchored on them "
                         "(use it when the labels will check the judge)")
     p.add_argument("--force", action="store_true", help="replace --out if it exists")
+    _judge_options(p, dry_run=False)
     p.set_defaults(func=cmd_label_export)
 
     p = steps.add_parser("import", help="write the sheet's labels and answerable into a new cases file")
@@ -57,9 +60,23 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_label_export(args: argparse.Namespace) -> int:
     from .labeling import export_sheet
 
+    from .judges import get_judge
+
     cases, passages = _input_paths(args)
-    report = export_sheet(cases, args.out, passages=passages, judge=None if args.blind else args.judge,
-                          splitter=_splitter(args), force=args.force)
+    judge = None
+    if args.blind:
+        given = [name for name, value in (("--model", args.model), ("--cache", args.cache),
+                                          ("--no-cache", args.no_cache), ("--concurrency", args.concurrency))
+                 if value not in (None, False)]
+        if given:
+            raise GroundlabError(f"{given[0]} does not apply with --blind, which asks no judge; drop one of the two.")
+    else:
+        # The options of `score`, so replies a `score --judge llm` run cached are found again.
+        judge = get_judge(args.judge, **_judge_kwargs(args))
+    report = export_sheet(cases, args.out, passages=passages, judge=judge, splitter=_splitter(args),
+                          force=args.force)
+    if judge is not None:
+        _judge_summary(judge)
     _emit(f"{report}\nFill the label column, then run 'groundlab label import {report.out} --cases {cases} "
           "--out LABELED.jsonl'.")
     return 0

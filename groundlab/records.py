@@ -70,10 +70,15 @@ class Evidence:
     Judges that work on text use :attr:`text` (``"Question: " + question + "\\n" +``
     the passages' texts joined by a space); judges that can reuse work per passage (the rules
     judge) or label passages by id (the LLM judge) read :attr:`question` and :attr:`passages`.
+
+    ``answer`` (optional) is the whole answer the claim was taken from: context for reading a
+    claim that refers back ("that supplier"), never evidence; :attr:`text` leaves it out. Claims
+    of different answers never share evidence, even with the same question and passages.
     """
 
     question: str
     passages: Tuple[Passage, ...]
+    answer: Optional[str] = None
 
     @property
     def text(self) -> str:

@@ -22,9 +22,11 @@ PAIRS = [
     ("The credit analyst releases the order.", SHARED),
     ("The credit manager must approve every order.", SHARED),
     ("Invoices are paid within 60 days.", OTHER),
-    # Equal to SHARED but another object: judged on its own, still in place.
+    # Equal to SHARED but another object, after other evidence: still in place.
     ("The credit analyst releases the order.", Evidence(SHARED.question, SHARED.passages)),
     ("", OTHER),
+    # Equal to OTHER, another object, right after it: the llm judge asks about both at once.
+    ("Invoices are paid within 30 days.", Evidence(OTHER.question, OTHER.passages)),
 ]
 
 

@@ -259,3 +259,55 @@ def test_options_for_another_judge_are_refused(cli):
     assert code == 2 and "--model does not apply to the rules judge" in err
     code, out, err = cli("score", "--judge", "nli", "--no-cache")
     assert code == 2 and "--no-cache does not apply to the nli judge" in err
+
+
+# ---------------------------------------------------------------- label export reuses score's requests
+
+
+def test_label_export_after_score_sends_nothing_and_suggests_the_same_verdicts(messages_stub, cli, tmp_path):
+    from groundlab.labeling import read_sheet
+
+    cache = tmp_path / "c"
+    cli.json("score", "--judge", "llm", "--cases", CASES, "--passages", NOTES, "--cache", cache)
+    assert len(messages_stub.requests) == ANSWERED
+    code, out, err = cli("label", "export", "--judge", "llm", "--cache", cache, "--concurrency", "2",
+                         "--cases", CASES, "--passages", NOTES, "--out", tmp_path / "sheet.csv")
+    assert code == 0, err
+    assert len(messages_stub.requests) == ANSWERED  # every reply came from score's cache
+    assert "0 requests sent, 10 answered from the cache" in err
+    sheet = read_sheet(tmp_path / "sheet.csv")
+    claims = sheet[sheet["claim_no"] != ""]
+    scored = evaluate(load_cases(CASES, NOTES), judge(tmp_path, cache=cache)).claims
+    assert len(messages_stub.requests) == ANSWERED
+    assert claims["judge_verdict"].tolist() == scored["verdict"].tolist()
+    assert claims["judge_reason"].tolist() == scored["reason"].tolist()
+
+
+def test_label_export_alone_asks_once_per_case_and_takes_the_model_options(messages_stub, cli, tmp_path):
+    code, out, err = cli("label", "export", "--judge", "llm", "--no-cache", "--model", "claude-other",
+                         "--cases", CASES, "--passages", NOTES, "--out", tmp_path / "sheet.csv")
+    assert code == 0, err
+    assert len(messages_stub.requests) == ANSWERED
+    assert {b["model"] for b in messages_stub.requests} == {"claude-other"}
+    assert "llm judge (claude-other): 10 requests sent" in err
+    assert not (tmp_path / ".groundlab").exists()
+
+
+def test_label_export_refuses_model_options_it_cannot_use(cli, tmp_path):
+    out = tmp_path / "sheet.csv"
+    code, _, err = cli("label", "export", "--blind", "--model", "x", "--cases", CASES, "--passages", NOTES,
+                       "--out", out)
+    assert code == 2 and "--model does not apply with --blind" in err and not out.exists()
+    code, _, err = cli("label", "export", "--judge", "rules", "--cache", tmp_path / "c", "--cases", CASES,
+                       "--passages", NOTES, "--out", out)
+    assert code == 2 and "--cache does not apply to the rules judge" in err and not out.exists()
+
+
+def test_claims_with_equal_evidence_go_in_one_request_even_as_separate_objects(messages_stub, tmp_path):
+    case = load_cases(CASES, NOTES)[0]
+    claims = ["The supplier delivered 90 of 100 pieces.", "The invoice is blocked.", "Pay it."]
+    pairs = [(text, Evidence(case.question, tuple(case.retrieved))) for text in claims]
+    other = Evidence("Another question?", case.retrieved)
+    verdicts = judge(tmp_path).judge_batch(pairs + [("Pay it.", other)] + pairs[:1])
+    assert len(verdicts) == 5
+    assert sorted(len(parse_request(b)["claims"]) for b in messages_stub.requests) == [1, 1, 3]

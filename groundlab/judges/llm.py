@@ -1,10 +1,11 @@
 """The LLM judge: one request per answered case, a forced tool call, a disk cache, honest failures.
 
-1. **Request.** Consecutive claims that share one :class:`~groundlab.records.Evidence` object
-   (what :func:`groundlab.evaluate` passes: all claims of a case) go out as one Messages API
-   request: the question, every retrieved passage labelled with its id, and the claims numbered
-   from 1, each inside its own tag with ``&``, ``<`` and ``>`` escaped, so text in a passage or an
-   answer cannot pass for an instruction or close a tag early.
+1. **Request.** Consecutive claims with equal :class:`~groundlab.records.Evidence` (the same
+   question and passages: what :func:`groundlab.evaluate` passes for all claims of a case, one
+   object or one per claim) go out as one Messages API request: the question, every retrieved
+   passage labelled with its id, and the claims numbered from 1, each inside its own tag with
+   ``&``, ``<`` and ``>`` escaped, so text in a passage or an answer cannot pass for an
+   instruction or close a tag early.
 2. **Reply.** The model must call the ``record_verdicts`` tool with one entry per claim: its
    number, a verdict, the passage ids that support it and a one-sentence reason. The passage ids
    become :attr:`Verdict.supported_by`, from which citation recall and precision follow without
@@ -180,6 +181,10 @@ def _retry_after(exc: Exception) -> Optional[float]:
     return None
 
 
+def _same(a: Evidence, b: Evidence) -> bool:
+    return a is b or a == b
+
+
 def parse_reply(tool_input: Any, n_claims: int, passage_ids: Sequence[str]) -> Tuple[List[Verdict], bool]:
     """Verdicts for ``n_claims`` claims from a ``record_verdicts`` tool input, and whether all were clean.
 
@@ -297,11 +302,12 @@ class LLMJudge:
 
     @staticmethod
     def requests_for(pairs: Sequence[Tuple[str, Evidence]]) -> List[Tuple[int, Request]]:
-        """Group consecutive pairs sharing one evidence object: ``(first index, request)`` each."""
+        """Group consecutive pairs with equal evidence (the same question and passages, whether one
+        object or several): ``(first index, request)`` each."""
         out: List[Tuple[int, Request]] = []
         start = 0
         for i in range(1, len(pairs) + 1):
-            if i == len(pairs) or pairs[i][1] is not pairs[start][1]:
+            if i == len(pairs) or not _same(pairs[i][1], pairs[start][1]):
                 if start < len(pairs):
                     ev = pairs[start][1]
                     out.append((start, Request(ev.question, tuple(ev.passages),
