@@ -107,7 +107,7 @@ class MessagesStub:
                     action = stub.script.pop(0) if stub.script else stub.default
                 if isinstance(action, Fail):
                     kind = {429: "rate_limit_error", 529: "overloaded_error", 401: "authentication_error",
-                            404: "not_found_error"}.get(action.status, "api_error")
+                            404: "not_found_error", 400: "invalid_request_error"}.get(action.status, "api_error")
                     return self._send(action.status, {"type": "error", "error": {"type": kind, "message": kind}},
                                       action.headers)
                 self._send(200, action(body))

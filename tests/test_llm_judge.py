@@ -80,6 +80,32 @@ def test_request_that_keeps_failing_becomes_error_verdicts(messages_stub, tmp_pa
     assert not any((tmp_path / "cache").rglob("*.json"))  # failures are asked again next time
 
 
+def test_a_refused_request_is_not_retried_and_says_one_attempt(messages_stub, tmp_path):
+    messages_stub.script = [Fail(400)]
+    j = judge(tmp_path)
+    ev = evaluate(load_cases(CASES, NOTES)[:1], j)
+    assert len(messages_stub.requests) == 1 and j.usage.retries == 0 and j.usage.failed == 1
+    assert ev.claims["error"].str.startswith("the request failed after 1 attempt (HTTP 400").all()
+
+
+@pytest.mark.parametrize("concurrency", ["1", "4"])
+def test_the_same_refusal_on_the_first_requests_stops_the_run(messages_stub, cli, tmp_path, concurrency):
+    messages_stub.script = [Fail(400)] * 50
+    report = tmp_path / "report.md"
+    code, out, err = cli("score", "--judge", "llm", "--cases", CASES, "--passages", NOTES, "--no-cache",
+                         "--concurrency", concurrency, "--report", report)
+    assert code == 2 and out == "" and not report.exists()
+    assert err.count("\n") == 1 and "refused the first 3 requests alike (HTTP 400" in err and "--model" in err
+    assert 3 <= len(messages_stub.requests) <= 3 + int(concurrency)
+
+
+def test_a_refusal_after_a_request_went_through_stops_nothing(messages_stub, cli, tmp_path):
+    messages_stub.script = [messages_stub.default] + [Fail(400)] * 3
+    summary = cli.json("score", "--judge", "llm", "--cases", CASES, "--passages", NOTES, "--no-cache",
+                       "--concurrency", "1")
+    assert len(messages_stub.requests) == ANSWERED and summary["errors"] > 0
+
+
 def test_reply_without_tool_call_is_an_error_counted_and_listed(messages_stub, cli, tmp_path):
     messages_stub.script = [lambda body: text_reply("I think they are all fine.", body)]
     args = ("score", "--judge", "llm", "--cases", CASES, "--passages", NOTES, "--cache", tmp_path / "c",

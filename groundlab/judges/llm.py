@@ -46,6 +46,9 @@ DEFAULT_CACHE = Path(".groundlab") / "cache"
 #: stop matching the cache.
 PROMPT_VERSION = "1"
 TOOL_NAME = "record_verdicts"
+#: A run stops when its first requests are refused (HTTP 400 and the like) this many times with the
+#: same error and none has gone through: a bad setting, not a bad case.
+STOP_AFTER_REJECTIONS = 3
 #: Characters per token for :meth:`LLMJudge.estimate`; counting exactly needs the network.
 CHARS_PER_TOKEN = 4
 
@@ -155,6 +158,10 @@ class Estimate:
 
 class _Abort(Exception):
     """A failure no retry or other request will fix (bad key, unknown model)."""
+
+
+class _Stopped(Exception):
+    """The run is stopping (another request aborted it, or it was interrupted): nothing more is sent."""
 
 
 def _env(name: str) -> Optional[str]:
@@ -281,7 +288,10 @@ class LLMJudge:
         self.progress = progress
         self.usage = Usage()
         self.failed_replies: List[Dict[str, Any]] = []
+        self._rejections: Dict[str, int] = {}
         self._lock = threading.Lock()
+        self._stop = threading.Event()  # set when a run stops: no new attempt, no more waiting
+        self._aborted: Optional[_Abort] = None
         self._client = None
         if dry_run:
             return
@@ -366,7 +376,8 @@ class LLMJudge:
 
         bar = tqdm(total=len(pending), unit="request", desc=f"llm judge ({self.model})", file=sys.stderr,
                    leave=False, disable=None if self.progress else True)
-        abort: Optional[_Abort] = None
+        self._stop.clear()
+        self._aborted = None
         pool = ThreadPoolExecutor(max_workers=min(self.concurrency, len(pending)))
         try:
             futures = {pool.submit(self._ask, request): (start, request) for start, request in pending}
@@ -374,19 +385,31 @@ class LLMJudge:
                 start, request = futures[future]
                 try:
                     verdicts = future.result()
-                except _Abort as exc:
-                    abort = exc
+                except (_Abort, _Stopped):
                     break
                 out[start:start + len(request.claims)] = verdicts
                 bar.update(1)
         finally:
+            self._stop.set()  # requests not yet sent are not sent; waits for a retry end at once
             pool.shutdown(wait=True, cancel_futures=True)
             bar.close()
-        if abort is not None:
-            raise GroundlabError(str(abort))
+        if self._aborted is not None:
+            raise GroundlabError(str(self._aborted))
 
     def _ask(self, request: Request) -> List[Verdict]:
-        """Send one request (with retries), cache a clean reply at once, return its verdicts."""
+        """Send one request (with retries), cache a clean reply at once, return its verdicts.
+
+        A failure no other request can get past (:class:`_Abort`) stops the whole run."""
+        try:
+            return self._ask_with_retries(request)
+        except _Abort as exc:
+            with self._lock:
+                if self._aborted is None:
+                    self._aborted = exc
+            self._stop.set()
+            raise
+
+    def _ask_with_retries(self, request: Request) -> List[Verdict]:
         import anthropic
 
         n = len(request.claims)
@@ -397,10 +420,14 @@ class LLMJudge:
             messages=[{"role": "user", "content": request.message()}],
         )
         last = "no attempt was made"
+        attempts = 0
         for attempt in range(self.max_retries + 1):
+            if self._stop.is_set():
+                raise _Stopped()
             if attempt:
                 with self._lock:
                     self.usage.retries += 1
+            attempts = attempt + 1
             try:
                 message = self._client.messages.create(**kwargs)
             except anthropic.APIStatusError as exc:
@@ -415,6 +442,7 @@ class LLMJudge:
                 if status in (408, 409, 429) or status >= 500:
                     self._sleep(attempt, _retry_after(exc))
                     continue
+                self._rejected(last)
                 break
             except anthropic.APIConnectionError as exc:  # includes timeouts
                 last = f"{type(exc).__name__}: {_short(exc)}"
@@ -423,9 +451,20 @@ class LLMJudge:
             return self._received(request, message)
         with self._lock:
             self.usage.failed += 1
-        tries = "attempt" if self.max_retries == 0 else f"{self.max_retries + 1} attempts"
-        problem = f"the request failed after {tries} ({last})"
+        problem = f"the request failed after {attempts} attempt{'s' * (attempts != 1)} ({last})"
         return [Verdict(None, problem, error=problem) for _ in range(n)]
+
+    def _rejected(self, problem: str) -> None:
+        """Count a request the API refused for good (a 4xx other than 401, 403, 404 and the
+        retryable ones); stop the run when the first requests of the run are all refused alike,
+        since a bad setting (say, a parameter the model does not take) refuses every request."""
+        with self._lock:
+            if self.usage.requests:
+                return  # a request went through: the setting is fine, this case is the problem
+            seen = self._rejections[problem] = self._rejections.get(problem, 0) + 1
+        if seen >= STOP_AFTER_REJECTIONS:
+            raise _Abort(f"the API refused the first {seen} requests alike ({problem}), so it would refuse "
+                         "every one; check --model (or LLM_MODEL) and ANTHROPIC_BASE_URL, then run again.")
 
     def _sleep(self, attempt: int, retry_after: Optional[float]) -> None:
         if attempt >= self.max_retries:
@@ -434,7 +473,8 @@ class LLMJudge:
             delay = self.backoff * (2 ** attempt) * (0.5 + random.random() / 2)
         else:
             delay = retry_after
-        time.sleep(min(delay, self.max_backoff))
+        if self._stop.wait(min(delay, self.max_backoff)):
+            raise _Stopped()
 
     def _received(self, request: Request, message: Any) -> List[Verdict]:
         usage = getattr(message, "usage", None)
