@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 
 import pytest
@@ -153,3 +154,44 @@ def test_hhem_loads_offline_through_its_own_code(tmp_path):
     assert [v.label in ("supported", "unsupported") for v in verdicts] == [True, True]
     assert all(0 <= v.score <= 1 and v.reason.startswith("HHEM consistency") for v in verdicts)
     assert len(judge.windows(*pairs[1])) > 1
+
+
+LONG_CLAIM = " ".join(["the supplier delivered 90 of 100 pieces"] * 12)  # longer than the tiny model's input
+
+
+def test_a_claim_longer_than_the_input_is_an_error_verdict_not_a_crash(tiny_nli):
+    judge = get_judge("nli", model=str(tiny_nli), batch_size=2)
+    short = Evidence("Why?", (Passage("D1", "The supplier delivered 90 of 100 pieces."),))
+    verdicts = judge.judge_batch([("The supplier delivered 90 pieces.", short), (LONG_CLAIM, short),
+                                  ("The invoice is blocked.", long_evidence())])
+    assert verdicts[0].label is not None and verdicts[2].label is not None
+    assert verdicts[1].label is None and "tokens long" in verdicts[1].error and "64-token input" in verdicts[1].error
+    assert judge.windows(LONG_CLAIM, short) == []
+
+
+def test_a_pair_the_model_refuses_fails_only_its_claim(tiny_nli, monkeypatch):
+    judge = get_judge("nli", model=str(tiny_nli), batch_size=4)
+    run = judge._run
+
+    def picky(batch):
+        if any(claim == "Refused." for _, claim in batch):
+            raise RuntimeError("Truncation error: Sequence to truncate too short")
+        return run(batch)
+    monkeypatch.setattr(judge, "_run", picky)
+    short = Evidence("Why?", (Passage("D1", "The supplier delivered 90 of 100 pieces."),))
+    verdicts = judge.judge_batch([("The supplier delivered 90 pieces.", short), ("Refused.", short),
+                                  ("It is blocked.", short)])
+    assert [v.label is None for v in verdicts] == [False, True, False]
+    assert "could not take this claim" in verdicts[1].error and "Truncation error" in verdicts[1].error
+
+
+def test_score_lists_a_too_long_claim_as_a_judge_error(tiny_nli, cli, tmp_path):
+    cases = tmp_path / "cases.jsonl"
+    passages = [{"id": "P1", "text": "The supplier delivered 90 of 100 pieces."}]
+    cases.write_text("".join(json.dumps({"id": cid, "question": "What was delivered?", "retrieved": passages,
+                                         "answer": answer}) + "\n"
+                             for cid, answer in (("a", "The supplier delivered 90 pieces [P1]."),
+                                                 ("b", LONG_CLAIM + " [P1]."))), encoding="utf-8")
+    code, out, err = cli("score", "--judge", "nli", "--model", tiny_nli, "--cases", cases)
+    assert code == 0, err
+    assert "Traceback" not in err and "judge errors: 1 claims" in out and "b claim 1: the claim is" in out

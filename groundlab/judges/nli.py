@@ -19,7 +19,10 @@ Steps:
    it fits the model's input beside the claim. When it does not, it is split into sentences and
    packed into windows that fit, each overlapping the previous by ``overlap`` sentences, so no
    part of a long passage is silently cut off. A sentence longer than a window is cut into
-   word chunks.
+   word chunks. A claim so long that it leaves the evidence less than ``MIN_PREMISE`` tokens
+   of the input is not judged: its verdict is an error saying so (cutting the claim would judge
+   another claim). So is a claim the model refuses with one of its windows. The other claims
+   are judged as usual.
 2. **Batches.** Every (window, claim) pair of the batch is scored once, in batches of
    ``batch_size``, on CPU.
 3. **Best window decides.** A claim is ``supported`` when some window entails it (the highest
@@ -35,15 +38,26 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..claims import split_sentences
 from ..records import Evidence, GroundlabError, Verdict
 
 DEFAULT_MODEL = "cross-encoder/nli-deberta-v3-base"
+#: A claim that leaves its evidence fewer tokens than this of the model's input is not judged: the
+#: verdict is an error (cutting the claim would judge another claim).
+MIN_PREMISE = 8
 HHEM_MODEL = "vectara/hallucination_evaluation_model"
 #: HHEM-2.1-Open has no fixed input length (T5); windows this long keep CPU memory modest.
 HHEM_MAX_LENGTH = 2048
+
+
+@dataclass(frozen=True)
+class _Failed:
+    """A (premise, claim) pair the model could not score, and why."""
+
+    problem: str
 
 
 def label_map(id2label: Dict[Any, str]) -> Dict[int, str]:
@@ -119,12 +133,14 @@ class NLIJudge:
         return self.max_length - used
 
     def windows(self, claim: str, evidence: Evidence) -> List[str]:
-        """The evidence as premises that each fit beside ``claim``: itself when it fits."""
+        """The evidence as premises that each fit beside ``claim``: itself when it fits; none when
+        the claim leaves the evidence less than :data:`MIN_PREMISE` tokens of the model's input."""
         budget = self._budget(claim)
+        if budget < MIN_PREMISE:
+            return []
         whole = evidence.text
         if self._length(whole) <= budget:
             return [whole]
-        budget = max(budget, 8)
         units: List[str] = []
         for sentence in ["Question: " + evidence.question] + [
                 s for p in evidence.passages for s in split_sentences(p.text)]:
@@ -174,10 +190,25 @@ class NLIJudge:
                 ids.append(index[key])
             plans.append(ids)
         scores = self._score(jobs)
-        return [self._decide([scores[i] for i in ids]) for ids in plans]
+        out = []
+        for (claim, _), ids in zip(pairs, plans):
+            if not ids:
+                out.append(self._too_long(claim))
+                continue
+            failed = next((scores[i] for i in ids if isinstance(scores[i], _Failed)), None)
+            out.append(self._decide([scores[i] for i in ids]) if failed is None else
+                       Verdict(None, failed.problem, error=failed.problem))
+        return out
+
+    def _too_long(self, claim: str) -> Verdict:
+        problem = (f"the claim is {self._length(claim):,} tokens long and leaves the evidence less than "
+                   f"{MIN_PREMISE} of the model's {self.max_length:,}-token input, so this model cannot judge "
+                   "it; split the claim, or use a judge that reads longer texts")
+        return Verdict(None, problem, error=problem)
 
     def _score(self, jobs: List[Tuple[str, str]]) -> List[Any]:
-        """Per (premise, hypothesis): class probabilities (NLI) or a consistency score (HHEM)."""
+        """Per (premise, hypothesis): class probabilities (NLI) or a consistency score (HHEM); a
+        pair the model cannot take gets a :class:`_Failed` instead, and the others still count."""
         torch = self._torch
         out: List[Any] = [None] * len(jobs)
         # Similar lengths together: less padding, same results.
@@ -185,18 +216,28 @@ class NLIJudge:
         with torch.inference_mode():
             for start in range(0, len(order), self.batch_size):
                 batch = order[start:start + self.batch_size]
-                if self.kind == "hhem":
-                    values = self._net.predict([jobs[i] for i in batch])
-                    values = [float(v) for v in values]
-                else:
-                    enc = self._tokenizer([jobs[i][0] for i in batch], [jobs[i][1] for i in batch],
-                                          padding=True, truncation="only_first", max_length=self.max_length,
-                                          return_tensors="pt")
-                    probs = torch.softmax(self._net(**enc).logits.float(), dim=-1)
-                    values = probs.tolist()
+                try:
+                    values = self._run([jobs[i] for i in batch])
+                except Exception:  # noqa: BLE001 (find the pair at fault, one by one)
+                    values = []
+                    for i in batch:
+                        try:
+                            values.extend(self._run([jobs[i]]))
+                        except Exception as exc:  # noqa: BLE001 (a tokenizer or model refusal)
+                            detail = " ".join(str(exc).split())[:160]
+                            values.append(_Failed(f"the model could not take this claim with its evidence "
+                                                  f"({type(exc).__name__}: {detail})"))
                 for i, value in zip(batch, values):
                     out[i] = value
         return out
+
+    def _run(self, batch: List[Tuple[str, str]]) -> List[Any]:
+        if self.kind == "hhem":
+            return [float(v) for v in self._net.predict(batch)]
+        enc = self._tokenizer([premise for premise, _ in batch], [claim for _, claim in batch],
+                              padding=True, truncation="only_first", max_length=self.max_length,
+                              return_tensors="pt")
+        return self._torch.softmax(self._net(**enc).logits.float(), dim=-1).tolist()
 
     def _decide(self, windows: List[Any]) -> Verdict:
         n = len(windows)
