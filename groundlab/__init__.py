@@ -18,6 +18,7 @@ from .metrics import (
     citation_precision,
     citation_problems,
     citation_recall,
+    citations_undecided,
     cohens_kappa,
     disagreements,
     faithfulness,
@@ -38,8 +39,8 @@ __all__ = [
     "DEFAULT_CITATION_PATTERN", "DEFAULT_JUDGE", "Evaluation", "Evidence", "GroundlabError",
     "InputError", "Passage", "Rate", "VERDICTS", "Verdict", "abstention_rate", "accuracy_score",
     "agreement", "answers_needed", "citation_precision", "citation_problems", "citation_recall",
-    "cohens_kappa", "disagreements", "evaluate", "faithfulness", "false_abstention_rate",
-    "get_judge", "hallucination_rate", "interval_half_width", "judge_names", "load_cases",
+    "citations_undecided", "cohens_kappa", "disagreements", "evaluate", "faithfulness",
+    "false_abstention_rate", "get_judge", "hallucination_rate", "interval_half_width", "judge_names", "load_cases",
     "load_passages", "outcomes", "penalty_for_confidence", "risk_weighted_score", "sample_path",
     "split_cases", "verdict_counts", "wilson_interval",
 ]

@@ -445,6 +445,10 @@ def _score_text(s: Dict, r: Dict, source: str) -> str:
             f"(correct - {s['penalty']:g} x wrong; an abstention scores 0)"]
     if s["errors"]:
         tail.append(f"judge errors: {s['errors']} claims could not be judged and are left out of every rate")
+    if s["citations_undecided"]:
+        tail.append(f"citation checks undecided: {s['citations_undecided']} cited claims (found supported with no "
+                    "retrieved passage named behind them, or their cited passages could not be judged) are left "
+                    "out of citation recall and precision")
     return "\n".join([head, "", _table(rows), ""] + tail)
 
 

@@ -305,9 +305,15 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
             continue
         if verdict.supported_by is not None:
             support = verdict.supported_by
-            if verdict.label == "supported" and support and all(p in cites for p in support):
-                backed[k] = True
-                relevant[k] = sum(1 for c in cites if c in support)
+            if verdict.label == "supported":
+                if not support:
+                    # The judge found it supported but named no retrieved passage: which passages
+                    # back it is unknown, so its citations are neither right nor wrong. Undecided:
+                    # left out of citation recall and precision, and counted.
+                    backed[k] = None
+                elif all(p in cites for p in support):
+                    backed[k] = True
+                    relevant[k] = sum(1 for c in cites if c in support)
             continue
         cited = tuple([p for p in case.retrieved if p.id in cites])
         if not cited:

@@ -65,10 +65,20 @@ def citation_recall(claims: pd.DataFrame) -> Rate:
 
 
 def citation_precision(claims: pd.DataFrame) -> Rate:
-    """Relevant citations / all citations (ALCE)."""
+    """Relevant citations / all citations (ALCE), over claims whose citation check was decided."""
     judged = _judged(claims)
+    judged = judged[judged["citation_ok"].notna()]
     return make_rate(int(judged["relevant_citations"].sum()), int(judged["citations"].sum()),
                      "citation precision")
+
+
+def citations_undecided(claims: pd.DataFrame) -> int:
+    """Judged claims with citations whose citation check is undecided (``citation_ok`` is NA): a
+    model judge found the claim supported but named no retrieved passage behind it, or a judgement
+    of the cited passages failed. They are left out of citation recall and precision: not the
+    assistant's failure, and not its success."""
+    judged = _judged(claims)
+    return int((judged["citation_ok"].isna() & (judged["citations"] > 0)).sum())
 
 
 def citation_problems(claims: pd.DataFrame) -> pd.DataFrame:

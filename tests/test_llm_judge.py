@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 
 from groundlab import GroundlabError, evaluate, get_judge, load_cases
@@ -175,6 +176,49 @@ def test_supported_by_gives_citation_checks_without_more_requests(messages_stub,
     assert ev.claims["citation_ok"].tolist() == [True, False, False]
     assert ev.claims["relevant_citations"].tolist() == [1, 0, 0]
     assert "ignored passage ids it was not given: D99" in ev.claims["reason"][0]
+
+
+def test_passage_ids_written_loosely_are_matched_to_the_retrieved_ones():
+    from groundlab.judges.llm import parse_reply
+
+    ids = ["D07", "D06", 'R&D "7" <x>']
+    written = [["[D07]"], [" d07 "], ["D07, D06"], ["[D07][D06]"], ["R&amp;D &quot;7&quot; &lt;x&gt;"],
+               ['R&D "7" <x>'], ["passage D06"], ["D99"]]
+    items = [{"claim": n, "reason": "r", "verdict": "supported", "supported_by": w} for n, w in enumerate(written, 1)]
+    verdicts, clean = parse_reply({"verdicts": items}, len(items), ids)
+    assert clean
+    assert [v.supported_by for v in verdicts] == [("D07",), ("D07",), ("D07", "D06"), ("D07", "D06"),
+                                                  ('R&D "7" <x>',), ('R&D "7" <x>',), ("D06",), ()]
+    assert "ignored passage ids it was not given: D99" in verdicts[-1].reason
+    assert "no retrieved passage" in verdicts[-1].reason
+    # An id that fits two retrieved ids alike is not guessed.
+    verdicts, _ = parse_reply({"verdicts": [{"claim": 1, "verdict": "supported", "supported_by": ["[d1]"],
+                                            "reason": "r"}]}, 1, ["d1", "D1"])
+    assert verdicts[0].supported_by == ()
+
+
+def test_supported_without_a_named_passage_leaves_the_citation_check_undecided(messages_stub, cli, tmp_path):
+    steady = messages_stub.default
+
+    def reply(body):
+        if "4500017311 blocked" not in parse_request(body)["question"]:
+            return steady(body)
+        # c01 cites D07, D06, D07; c02 cites D07, -, D07 (and shares c01's question and passages).
+        items = [{"claim": 1, "verdict": "supported", "supported_by": [], "reason": "a"},
+                 {"claim": 2, "verdict": "supported", "supported_by": ["[D06]"], "reason": "b"},
+                 {"claim": 3, "verdict": "supported", "supported_by": ["D99"], "reason": "c"}]
+        return tool_reply(items[:len(parse_request(body)["claims"])], body)
+    messages_stub.default = reply
+    ev = evaluate(load_cases(CASES, NOTES)[:1], judge(tmp_path, cache=None))
+    assert ev.claims["citation_ok"].tolist() == [pd.NA, True, pd.NA]
+    assert ev.claims["relevant_citations"].tolist() == [0, 1, 0]
+    assert all("no retrieved passage" in ev.claims["reason"][k] for k in (0, 2))
+    from groundlab import citation_precision, citation_recall, citations_undecided
+    assert (citation_recall(ev.claims).count, citation_recall(ev.claims).total) == (1, 1)
+    assert (citation_precision(ev.claims).count, citation_precision(ev.claims).total) == (1, 1)
+    assert citations_undecided(ev.claims) == 2
+    code, out, err = cli("score", "--judge", "llm", "--no-cache", "--cases", CASES, "--passages", NOTES)
+    assert code == 0 and "citation checks undecided: 3 cited claims" in out  # c02's two cited ones too
 
 
 def test_interrupted_run_resumes_without_repeating_a_request(messages_stub, tmp_path):

@@ -30,6 +30,7 @@ import json
 import math
 import os
 import random
+import re
 import sys
 import threading
 import time
@@ -188,6 +189,46 @@ def _retry_after(exc: Exception) -> Optional[float]:
     return None
 
 
+#: Noted in the reason of a ``supported`` verdict that names no passage the request held.
+UNCHECKED_CITATIONS = ("it named no retrieved passage as support, so the claim's citations are left "
+                       "unchecked")
+
+_ENCLOSING = " []{}()<>\"'`"
+
+
+def _id_key(text: str) -> str:
+    """A passage id as the model may write it, reduced to compare: ``[D07]``, `` d07 ``,
+    ``"D07"``, ``passage D07`` and ``D07`` all give ``d07``."""
+    text = " ".join(html.unescape(text).split()).strip(_ENCLOSING)
+    text = re.sub(r"^passage\s*(?:id\s*)?[:#=]?\s*", "", text, flags=re.IGNORECASE)
+    return text.strip(_ENCLOSING).casefold()
+
+
+def _id_resolver(passage_ids: Sequence[str]):
+    """``resolve(written) -> [ids]``: the request's passage ids a written id stands for, exactly,
+    or in an obvious variant (brackets, quotes, spaces, case, ``&amp;``; several in one string,
+    ``"D07, D06"``) when that variant fits one id only; ``[]`` when it fits none."""
+    exact = set(passage_ids)
+    by_key: Dict[str, List[str]] = {}
+    for pid in dict.fromkeys(passage_ids):
+        by_key.setdefault(_id_key(pid), []).append(pid)
+
+    def resolve(written: str) -> List[str]:
+        if written in exact:
+            return [written]
+        hits = by_key.get(_id_key(written), [])
+        if len(hits) == 1:
+            return hits
+        parts = [part for part in re.split(r"[,;]|\]\s*\[|\s+and\s+", written) if part.strip()]
+        if len(parts) > 1:
+            found = [resolve(part) for part in parts]
+            if all(found):
+                return [pid for hits in found for pid in hits]
+        return []
+
+    return resolve
+
+
 def _same(a: Evidence, b: Evidence) -> bool:
     return a is b or a == b
 
@@ -222,7 +263,7 @@ def parse_reply(tool_input: Any, n_claims: int, passage_ids: Sequence[str]) -> T
                         f"claim{'s' * (n_claims != 1)}; its numbering cannot be trusted")
         by_number.setdefault(number, []).append(item)
 
-    known = set(passage_ids)
+    resolve = _id_resolver(passage_ids)
     verdicts, clean = [], True
     for number in range(1, n_claims + 1):
         found = by_number.get(number, [])
@@ -241,11 +282,19 @@ def parse_reply(tool_input: Any, n_claims: int, passage_ids: Sequence[str]) -> T
             continue
         raw_ids = item.get("supported_by") or []
         ids = [str(i) for i in raw_ids] if isinstance(raw_ids, list) else [str(raw_ids)]
-        backing = tuple(dict.fromkeys(i for i in ids if i in known))
+        found: List[str] = []
+        strays: List[str] = []
+        for raw in ids:
+            hits = resolve(raw)
+            found.extend(hits)
+            if not hits:
+                strays.append(raw)
+        backing = tuple(dict.fromkeys(found))
         reason = str(item.get("reason") or "").strip() or "no reason given"
-        strays = [i for i in ids if i not in known]
         if strays:
             reason += f" (ignored passage ids it was not given: {', '.join(strays)})"
+        if label == "supported" and not backing:
+            reason += f" ({UNCHECKED_CITATIONS})"
         verdicts.append(Verdict(label, reason, supported_by=backing))
     return verdicts, clean
 
