@@ -259,7 +259,7 @@ def _load(args: argparse.Namespace):
 def _evaluate(args: argparse.Namespace, runs: int = 1):
     """Judge the cases ``runs`` times; one evaluation, or a list of them when ``runs`` > 1."""
     from .evaluate import evaluate, evaluate_file
-    from .judges import get_judge
+    from .judges import get_judge, nothing_judged
     from .stats import import_statsmodels
 
     judge = get_judge(args.judge, **_judge_kwargs(args, cache=runs == 1))
@@ -273,6 +273,10 @@ def _evaluate(args: argparse.Namespace, runs: int = 1):
     else:
         source, cases = _load(args)
         evs = [evaluate(cases, judge, splitter=splitter) for _ in range(runs)]
+    for ev in evs:
+        stop = nothing_judged(ev.judge, ev.claims["error"].tolist())
+        if stop:
+            raise GroundlabError(stop)
     _judge_summary(judge)
     return source, (evs[0] if runs == 1 else evs)
 

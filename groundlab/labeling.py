@@ -44,7 +44,7 @@ import pandas as pd
 from .claims import ClaimSplitter
 from .evaluate import claim_pairs, judge_pairs, split_cases
 from .io import PathLike, check_output, iter_jsonl, load_cases, plural, read_csv, write_atomic
-from .judges import Judge, get_judge
+from .judges import Judge, get_judge, nothing_judged
 from .records import VERDICTS, Case, GroundlabError, InputError, Passage
 
 SHEET_COLUMNS: Tuple[str, ...] = ("case_id", "claim_no", "question", "claim", "cites", "passages",
@@ -203,9 +203,16 @@ def export_sheet(cases_path: PathLike, out: PathLike, *, passages: Optional[Path
     check_output(out, force, [cases_path] + ([passages] if passages else []))
     cases = load_cases(cases_path, passages)
     sheet = sheet_frame(cases, judge=judge, splitter=splitter)
+    judge_name = None if judge is None else (judge if isinstance(judge, str) else judge.name)
+    if judge_name is not None:
+        rows = sheet[sheet["claim_no"] != ""]
+        errors = [reason if verdict == "error" else None
+                  for verdict, reason in zip(rows["judge_verdict"], rows["judge_reason"])]
+        stop = nothing_judged(judge_name, errors, instead="export with --blind (no suggestions)")
+        if stop:
+            raise GroundlabError(stop)
     cut = write_sheet(sheet, out, force=force)
     claims = int((sheet["claim_no"] != "").sum())
-    judge_name = None if judge is None else (judge if isinstance(judge, str) else judge.name)
     return ExportReport(len(sheet), claims, len(cases), len(sheet) - claims, cut, judge_name, Path(out))
 
 

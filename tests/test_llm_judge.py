@@ -381,3 +381,38 @@ def test_claims_with_equal_evidence_go_in_one_request_even_as_separate_objects(m
     verdicts = judge(tmp_path).judge_batch(pairs + [("Pay it.", other)] + pairs[:1])
     assert len(verdicts) == 5
     assert sorted(len(parse_request(b)["claims"]) for b in messages_stub.requests) == [1, 1, 3]
+
+
+# ---------------------------------------------------------------- a run that cannot work says so
+
+
+@pytest.mark.parametrize("where", ["file", "under a file"])
+def test_a_cache_that_cannot_be_a_folder_is_one_sentence_before_any_request(messages_stub, cli, tmp_path, where):
+    blocker = tmp_path / "cache.txt"
+    blocker.write_text("not a folder")
+    cache = blocker if where == "file" else blocker / "sub"
+    for argv in (["score"], ["score", "--dry-run"], ["agree"],
+                 ["label", "export", "--out", tmp_path / "sheet.csv"]):
+        code, out, err = cli(*argv, "--judge", "llm", "--cache", cache, "--cases", CASES, "--passages", NOTES)
+        assert code == 2 and out == "" and err.count("\n") == 1, (argv, err)
+        assert f"the cache folder {cache}" in err and "--no-cache" in err and "Traceback" not in err
+    assert messages_stub.requests == [] and not (tmp_path / "sheet.csv").exists()
+
+
+def test_a_run_with_no_claim_judged_stops_with_one_sentence(messages_stub, cli, tmp_path):
+    steady = messages_stub.default
+    messages_stub.default = lambda body: text_reply("They all look fine to me.", body)
+    report, sheet = tmp_path / "report.md", tmp_path / "sheet.csv"
+    code, out, err = cli("score", "--judge", "llm", "--no-cache", "--report", report, "--cases", CASES,
+                         "--passages", NOTES)
+    assert code == 2 and out == "" and not report.exists()
+    assert err.count("\n") == 1
+    assert "could not judge any of the 20 claims (the first: the reply held no record_verdicts tool call)" in err
+    code, out, err = cli("label", "export", "--judge", "llm", "--no-cache", "--out", sheet, "--cases", CASES,
+                         "--passages", NOTES)
+    assert code == 2 and not sheet.exists() and "could not judge any of the 20 claims" in err and "--blind" in err
+    messages_stub.default = steady
+    messages_stub.script = [lambda body: tool_reply([], body)] * 9  # one case of ten still judged
+    code, out, err = cli("score", "--judge", "llm", "--no-cache", "--concurrency", "1", "--cases", CASES,
+                         "--passages", NOTES)
+    assert code == 0 and "judge errors: " in out and "c11 claim 1" not in out

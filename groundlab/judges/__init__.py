@@ -9,7 +9,7 @@ model judges cost nothing until used.
 from __future__ import annotations
 
 import importlib
-from typing import Dict, List, Protocol, Sequence, Tuple, runtime_checkable
+from typing import Dict, List, Optional, Protocol, Sequence, Tuple, runtime_checkable
 
 from ..records import Evidence, GroundlabError, Verdict
 
@@ -55,6 +55,17 @@ def describe_judges() -> Dict[str, str]:
     return {name: entry[2] for name, entry in _REGISTRY.items()}
 
 
+def nothing_judged(judge_name: str, errors: Sequence[Optional[str]],
+                   instead: str = "use --judge rules") -> Optional[str]:
+    """The sentence to stop on when a judge gave every claim an error (``None`` otherwise): such a
+    run has no rate to report, and a table of n/a would hide why."""
+    if not errors or any(error is None for error in errors):
+        return None
+    return (f"the {judge_name} judge could not judge any of the {len(errors)} claims (the first: {errors[0]}); "
+            "nothing was written: fix that and run again (cached replies are kept, failed requests are asked "
+            f"again), or {instead}.")
+
+
 def get_judge(name: str = DEFAULT_JUDGE, **options) -> Judge:
     """A judge by name; an unknown name raises an error listing the known ones.
 
@@ -70,4 +81,5 @@ def get_judge(name: str = DEFAULT_JUDGE, **options) -> Judge:
     return getattr(importlib.import_module(module), cls)(**options)
 
 
-__all__ = ["Judge", "Pair", "DEFAULT_JUDGE", "get_judge", "judge_names", "describe_judges", "register"]
+__all__ = ["Judge", "Pair", "DEFAULT_JUDGE", "get_judge", "judge_names", "describe_judges", "nothing_judged",
+           "register"]

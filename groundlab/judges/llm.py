@@ -177,6 +177,20 @@ def _env(name: str) -> Optional[str]:
     return None
 
 
+def _check_cache_folder(folder: Path) -> None:
+    """Refuse, before any request, a cache folder that cannot be one: replies could not be kept."""
+    hint = "pass --cache with a folder (it is created when missing), or --no-cache"
+    if folder.exists() and not folder.is_dir():
+        raise GroundlabError(f"the cache folder {folder} is a file, not a folder; {hint}.")
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise GroundlabError(f"the cache folder {folder} cannot be made, since {existing} is a file; {hint}.")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise GroundlabError(f"the cache folder {folder} cannot be written ({existing} is read-only); {hint}.")
+
+
 def _retry_after(exc: Exception) -> Optional[float]:
     headers = getattr(getattr(exc, "response", None), "headers", None) or {}
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
@@ -329,6 +343,8 @@ class LLMJudge:
             raise GroundlabError(f"--concurrency must be 1 or more, not {concurrency}.")
         self.model = model or _env("LLM_MODEL") or DEFAULT_MODEL
         self.cache = Path(cache) if cache is not None else None
+        if self.cache is not None:
+            _check_cache_folder(self.cache)
         self.concurrency = concurrency
         self.max_retries = max_retries
         self.backoff = backoff
