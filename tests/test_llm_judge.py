@@ -62,6 +62,38 @@ def test_passage_and_answer_text_cannot_break_out_of_their_tags(messages_stub, t
     assert verdicts[0].label is not None
 
 
+def test_each_claim_comes_with_its_answer_and_the_model_reasons_before_it_decides(messages_stub, tmp_path):
+    from groundlab.judges.llm import SYSTEM_PROMPT, TOOL
+
+    cases = load_cases(CASES, NOTES)
+    evaluate([c for c in cases if c.id == "c11"], judge(tmp_path))  # "That supplier ..." refers back
+    (body,) = messages_stub.requests
+    text = body["messages"][0]["content"]
+    answer = cases[10].answer
+    assert f"<answer>{answer}</answer>" in text and text.index("<answer>") < text.index("<claims>")
+    item = TOOL["input_schema"]["properties"]["verdicts"]["items"]
+    assert list(item["properties"]) == ["claim", "reason", "verdict", "supported_by"] == item["required"]
+    assert "smallest set of passage ids" in SYSTEM_PROMPT and "smallest set" in item["properties"]["supported_by"]["description"]
+    flat = " ".join(SYSTEM_PROMPT.split())
+    for rule in ("one by one", "refer back to an earlier sentence", "context, not evidence",
+                 "merely repeats a premise of the question", "is unsupported", "only if every one of them is backed",
+                 "contradicted only if it conflicts with the passage it relies on"):
+        assert rule in flat, rule
+
+
+def test_only_ampersand_and_angle_brackets_are_escaped_and_odd_ids_round_trip(messages_stub, tmp_path):
+    odd = 'R&D "7" <x>'
+    ev = Evidence("Is it \"free\" & quick?", (Passage(odd, "The supplier's invoice is paid within 30 days."),),
+                  answer='It\'s paid within 30 days [R&D "7" <x>].')
+    verdicts = judge(tmp_path).judge_batch([("The supplier's invoice is paid within 30 days.", ev)])
+    text = messages_stub.requests[0]["messages"][0]["content"]
+    assert '<question>Is it "free" &amp; quick?</question>' in text
+    assert "The supplier's invoice" in text and "&#x27;" not in text and "&quot;" not in text.split("</passages>")[1]
+    assert '<passage id="R&amp;D &quot;7&quot; &lt;x&gt;">' in text
+    assert parse_request(messages_stub.requests[0])["passages"][0][0] == odd
+    assert verdicts[0].label == "supported" and verdicts[0].supported_by == (odd,)
+
+
 @pytest.mark.parametrize("status", [429, 500, 529])
 def test_retryable_failure_then_success(messages_stub, tmp_path, status):
     messages_stub.script = [Fail(status, {"retry-after": "0"})]
@@ -248,6 +280,7 @@ def test_cache_key_changes_with_model_prompt_inputs():
     assert base != Request("Q?", (Passage("D1", "text2"),), ("claim",)).key("m", "1")
     assert base != Request("Q?", (Passage("D1", "text"),), ("claim", "two")).key("m", "1")
     assert base == Request("Q?", (Passage("D1", "text"),), ("claim",)).key("m", "1")
+    assert base != Request("Q?", (Passage("D1", "text"),), ("claim",), "an answer").key("m", "1")
 
 
 def test_no_key_is_one_sentence_pointing_at_rules(monkeypatch, tmp_path, cli):
