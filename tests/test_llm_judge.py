@@ -318,12 +318,29 @@ def test_bad_key_stops_with_one_sentence(messages_stub, cli):
 def test_dry_run_counts_requests_and_cache_hits_and_sends_nothing(messages_stub, cli, tmp_path):
     cache = tmp_path / "c"
     code, out, err = cli("score", "--judge", "llm", "--dry-run", "--cache", cache, "--cases", CASES, "--passages", NOTES)
-    assert code == 0 and "10 requests to send, 0 answered from the cache" in out and "estimated" in out
+    assert code == 0 and "10 requests to send, 0 answered from the cache" in out and "an estimate" in out
     assert messages_stub.requests == []
     cli("score", "--judge", "llm", "--cache", cache, "--cases", CASES, "--passages", NOTES)
     code, out, err = cli("score", "--judge", "llm", "--dry-run", "--cache", cache, "--cases", CASES, "--passages", NOTES)
     assert "0 requests to send, 10 answered from the cache" in out
     assert len(messages_stub.requests) == ANSWERED
+
+
+def test_dry_run_counts_the_fixed_part_of_every_request(cli, tmp_path):
+    from groundlab.evaluate import claim_pairs, split_cases
+    from groundlab.judges.llm import SYSTEM_PROMPT, TOOL, TOOL_USE_OVERHEAD, fixed_tokens
+
+    fixed = fixed_tokens()
+    assert fixed == -(-(len(SYSTEM_PROMPT) + len(json.dumps(TOOL))) // 4) + TOOL_USE_OVERHEAD
+    assert TOOL_USE_OVERHEAD == 300
+    cases = load_cases(CASES, NOTES)
+    j = LLMJudge(cache=None, dry_run=True)
+    requests = [r for _, r in j.requests_for(claim_pairs(list(zip(cases, split_cases(cases)))))]
+    expected = sum(-(-len(r.message()) // 4) + fixed for r in requests)
+    assert j.estimate(claim_pairs(list(zip(cases, split_cases(cases))))).input_tokens == expected
+    code, out, err = cli("score", "--judge", "llm", "--dry-run", "--no-cache", "--cases", CASES, "--passages", NOTES)
+    assert f"about {expected:,} input tokens (an estimate" in out
+    assert f"plus a fixed {fixed:,} a request for the system prompt, the tool definition and about 300 tokens" in out
 
 
 def test_dry_run_needs_no_key(monkeypatch, cli, tmp_path):

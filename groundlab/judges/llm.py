@@ -60,6 +60,9 @@ TOOL_NAME = "record_verdicts"
 STOP_AFTER_REJECTIONS = 3
 #: Characters per token for :meth:`LLMJudge.estimate`; counting exactly needs the network.
 CHARS_PER_TOKEN = 4
+#: Tokens the API adds to a request that offers tools (its own tool-use system prompt): a few
+#: hundred, depending on the model and the tool choice, by Anthropic's documentation. An estimate.
+TOOL_USE_OVERHEAD = 300
 
 SYSTEM_PROMPT = """\
 You check whether the claims of an assistant's answer are backed by the passages the assistant \
@@ -155,8 +158,14 @@ class Request:
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
     def estimated_tokens(self) -> int:
-        chars = len(SYSTEM_PROMPT) + len(json.dumps(TOOL)) + len(self.message())
-        return math.ceil(chars / CHARS_PER_TOKEN)
+        """Input tokens of this request, estimated: its message plus :func:`fixed_tokens`."""
+        return math.ceil(len(self.message()) / CHARS_PER_TOKEN) + fixed_tokens()
+
+
+def fixed_tokens() -> int:
+    """Input tokens every request carries whatever its case, estimated: the system prompt and the
+    tool definition at :data:`CHARS_PER_TOKEN`, plus :data:`TOOL_USE_OVERHEAD`."""
+    return math.ceil((len(SYSTEM_PROMPT) + len(json.dumps(TOOL))) / CHARS_PER_TOKEN) + TOOL_USE_OVERHEAD
 
 
 @dataclass
@@ -173,7 +182,8 @@ class Usage:
 
 @dataclass(frozen=True)
 class Estimate:
-    """What a run would cost: requests to send, requests the cache answers, input tokens (estimated)."""
+    """What a run would cost: requests to send, requests the cache answers, input tokens (estimated,
+    each request's fixed part included)."""
 
     requests: int
     cached: int
@@ -181,9 +191,10 @@ class Estimate:
 
     def __str__(self) -> str:
         return (f"{self.requests} request{'s' * (self.requests != 1)} to send, {self.cached} answered "
-                f"from the cache; about {self.input_tokens:,} input tokens "
-                f"(estimated at {CHARS_PER_TOKEN} characters a token; output tokens come on top, "
-                "roughly 60 a claim)")
+                f"from the cache; about {self.input_tokens:,} input tokens (an estimate: each request's "
+                f"text at {CHARS_PER_TOKEN} characters a token, plus a fixed {fixed_tokens():,} a request for "
+                f"the system prompt, the tool definition and about {TOOL_USE_OVERHEAD} tokens the API adds "
+                "for tool use; output tokens come on top, roughly 60 a claim)")
 
 
 class _Abort(Exception):
