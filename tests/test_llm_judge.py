@@ -104,6 +104,52 @@ def test_retryable_failure_then_success(messages_stub, tmp_path, status):
     assert (j.usage.requests, j.usage.retries, j.usage.failed) == (1, 1, 0)
 
 
+def test_ctrl_c_stops_a_run_waiting_to_retry_at_once(messages_stub, cli, tmp_path):
+    import signal
+    import threading
+    import time
+
+    messages_stub.script = [Fail(429, {"retry-after": "30"})] * 8  # every request is told to wait 30 s
+    main = threading.main_thread().ident
+    pressed = []
+
+    def press_ctrl_c_once_all_wait() -> None:
+        deadline = time.monotonic() + 60
+        while len(messages_stub.requests) < 4 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.2)
+        pressed.append(time.monotonic())
+        signal.pthread_kill(main, signal.SIGINT)
+
+    # Ctrl-C raises KeyboardInterrupt, as in a terminal, even where this test runs with SIGINT ignored.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    presser = threading.Thread(target=press_ctrl_c_once_all_wait, daemon=True)
+    try:
+        presser.start()
+        code, out, err = cli("score", "--judge", "llm", "--cache", tmp_path / "c", "--cases", CASES,
+                             "--passages", NOTES)
+        stopped = time.monotonic()
+        presser.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert code == 130 and "interrupted" in err
+    assert stopped - pressed[0] < 5  # not the 30 s asked for
+    assert len(messages_stub.requests) == 4  # the first four, each once: no retry was sent
+
+
+def test_a_retry_after_above_the_cap_is_cut_and_said(messages_stub, tmp_path):
+    import time
+
+    messages_stub.script = [Fail(429, {"retry-after": "300"})] * 2
+    began = time.monotonic()
+    ev = evaluate(load_cases(CASES, NOTES)[:1], judge(tmp_path, max_retries=1, max_retry_after=0.1))
+    assert time.monotonic() - began < 3 and len(messages_stub.requests) == 2
+    assert ev.claims["error"].str.contains(
+        "failed after 2 attempts \\(HTTP 429.*the API asked to wait 300 s before retrying; waits are capped at 0.1 s").all()
+    from groundlab.judges.llm import MAX_RETRY_AFTER
+    assert MAX_RETRY_AFTER == 120 and LLMJudge(dry_run=True).max_retry_after == 120
+
+
 def test_request_that_keeps_failing_becomes_error_verdicts(messages_stub, tmp_path):
     messages_stub.script = [Fail(500)] * 3
     ev = evaluate(load_cases(CASES, NOTES)[:1], judge(tmp_path, max_retries=2))

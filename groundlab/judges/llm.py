@@ -37,12 +37,11 @@ import html
 import json
 import math
 import os
+import queue
 import random
 import re
 import sys
 import threading
-import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
@@ -58,6 +57,9 @@ TOOL_NAME = "record_verdicts"
 #: A run stops when its first requests are refused (HTTP 400 and the like) this many times with the
 #: same error and none has gone through: a bad setting, not a bad case.
 STOP_AFTER_REJECTIONS = 3
+#: The longest wait a ``retry-after`` header gets, in seconds; a longer one is cut to this, and a
+#: request that still fails says so.
+MAX_RETRY_AFTER = 120.0
 #: Characters per token for :meth:`LLMJudge.estimate`; counting exactly needs the network.
 CHARS_PER_TOKEN = 4
 #: Tokens the API adds to a request that offers tools (its own tool-use system prompt): a few
@@ -357,8 +359,9 @@ class LLMJudge:
     """Judges all claims of a case in one Messages API request (see the module docstring).
 
     ``cache=None`` turns the cache off. ``max_retries`` and ``backoff`` (seconds, doubled each
-    retry, capped by ``max_backoff``; a ``retry-after`` header wins) govern retries on 429, 5xx,
-    overloaded and timeouts. ``dry_run=True`` builds a judge that can only :meth:`estimate`, and
+    retry, capped by ``max_backoff``; a ``retry-after`` header wins, honoured up to
+    ``max_retry_after``, and a request that fails after a capped wait says so) govern retries on
+    429, 5xx, overloaded and timeouts. Ctrl-C stops the run at once, waits for retries included. ``dry_run=True`` builds a judge that can only :meth:`estimate`, and
     needs no key.
     """
 
@@ -374,6 +377,7 @@ class LLMJudge:
         max_retries: int = 4,
         backoff: float = 1.0,
         max_backoff: float = 60.0,
+        max_retry_after: float = MAX_RETRY_AFTER,
         timeout: float = 120.0,
         max_tokens: Optional[int] = None,
         progress: bool = True,
@@ -389,6 +393,7 @@ class LLMJudge:
         self.max_retries = max_retries
         self.backoff = backoff
         self.max_backoff = max_backoff
+        self.max_retry_after = max_retry_after
         self.max_tokens = max_tokens
         self.progress = progress
         self.usage = Usage()
@@ -477,26 +482,52 @@ class LLMJudge:
         return parse_reply(tool_input, len(request.claims), [p.id for p in request.passages])
 
     def _send_all(self, pending: List[Tuple[int, Request]], out: List[Optional[Verdict]]) -> None:
+        """Send ``pending`` from ``concurrency`` threads and put the verdicts in ``out``.
+
+        The threads are daemons and a stopping run (an abort, or Ctrl-C in this thread) sets
+        ``_stop``: no new request is sent, a wait for a retry ends at once, and nothing waits for
+        a reply still on its way (a reply that comes is cached all the same)."""
         from tqdm import tqdm
 
         bar = tqdm(total=len(pending), unit="request", desc=f"llm judge ({self.model})", file=sys.stderr,
                    leave=False, disable=None if self.progress else True)
         self._stop.clear()
         self._aborted = None
-        pool = ThreadPoolExecutor(max_workers=min(self.concurrency, len(pending)))
-        try:
-            futures = {pool.submit(self._ask, request): (start, request) for start, request in pending}
-            for future in as_completed(futures):
-                start, request = futures[future]
+        todo: "queue.SimpleQueue[Tuple[int, Request]]" = queue.SimpleQueue()
+        done: "queue.SimpleQueue[Tuple[int, Request, Any]]" = queue.SimpleQueue()
+        for item in pending:
+            todo.put(item)
+
+        def work() -> None:
+            while not self._stop.is_set():
                 try:
-                    verdicts = future.result()
-                except (_Abort, _Stopped):
+                    start, request = todo.get_nowait()
+                except queue.Empty:
+                    return
+                try:
+                    result: Any = self._ask(request)
+                except BaseException as exc:  # noqa: BLE001 (handed to the waiting thread)
+                    result = exc
+                done.put((start, request, result))
+
+        for _ in range(min(self.concurrency, len(pending))):
+            threading.Thread(target=work, name="groundlab-llm", daemon=True).start()
+        try:
+            for _ in range(len(pending)):
+                while True:
+                    try:
+                        start, request, result = done.get(timeout=0.2)
+                        break
+                    except queue.Empty:
+                        continue
+                if isinstance(result, (_Abort, _Stopped)):
                     break
-                out[start:start + len(request.claims)] = verdicts
+                if isinstance(result, BaseException):
+                    raise result
+                out[start:start + len(request.claims)] = result
                 bar.update(1)
         finally:
             self._stop.set()  # requests not yet sent are not sent; waits for a retry end at once
-            pool.shutdown(wait=True, cancel_futures=True)
             bar.close()
         if self._aborted is not None:
             raise GroundlabError(str(self._aborted))
@@ -526,6 +557,7 @@ class LLMJudge:
         )
         last = "no attempt was made"
         attempts = 0
+        capped: Optional[str] = None
         for attempt in range(self.max_retries + 1):
             if self._stop.is_set():
                 raise _Stopped()
@@ -545,7 +577,7 @@ class LLMJudge:
                                  "with --model or LLM_MODEL.") from None
                 last = f"HTTP {status}: {_short(exc)}"
                 if status in (408, 409, 429) or status >= 500:
-                    self._sleep(attempt, _retry_after(exc))
+                    capped = self._sleep(attempt, _retry_after(exc)) or capped
                     continue
                 self._rejected(last)
                 break
@@ -557,6 +589,8 @@ class LLMJudge:
         with self._lock:
             self.usage.failed += 1
         problem = f"the request failed after {attempts} attempt{'s' * (attempts != 1)} ({last})"
+        if capped:
+            problem += f"; {capped}"
         return [Verdict(None, problem, error=problem) for _ in range(n)]
 
     def _rejected(self, problem: str) -> None:
@@ -571,15 +605,22 @@ class LLMJudge:
             raise _Abort(f"the API refused the first {seen} requests alike ({problem}), so it would refuse "
                          "every one; check --model (or LLM_MODEL) and ANTHROPIC_BASE_URL, then run again.")
 
-    def _sleep(self, attempt: int, retry_after: Optional[float]) -> None:
+    def _sleep(self, attempt: int, retry_after: Optional[float]) -> Optional[str]:
+        """Wait before retry ``attempt + 1`` (not after the last attempt); a note when the API asked
+        for a longer wait than :attr:`max_retry_after`. Ends at once when the run stops."""
         if attempt >= self.max_retries:
-            return
+            return None
+        note = None
         if retry_after is None:
-            delay = self.backoff * (2 ** attempt) * (0.5 + random.random() / 2)
+            delay = min(self.backoff * (2 ** attempt) * (0.5 + random.random() / 2), self.max_backoff)
         else:
-            delay = retry_after
-        if self._stop.wait(min(delay, self.max_backoff)):
+            delay = min(retry_after, self.max_retry_after)
+            if retry_after > self.max_retry_after:
+                note = (f"the API asked to wait {retry_after:g} s before retrying; waits are capped at "
+                        f"{self.max_retry_after:g} s")
+        if self._stop.wait(delay):
             raise _Stopped()
+        return note
 
     def _received(self, request: Request, message: Any) -> List[Verdict]:
         usage = getattr(message, "usage", None)
