@@ -24,9 +24,9 @@
    requests all refused alike) stops the run with one sentence.
 
 Replies are cached on disk (``.groundlab/cache/`` by default), keyed by judge version, model,
-prompt version, question, passages, answer and claims, and written one by one as they arrive, so a rerun
-sends nothing and an interrupted run resumes where it stopped. Replies with errors are not cached:
-a rerun asks again. The API key is read from ``ANTHROPIC_API_KEY`` (environment, else ``.env`` in
+prompt version, question, passages, answer and claims, and written one by one as they arrive, so
+a rerun sends nothing and an interrupted run resumes where it stopped. Replies with errors are not
+cached: a rerun asks again. The API key is read from ``ANTHROPIC_API_KEY`` (environment, else ``.env`` in
 the current folder) and is never printed, logged or stored.
 """
 
@@ -361,8 +361,8 @@ class LLMJudge:
     ``cache=None`` turns the cache off. ``max_retries`` and ``backoff`` (seconds, doubled each
     retry, capped by ``max_backoff``; a ``retry-after`` header wins, honoured up to
     ``max_retry_after``, and a request that fails after a capped wait says so) govern retries on
-    429, 5xx, overloaded and timeouts. Ctrl-C stops the run at once, waits for retries included. ``dry_run=True`` builds a judge that can only :meth:`estimate`, and
-    needs no key.
+    429, 5xx, overloaded and timeouts; Ctrl-C stops a run at once, waits for retries included.
+    ``dry_run=True`` builds a judge that can only :meth:`estimate`, and needs no key.
     """
 
     name = "llm"
@@ -422,8 +422,8 @@ class LLMJudge:
 
     @staticmethod
     def requests_for(pairs: Sequence[Tuple[str, Evidence]]) -> List[Tuple[int, Request]]:
-        """Group consecutive pairs with equal evidence (the same question and passages, whether one
-        object or several): ``(first index, request)`` each."""
+        """Group consecutive pairs with equal evidence (the same question, passages and answer,
+        whether one object or several): ``(first index, request)`` each."""
         out: List[Tuple[int, Request]] = []
         start = 0
         for i in range(1, len(pairs) + 1):
@@ -579,7 +579,8 @@ class LLMJudge:
                 if status in (408, 409, 429) or status >= 500:
                     capped = self._sleep(attempt, _retry_after(exc)) or capped
                     continue
-                self._rejected(last)
+                if status in (400, 422):
+                    self._rejected(last)
                 break
             except anthropic.APIConnectionError as exc:  # includes timeouts
                 last = f"{type(exc).__name__}: {_short(exc)}"
@@ -594,9 +595,9 @@ class LLMJudge:
         return [Verdict(None, problem, error=problem) for _ in range(n)]
 
     def _rejected(self, problem: str) -> None:
-        """Count a request the API refused for good (a 4xx other than 401, 403, 404 and the
-        retryable ones); stop the run when the first requests of the run are all refused alike,
-        since a bad setting (say, a parameter the model does not take) refuses every request."""
+        """Count a request the API found invalid (400, 422); stop the run when the first requests
+        of the run are all refused alike, since a bad setting (say, a parameter the model does not
+        take) refuses every request. (Too large, 413, is one case's trouble: not counted.)"""
         with self._lock:
             if self.usage.requests:
                 return  # a request went through: the setting is fine, this case is the problem
