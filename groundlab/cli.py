@@ -427,6 +427,7 @@ def _score_text(s: Dict, r: Dict, source: str) -> str:
         low, high = rate.interval
         return [name, _pct(rate.rate), f"{rate.count}/{rate.total} {noun}", f"{_pct(low)}\u2013{_pct(high)}", note]
 
+    undecided = "every citation check undecided (see below)" if s["citations_undecided"] else ""
     rows = [["measure", "rate", "count", "95% range", ""],
             row("hallucination rate", "hallucination rate", "answered", "answers with a claim not supported",
                 "no answered cases"),
@@ -435,8 +436,8 @@ def _score_text(s: Dict, r: Dict, source: str) -> str:
             row("faithfulness", "faithfulness", "claims",
                 f"contradicted {s['contradicted']}, unsupported {s['unsupported']}", "no claims"),
             row("citation recall", "citation recall", "supported", "",
-                "no supported claims" if r["citation precision"].total else "no citations"),
-            row("citation precision", "citation precision", "citations", "", "no citations"),
+                "no supported claims" if r["citation precision"].total else undecided or "no citations"),
+            row("citation precision", "citation precision", "citations", "", undecided or "no citations"),
             row("abstention", "abstention", "unanswerable", "unanswerable questions declined",
                 "no unanswerable cases (set \"answerable\": false)"),
             row("false abstention", "false abstention", "answerable", "answerable questions declined",

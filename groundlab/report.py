@@ -82,7 +82,11 @@ def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = 
         "(correct \u2212 penalty \u00d7 wrong; an abstention scores 0).",
         (f"Citations: recall {rate_line(r['citation recall'], 'supported claims')}, "
          f"precision {rate_line(r['citation precision'], 'citations')}." if r["citation precision"].total
-         else "Citations: the answers cite no passage, so citation recall and precision do not apply."),
+         else "Citations: every citation check was left undecided." if s["citations_undecided"]
+         else "Citations: the answers cite no passage, so citation recall and precision do not apply.")
+        + (f" {s['citations_undecided']} cited claims are left out: the judge found them supported without "
+           "naming a passage behind them, or could not judge their cited passages."
+           if s["citations_undecided"] else ""),
         "",
     ]
     return "\n".join(lines)

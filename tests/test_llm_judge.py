@@ -298,6 +298,18 @@ def test_supported_without_a_named_passage_leaves_the_citation_check_undecided(m
     code, out, err = cli("score", "--judge", "llm", "--no-cache", "--cases", CASES, "--passages", NOTES)
     assert code == 0 and "citation checks undecided: 3 cited claims" in out  # c02's two cited ones too
 
+    def no_ids(body):
+        items = [{"claim": n, "reason": "r", "verdict": "supported", "supported_by": []}
+                 for n, _ in parse_request(body)["claims"]]
+        return tool_reply(items, body)
+    messages_stub.default = no_ids
+    report = tmp_path / "report.md"
+    code, out, err = cli("score", "--judge", "llm", "--no-cache", "--report", report, "--cases", CASES,
+                         "--passages", NOTES)
+    assert code == 0 and "every citation check undecided (see below)" in out and "no citations" not in out
+    assert "Citations: every citation check was left undecided." in report.read_text()
+    assert "cite no passage" not in report.read_text()
+
 
 def test_interrupted_run_resumes_without_repeating_a_request(messages_stub, tmp_path):
     cache = tmp_path / "cache"
