@@ -391,7 +391,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from .metrics import penalty_for_confidence
+    from .metrics import citations_undecided, penalty_for_confidence
     from .report import check_report_target, steering_report, write_report
     from .summary import rates, score_summary
 
@@ -413,13 +413,13 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.json:
         _emit(json.dumps(summary))
     else:
-        _emit(_score_text(summary, rates(ev), source) + _error_lines(ev))
+        _emit(_score_text(summary, rates(ev), source, citations_undecided(ev.claims)) + _error_lines(ev))
     if args.report:
         print(f"groundlab: wrote the steering report to {args.report}", file=sys.stderr)
     return 0
 
 
-def _score_text(s: Dict, r: Dict, source: str) -> str:
+def _score_text(s: Dict, r: Dict, source: str, undecided_checks: int = 0) -> str:
     def row(name: str, key: str, noun: str, note: str, missing: str):
         rate = r[key]
         if not rate.total:
@@ -427,7 +427,7 @@ def _score_text(s: Dict, r: Dict, source: str) -> str:
         low, high = rate.interval
         return [name, _pct(rate.rate), f"{rate.count}/{rate.total} {noun}", f"{_pct(low)}\u2013{_pct(high)}", note]
 
-    undecided = "every citation check undecided (see below)" if s["citations_undecided"] else ""
+    undecided = "every citation check undecided (see below)" if undecided_checks else ""
     rows = [["measure", "rate", "count", "95% range", ""],
             row("hallucination rate", "hallucination rate", "answered", "answers with a claim not supported",
                 "no answered cases"),
@@ -450,8 +450,8 @@ def _score_text(s: Dict, r: Dict, source: str) -> str:
             f"(correct - {s['penalty']:g} x wrong; an abstention scores 0)"]
     if s["errors"]:
         tail.append(f"judge errors: {s['errors']} claims could not be judged and are left out of every rate")
-    if s["citations_undecided"]:
-        tail.append(f"citation checks undecided: {s['citations_undecided']} cited claims (found supported with no "
+    if undecided_checks:
+        tail.append(f"citation checks undecided: {undecided_checks} cited claims (found supported with no "
                     "retrieved passage named behind them, or their cited passages could not be judged) are left "
                     "out of citation recall and precision")
     return "\n".join([head, "", _table(rows), ""] + tail)

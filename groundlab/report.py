@@ -10,7 +10,7 @@ from typing import Optional, Sequence
 from .evaluate import Evaluation
 from .io import PathLike, check_output, write_atomic
 from .records import GroundlabError
-from .metrics import risk_weighted_score
+from .metrics import citations_undecided, risk_weighted_score
 from .stats import Rate
 from .summary import agree_summary, rates, score_summary
 
@@ -34,6 +34,7 @@ def rate_line(rate: Rate, noun: str) -> str:
 def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = "") -> str:
     """The one-page steering report as Markdown text."""
     s = score_summary(evaluation, penalty)
+    undecided = citations_undecided(evaluation.claims)
     a = agree_summary(evaluation)
     r = rates(evaluation)
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -82,11 +83,11 @@ def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = 
         "(correct \u2212 penalty \u00d7 wrong; an abstention scores 0).",
         (f"Citations: recall {rate_line(r['citation recall'], 'supported claims')}, "
          f"precision {rate_line(r['citation precision'], 'citations')}." if r["citation precision"].total
-         else "Citations: every citation check was left undecided." if s["citations_undecided"]
+         else "Citations: every citation check was left undecided." if undecided
          else "Citations: the answers cite no passage, so citation recall and precision do not apply.")
-        + (f" {s['citations_undecided']} cited claims are left out: the judge found them supported without "
+        + (f" {undecided} cited claims are left out: the judge found them supported without "
            "naming a passage behind them, or could not judge their cited passages."
-           if s["citations_undecided"] else ""),
+           if undecided else ""),
         "",
     ]
     return "\n".join(lines)

@@ -14,7 +14,6 @@ from .metrics import (
     agreement,
     citation_precision,
     citation_recall,
-    citations_undecided,
     faithfulness,
     false_abstention_rate,
     hallucination_rate,
@@ -54,7 +53,6 @@ def score_summary(evaluation: Evaluation, penalty: float = 1.0) -> Dict[str, Any
             "contradicted": counts["contradicted"],
             "unsupported": counts["unsupported"],
             "errors": counts["errors"],
-            "citations_undecided": citations_undecided(claims),
             "hallucination_rate": _rate(hallucination_rate(cases), "hallucinated", "answered", interval=True),
             "hallucination_rate_by_person": (
                 {"hallucinated": by_person.count, "answered": by_person.total} if by_person.total else None),

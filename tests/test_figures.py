@@ -113,7 +113,7 @@ def test_c06_abstains_variant(c06_abstains):
 def test_score_json_keys_and_figures(cli, sample_args, judge):
     s = cli.json("score", *sample_args, "--judge", judge, "--penalty", "3")
     assert list(s) == ["judge", "cases", "claims", "penalty", "risk_weighted_score", "faithfulness",
-                       "contradicted", "unsupported", "errors", "citations_undecided", "hallucination_rate",
+                       "contradicted", "unsupported", "errors", "hallucination_rate",
                        "hallucination_rate_by_person", "citation_recall", "citation_precision",
                        "abstention", "false_abstention", "outcomes"]
     e = EXPECTED[judge]
