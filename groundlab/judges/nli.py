@@ -15,7 +15,7 @@ Two kinds of model work:
 
 Steps:
 
-1. **Windows.** The evidence (SPEC §2: the question line, then the passages) is kept whole when
+1. **Windows.** The evidence (the question line, then the passages) is kept whole when
    it fits the model's input beside the claim. When it does not, it is split into sentences and
    packed into windows that fit, each overlapping the previous by ``overlap`` sentences, so no
    part of a long passage is silently cut off. A sentence longer than a window is cut into
