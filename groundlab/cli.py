@@ -18,6 +18,7 @@ from typing import Dict, List, Optional, Sequence
 
 from . import __version__
 from .records import GroundlabError
+from .stats import percent
 
 SAMPLE_FILES = ("notes.jsonl", "grounded_cases.jsonl")
 
@@ -304,9 +305,6 @@ def _dry_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _pct(x) -> str:
-    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.0f}%"
-
 
 def _table(rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> str:
     widths = [max(len(str(r[k])) for r in rows) for k in range(len(rows[0]))]
@@ -425,7 +423,7 @@ def _score_text(s: Dict, r: Dict, source: str, undecided_checks: int = 0) -> str
         if not rate.total:
             return [name, "n/a", "\u2014", "", missing]
         low, high = rate.interval
-        return [name, _pct(rate.rate), f"{rate.count}/{rate.total} {noun}", f"{_pct(low)}\u2013{_pct(high)}", note]
+        return [name, percent(rate.rate), f"{rate.count}/{rate.total} {noun}", f"{percent(low)}\u2013{percent(high)}", note]
 
     undecided = "every citation check undecided (see below)" if undecided_checks else ""
     rows = [["measure", "rate", "count", "95% range", ""],
@@ -485,8 +483,8 @@ def cmd_agree(args: argparse.Namespace) -> int:
     if flips is not None:
         r = flips.rate
         _emit(f"groundlab agree: judge {a['judge']} run {args.repeat} times (no cache): {r.count} of {r.total} "
-              f"claims changed verdict between runs, flip rate {_pct(r.rate) if r.total else 'n/a'}"
-              + (f" (95% range {_pct(r.low)}\u2013{_pct(r.high)})" if r.total else "")
+              f"claims changed verdict between runs, flip rate {percent(r.rate) if r.total else 'n/a'}"
+              + (f" (95% range {percent(r.low)}\u2013{percent(r.high)})" if r.total else "")
               + (f"; {flips.errors} claims could not be judged in every run" if flips.errors else "")
               + "".join(f"\n  {f.case_id} claim {f.claim}: {' / '.join(map(str, f.verdicts))}"
                         for f in flips.flipped.itertuples()) + "\n")
@@ -503,7 +501,7 @@ def cmd_agree(args: argparse.Namespace) -> int:
         if not total:
             return [name, "n/a", "0/0", "", note]
         low, high = rate.interval
-        return [name, _pct(rate.rate), f"{count}/{total}", f"{_pct(low)}\u2013{_pct(high)}", note]
+        return [name, percent(rate.rate), f"{count}/{total}", f"{percent(low)}\u2013{percent(high)}", note]
 
     matrix = [["person \\ judge"] + a["order"]] + [[v] + [str(x) for x in row] for v, row in zip(a["order"], a["confusion"])]
     stats = [["measure", "rate", "count", "95% range", ""],

@@ -231,7 +231,7 @@ def load_cases(path: PathLike, passages: Union[PathLike, Mapping[str, Passage], 
     table, passages_name = passage_table(passages)
     cases: List[Case] = []
     with paused_gc():
-        read_cases(path, table, passages_name, into=cases)
+        cases.extend(case for _, case in iter_cases(path, table, passages_name))
     if not cases:
         raise InputError(empty_cases_message(path))
     return cases
@@ -256,13 +256,6 @@ def passage_table(passages: Union[PathLike, Mapping[str, Passage], None]) -> Tup
     if passages is None or isinstance(passages, Mapping):
         return passages, "the passages"
     return load_passages(passages), _display(Path(passages))
-
-
-def read_cases(path: PathLike, table: Optional[Mapping[str, Passage]], passages_name: str,
-               into: List[Case]) -> None:
-    """Append the cases of ``path`` to ``into``, checking each; the cases read before an error
-    stay in ``into``."""
-    into.extend(case for _, case in iter_cases(path, table, passages_name))
 
 
 def iter_cases(path: PathLike, table: Optional[Mapping[str, Passage]], passages_name: str,

@@ -11,7 +11,7 @@ from .evaluate import Evaluation
 from .io import PathLike, check_output, write_atomic
 from .records import GroundlabError
 from .metrics import citations_undecided, risk_weighted_score
-from .stats import Rate
+from .stats import Rate, percent
 from .summary import agree_summary, rates, score_summary
 
 #: First line of every report groundlab writes; a file that starts otherwise is not replaced
@@ -19,16 +19,13 @@ from .summary import agree_summary, rates, score_summary
 MARKER = "<!-- groundlab report -->"
 
 
-def pct(x: Optional[float]) -> str:
-    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.0f}%"
-
 
 def rate_line(rate: Rate, noun: str) -> str:
     """``60% (6 of 10 answered; 95% range 31%–83%)``, or why the rate is not available."""
     if not rate.total:
         return f"n/a (no {noun})"
     low, high = rate.interval
-    return f"{pct(rate.rate)} ({rate.count} of {rate.total} {noun}; 95% range {pct(low)}\u2013{pct(high)})"
+    return f"{percent(rate.rate)} ({rate.count} of {rate.total} {noun}; 95% range {percent(low)}\u2013{percent(high)})"
 
 
 def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = "") -> str:
@@ -40,7 +37,7 @@ def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = 
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     flagged = s["contradicted"] + s["unsupported"]
     severity = (f"{s['contradicted']} contradicted and {s['unsupported']} unsupported of {s['claims']} claims "
-                f"({pct(s['contradicted'] / flagged) if flagged else 'n/a'} of the problems are contradictions, "
+                f"({percent(s['contradicted'] / flagged) if flagged else 'n/a'} of the problems are contradictions, "
                 "usually the worse kind: the answer says the opposite of a passage).")
     lines = [
         MARKER,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Tuple
+from typing import Optional, Tuple
 
 
 class UndefinedRateWarning(UserWarning):
@@ -84,6 +84,15 @@ class Rate:
         if not self.total:
             return str(self)
         return f"{self} ({self.low:.0%}\u2013{self.high:.0%})"
+
+
+def percent(x: Optional[float]) -> str:
+    """A fraction as whole percents; ``n/a`` for an undefined rate (None or NaN).
+
+    >>> percent(0.6), percent(float("nan"))
+    ('60%', 'n/a')
+    """
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.0f}%"
 
 
 def make_rate(count: int, total: int, what: str) -> Rate:

@@ -37,7 +37,7 @@ from .metrics import (
 from .records import VERDICTS, Case, GroundlabError
 from .report import steering_report, write_report
 from .summary import rates
-from .stats import Rate, UndefinedRateWarning, answers_needed, interval_bounds, interval_half_width
+from .stats import Rate, UndefinedRateWarning, answers_needed, interval_bounds, interval_half_width, percent
 
 #: The two policies of the penalty curve.
 AS_IT_IS = "as it is"
@@ -72,7 +72,7 @@ def rates_frame(rates: Mapping[str, Rate], **columns: object) -> pd.DataFrame:
 
 def styled_rates(frame: pd.DataFrame):
     """A rates frame for reading: percentages, ``n/a`` for a rate over nothing."""
-    return frame.style.format({c: _pct for c in ("rate", "low", "high")}).hide(axis="index")
+    return frame.style.format({c: percent for c in ("rate", "low", "high")}).hide(axis="index")
 
 
 def rate_table(evaluation: Evaluation, *names: str):
@@ -87,9 +87,6 @@ def rate_table(evaluation: Evaluation, *names: str):
         raise GroundlabError(f"there is no rate called {unknown[0]!r}; use one of: {', '.join(every)}.")
     return styled_rates(rates_frame({n: every[n] for n in (names or every)}))
 
-
-def _pct(x: float) -> str:
-    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.0f}%"
 
 
 # ---------------------------------------------------------------- claims and cases
@@ -327,10 +324,10 @@ def plan_table(plan: Mapping[str, float]) -> pd.DataFrame:
         if n:
             low, high = interval_bounds(plan["rate"], n)
             half = f"\u00b1{100 * interval_half_width(plan['rate'], n):.0f}"
-            span = f"{_pct(low)}\u2013{_pct(high)}"
+            span = f"{percent(low)}\u2013{percent(high)}"
         else:
             half = span = "n/a"
-        rows.append({"test set": label, "answers": n, "rate": _pct(plan["rate"]) if n else "n/a",
+        rows.append({"test set": label, "answers": n, "rate": percent(plan["rate"]) if n else "n/a",
                      "95% range": span, "\u00b1 points": half})
     return pd.DataFrame(rows).set_index("test set")
 
