@@ -417,13 +417,19 @@ def cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
+def _rate_row(name: str, rate, noun: str, note: str, missing: str) -> List[str]:
+    """A table row: the rate, its count, its Wilson 95% range and a note (``missing`` when the
+    rate is over nothing)."""
+    if not rate.total:
+        return [name, "n/a", "\u2014", "", missing]
+    low, high = rate.interval
+    count = f"{rate.count}/{rate.total} {noun}".rstrip()
+    return [name, percent(rate.rate), count, f"{percent(low)}\u2013{percent(high)}", note]
+
+
 def _score_text(s: Dict, r: Dict, source: str, undecided_checks: int = 0) -> str:
     def row(name: str, key: str, noun: str, note: str, missing: str):
-        rate = r[key]
-        if not rate.total:
-            return [name, "n/a", "\u2014", "", missing]
-        low, high = rate.interval
-        return [name, percent(rate.rate), f"{rate.count}/{rate.total} {noun}", f"{percent(low)}\u2013{percent(high)}", note]
+        return _rate_row(name, r[key], noun, note, missing)
 
     undecided = "every citation check undecided (see below)" if undecided_checks else ""
     rows = [["measure", "rate", "count", "95% range", ""],
@@ -497,11 +503,7 @@ def cmd_agree(args: argparse.Namespace) -> int:
     from .stats import Rate
 
     def line(name: str, count: int, total: int, note: str) -> List[str]:
-        rate = Rate(count, total)
-        if not total:
-            return [name, "n/a", "0/0", "", note]
-        low, high = rate.interval
-        return [name, percent(rate.rate), f"{count}/{total}", f"{percent(low)}\u2013{percent(high)}", note]
+        return _rate_row(name, Rate(count, total), "", note, note)
 
     matrix = [["person \\ judge"] + a["order"]] + [[v] + [str(x) for x in row] for v, row in zip(a["order"], a["confusion"])]
     stats = [["measure", "rate", "count", "95% range", ""],
