@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import argparse
 
-from .cli import (_Parser, _common, _emit, _input_paths, _judge_kwargs, _judge_options, _judge_summary, _splitter,
-                  claim_options)
-from .records import GroundlabError
+from ..records import GroundlabError
+from .common import emit, input_paths, judge_summary, splitter_from
+from .options import Parser, claim_options, common_options, judge_kwargs, judge_options
 
 
 def add_commands(sub) -> None:
     """Add ``import`` and ``label`` to the ``groundlab`` subcommands."""
-    from .importers import FORMATS
+    from ..importers import FORMATS
 
     p = sub.add_parser("import", help="turn Ragas-style samples or logged answers into a cases file")
     p.add_argument("format", choices=FORMATS, metavar="FORMAT",
@@ -27,16 +27,16 @@ def add_commands(sub) -> None:
     p.set_defaults(func=cmd_import)
 
     label = sub.add_parser("label", help="a labeling sheet for people: export it, fill it, import it")
-    steps = label.add_subparsers(dest="step", metavar="STEP", parser_class=_Parser, required=True)
+    steps = label.add_subparsers(dest="step", metavar="STEP", parser_class=Parser, required=True)
 
     p = steps.add_parser("export", help="write a CSV sheet with one row per claim and an empty label column")
-    _common(p)
+    common_options(p)
     p.add_argument("--out", required=True, metavar="SHEET.csv", help="the sheet to write")
     p.add_argument("--blind", action="store_true",
                    help="leave the judge's verdict and reason out, so labels are not anchored on them "
                         "(use it when the labels will check the judge)")
     p.add_argument("--force", action="store_true", help="replace --out if it exists")
-    _judge_options(p, dry_run=False)
+    judge_options(p, dry_run=False)
     p.set_defaults(func=cmd_label_export)
 
     p = steps.add_parser("import", help="write the sheet's labels and answerable into a new cases file")
@@ -51,18 +51,18 @@ def add_commands(sub) -> None:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from .importers import import_cases
+    from ..importers import import_cases
 
-    _emit(str(import_cases(args.format, args.input, args.out, force=args.force)))
+    emit(str(import_cases(args.format, args.input, args.out, force=args.force)))
     return 0
 
 
 def cmd_label_export(args: argparse.Namespace) -> int:
-    from .labeling import export_sheet
+    from ..labeling import export_sheet
 
-    from .judges import get_judge
+    from ..judges import get_judge
 
-    cases, passages = _input_paths(args)
+    cases, passages = input_paths(args)
     judge = None
     if args.blind:
         given = [name for name, value in (("--model", args.model), ("--cache", args.cache),
@@ -72,19 +72,19 @@ def cmd_label_export(args: argparse.Namespace) -> int:
             raise GroundlabError(f"{given[0]} does not apply with --blind, which asks no judge; drop one of the two.")
     else:
         # The options of `score`, so replies a `score --judge llm` run cached are found again.
-        judge = get_judge(args.judge, **_judge_kwargs(args))
-    report = export_sheet(cases, args.out, passages=passages, judge=judge, splitter=_splitter(args),
+        judge = get_judge(args.judge, **judge_kwargs(args))
+    report = export_sheet(cases, args.out, passages=passages, judge=judge, splitter=splitter_from(args),
                           force=args.force)
     if judge is not None:
-        _judge_summary(judge)
-    _emit(f"{report}\nFill the label column, then run 'groundlab label import {report.out} --cases {cases} "
+        judge_summary(judge)
+    emit(f"{report}\nFill the label column, then run 'groundlab label import {report.out} --cases {cases} "
           "--out LABELED.jsonl'.")
     return 0
 
 
 def cmd_label_import(args: argparse.Namespace) -> int:
-    from .labeling import import_labels
+    from ..labeling import import_labels
 
-    _emit(str(import_labels(args.sheet, args.cases, args.out, partial=args.partial, force=args.force,
-                            splitter=_splitter(args))))
+    emit(str(import_labels(args.sheet, args.cases, args.out, partial=args.partial, force=args.force,
+                            splitter=splitter_from(args))))
     return 0

@@ -1,0 +1,64 @@
+"""The ``groundlab`` command.
+
+Every problem a person can fix (a bad line in a file, a wrong option) is printed as one sentence
+on stderr, with exit status 2 and no traceback; nothing is written in that case. Each family of
+commands is a module that adds its subcommands (``add_commands``); the options and output helpers
+they share live in :mod:`.options` and :mod:`.common`, and no command module imports another."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Optional, Sequence
+
+from .. import __version__
+from ..records import GroundlabError
+from .options import Parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog="groundlab", description=(
+        "Measure how far a RAG assistant's answers stay within the passages it was given: "
+        "claims judged supported / contradicted / unsupported, citations, abstentions, and a "
+        "risk-weighted score, each rate with its Wilson 95% range."))
+    parser.add_argument("--version", action="version", version=f"groundlab {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+
+    from . import data, measure, workbook
+
+    for family in (workbook, measure, data):
+        family.add_commands(sub)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return args.func(args)
+    except GroundlabError as exc:
+        print(f"groundlab: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("groundlab: interrupted; nothing more was written.", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader went away (`groundlab score | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except OSError as exc:  # a path the file system refuses: name it, no traceback
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"groundlab: cannot use{where}: {exc.strerror or exc}; check the path and run again.",
+              file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

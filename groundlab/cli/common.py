@@ -1,0 +1,137 @@
+"""What the commands share once their options are read: the inputs, the splitter, the judged
+evaluation, and how results are printed."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from pathlib import Path
+from typing import List, Sequence
+
+from ..records import GroundlabError
+from ..stats import percent
+from .options import judge_kwargs
+
+
+def input_paths(args: argparse.Namespace, quiet: bool = False):
+    from ..io import sample_path
+
+    cases, passages = args.cases, args.passages
+    if cases is None:
+        local = Path("data") / "grounded_cases.jsonl"
+        if local.exists():
+            cases = str(local)
+            if passages is None and (Path("data") / "notes.jsonl").exists():
+                passages = str(Path("data") / "notes.jsonl")
+        else:
+            cases = str(sample_path("grounded_cases.jsonl"))
+            if passages is None:
+                passages = str(sample_path("notes.jsonl"))
+            if not quiet:
+                print("groundlab: no data/grounded_cases.jsonl here; using the sample set shipped with "
+                      "groundlab ('groundlab init' copies it here).", file=sys.stderr)
+    return cases, passages
+
+
+def splitter_from(args: argparse.Namespace):
+    from ..claims import DEFAULT_ABSTENTION_PHRASES, ClaimSplitter
+
+    for option, patterns in (("--citation-pattern", [args.citation_pattern or ""]),
+                             ("--abstention-phrase", args.abstention_phrase)):
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise GroundlabError(f"{option} {pattern!r} is not a valid regular expression ({exc}); "
+                                     "fix it and run again.") from None
+    try:
+        return ClaimSplitter(args.citation_pattern,
+                             DEFAULT_ABSTENTION_PHRASES + tuple(args.abstention_phrase))
+    except ValueError as exc:
+        raise GroundlabError(f"{exc}.") from None
+
+
+def load_inputs(args: argparse.Namespace):
+    from ..io import load_cases
+
+    cases_path, passages_path = input_paths(args)
+    return cases_path, load_cases(cases_path, passages_path)
+
+
+def evaluate_inputs(args: argparse.Namespace, runs: int = 1):
+    """Judge the cases ``runs`` times; one evaluation, or a list of them when ``runs`` > 1."""
+    from ..evaluate import evaluate, evaluate_file
+    from ..judges import get_judge, nothing_judged
+    from ..stats import import_statsmodels
+
+    judge = get_judge(args.judge, **judge_kwargs(args, cache=runs == 1))
+    splitter = splitter_from(args)
+    if runs == 1:
+        source, passages = input_paths(args)
+        big = Path(source).is_file() and Path(source).stat().st_size > 2_000_000
+        evs = [evaluate_file(source, passages, judge, splitter=splitter,
+                             workers=args.workers if args.workers is not None else (os.cpu_count() or 1),
+                             progress=sys.stderr.isatty() and big, while_waiting=import_statsmodels)]
+    else:
+        source, cases = load_inputs(args)
+        evs = [evaluate(cases, judge, splitter=splitter) for _ in range(runs)]
+    for ev in evs:
+        stop = nothing_judged(ev.judge, ev.claims["error"].tolist())
+        if stop:
+            raise GroundlabError(stop)
+    judge_summary(judge)
+    return source, (evs[0] if runs == 1 else evs)
+
+
+def judge_summary(judge) -> None:
+    """A model judge's requests and tokens, on stderr."""
+    if hasattr(judge, "summary"):
+        print(f"groundlab: {judge.summary()}", file=sys.stderr)
+
+
+def dry_run(args: argparse.Namespace) -> int:
+    from ..evaluate import claim_pairs, split_cases
+    from ..judges import get_judge
+
+    judge = get_judge(args.judge, **judge_kwargs(args))
+    source, cases = load_inputs(args)
+    pairs = claim_pairs(list(zip(cases, split_cases(cases, splitter_from(args)))))
+    runs = getattr(args, "repeat", 1)
+    estimate = judge.estimate(pairs)
+    if runs > 1:  # repeated runs skip the cache: every run sends every request
+        estimate = type(estimate)(runs * (estimate.requests + estimate.cached), 0,
+                                  runs * sum(r.estimated_tokens() for _, r in judge.requests_for(pairs)))
+    emit(f"groundlab dry run: judge {args.judge} ({judge.model}) on {len(cases)} cases, {len(pairs)} claims "
+          f"({source}): {estimate}. Nothing was sent.")
+    return 0
+
+
+def table(rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> str:
+    widths = [max(len(str(r[k])) for r in rows) for k in range(len(rows[0]))]
+    out = []
+    for row in rows:
+        cells = [str(c).rjust(w) if k in right else str(c).ljust(w) for k, (c, w) in enumerate(zip(row, widths))]
+        out.append("  ".join(cells).rstrip())
+    return "\n".join(out)
+
+
+def emit(text: str) -> None:
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def rate_row(name: str, rate, noun: str, note: str, missing: str) -> List[str]:
+    """A table row: the rate, its count, its Wilson 95% range and a note (``missing`` when the
+    rate is over nothing)."""
+    if not rate.total:
+        return [name, "n/a", "\u2014", "", missing]
+    low, high = rate.interval
+    count = f"{rate.count}/{rate.total} {noun}".rstrip()
+    return [name, percent(rate.rate), count, f"{percent(low)}\u2013{percent(high)}", note]
+
+
+def error_lines(ev) -> str:
+    """The claims the judge could not decide, each with its reason."""
+    failed = ev.claims[ev.claims["error"].notna()]
+    return "".join(f"\n  {row.case_id} claim {row.claim}: {row.error}" for row in failed.itertuples())

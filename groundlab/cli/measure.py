@@ -1,0 +1,248 @@
+"""``groundlab check``, ``score``, ``agree`` and ``plan``: the measuring commands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Dict, List
+
+from ..records import GroundlabError
+from ..stats import percent
+from .common import (dry_run, emit, error_lines, evaluate_inputs, input_paths, load_inputs, rate_row, splitter_from,
+                     table)
+from .options import common_options, fraction, judge_options, number, positive_int
+
+
+def add_commands(sub) -> None:
+    """Add ``check``, ``score``, ``agree`` and ``plan`` to the ``groundlab`` subcommands."""
+    p = sub.add_parser("check", help="check the cases and passages and show how answers split into claims")
+    common_options(p)
+    p.add_argument("--show-claims", action="store_true", help="list every case's claims and citations")
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("score", help="judge every claim and print the measures")
+    common_options(p)
+    judge_options(p)
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--penalty", type=number, default=None, metavar="P",
+                   help="what a wrong answer costs, in correct answers (default 1)")
+    g.add_argument("--confidence-target", type=number, default=None,
+                   metavar="T", help="answer only when at least this sure: penalty T/(1-T) (0.75 gives 3)")
+    p.add_argument("--report", metavar="FILE.md", help="also write the one-page steering report here")
+    p.add_argument("--force", action="store_true", help="with --report: replace a file groundlab did not write")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("agree", help="compare the judge with the person's labels")
+    common_options(p)
+    judge_options(p)
+    p.add_argument("--repeat", type=positive_int, default=1, metavar="N",
+                   help="judge N times (the llm judge without its cache) and report the flip rate: "
+                        "claims whose verdict changed between runs")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    p.set_defaults(func=cmd_agree)
+
+    p = sub.add_parser("plan", help="how many test answers give a 95%% range of \u00b1M around a rate R")
+    p.add_argument("--rate", required=True, type=fraction, metavar="R",
+                   help="the rate you expect, as 0.6 or 60%%")
+    p.add_argument("--margin", required=True, type=fraction, metavar="M",
+                   help="half the width of the range you want, as 0.05 or 5%% (\u00b15 points)")
+    p.set_defaults(func=cmd_plan)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from ..evaluate import split_cases
+    from ..io import plural
+
+    source, cases = load_inputs(args)
+    splits = split_cases(cases, splitter_from(args))
+    n_claims = sum(len(s.claims) for s in splits)
+    warnings: List[str] = []
+    for case, split in zip(cases, splits):
+        ids = {p.id for p in case.retrieved}
+        if len(ids) < len(case.retrieved):
+            twice = sorted({p.id for p in case.retrieved if [q.id for q in case.retrieved].count(p.id) > 1})
+            warnings.append(f"{case.where}: passage {', '.join(twice)} is retrieved more than once; a "
+                            "citation of it stands for the last one.")
+        for claim in split.claims:
+            stray = [c for c in claim.cites if c not in ids]
+            if stray:
+                warnings.append(f"{case.where}: claim {claim.number} cites {', '.join(stray)}, which "
+                                "was not retrieved; that citation cannot back it.")
+        if not split.claims and not split.abstains:
+            warnings.append(f"{case.where}: the answer holds no claim and no abstention; it counts as abstained.")
+    labeled = sum(c.labels is not None for c in cases)
+    known = sum(c.answerable is not None for c in cases)
+    abstaining = sum(not s.claims for s in splits)
+    emit(f"{source}: {plural(len(cases), 'case', 'cases')}, {plural(n_claims, 'claim', 'claims')}, "
+          f"{abstaining} abstaining; {labeled} labeled, {known} with answerable set. OK.")
+    for line in warnings:
+        emit(f"note: {line}")
+    if args.show_claims:
+        for case, split in zip(cases, splits):
+            emit(f"\n{case.id}: {len(split.claims)} claim(s){', abstains' if split.abstains else ''}")
+            for claim in split.claims:
+                cites = f" [{', '.join(claim.cites)}]" if claim.cites else ""
+                emit(f"  {claim.number}. {claim.text}{cites}")
+    return 0
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from ..metrics import citations_undecided, penalty_for_confidence
+    from ..report import check_report_target, steering_report, write_report
+    from ..summary import rates, score_summary
+
+    if args.confidence_target is not None:
+        penalty = penalty_for_confidence(args.confidence_target)
+    else:
+        penalty = 1.0 if args.penalty is None else args.penalty
+        if penalty < 0 or math.isnan(penalty) or math.isinf(penalty):
+            raise GroundlabError(f"--penalty must be 0 or more, not {args.penalty:g}; a wrong answer costs "
+                                 "that many correct ones (3 matches a 75% confidence target).")
+    if args.dry_run:
+        return dry_run(args)
+    if args.report:
+        check_report_target(Path(args.report), args.force, inputs=input_paths(args, quiet=True))
+    source, ev = evaluate_inputs(args)
+    summary = score_summary(ev, penalty)
+    if args.report:
+        write_report(Path(args.report), steering_report(ev, penalty, source), force=args.force)
+    if args.json:
+        emit(json.dumps(summary))
+    else:
+        emit(_score_text(summary, rates(ev), source, citations_undecided(ev.claims)) + error_lines(ev))
+    if args.report:
+        print(f"groundlab: wrote the steering report to {args.report}", file=sys.stderr)
+    return 0
+
+
+def _score_text(s: Dict, r: Dict, source: str, undecided_checks: int = 0) -> str:
+    def row(name: str, key: str, noun: str, note: str, missing: str):
+        return rate_row(name, r[key], noun, note, missing)
+
+    undecided = "every citation check undecided (see below)" if undecided_checks else ""
+    rows = [["measure", "rate", "count", "95% range", ""],
+            row("hallucination rate", "hallucination rate", "answered", "answers with a claim not supported",
+                "no answered cases"),
+            row("  by the person", "hallucination rate by the person", "labeled", "",
+                "no labeled answers: person-based line unavailable"),
+            row("faithfulness", "faithfulness", "claims",
+                f"contradicted {s['contradicted']}, unsupported {s['unsupported']}", "no claims"),
+            row("citation recall", "citation recall", "supported", "",
+                "no supported claims" if r["citation precision"].total else undecided or "no citations"),
+            row("citation precision", "citation precision", "citations", "", undecided or "no citations"),
+            row("abstention", "abstention", "unanswerable", "unanswerable questions declined",
+                "no unanswerable cases (set \"answerable\": false)"),
+            row("false abstention", "false abstention", "answerable", "answerable questions declined",
+                "no answerable cases (set \"answerable\": true)"),
+            row("accuracy-only score", "accuracy-only score", "cases", "a wrong answer costs nothing", "no cases")]
+    o = s["outcomes"]
+    head = (f"groundlab score: judge {s['judge']}, {s['cases']} cases, {s['claims']} claims ({source})")
+    tail = [f"outcomes: correct {o['correct']}, abstained {o['abstained']}, wrong {o['wrong']}",
+            f"risk-weighted score: {s['risk_weighted_score']:+g} "
+            f"(correct - {s['penalty']:g} x wrong; an abstention scores 0)"]
+    if s["errors"]:
+        tail.append(f"judge errors: {s['errors']} claims could not be judged and are left out of every rate")
+    if undecided_checks:
+        tail.append(f"citation checks undecided: {undecided_checks} cited claims (found supported with no "
+                    "retrieved passage named behind them, or their cited passages could not be judged) are left "
+                    "out of citation recall and precision")
+    return "\n".join([head, "", table(rows), ""] + tail)
+
+
+def cmd_agree(args: argparse.Namespace) -> int:
+    from ..metrics import disagreements, flip_rate
+    from ..summary import agree_summary
+
+    if args.dry_run:
+        return dry_run(args)
+    source, ev = evaluate_inputs(args, runs=args.repeat)
+    flips = None
+    if args.repeat > 1:
+        flips = flip_rate([run.claims for run in ev])
+        ev = ev[0]
+    a = agree_summary(ev)
+    if args.json:
+        if flips is not None:
+            r = flips.rate
+            a["repeat"] = {"runs": args.repeat, "flipped": r.count, "claims": r.total,
+                           "rate": r.rate if r.total else None, "errors": flips.errors}
+        emit(json.dumps(a))
+        return 0
+    if flips is not None:
+        r = flips.rate
+        emit(f"groundlab agree: judge {a['judge']} run {args.repeat} times (no cache): {r.count} of {r.total} "
+              f"claims changed verdict between runs, flip rate {percent(r.rate) if r.total else 'n/a'}"
+              + (f" (95% range {percent(r.low)}\u2013{percent(r.high)})" if r.total else "")
+              + (f"; {flips.errors} claims could not be judged in every run" if flips.errors else "")
+              + "".join(f"\n  {f.case_id} claim {f.claim}: {' / '.join(map(str, f.verdicts))}"
+                        for f in flips.flipped.itertuples()) + "\n")
+    n = a["agreement"]["claims"]
+    head = f"groundlab agree: judge {a['judge']} against the person's labels ({source})"
+    if not n:
+        emit(f"{head}\n\nno labeled cases were found ({a['unlabeled_cases']} unlabeled); add \"labels\" "
+              "to some cases to check the judge.")
+        return 0
+    from ..stats import Rate
+
+    def line(name: str, count: int, total: int, note: str) -> List[str]:
+        return rate_row(name, Rate(count, total), "", note, note)
+
+    matrix = [["person \\ judge"] + a["order"]] + [[v] + [str(x) for x in row] for v, row in zip(a["order"], a["confusion"])]
+    stats = [["measure", "rate", "count", "95% range", ""],
+             line("agreement", a["agreement"]["agree"], n, "same verdict as the person"),
+             line("caught", a["caught"]["caught"], a["caught"]["hallucinated"],
+                  "hallucinated claims the judge also flagged"),
+             line("false alarms", a["false_alarms"]["flagged"], a["false_alarms"]["supported"],
+                  "supported claims the judge flagged")]
+    kappa = "n/a" if a["kappa"] is None else f"{a['kappa']:.2f}"
+    parts = [head, "", table(matrix, right=(1, 2, 3)), "", table(stats), "", f"Cohen's kappa: {kappa}"]
+    if a["unlabeled_cases"]:
+        parts.append(f"unlabeled cases skipped: {a['unlabeled_cases']}")
+    errors = error_lines(ev)
+    if errors:
+        parts.append(f"judge errors, left out of the agreement:{errors}")
+    diff = disagreements(ev.claims)
+    if len(diff):
+        parts += ["", "disagreements:"]
+        for d in diff.itertuples():
+            parts.append(f"  {d.case_id} claim {d.claim}: person {d.person}, judge {d.judge} ({d.reason})")
+    emit("\n".join(parts))
+    return 0
+
+
+#: ``groundlab run`` options that set a notebook parameter, which ``-p NAME VALUE`` may set instead.
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from ..io import plural
+    from ..stats import answers_needed, interval_bounds
+
+    rate, margin = args.rate, args.margin
+    if not 0 <= rate <= 1:
+        raise GroundlabError(f"--rate must be between 0 and 1 (or 0% and 100%), not {rate:g}; "
+                             "e.g. --rate 0.6 or --rate 60%.")
+    if not 0 < margin < 0.5:
+        raise GroundlabError(f"--margin must be more than 0 and less than 0.5 (50%), not {margin:g}; "
+                             "e.g. --margin 0.05 or --margin 5% for \u00b15 points.")
+    n = answers_needed(rate, margin)
+    low, high = interval_bounds(rate, n)
+    emit(f"{plural(n, 'test answer gives', 'test answers give')} a Wilson 95% range of "
+          f"\u00b1{_points(margin)} around {_pct_exact(rate)} ({_pct_exact(low)} to {_pct_exact(high)}).")
+    return 0
+
+
+def _points(margin: float) -> str:
+    points = f"{100 * margin:.3g}"
+    return f"{points} point{'' if points == '1' else 's'}"
+
+
+def _pct_exact(x: float) -> str:
+    """A percentage to 3 significant digits; what rounding leaves a hair away from 0% or 100% is shown as such."""
+    x = min(1.0, max(0.0, x))
+    if x < 5e-6 or x > 1 - 5e-6:
+        x = round(x)
+    return f"{100 * x:.3g}%"
