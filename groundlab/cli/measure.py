@@ -34,6 +34,10 @@ def add_commands(sub) -> None:
     p.add_argument("--report", metavar="FILE.md", help="also write the one-page steering report here")
     p.add_argument("--force", action="store_true", help="with --report: replace a file groundlab did not write")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    p.add_argument("--fail-if", action="append", default=[], metavar="CONDITION",
+                   help="exit 1 when the condition holds, e.g. \"hallucination_rate.high > 0.10\" or "
+                        "\"false_abstention.rate > 20%%\": a figure of score --json, < <= > >= == !=, a number "
+                        "or percentage (repeatable; any one that holds fails; an undefined figure is exit 2)")
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser("agree", help="compare the judge with the person's labels")
@@ -102,12 +106,17 @@ def cmd_score(args: argparse.Namespace) -> int:
         if penalty < 0 or math.isnan(penalty) or math.isinf(penalty):
             raise GroundlabError(f"--penalty must be 0 or more, not {args.penalty:g}; a wrong answer costs "
                                  "that many correct ones (3 matches a 75% confidence target).")
+    from ..gate import check_names, failing
+    from ..summary import SCORE_FIGURES
+
+    conditions = check_names(args.fail_if, SCORE_FIGURES)  # a mistake in a gate costs no judging
     if args.dry_run:
         return dry_run(args)
     if args.report:
         check_report_target(Path(args.report), args.force, inputs=input_paths(args, quiet=True))
     source, ev = evaluate_inputs(args)
     summary = score_summary(ev, penalty)
+    failed = failing(conditions, summary)
     if args.report:
         write_report(Path(args.report), steering_report(ev, penalty, source), force=args.force)
     if args.json:
@@ -116,6 +125,19 @@ def cmd_score(args: argparse.Namespace) -> int:
         emit(_score_text(summary, rates(ev), source, citations_undecided(ev.claims)) + error_lines(ev))
     if args.report:
         print(f"groundlab: wrote the steering report to {args.report}", file=sys.stderr)
+    return _gate_outcome(conditions, failed)
+
+
+def _gate_outcome(conditions, failed) -> int:
+    """Say on stderr how the ``--fail-if`` conditions came out; 1 when any held."""
+    if not conditions:
+        return 0
+    if failed:
+        print(f"groundlab: gate failed: {len(failed)} of {len(conditions)} condition"
+              f"{'s' * (len(conditions) != 1)} held:" + "".join(f"\n  {f}" for f in failed), file=sys.stderr)
+        return 1
+    print(f"groundlab: gate passed: none of {len(conditions)} condition{'s' * (len(conditions) != 1)} held "
+          f"({'; '.join(map(str, conditions))}).", file=sys.stderr)
     return 0
 
 
