@@ -81,7 +81,8 @@ def test_every_output_carries_the_identity(cli, sample_args):
     extra = ("--abstention-phrase", "no idea")
     score = cli.json("score", *sample_args, *extra)
     agree = cli.json("agree", *sample_args, *extra)
-    for out in (score, agree):
+    compared = cli.json("compare", CASES, CASES, "--passages", NOTES, *extra)
+    for out in (score, agree, compared):
         assert out["judge_identity"]["name"] == "rules"
         assert out["judge_identity"]["splitting"]["extra_abstention_phrases"] == ["no idea"]
     assert score["judge"] == "rules"  # the judge's name stays where it was

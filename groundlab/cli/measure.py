@@ -46,7 +46,12 @@ def add_commands(sub) -> None:
     p.add_argument("--repeat", type=positive_int, default=1, metavar="N",
                    help="judge N times (the llm judge without its cache) and report the flip rate: "
                         "claims whose verdict changed between runs")
-    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object instead of tables (with every claim's verdict and label, "
+                        "so a later run can use it as --baseline)")
+    p.add_argument("--baseline", metavar="OLD.json",
+                   help="a previous 'agree --json' (or a claims file, .csv or .parquet, with case_id, claim, text, "
+                        "verdict, label): show claim by claim where the verdicts changed and how agreement moved")
     p.set_defaults(func=cmd_agree)
 
     p = sub.add_parser("plan", help="how many test answers give a 95%% range of \u00b1M around a rate R")
@@ -179,19 +184,26 @@ def cmd_agree(args: argparse.Namespace) -> int:
     from ..metrics import disagreements, flip_rate
     from ..summary import agree_summary
 
+    from ..compare import claim_verdicts, judge_diff, read_baseline
+
     if args.dry_run:
         return dry_run(args)
+    baseline = read_baseline(args.baseline) if args.baseline else None  # before any judging
     source, ev = evaluate_inputs(args, runs=args.repeat)
     flips = None
     if args.repeat > 1:
         flips = flip_rate([run.claims for run in ev])
         ev = ev[0]
     a = agree_summary(ev)
+    baseline_diff = judge_diff(ev.claims, baseline) if baseline is not None else None
     if args.json:
         if flips is not None:
             r = flips.rate
             a["repeat"] = {"runs": args.repeat, "flipped": r.count, "claims": r.total,
                            "rate": r.rate if r.total else None, "errors": flips.errors}
+        a["claims"] = claim_verdicts(ev.claims)
+        if baseline_diff is not None:
+            a["baseline"] = baseline_diff.to_dict()
         emit(json.dumps(a))
         return 0
     if flips is not None:
@@ -206,7 +218,8 @@ def cmd_agree(args: argparse.Namespace) -> int:
     head = f"groundlab agree: judge {a['judge']} against the person's labels ({source})"
     if not n:
         emit(f"{head}\n\nno labeled cases were found ({a['unlabeled_cases']} unlabeled); add \"labels\" "
-              "to some cases to check the judge.")
+              "to some cases to check the judge." + (f"\n\n{_baseline_text(baseline_diff)}"
+                                                     if baseline_diff is not None else ""))
         return 0
     from ..stats import Rate
 
@@ -227,13 +240,61 @@ def cmd_agree(args: argparse.Namespace) -> int:
     errors = error_lines(ev)
     if errors:
         parts.append(f"judge errors, left out of the agreement:{errors}")
-    diff = disagreements(ev.claims)
-    if len(diff):
+    disagree = disagreements(ev.claims)
+    if len(disagree):
         parts += ["", "disagreements:"]
-        for d in diff.itertuples():
+        for d in disagree.itertuples():
             parts.append(f"  {d.case_id} claim {d.claim}: person {d.person}, judge {d.judge} ({d.reason})")
+    if baseline_diff is not None:
+        parts += ["", _baseline_text(baseline_diff)]
     emit("\n".join(parts))
     return 0
+
+
+def _baseline_text(diff) -> str:
+    """The baseline section of ``agree``: what moved, claim by claim."""
+    from ..compare import SHOWN_IDS, p_text, points
+    from ..identity import identity_text
+
+    b = diff.baseline
+    c = diff.counts()
+    who = identity_text(b.identity) if b.identity else (f"judge {b.judge}" if b.judge else "judge not recorded")
+    lines = [f"against the baseline {b.source} ({who}):",
+             f"  {c['compared']} claims compared, verdict changed on {c['verdict_changed']}"
+             + "".join(f"; {c[k]} {words}" for k, words in (("text_changed", "whose text changed (not compared)"),
+                                                            ("new", "new"), ("gone", "gone")) if c[k])]
+    m = diff.agreement
+    if m.units:
+        before, now = m.a, m.b
+        same = before.count == now.count and (c["now_agree"] or c["no_longer_agree"])
+        lines.append(
+            f"  agreement with the person: {before.count}/{before.total} ({percent(before.rate)}) before, "
+            f"{now.count}/{now.total} ({percent(now.rate)}) now; {c['now_agree']} now agree, "
+            f"{c['no_longer_agree']} no longer agree" + (": the same totals on different claims" if same else ""))
+        lines.append(f"  difference {points(m.difference)} points, 95% range {points(m.low)} to "
+                     f"{points(m.high)} (Newcombe, paired); McNemar exact {p_text(m.p_value)}: {m.verdict}")
+    else:
+        lines.append("  no labeled claim was compared, so agreement with the person cannot move")
+    if c["label_changed"]:
+        lines.append(f"  {c['label_changed']} claims carry another label than in the baseline; the current one is used")
+    changed = diff.changed()
+    if len(changed):
+        lines.append("  changed verdicts:")
+        for r in changed.itertuples():
+            person = f"person {r.label}: {r.move}" if r.label is not None else "unlabeled"
+            lines.append(f"    {r.case_id} claim {r.claim}: {r.before or 'error'} -> {r.after or 'error'} ({person})")
+    unpaired = diff.claims[diff.claims["status"] != "compared"]
+    for status, rows in unpaired.groupby("status", sort=False):
+        shown = rows.head(SHOWN_IDS * 2)
+        lines.append(f"  {status}: {len(rows)} claim{'s' * (len(rows) != 1)}")
+        for r in shown.itertuples():
+            if status == "text changed":
+                lines.append(f"    {r.case_id} claim {r.claim}: was {r.baseline_text!r}, now {r.text!r}")
+            else:
+                lines.append(f"    {r.case_id} claim {r.claim}: {r.text if status == 'new' else r.baseline_text!r}")
+        if len(rows) > len(shown):
+            lines.append(f"    \u2026 and {len(rows) - len(shown)} more (see --json)")
+    return "\n".join(lines)
 
 
 #: ``groundlab run`` options that set a notebook parameter, which ``-p NAME VALUE`` may set instead.
