@@ -43,7 +43,9 @@ class Evaluation:
     ``claims``: one row per claim — ``case_id``, ``claim`` (1-based), ``text``, ``cites``,
     ``verdict`` (``None`` when the judge failed), ``reason``, ``score``, ``error``, ``label``
     (the person's, if any), ``citation_ok`` (its cited passages alone back it, ALCE recall),
-    ``citations`` and ``relevant_citations`` (ALCE precision).
+    ``citations`` and ``relevant_citations`` (ALCE precision). ``claims.attrs["judge"]`` is the
+    judge's identity (:func:`groundlab.identity.judge_identity`): which judge, model, prompt or
+    weights, and which splitting settings gave these verdicts.
 
     ``cases``: one row per case — ``case_id``, ``question``, ``answerable``, ``labeled``,
     ``abstains`` (holds an abstention sentence), ``abstained`` (outcome), ``claims``, the counts
@@ -104,7 +106,16 @@ def evaluate(
             _judge_slice(cases, judge, splitter, lambda n, part: (parts.append(part), bar(n)))
             claims, rows = _merge(parts)
         bar(None)
-        return Evaluation(judge.name, _frame(claims, CLAIM_COLUMNS), _frame(rows, CASE_COLUMNS))
+        return _evaluation(judge, splitter, claims, rows)
+
+
+def _evaluation(judge: Judge, splitter: ClaimSplitter, claims: Columns, rows: Columns) -> Evaluation:
+    """The frames of a run, the claim frame carrying the judge's identity in ``attrs["judge"]``."""
+    from .identity import judge_identity
+
+    frame = _frame(claims, CLAIM_COLUMNS)
+    frame.attrs["judge"] = judge_identity(judge, splitter)
+    return Evaluation(judge.name, frame, _frame(rows, CASE_COLUMNS))
 
 
 #: Below this many cases a run is fast enough that starting processes costs more than it saves.
@@ -245,7 +256,7 @@ def evaluate_file(
         bar(None)
         _raise_first_input_error(path, [result for result, _ in done])
         claims, rows = _merge([chunk for _, chunks in done for chunk in chunks])
-        return Evaluation(judge.name, _frame(claims, CLAIM_COLUMNS), _frame(rows, CASE_COLUMNS))
+        return _evaluation(judge, splitter, claims, rows)
 
 
 def _raise_first_input_error(path: Path, parts: Sequence[dict]) -> None:

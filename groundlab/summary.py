@@ -24,20 +24,40 @@ from .metrics import (
 from .stats import Rate, UndefinedRateWarning
 
 
-def _num(x: float) -> Optional[float]:
+def figure_value(x: Optional[float]) -> Optional[float]:
+    """A figure for JSON: ``None`` for an undefined one (NaN)."""
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
 
 
-def _rate(rate: Rate, count: str, total: str, interval: bool = False) -> Dict[str, Any]:
-    out: Dict[str, Any] = {count: rate.count, total: rate.total, "rate": _num(rate.rate)}
-    if interval:
-        low, high = rate.interval
-        out["low"], out["high"] = _num(low), _num(high)
-    return out
+def rate_figures(rate: Rate, count: str = "count", total: str = "total") -> Dict[str, Any]:
+    """A rate's count and total under their own names, then ``rate``, ``low`` and ``high`` (its
+    Wilson 95% range); the last three are ``None`` when the rate is over nothing."""
+    low, high = rate.interval if rate.total else (None, None)
+    return {count: rate.count, total: rate.total, "rate": figure_value(rate.rate), "low": figure_value(low),
+            "high": figure_value(high)}
+
+
+#: The numbers of ``groundlab score --json`` by dotted name, what ``score --fail-if`` and
+#: :mod:`groundlab.gate` may name (``hallucination_rate_by_person`` is ``null`` without labels).
+SCORE_FIGURES = tuple(
+    ["cases", "claims", "penalty", "risk_weighted_score", "contradicted", "unsupported", "errors"]
+    + [f"{group}.{field}" for group, count, total in (
+        ("faithfulness", "supported", "claims"),
+        ("hallucination_rate", "hallucinated", "answered"),
+        ("hallucination_rate_by_person", "hallucinated", "answered"),
+        ("citation_recall", "backed", "supported"),
+        ("citation_precision", "relevant", "citations"),
+        ("abstention", "abstained", "unanswerable"),
+        ("false_abstention", "abstained", "answerable"),
+        ("accuracy_score", "correct", "cases"),
+    ) for field in (count, total, "rate", "low", "high")]
+    + [f"outcomes.{k}" for k in ("correct", "abstained", "wrong")])
 
 
 def score_summary(evaluation: Evaluation, penalty: float = 1.0) -> Dict[str, Any]:
-    """The figures of ``groundlab score --json`` (rates as fractions, ``None`` when undefined)."""
+    """The figures of ``groundlab score --json``: rates as fractions, each with ``low`` and ``high``
+    (its Wilson 95% range), ``None`` when undefined; ``judge_identity`` says which judge gave them
+    (:func:`groundlab.identity.judge_identity`, ``None`` for frames built by hand)."""
     claims, cases = evaluation.claims, evaluation.cases
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedRateWarning)
@@ -49,26 +69,30 @@ def score_summary(evaluation: Evaluation, penalty: float = 1.0) -> Dict[str, Any
             "claims": int(len(claims)),
             "penalty": float(penalty),
             "risk_weighted_score": risk_weighted_score(cases, penalty),
-            "faithfulness": _rate(faithfulness(claims), "supported", "claims"),
+            "faithfulness": rate_figures(faithfulness(claims), "supported", "claims"),
             "contradicted": counts["contradicted"],
             "unsupported": counts["unsupported"],
             "errors": counts["errors"],
-            "hallucination_rate": _rate(hallucination_rate(cases), "hallucinated", "answered", interval=True),
+            "hallucination_rate": rate_figures(hallucination_rate(cases), "hallucinated", "answered"),
             "hallucination_rate_by_person": (
-                {"hallucinated": by_person.count, "answered": by_person.total} if by_person.total else None),
+                rate_figures(by_person, "hallucinated", "answered") if by_person.total else None),
             # With no citation anywhere recall is undefined (null), over every supported claim.
-            "citation_recall": (_rate(citation_recall(claims), "backed", "supported")
+            "citation_recall": (rate_figures(citation_recall(claims), "backed", "supported")
                                 if citation_precision(claims).total else
-                                {"backed": 0, "supported": counts["supported"], "rate": None}),
-            "citation_precision": _rate(citation_precision(claims), "relevant", "citations"),
-            "abstention": _counts(abstention_rate(cases), "abstained", "unanswerable"),
-            "false_abstention": _counts(false_abstention_rate(cases), "abstained", "answerable"),
+                                {"backed": 0, "supported": counts["supported"], "rate": None, "low": None,
+                                 "high": None}),
+            "citation_precision": rate_figures(citation_precision(claims), "relevant", "citations"),
+            "abstention": rate_figures(abstention_rate(cases), "abstained", "unanswerable"),
+            "false_abstention": rate_figures(false_abstention_rate(cases), "abstained", "answerable"),
             "outcomes": outcomes(cases),
+            "accuracy_score": rate_figures(accuracy_score(cases), "correct", "cases"),
+            "judge_identity": evaluation.claims.attrs.get("judge"),
         }
 
 
 def agree_summary(evaluation: Evaluation) -> Dict[str, Any]:
-    """The figures of ``groundlab agree --json``."""
+    """The figures of ``groundlab agree --json`` (rates with ``low`` and ``high`` as in
+    :func:`score_summary`)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedRateWarning)
         result = agreement(evaluation.claims, evaluation.cases)
@@ -76,16 +100,13 @@ def agree_summary(evaluation: Evaluation) -> Dict[str, Any]:
         "judge": evaluation.judge,
         "order": result.order,
         "confusion": result.confusion,
-        "agreement": {"agree": result.agreement.count, "claims": result.agreement.total},
-        "caught": {"caught": result.caught.count, "hallucinated": result.caught.total},
-        "false_alarms": {"flagged": result.false_alarms.count, "supported": result.false_alarms.total},
-        "kappa": _num(result.kappa),
+        "agreement": rate_figures(result.agreement, "agree", "claims"),
+        "caught": rate_figures(result.caught, "caught", "hallucinated"),
+        "false_alarms": rate_figures(result.false_alarms, "flagged", "supported"),
+        "kappa": figure_value(result.kappa),
         "unlabeled_cases": result.unlabeled_cases,
+        "judge_identity": evaluation.claims.attrs.get("judge"),
     }
-
-
-def _counts(rate: Rate, count: str, total: str) -> Dict[str, int]:
-    return {count: rate.count, total: rate.total}
 
 
 def rates(evaluation: Evaluation) -> Dict[str, Rate]:

@@ -66,11 +66,11 @@ def test_unlabeled_log_scores_and_agreement_skips(tmp_path, cli):
     s = cli.json("score", "--cases", log, "--passages", NOTES)
     assert s["hallucination_rate"]["hallucinated"] == 6 and s["hallucination_rate"]["low"] > 0
     assert s["hallucination_rate_by_person"] is None
-    assert s["abstention"] == {"abstained": 0, "unanswerable": 0}
+    assert s["abstention"] == {"abstained": 0, "unanswerable": 0, "rate": None, "low": None, "high": None}
     code, out, _ = cli("score", "--cases", log, "--passages", NOTES)
     assert "no labeled answers" in out and "no unanswerable" in out
     a = cli.json("agree", "--cases", log, "--passages", NOTES)
-    assert a["unlabeled_cases"] == 12 and a["agreement"] == {"agree": 0, "claims": 0} and a["kappa"] is None
+    assert a["unlabeled_cases"] == 12 and a["agreement"]["claims"] == 0 and a["kappa"] is None
     code, out, _ = cli("agree", "--cases", log, "--passages", NOTES)
     assert code == 0 and "no labeled cases were found (12 unlabeled)" in out
 

@@ -25,9 +25,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"groundlab {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
-    from . import data, measure, workbook
+    from . import compare, data, measure, workbook
 
-    for family in (workbook, measure, data):
+    for family in (workbook, measure, compare, data):
         family.add_commands(sub)
     return parser
 

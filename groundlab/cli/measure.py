@@ -34,6 +34,10 @@ def add_commands(sub) -> None:
     p.add_argument("--report", metavar="FILE.md", help="also write the one-page steering report here")
     p.add_argument("--force", action="store_true", help="with --report: replace a file groundlab did not write")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    p.add_argument("--fail-if", action="append", default=[], metavar="CONDITION",
+                   help="exit 1 when the condition holds, e.g. \"hallucination_rate.high > 0.10\" or "
+                        "\"false_abstention.rate > 20%%\": a figure of score --json, < <= > >= == !=, a number "
+                        "or percentage (repeatable; any one that holds fails; an undefined figure is exit 2)")
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser("agree", help="compare the judge with the person's labels")
@@ -42,7 +46,12 @@ def add_commands(sub) -> None:
     p.add_argument("--repeat", type=positive_int, default=1, metavar="N",
                    help="judge N times (the llm judge without its cache) and report the flip rate: "
                         "claims whose verdict changed between runs")
-    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object instead of tables (with every claim's verdict and label, "
+                        "so a later run can use it as --baseline)")
+    p.add_argument("--baseline", metavar="OLD.json",
+                   help="a previous 'agree --json' (or a claims file, .csv or .parquet, with case_id, claim, text, "
+                        "verdict, label): show claim by claim where the verdicts changed and how agreement moved")
     p.set_defaults(func=cmd_agree)
 
     p = sub.add_parser("plan", help="how many test answers give a 95%% range of \u00b1M around a rate R")
@@ -102,12 +111,17 @@ def cmd_score(args: argparse.Namespace) -> int:
         if penalty < 0 or math.isnan(penalty) or math.isinf(penalty):
             raise GroundlabError(f"--penalty must be 0 or more, not {args.penalty:g}; a wrong answer costs "
                                  "that many correct ones (3 matches a 75% confidence target).")
+    from ..gate import check_names, failing
+    from ..summary import SCORE_FIGURES
+
+    conditions = check_names(args.fail_if, SCORE_FIGURES)  # a mistake in a gate costs no judging
     if args.dry_run:
         return dry_run(args)
     if args.report:
         check_report_target(Path(args.report), args.force, inputs=input_paths(args, quiet=True))
     source, ev = evaluate_inputs(args)
     summary = score_summary(ev, penalty)
+    failed = failing(conditions, summary)
     if args.report:
         write_report(Path(args.report), steering_report(ev, penalty, source), force=args.force)
     if args.json:
@@ -116,6 +130,19 @@ def cmd_score(args: argparse.Namespace) -> int:
         emit(_score_text(summary, rates(ev), source, citations_undecided(ev.claims)) + error_lines(ev))
     if args.report:
         print(f"groundlab: wrote the steering report to {args.report}", file=sys.stderr)
+    return _gate_outcome(conditions, failed)
+
+
+def _gate_outcome(conditions, failed) -> int:
+    """Say on stderr how the ``--fail-if`` conditions came out; 1 when any held."""
+    if not conditions:
+        return 0
+    if failed:
+        print(f"groundlab: gate failed: {len(failed)} of {len(conditions)} condition"
+              f"{'s' * (len(conditions) != 1)} held:" + "".join(f"\n  {f}" for f in failed), file=sys.stderr)
+        return 1
+    print(f"groundlab: gate passed: none of {len(conditions)} condition{'s' * (len(conditions) != 1)} held "
+          f"({'; '.join(map(str, conditions))}).", file=sys.stderr)
     return 0
 
 
@@ -157,19 +184,26 @@ def cmd_agree(args: argparse.Namespace) -> int:
     from ..metrics import disagreements, flip_rate
     from ..summary import agree_summary
 
+    from ..compare import claim_verdicts, judge_diff, read_baseline
+
     if args.dry_run:
         return dry_run(args)
+    baseline = read_baseline(args.baseline) if args.baseline else None  # before any judging
     source, ev = evaluate_inputs(args, runs=args.repeat)
     flips = None
     if args.repeat > 1:
         flips = flip_rate([run.claims for run in ev])
         ev = ev[0]
     a = agree_summary(ev)
+    baseline_diff = judge_diff(ev.claims, baseline) if baseline is not None else None
     if args.json:
         if flips is not None:
             r = flips.rate
             a["repeat"] = {"runs": args.repeat, "flipped": r.count, "claims": r.total,
                            "rate": r.rate if r.total else None, "errors": flips.errors}
+        a["claims"] = claim_verdicts(ev.claims)
+        if baseline_diff is not None:
+            a["baseline"] = baseline_diff.to_dict()
         emit(json.dumps(a))
         return 0
     if flips is not None:
@@ -184,7 +218,8 @@ def cmd_agree(args: argparse.Namespace) -> int:
     head = f"groundlab agree: judge {a['judge']} against the person's labels ({source})"
     if not n:
         emit(f"{head}\n\nno labeled cases were found ({a['unlabeled_cases']} unlabeled); add \"labels\" "
-              "to some cases to check the judge.")
+              "to some cases to check the judge." + (f"\n\n{_baseline_text(baseline_diff)}"
+                                                     if baseline_diff is not None else ""))
         return 0
     from ..stats import Rate
 
@@ -205,13 +240,61 @@ def cmd_agree(args: argparse.Namespace) -> int:
     errors = error_lines(ev)
     if errors:
         parts.append(f"judge errors, left out of the agreement:{errors}")
-    diff = disagreements(ev.claims)
-    if len(diff):
+    disagree = disagreements(ev.claims)
+    if len(disagree):
         parts += ["", "disagreements:"]
-        for d in diff.itertuples():
+        for d in disagree.itertuples():
             parts.append(f"  {d.case_id} claim {d.claim}: person {d.person}, judge {d.judge} ({d.reason})")
+    if baseline_diff is not None:
+        parts += ["", _baseline_text(baseline_diff)]
     emit("\n".join(parts))
     return 0
+
+
+def _baseline_text(diff) -> str:
+    """The baseline section of ``agree``: what moved, claim by claim."""
+    from ..compare import SHOWN_IDS, p_text, points
+    from ..identity import identity_text
+
+    b = diff.baseline
+    c = diff.counts()
+    who = identity_text(b.identity) if b.identity else (f"judge {b.judge}" if b.judge else "judge not recorded")
+    lines = [f"against the baseline {b.source} ({who}):",
+             f"  {c['compared']} claims compared, verdict changed on {c['verdict_changed']}"
+             + "".join(f"; {c[k]} {words}" for k, words in (("text_changed", "whose text changed (not compared)"),
+                                                            ("new", "new"), ("gone", "gone")) if c[k])]
+    m = diff.agreement
+    if m.units:
+        before, now = m.a, m.b
+        same = before.count == now.count and (c["now_agree"] or c["no_longer_agree"])
+        lines.append(
+            f"  agreement with the person: {before.count}/{before.total} ({percent(before.rate)}) before, "
+            f"{now.count}/{now.total} ({percent(now.rate)}) now; {c['now_agree']} now agree, "
+            f"{c['no_longer_agree']} no longer agree" + (": the same totals on different claims" if same else ""))
+        lines.append(f"  difference {points(m.difference)} points, 95% range {points(m.low)} to "
+                     f"{points(m.high)} (Newcombe, paired); McNemar exact {p_text(m.p_value)}: {m.verdict}")
+    else:
+        lines.append("  no labeled claim was compared, so agreement with the person cannot move")
+    if c["label_changed"]:
+        lines.append(f"  {c['label_changed']} claims carry another label than in the baseline; the current one is used")
+    changed = diff.changed()
+    if len(changed):
+        lines.append("  changed verdicts:")
+        for r in changed.itertuples():
+            person = f"person {r.label}: {r.move}" if r.label is not None else "unlabeled"
+            lines.append(f"    {r.case_id} claim {r.claim}: {r.before or 'error'} -> {r.after or 'error'} ({person})")
+    unpaired = diff.claims[diff.claims["status"] != "compared"]
+    for status, rows in unpaired.groupby("status", sort=False):
+        shown = rows.head(SHOWN_IDS * 2)
+        lines.append(f"  {status}: {len(rows)} claim{'s' * (len(rows) != 1)}")
+        for r in shown.itertuples():
+            if status == "text changed":
+                lines.append(f"    {r.case_id} claim {r.claim}: was {r.baseline_text!r}, now {r.text!r}")
+            else:
+                lines.append(f"    {r.case_id} claim {r.claim}: {r.text if status == 'new' else r.baseline_text!r}")
+        if len(rows) > len(shown):
+            lines.append(f"    \u2026 and {len(rows) - len(shown)} more (see --json)")
+    return "\n".join(lines)
 
 
 #: ``groundlab run`` options that set a notebook parameter, which ``-p NAME VALUE`` may set instead.

@@ -1,0 +1,74 @@
+"""Gates for a project's own test suite: fail a test when the assistant's answers stray from their
+passages, as ``groundlab score --fail-if`` fails a pipeline step.
+
+>>> from groundlab import sample_path
+>>> summary = assert_grounded(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl"),
+...                           max_hallucination_rate=0.7, fail_if=["false_abstention.high > 50%"])
+>>> summary["hallucination_rate"]["rate"]
+0.6
+>>> assert_grounded(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl"), max_hallucination_rate=0.5)
+Traceback (most recent call last):
+...
+AssertionError: the answers are less grounded than required (judge rules, 12 cases):
+  hallucination_rate.rate > 0.5 (it is 0.6: 6/10 answered, 60%, 95% range 31%\u201383%)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
+
+from .io import PathLike
+from .records import Case
+
+#: The keyword limits and the condition each one stands for: a limit is broken when its
+#: condition holds. They bound the rate itself; gate on the range with ``fail_if``
+#: (``"hallucination_rate.high > 0.10"``: fail unless the rate is shown to be at most 10%).
+LIMITS = {
+    "max_hallucination_rate": ("hallucination_rate.rate", ">"),
+    "min_faithfulness": ("faithfulness.rate", "<"),
+    "max_false_abstention": ("false_abstention.rate", ">"),
+    "min_abstention": ("abstention.rate", "<"),
+    "min_citation_precision": ("citation_precision.rate", "<"),
+    "min_citation_recall": ("citation_recall.rate", "<"),
+}
+
+
+def assert_grounded(cases: Union[PathLike, Sequence[Case]], passages: Optional[PathLike] = None,
+                    judge: Any = "rules", *, max_hallucination_rate: Optional[float] = None,
+                    min_faithfulness: Optional[float] = None, max_false_abstention: Optional[float] = None,
+                    min_abstention: Optional[float] = None, min_citation_precision: Optional[float] = None,
+                    min_citation_recall: Optional[float] = None, fail_if: Iterable[str] = (),
+                    splitter: Any = None, penalty: float = 1.0) -> Dict[str, Any]:
+    """Judge ``cases`` and raise :class:`AssertionError`, listing every broken limit with its
+    figures, when a limit is broken or a ``fail_if`` condition (as ``score --fail-if`` takes them)
+    holds. Returns the figures of ``score --json`` otherwise.
+
+    ``cases`` is a cases file or a list of :class:`~groundlab.Case`; ``judge`` a judge name or
+    object. A condition that cannot be read, names no figure, or names a figure that is undefined
+    on these cases (a rate over nothing) raises :class:`~groundlab.GroundlabError`: such a gate
+    checks nothing, and a test should not pass because of it.
+    """
+    from .evaluate import evaluate
+    from .gate import Condition, check_names, failing
+    from .io import load_cases
+    from .summary import SCORE_FIGURES, score_summary
+
+    given = {"max_hallucination_rate": max_hallucination_rate, "min_faithfulness": min_faithfulness,
+             "max_false_abstention": max_false_abstention, "min_abstention": min_abstention,
+             "min_citation_precision": min_citation_precision, "min_citation_recall": min_citation_recall}
+    conditions: List[Union[str, Condition]] = [
+        Condition(LIMITS[name][0], LIMITS[name][1], float(value), f"{LIMITS[name][0]} {LIMITS[name][1]} {value:g}")
+        for name, value in given.items() if value is not None]
+    conditions += check_names(list(fail_if), SCORE_FIGURES)
+    loaded = load_cases(cases, passages) if isinstance(cases, (str, Path)) else list(cases)
+    ev = evaluate(loaded, judge, splitter=splitter)
+    summary = score_summary(ev, penalty)
+    failed = failing(conditions, summary)
+    if failed:
+        raise AssertionError(f"the answers are less grounded than required (judge {summary['judge']}, "
+                             f"{summary['cases']} cases):" + "".join(f"\n  {f}" for f in failed))
+    return summary
+
+
+__all__ = ["LIMITS", "assert_grounded"]

@@ -1,0 +1,139 @@
+"""Release gates: ``score --fail-if`` exit codes, every rate's range in ``score --json``, and the
+pytest helper ``groundlab.testing.assert_grounded``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from groundlab import GroundlabError
+from groundlab.gate import failing, parse_condition
+from groundlab.summary import SCORE_FIGURES
+from groundlab.testing import assert_grounded
+
+from conftest import CASES, NOTES
+
+
+def _numeric_leaves(value, prefix=""):
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            if key != "judge_identity":
+                yield from _numeric_leaves(sub, f"{prefix}{key}.")
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        yield prefix[:-1]
+
+
+def test_every_rate_in_score_json_has_its_range_and_every_figure_is_gateable(cli, sample_args):
+    s = cli.json("score", *sample_args)
+    for name in ("faithfulness", "hallucination_rate", "hallucination_rate_by_person", "citation_recall",
+                 "citation_precision", "abstention", "false_abstention", "accuracy_score"):
+        rate = s[name]
+        assert rate["low"] <= rate["rate"] <= rate["high"], name
+    assert (s["abstention"]["rate"], round(s["abstention"]["low"], 2), round(s["abstention"]["high"], 2)) == \
+        (1 / 3, 0.06, 0.79)
+    assert sorted(_numeric_leaves(s)) == sorted(SCORE_FIGURES)
+
+
+@pytest.mark.parametrize("text, figure, op, threshold", [
+    ("hallucination_rate.high > 0.10", "hallucination_rate.high", ">", 0.10),
+    ("false_abstention.rate>20%", "false_abstention.rate", ">", 0.20),
+    ("outcomes.wrong >= 3", "outcomes.wrong", ">=", 3),
+    ("risk_weighted_score < -1.5", "risk_weighted_score", "<", -1.5),
+    (" errors == 0 ", "errors", "==", 0),
+    ("faithfulness.low != .5", "faithfulness.low", "!=", 0.5),
+    ("faithfulness.low <= 1e-1", "faithfulness.low", "<=", 0.1),
+])
+def test_conditions_are_read(text, figure, op, threshold):
+    c = parse_condition(text)
+    assert (c.figure, c.op, c.threshold) == (figure, op, pytest.approx(threshold))
+
+
+@pytest.mark.parametrize("text", ["hallucination_rate.high >> 0.1", "hallucination_rate.high > ten",
+                                  "> 0.1", "hallucination_rate.high", "hallucination rate > 0.1", ""])
+def test_a_malformed_condition_is_one_sentence(text):
+    with pytest.raises(GroundlabError, match="cannot be read; write it as FIGURE OP NUMBER"):
+        parse_condition(text)
+
+
+def test_each_operator_compares_as_written():
+    s = {"outcomes": {"wrong": 6}}
+    holds = {op: bool(failing([f"outcomes.wrong {op} 6"], s)) for op in ("<", "<=", ">", ">=", "==", "!=")}
+    assert holds == {"<": False, "<=": True, ">": False, ">=": True, "==": True, "!=": False}
+
+
+def test_gate_passes_with_exit_0_and_says_so(cli, sample_args):
+    code, out, err = cli("score", *sample_args, "--json", "--fail-if", "hallucination_rate.high > 0.9",
+                         "--fail-if", "false_abstention.rate > 20%")
+    assert code == 0 and json.loads(out)["hallucination_rate"]["rate"] == 0.6
+    assert "gate passed: none of 2 conditions held" in err
+
+
+def test_gate_fails_with_exit_1_naming_the_condition_and_its_figures(cli, sample_args):
+    code, out, err = cli("score", *sample_args, "--json", "--fail-if", "hallucination_rate.high > 0.10",
+                         "--fail-if", "false_abstention.rate > 0.2")
+    assert code == 1
+    assert json.loads(out)["hallucination_rate"]["high"] > 0.8  # the figures are still printed
+    assert "gate failed: 1 of 2 conditions held:" in err
+    assert "hallucination_rate.high > 0.10 (it is 0.8318: 6/10 answered, 60%, 95% range 31%\u201383%)" in err
+    assert "false_abstention" not in err.split("held:")[1]
+    code, out, err = cli("score", *sample_args, "--fail-if", "outcomes.wrong >= 6")
+    assert code == 1 and "measure" in out and "outcomes.wrong >= 6 (it is 6)" in err
+
+
+@pytest.mark.parametrize("condition, expect", [
+    ("halucination_rate.high > 0.1", "did you mean hallucination_rate.high"),
+    ("faithfulness > 0.5", "which is not a figure of score --json"),
+    ("judge_identity.version > 1", "which is not a figure of score --json"),
+    ("hallucination_rate.high => 0.1", "cannot be read"),
+])
+def test_a_gate_that_names_no_figure_is_exit_2_before_judging(cli, sample_args, condition, expect, monkeypatch):
+    import importlib
+
+    def no_judging(*args, **kwargs):
+        raise AssertionError("judged although the gate was wrong")
+
+    monkeypatch.setattr(importlib.import_module("groundlab.evaluate"), "evaluate_file", no_judging)
+    code, out, err = cli("score", *sample_args, "--fail-if", condition)
+    assert code == 2 and out == "" and expect in err and err.count("\n") == 1
+
+
+def test_an_undefined_figure_under_a_gate_is_exit_2_not_a_pass(tmp_path, cli):
+    log = tmp_path / "log.jsonl"
+    rows = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines()]
+    for row in rows:
+        row.pop("labels"), row.pop("answerable")
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    code, _, err = cli("score", "--cases", log, "--passages", NOTES, "--fail-if", "abstention.rate < 0.5")
+    assert code == 2
+    assert "abstention.rate is undefined on these cases (it is a rate over 0 unanswerable)" in err
+    assert "neither passes nor fails" in err
+    code, _, err = cli("score", "--cases", log, "--passages", NOTES, "--fail-if",
+                       "hallucination_rate_by_person.high > 0.5")
+    assert code == 2 and "hallucination_rate_by_person is null: no labeled answers" in err
+
+
+def test_assert_grounded_passes_and_returns_the_figures():
+    s = assert_grounded(CASES, NOTES, max_hallucination_rate=0.6, min_faithfulness=0.65,
+                        fail_if=["hallucination_rate.high > 0.9"])
+    assert s["hallucination_rate"]["rate"] == 0.6 and s["judge_identity"]["name"] == "rules"
+
+
+def test_assert_grounded_raises_assertion_error_with_every_failing_figure():
+    with pytest.raises(AssertionError) as info:
+        assert_grounded(CASES, NOTES, judge="lexical", max_hallucination_rate=0.4, min_faithfulness=0.9,
+                        max_false_abstention=0.5, fail_if=["citation_precision.rate < 70%"])
+    message = str(info.value)
+    assert message.startswith("the answers are less grounded than required (judge lexical, 12 cases):")
+    assert "hallucination_rate.rate > 0.4 (it is 0.5: 5/10 answered, 50%, 95% range 24%\u201376%)" in message
+    assert "faithfulness.rate < 0.9 (it is 0.7: 14/20 claims, 70%" in message
+    assert "citation_precision.rate < 70% (it is 0.6842: 13/19 citations, 68%" in message
+    assert "false_abstention" not in message
+
+
+def test_assert_grounded_refuses_a_gate_it_cannot_check(sample_cases):
+    unlabeled = [c for c in sample_cases if c.answerable is not False]
+    with pytest.raises(GroundlabError, match="abstention.rate is undefined"):
+        assert_grounded(unlabeled, min_abstention=0.5)
+    with pytest.raises(GroundlabError, match="did you mean"):
+        assert_grounded(sample_cases, fail_if=["hallucination_rate.hihg > 0.1"])
