@@ -65,13 +65,26 @@ def split_cases(cases: Sequence[Case], splitter: Optional[ClaimSplitter] = None)
     for case in cases:
         split = splitter.split(case.id, case.answer)
         if case.labels is not None and len(case.labels) != len(split.claims):
-            found = "; ".join(f"({c.number}) \"{c.text}\"" for c in split.claims) or "none"
-            raise InputError(
-                f"{case.where}: {len(case.labels)} label(s) for {len(split.claims)} claim(s) found "
-                f"[{found}]; give one label per claim, in order."
-            )
+            raise InputError(label_count_message(case, split, splitter))
         splits.append(split)
     return splits
+
+
+def label_count_message(case: Case, split: Split, splitter: ClaimSplitter) -> str:
+    """Why a case's labels do not fit its claims: the claims found, how the answer was split into
+    them, and how to see and change that."""
+    found = "; ".join(f"({c.number}) \"{c.text}\"" for c in split.claims) or "none"
+    roles = splitter.explain(case.answer)
+    parts = "; ".join(f"{role} \"{_shorten(text)}\"" for role, text in roles) or "no sentence at all"
+    return (f"{case.where}: {len(case.labels or ())} label(s) for {len(split.claims)} claim(s) found "
+            f"[{found}]; the answer splits into {len(roles)} sentence(s) [{parts}]; give one label per claim, "
+            "in order (`groundlab check --show-claims` shows how every answer splits; a sentence that declines "
+            "to answer is no claim, and --abstention-phrase REGEX adds a wording of your assistant's).")
+
+
+def _shorten(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
 
 
 def evaluate(
