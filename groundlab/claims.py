@@ -227,6 +227,12 @@ def sentences(text: str, citation_re: Optional[Pattern[str]] = None,
     >>> [(s.start, s.end, s.text) for s in sentences("Dr. Smith approved it. [D1] It was paid.")]
     [(0, 27, 'Dr. Smith approved it. [D1]'), (28, 40, 'It was paid.')]
     """
+    return [Sentence(*found) for found in _sentences(text, citation_re, language)]
+
+
+def _sentences(text: str, citation_re: Optional[Pattern[str]],
+               language: str) -> List[Tuple[int, int, str, bool]]:
+    """:func:`sentences` as plain tuples (start, end, text, heading): the claim splitter's hot path."""
     if citation_re is None:
         citation_re = _DEFAULT_CITATION_RE
     bracketed = citation_re.pattern == DEFAULT_CITATION_PATTERN
@@ -293,7 +299,7 @@ def sentences(text: str, citation_re: Optional[Pattern[str]] = None,
             piece = stripped
         if keep is not None:
             s, e = keep[s], keep[e - 1] + 1
-        out.append(Sentence(s, e, piece, heading))
+        out.append((s, e, piece, heading))
     return out
 
 
@@ -315,7 +321,7 @@ _DEFAULT_CITATION_RE = re.compile(DEFAULT_CITATION_PATTERN)
 
 @lru_cache(maxsize=16384)
 def _passage_sentences(text: str) -> Tuple[str, ...]:
-    return tuple(s.text for s in sentences(text))
+    return tuple(found[2] for found in _sentences(text, None, DEFAULT_LANGUAGE))
 
 
 def split_sentences(text: str) -> Sequence[str]:
@@ -444,9 +450,8 @@ class ClaimSplitter:
         # the per-sentence phrase patterns.
         may_abstain = self._extra_re is not None or (
             self._builtin_re is not None and _BUILTIN_TRIGGERS.search(answer.lower().replace("\u2019", "'")))
-        for sentence in self.sentences(answer):
-            whole = sentence.text
-            if sentence.heading:
+        for start, end, whole, heading in _sentences(answer, self.citation_re, self.language):
+            if heading:
                 if explain:
                     roles.append(("heading", whole))
                 continue
@@ -474,10 +479,16 @@ class ClaimSplitter:
                 text = _FINAL_SPACE.sub(r"\1", text)  # 'now [D10]."' -> 'now."', "[D7] 。"
             if " ," in text or " ;" in text or " :" in text:
                 text = _INNER_SPACE.sub(_first_group, text)
-            claims.append(Claim(case_id, len(claims) + 1, text, cites, (sentence.start, sentence.end)))
+            claims.append(Claim(case_id, len(claims) + 1, text, cites, (start, end)))
             if explain:
                 roles.append(("claim", whole))
         return claims, abstains, roles
+
+
+def shorten(text: str, limit: int = 100) -> str:
+    """A sentence on one line, cut with an ellipsis past ``limit`` characters (for messages)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
 
 
 def _compile(pattern: str, what: str) -> Pattern[str]:

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ._gc import paused_gc
-from .claims import ClaimSplitter, Split
+from .claims import ClaimSplitter, Split, shorten
 from .io import (PathLike, Span, duplicate_id_message, empty_cases_message, iter_cases, load_cases,
                  passage_table, split_file)
 from .judges import Judge, Pair, get_judge
@@ -75,16 +75,11 @@ def label_count_message(case: Case, split: Split, splitter: ClaimSplitter) -> st
     them, and how to see and change that."""
     found = "; ".join(f"({c.number}) \"{c.text}\"" for c in split.claims) or "none"
     roles = splitter.explain(case.answer)
-    parts = "; ".join(f"{role} \"{_shorten(text)}\"" for role, text in roles) or "no sentence at all"
+    parts = "; ".join(f"{role} \"{shorten(text, 80)}\"" for role, text in roles) or "no sentence at all"
     return (f"{case.where}: {len(case.labels or ())} label(s) for {len(split.claims)} claim(s) found "
             f"[{found}]; the answer splits into {len(roles)} sentence(s) [{parts}]; give one label per claim, "
             "in order (`groundlab check --show-claims` shows how every answer splits; a sentence that declines "
             "to answer is no claim, and --abstention-phrase REGEX adds a wording of your assistant's).")
-
-
-def _shorten(text: str, limit: int = 80) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
 
 
 def evaluate(

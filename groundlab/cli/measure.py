@@ -54,7 +54,7 @@ def add_commands(sub) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from ..claims import looks_like_refusal
+    from ..claims import looks_like_refusal, shorten
     from ..evaluate import split_cases
     from ..io import plural
 
@@ -76,7 +76,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 warnings.append(f"{case.where}: claim {claim.number} cites {', '.join(stray)}, which "
                                 "was not retrieved; that citation cannot back it.")
             if not claim.cites and looks_like_refusal(claim.text):
-                refusals.append(f"{case.where}: claim {claim.number} \"{_short(claim.text)}\" reads like a "
+                refusals.append(f"{case.where}: claim {claim.number} \"{shorten(claim.text)}\" reads like a "
                                 "refusal but counts as a claim; if the assistant declines to answer there, add "
                                 "--abstention-phrase REGEX matching it (see docs/claims.md).")
         if not split.claims and not split.abstains:
@@ -99,13 +99,9 @@ def cmd_check(args: argparse.Namespace) -> int:
                     cites = f" [{', '.join(claim.cites)}]" if claim.cites else ""
                     emit(f"  {claim.number}. {claim.text}{cites}")
                 else:
-                    emit(f"  ({role}) {_short(sentence)}")
+                    emit(f"  ({role}) {shorten(sentence)}")
     return 0
 
-
-def _short(text: str, limit: int = 100) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
 
 
 def cmd_score(args: argparse.Namespace) -> int:
