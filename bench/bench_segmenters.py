@@ -75,14 +75,15 @@ def candidates() -> Dict[str, Optional[Pieces]]:
 
 
 def _alone(pieces: Pieces) -> Callable:
-    """``claims.sentences`` replaced by the segmenter's own sentences, nothing around them."""
+    """The claim splitter's sentences (``claims._sentences``) replaced by the segmenter's own,
+    with nothing around them."""
     def sentences(text, citation_re=None, language="en"):
         out, pos = [], 0
         for piece in pieces(text):
             stripped = piece.strip()
             if stripped:
                 start = pos + len(piece) - len(piece.lstrip())
-                out.append(claims.Sentence(start, start + len(stripped), stripped))
+                out.append((start, start + len(stripped), stripped, False))
             pos += len(piece)
         return out
     return sentences
@@ -121,17 +122,17 @@ def main(argv=None) -> int:
     print(f"{len(TRICKY)} tricky answers; {len(answers)} synthetic answers timed, best of {args.runs}; "
           f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores\n")
     print(f"{'segmenter':22s} {'alone':>8s} {'wrapped':>8s} {'seg/s':>10s} {'split us':>9s}")
-    real_sentences, real_segment = claims.sentences, claims._sentencex_segment
+    real_sentences, real_segment = claims._sentences, claims._sentencex_segment
     misses = {}
     for name, pieces in candidates().items():
         if pieces is None:
             print(f"{name:22s} not installed (pip install {name})")
             continue
         try:
-            claims.sentences = _alone(pieces)
+            claims._sentences = _alone(pieces)
             alone = score_table(claims.ClaimSplitter)
         finally:
-            claims.sentences = real_sentences
+            claims._sentences = real_sentences
         try:
             claims._sentencex_segment = lambda language, text: pieces(text)
             wrapped = score_table(claims.ClaimSplitter)
