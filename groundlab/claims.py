@@ -1,59 +1,339 @@
 """Split answers into claims, pull out their citations, and recognise abstentions.
 
-An answer is split into sentences at white space that follows ``.``, ``!`` or ``?``. A sentence
-that says the assistant cannot answer is an *abstention*, not a claim. Citations such as
-``[D07]`` (or ``[D07, D06]``) are taken out of a sentence; what remains is the claim text.
+An answer is split as a reader splits it (see docs/claims.md):
+
+1. **Lines.** Invisible marks (zero-width spaces, direction marks, soft hyphens) are set aside and
+   control characters read as spaces. Each line is a unit of its own, so a list of facts written
+   one a line gives one claim a line; a list marker (``-``, ``*``, ``1.``, ``2)`` ...) is not part of
+   the claim, a Markdown heading (``## ...``) or a line ending in ``:`` is no claim, and a line that
+   starts in lower case continues an unfinished line before it (a hard-wrapped paragraph).
+2. **Sentences.** Each unit is split into sentences by `sentencex
+   <https://pypi.org/project/sentencex/>`_, which knows abbreviations and initials (Dr., e.g.,
+   U.S., a.m., z. B.), decimals and versions (3.5, v1.2.3), quotes after the final stop and CJK
+   full-width stops. groundlab then joins a sentence cut after a short abbreviation when the next
+   one starts in lower case (p. ex., p. ej.), splits after a stop inside brackets
+   (``(see D7.) The``), and gives citations written after the stop (``blocked. [D7] The``,
+   ``blocked.[1] The``) to the sentence before them.
+3. **Claims.** A sentence that says the assistant cannot answer is an *abstention*, not a claim
+   (the wordings are in ``groundlab/data/abstentions.toml``; a sentence that cites a passage always
+   asserts something). Citations such as ``[D07]`` (or ``[D07, D06]``) are taken out of every
+   other sentence; what remains is the claim text, and :attr:`Claim.span` says where the sentence
+   sits in the answer.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterable, Optional, Pattern, Sequence, Tuple, Union
+from functools import lru_cache
+from typing import Dict, Iterable, List, NamedTuple, Optional, Pattern, Sequence, Tuple, Union
 
-from .records import Claim
+from .records import Claim, GroundlabError
 
-#: Splits text into sentences: white space after ``.``, ``!`` or ``?``.
-SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+from sentencex import segment as _sentencex_segment
 
 #: ``[D07]`` or ``[D07, D06]``: one group holding one id or several separated by , or ;.
 DEFAULT_CITATION_PATTERN = r"\[\s*([A-Za-z0-9][\w.:#/-]*(?:\s*[,;]\s*[A-Za-z0-9][\w.:#/-]*)*)\s*\]"
 
+#: The language whose abbreviations the sentence segmenter knows best (any sentencex code).
+DEFAULT_LANGUAGE = "en"
+
+
+# ---------------------------------------------------------------- abstention wordings (data)
+
+
+@dataclass(frozen=True)
+class AbstentionPhrase:
+    """One built-in abstention wording: its pattern, sentences it must catch and claims it must not."""
+
+    pattern: str
+    examples: Tuple[str, ...]
+    near_misses: Tuple[str, ...]
+
+
+def _read_abstentions() -> Tuple[Tuple[AbstentionPhrase, ...], Tuple[str, ...], Tuple[str, ...]]:
+    from importlib import resources
+
+    data = tomllib.loads(resources.files("groundlab").joinpath("data/abstentions.toml").read_text("utf-8"))
+    macros: Dict[str, str] = data.get("macros", {})
+    phrases = []
+    for entry in data["phrase"]:
+        pattern = entry["pattern"]
+        for name, value in macros.items():
+            pattern = pattern.replace("{" + name + "}", value)
+        phrases.append(AbstentionPhrase(pattern, tuple(entry.get("examples", ())),
+                                        tuple(entry.get("near_misses", ()))))
+    return tuple(phrases), tuple(data["triggers"]), tuple(data["refusal_openings"])
+
+
+#: The built-in abstention wordings, read from ``groundlab/data/abstentions.toml``.
+ABSTENTION_PHRASES, _TRIGGER_WORDS, _REFUSAL_OPENINGS = _read_abstentions()
+
 #: Ways an assistant says it cannot answer (regular expressions, matched case-insensitively).
-#: The first five are the sample set's wordings; the rest are common variants. They speak of the
-#: assistant itself ("I ...") or of the material it was given ("the documents ..."), so that a
-#: factual sentence such as "Credit notes do not include freight costs" stays a claim.
-_MATERIAL = (r"(?:the|these|those|my|your|provided|retrieved|available|given)\s+"
-             r"(?:(?:retrieved|provided|available|given|supplied)\s+)?"
-             r"(?:documents?|documentation|passages?|notes?|sources?|context|texts?|results?|information)"
-             r"(?:\s+(?:provided|given|retrieved|available|supplied|here|above))?")
-_NEGATED = r"(?:do not|don't|does not|doesn't|did not|didn't|cannot|can't)"
-DEFAULT_ABSTENTION_PHRASES: Tuple[str, ...] = (
-    r"\bI can't find\b",
-    r"\bI cannot find\b",
-    r"\bI don't know\b",
-    r"\bnot in the retrieved\b",
-    r"\bno information\b",
-    r"\bI (?:can not|could ?n[o']t|wasn't able to) (?:find|locate|see|determine|answer|tell|confirm)\b",
-    r"\bI(?:'m| am| was|'ve been| have been)? (?:unable|not able) to "
-    r"(?:find|locate|see|determine|answer|tell|confirm)\b",
-    r"\bI (?:do not|did not|didn't) (?:know|find|see)\b",
-    r"\bI (?:can't|cannot|can not) (?:answer|tell|determine|say|confirm)\b",
-    r"\bI(?:'m| am) not sure\b",
-    r"\bI (?:do not|don't) have (?:enough|sufficient|any|the) (?:information|details|data|context)\b",
-    r"\b(?:there is|there's) (?:not enough|insufficient|no) (?:information|detail|data|mention)\b",
-    r"\b" + _MATERIAL + r"\s+" + _NEGATED +
-    r"\s+(?:say|state|mention|specify|contain|cover|include|explain|answer|provide|tell|give)\b",
-    r"\bnot (?:mentioned|covered|stated|specified|found|included|answered|provided) in\s+" + _MATERIAL,
-)
+DEFAULT_ABSTENTION_PHRASES: Tuple[str, ...] = tuple(p.pattern for p in ABSTENTION_PHRASES)
 
-#: Lower-case words one of which every built-in abstention phrase holds: a sentence without
-#: any of them is not checked against the (slower) phrase patterns.
-_BUILTIN_TRIGGERS = re.compile(r"n't|not|no |unable|insufficient")
+#: Lower-case strings one of which every built-in abstention phrase needs: a sentence without any
+#: of them is not checked against the (slower) phrase patterns.
+_BUILTIN_TRIGGERS = re.compile("|".join(re.escape(t) for t in _TRIGGER_WORDS))
 
-_INNER_SPACE = re.compile(r" ([,;:])")
-_HAS_WORD = re.compile(r"[^\W_]")
-_ID_SEP = re.compile(r"\s*[,;]\s*")
+#: A sentence opening like a refusal ("Sorry, ...", "Unfortunately ..."), matched on lower case.
+_REFUSAL = re.compile(r"^[\W_]*(?:" + "|".join(_REFUSAL_OPENINGS) + ")")
+
+
+def looks_like_refusal(sentence: str) -> bool:
+    """True when a sentence opens like a refusal ("Sorry", "Unfortunately", "I'm afraid" ...).
+
+    ``groundlab check`` lists claims that do, since an unrecognised refusal counted as a claim
+    makes every rate wrong.
+
+    >>> looks_like_refusal("Unfortunately, the refund was rejected.")
+    True
+    >>> looks_like_refusal("The refund was rejected.")
+    False
+    """
+    return _REFUSAL.search(sentence.lower().replace("\u2019", "'")) is not None
+
+
+# ---------------------------------------------------------------- sentences
+
+#: Marks a reader does not see: zero-width spaces and joiners, direction marks and embeddings,
+#: word joiners, the byte-order mark, soft hyphens.
+INVISIBLE = ("\u00ad\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+             "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff")
+_INVISIBLE_SET = frozenset(INVISIBLE)
+# Anything that needs the slow path: invisible marks, control characters, line breaks of any kind.
+_ODD = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029" + INVISIBLE + "]")
+# Control characters read as a space, other line breaks as "\n" (one character for one, so
+# offsets into the answer stay valid).
+_CONTROLS = {c: " " for c in list(range(0x00, 0x20)) + [0x7f] if c not in (0x0A, 0x0D)}
+_CONTROLS.update({0x0B: "\n", 0x0C: "\n", 0x0D: "\n", 0x85: "\n", 0x2028: "\n", 0x2029: "\n"})
+
+#: A list marker or heading marker at the start of a line.
+_MARKER = re.compile(r"[ \t]*(?:(?P<heading>#{1,6})[ \t]+|>[ \t]*|(?:[-*+\u2022\u2023\u25e6\u2043\u2219\u00b7"
+                     r"\u2013\u2014]|\d{1,3}[.)]|[a-z]\)|\((?:\d{1,3}|[a-z])\))[ \t]+)")
+#: A stop inside closing brackets followed by a new sentence: "(see D7.) The buyer".
+_BRACKETED_STOP = re.compile(r"[.!?]+[)\]}]+\s+(?=[\"'\u201c\u2018(\[]?[A-Z])")
+#: The word before a final ".": "ex" in "p. ex.".
+_LAST_WORD = re.compile(r"([^\W\d_]+)\.\s*$")
+#: Abbreviations that may stand before a number or a word in lower case without ending a sentence.
+ABBREVIATIONS = frozenset("""
+approx appr ca cf vs no nr nos art fig figs vol p pp para sec ch ex ej eg ie etc bzw usw vgl ggf inkl
+zzgl evtl max min tel abs sog ua resp env aprox pág núm
+""".split())
+
+
+class Sentence(NamedTuple):
+    """One sentence of a text: where it sits (``start``/``end`` offsets into the text as given),
+    what it says (invisible marks left out) and whether it is a heading (no claim)."""
+
+    start: int
+    end: int
+    text: str
+    heading: bool = False
+
+
+def _sentencex(language: str, text: str) -> List[str]:
+    try:
+        parts = _sentencex_segment(language, text)
+    except BaseException as exc:  # a panic in the Rust extension is a BaseException
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        parts = []
+    if sum(map(len, parts)) != len(text):  # never trust a segmenter that lost or added text
+        parts = _FALLBACK_BREAK.split(text)
+    return parts
+
+
+#: Where a sentence ends if the segmenter fails: after a stop, before white space.
+_FALLBACK_BREAK = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])(?=\s)")
+
+
+def _line_blocks(text: str) -> List[Tuple[int, int, bool]]:
+    """The units of a text with line breaks: (start, end, heading) with list markers left out and
+    hard-wrapped lines joined."""
+    blocks: List[List] = []
+    pos = 0
+    open_line = False  # the last unit may go on on the next line
+    for line in text.split("\n"):
+        start, end = pos, pos + len(line)
+        pos = end + 1
+        marker = _MARKER.match(line)
+        body_start = start + (marker.end() if marker else len(line) - len(line.lstrip()))
+        body_end = start + len(line.rstrip())
+        if body_end <= body_start:
+            open_line = False  # a blank line ends a paragraph
+            continue
+        first = text[body_start]
+        if marker is None and open_line and (first.islower() or first in "([\"'\u201c"):
+            blocks[-1][1] = body_end
+        else:
+            blocks.append([body_start, body_end, bool(marker and marker.group("heading"))])
+        last = text[body_end - 1]
+        open_line = not blocks[-1][2] and (last.isalnum() or last in ",;-\u2013(")
+    return [(b[0], b[1], b[2]) for b in blocks]
+
+
+def _joins(before: str, after: str) -> bool:
+    """Whether a cut between two sentences fell after an abbreviation the segmenter did not know:
+    a short word and a full stop before a word in lower case ("p. ex. par"), or a known
+    abbreviation before a number ("approx. 50")."""
+    if not before.rstrip().endswith("."):
+        return False
+    word = _LAST_WORD.search(before)
+    if word is None:
+        return False
+    word = word.group(1)
+    if after[0].isdigit():
+        return word.lower() in ABBREVIATIONS
+    return len(word) <= 3 or word.lower() in ABBREVIATIONS
+
+
+def _bracket_cuts(text: str, start: int, end: int) -> List[int]:
+    """Offsets after a stop inside closing brackets where a new sentence starts."""
+    cuts = []
+    piece = text[start:end]
+    for stop in _BRACKETED_STOP.finditer(piece):
+        word = _LAST_WORD.search(piece, 0, stop.start() + 1)
+        if word is None or word.group(1).lower() not in ABBREVIATIONS:
+            cuts.append(start + stop.end())
+    return cuts
+
+
+def _clean(text: str) -> Tuple[str, Optional[List[int]]]:
+    """The text with control characters as spaces or line breaks and invisible marks left out, and
+    (when marks were left out) the offset in ``text`` of each character kept."""
+    if "\r" in text:
+        text = text.replace("\r\n", " \n")
+    text = text.translate(_CONTROLS)
+    if not any(ch in _INVISIBLE_SET for ch in text):
+        return text, None
+    keep = [i for i, ch in enumerate(text) if ch not in _INVISIBLE_SET]
+    return "".join([text[i] for i in keep]), keep
+
+
+def sentences(text: str, citation_re: Optional[Pattern[str]] = None,
+              language: str = DEFAULT_LANGUAGE) -> List[Sentence]:
+    """The sentences of ``text`` as a reader sees them (see the module docstring).
+
+    ``citation_re`` (one group capturing the cited ids) says how citations are written: those
+    written after a sentence's stop go with that sentence. Never raises on odd text: text
+    without a sentence gives an empty list.
+
+    >>> [(s.start, s.end, s.text) for s in sentences("Dr. Smith approved it. [D1] It was paid.")]
+    [(0, 27, 'Dr. Smith approved it. [D1]'), (28, 40, 'It was paid.')]
+    """
+    return [Sentence(*found) for found in _sentences(text, citation_re, language)]
+
+
+def _sentences(text: str, citation_re: Optional[Pattern[str]],
+               language: str) -> List[Tuple[int, int, str, bool]]:
+    """:func:`sentences` as plain tuples (start, end, text, heading): the claim splitter's hot path."""
+    if citation_re is None:
+        citation_re = _DEFAULT_CITATION_RE
+    bracketed = citation_re.pattern == DEFAULT_CITATION_PATTERN
+    if text.isprintable() or _ODD.search(text) is None:
+        clean, keep = text, None
+        blocks: Sequence[Tuple[int, int, bool]] = ((0, len(text), False),)
+    else:
+        clean, keep = _clean(text)
+        blocks = _line_blocks(clean) if "\n" in clean else ((0, len(clean), False),)
+    found: List[List] = []  # [start, end, heading]
+    for b_start, b_end, md_heading in blocks:
+        unit = clean if b_end - b_start == len(clean) else clean[b_start:b_end]
+        parts = _sentencex(language, unit)
+        pos = b_start
+        first = True
+        for part in parts:
+            s = pos
+            pos += len(part)
+            head = part.lstrip()
+            if not head:
+                continue
+            if first:
+                first = False
+                # A unit made of citations only ("[D7]" on a line of its own) goes with the sentence before.
+                if found and (not bracketed or head[0] == "["):
+                    rest = _skip_citations(clean, s, pos, citation_re)
+                    if rest > s and not clean[rest:pos].strip(" \t.,;"):
+                        found[-1][1] = pos
+                        continue
+                found.append([s, pos, md_heading])
+                continue
+            c = head[0]
+            if (c.isalnum() and not c.isupper()) and _joins(clean[found[-1][0]:s], head):
+                found[-1][1] = pos
+                continue
+            if not bracketed or c == "[":
+                # Citations written after the stop belong to the sentence before them.
+                rest = _skip_citations(clean, s, pos, citation_re)
+                if rest > s:
+                    found[-1][1] = rest
+                    s = rest
+            found.append([s, pos, md_heading])
+        if not first and not md_heading:
+            last = clean[found[-1][0]:found[-1][1]].rstrip()
+            if last[-1:] in (":", "\uff1a"):
+                found[-1][2] = True  # "Steps:" introduces what follows; it asserts nothing
+    if (")" in clean or "}" in clean or ".]" in clean) and _BRACKETED_STOP.search(clean):
+        split: List[List] = []
+        for s, e, heading in found:
+            for cut in _bracket_cuts(clean, s, e):
+                split.append([s, cut, heading])
+                s = cut
+            split.append([s, e, heading])
+        found = split
+    out = []
+    for s, e, heading in found:
+        piece = clean[s:e]
+        stripped = piece.strip()
+        if not stripped:
+            continue
+        if len(stripped) != len(piece):
+            s += len(piece) - len(piece.lstrip())
+            e = s + len(stripped)
+            piece = stripped
+        if keep is not None:
+            s, e = keep[s], keep[e - 1] + 1
+        out.append((s, e, piece, heading))
+    return out
+
+
+def _skip_citations(text: str, start: int, end: int, citation_re: Pattern[str]) -> int:
+    """Where text[start:end] goes on after the citations (and white space) it starts with."""
+    pos = start
+    while True:
+        at = pos
+        while at < end and text[at].isspace():
+            at += 1
+        match = citation_re.match(text, at, end)
+        if match is None or match.end() == at:
+            return pos
+        pos = match.end()
+
+
+_DEFAULT_CITATION_RE = re.compile(DEFAULT_CITATION_PATTERN)
+
+
+@lru_cache(maxsize=16384)
+def _passage_sentences(text: str) -> Tuple[str, ...]:
+    return tuple(found[2] for found in _sentences(text, None, DEFAULT_LANGUAGE))
+
+
+def split_sentences(text: str) -> Sequence[str]:
+    """The sentences of a passage or answer, as :func:`sentences` finds them (headings included).
+
+    >>> split_sentences("Use a tolerance, e.g. 5 percent. Then release.")
+    ('Use a tolerance, e.g. 5 percent.', 'Then release.')
+    """
+    return _passage_sentences(text)
+
+
+# ---------------------------------------------------------------- claims
 
 
 @dataclass(frozen=True)
@@ -64,8 +344,22 @@ class Split:
     abstains: bool
 
 
+_INNER_SPACE = re.compile(r" ([,;:])")
+_HAS_WORD = re.compile(r"[^\W_]")
+_ID_SEP = re.compile(r"\s*[,;]\s*")
+_ENUMERATOR = re.compile(r"\(?(?:\d{1,3}|[a-zA-Z])[.)]")
+_FINAL_SPACE = re.compile(r"\s+([.!?\u3002\uff01\uff1f]+[\"'\u201d\u2019)\]]*)$")
+
+
 class ClaimSplitter:
     """Split answers into claims with a configurable citation pattern and abstention phrases.
+
+    ``citation_pattern``: how citations are written, one group capturing the id(s).
+    ``abstention_phrases``: the wordings that make a sentence an abstention (default: the built-in
+    ones); ``extra_abstention_phrases`` are added to those. ``language``: the sentencex language
+    code whose abbreviations to know. All plain values, so a command or notebook option maps onto
+    them directly; a pattern that is not a valid regular expression raises
+    :class:`~groundlab.records.GroundlabError` naming it.
 
     >>> s = ClaimSplitter()
     >>> [c.text for c in s.split("c1", "Pay by May [D10]. I can't find the rest.").claims]
@@ -78,16 +372,23 @@ class ClaimSplitter:
         self,
         citation_pattern: Union[str, Pattern[str], None] = None,
         abstention_phrases: Optional[Iterable[str]] = None,
+        *,
+        extra_abstention_phrases: Iterable[str] = (),
+        language: str = DEFAULT_LANGUAGE,
     ) -> None:
         pattern = DEFAULT_CITATION_PATTERN if citation_pattern is None else citation_pattern
-        self.citation_re = re.compile(pattern) if isinstance(pattern, str) else pattern
+        self.citation_re = _compile(pattern, "citation pattern") if isinstance(pattern, str) else pattern
         if self.citation_re.groups != 1:
-            raise ValueError("the citation pattern needs exactly one group that captures the passage id(s), "
-                             r"like \[([A-Z]\d+)\]")
+            raise GroundlabError("the citation pattern needs exactly one group that captures the passage id(s), "
+                                 r"like \[([A-Z]\d+)\]")
+        self.language = language
         # The default pattern needs a "[": a sentence without one has no citation to look for.
         self._bracketed = self.citation_re.pattern == DEFAULT_CITATION_PATTERN
         self._cites: dict = {}
         phrases = tuple(DEFAULT_ABSTENTION_PHRASES if abstention_phrases is None else abstention_phrases)
+        phrases += tuple(p for p in extra_abstention_phrases if p not in phrases)
+        for phrase in phrases:
+            _compile(phrase, "abstention phrase")
         builtin = [p for p in phrases if p in DEFAULT_ABSTENTION_PHRASES]
         extra = [p for p in phrases if p not in DEFAULT_ABSTENTION_PHRASES]
         self._builtin_re = _alternation(builtin)
@@ -123,37 +424,79 @@ class ClaimSplitter:
             cites = self._cites[pid] = (pid,)
         return cites
 
+    def sentences(self, answer: str) -> List[Sentence]:
+        """The answer's sentences, headings included, with their offsets (see :func:`sentences`)."""
+        return sentences(answer, self.citation_re, self.language)
+
     def split(self, case_id: str, answer: str) -> Split:
         """The claims of one answer (numbered from 1) and whether it abstains."""
-        claims = []
+        claims, abstains, _ = self._walk(case_id, answer, explain=False)
+        return Split(tuple(claims), abstains)
+
+    def explain(self, answer: str) -> List[Tuple[str, str]]:
+        """How an answer splits: ``(role, sentence)`` for every sentence, role being ``claim``,
+        ``abstention``, ``heading`` or ``no claim`` (a lone citation or punctuation).
+
+        >>> ClaimSplitter().explain("Steps:\\n- Pay by May [D10].\\n- I can't find the rest.")
+        [('heading', 'Steps:'), ('claim', 'Pay by May [D10].'), ('abstention', "I can't find the rest.")]
+        """
+        return self._walk("", answer, explain=True)[2]
+
+    def _walk(self, case_id: str, answer: str, explain: bool):
+        claims: List[Claim] = []
+        roles: List[Tuple[str, str]] = []
         abstains = False
         # Most answers hold no abstention wording at all: one look at the whole answer spares
         # the per-sentence phrase patterns.
         may_abstain = self._extra_re is not None or (
             self._builtin_re is not None and _BUILTIN_TRIGGERS.search(answer.lower().replace("\u2019", "'")))
-        for sentence in SENTENCE_BREAK.split(answer.strip()):
-            if not sentence:
+        for start, end, whole, heading in _sentences(answer, self.citation_re, self.language):
+            if heading:
+                if explain:
+                    roles.append(("heading", whole))
                 continue
-            if self._bracketed and "[" not in sentence:
+            if self._bracketed and "[" not in whole:
                 cites: Tuple[str, ...] = ()
-                text = sentence
+                text = whole
             else:
-                cites = self.citations(sentence)
-                text = self.citation_re.sub("", sentence) if cites else sentence
+                cites = self.citations(whole)
+                text = self.citation_re.sub("", whole) if cites else whole
             # A sentence that cites a passage asserts something; only one without is an abstention.
-            if not cites and may_abstain and self.is_abstention(sentence):
+            if not cites and may_abstain and self.is_abstention(whole):
                 abstains = True
+                if explain:
+                    roles.append(("abstention", whole))
                 continue
-            if not _HAS_WORD.search(text):
-                continue  # a lone citation or punctuation asserts nothing
+            if not _HAS_WORD.search(text) or (len(text) <= 6 and _ENUMERATOR.fullmatch(text.strip())):
+                if explain:
+                    roles.append(("no claim", whole))
+                continue  # a lone citation, punctuation or list number ("2.") asserts nothing
             if "  " in text or "\n" in text or "\t" in text or text[:1].isspace() or text[-1:].isspace():
                 text = " ".join(text.split())
             if text[-2:-1] == " " and text[-1] in ".!?":
                 text = text[:-2] + text[-1]  # "all 100 [D07]." -> "all 100."
+            elif " " in text[-4:]:
+                text = _FINAL_SPACE.sub(r"\1", text)  # 'now [D10]."' -> 'now."', "[D7] 。"
             if " ," in text or " ;" in text or " :" in text:
                 text = _INNER_SPACE.sub(_first_group, text)
-            claims.append(Claim(case_id, len(claims) + 1, text, cites))
-        return Split(tuple(claims), abstains)
+            claims.append(Claim(case_id, len(claims) + 1, text, cites, (start, end)))
+            if explain:
+                roles.append(("claim", whole))
+        return claims, abstains, roles
+
+
+def shorten(text: str, limit: int = 100) -> str:
+    """A sentence on one line, cut with an ellipsis past ``limit`` characters (for messages)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
+
+
+def _compile(pattern: str, what: str) -> Pattern[str]:
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise GroundlabError(f"the {what} {pattern!r} is not a valid regular expression ({exc}); "
+                             "fix it and run again") from None
 
 
 def _first_group(match: "re.Match[str]") -> str:
@@ -164,8 +507,3 @@ def _alternation(phrases: Sequence[str]) -> Optional[Pattern[str]]:
     if not phrases:
         return None
     return re.compile("|".join(f"(?:{p})" for p in phrases), re.IGNORECASE)
-
-
-def split_sentences(text: str) -> Sequence[str]:
-    """Split text into sentences at white space that follows ``.``, ``!`` or ``?``."""
-    return [s for s in SENTENCE_BREAK.split(text.strip()) if s]

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ._gc import paused_gc
-from .claims import ClaimSplitter, Split
+from .claims import ClaimSplitter, Split, shorten
 from .io import (PathLike, Span, duplicate_id_message, empty_cases_message, iter_cases, load_cases,
                  passage_table, split_file)
 from .judges import Judge, Pair, get_judge
@@ -67,13 +67,21 @@ def split_cases(cases: Sequence[Case], splitter: Optional[ClaimSplitter] = None)
     for case in cases:
         split = splitter.split(case.id, case.answer)
         if case.labels is not None and len(case.labels) != len(split.claims):
-            found = "; ".join(f"({c.number}) \"{c.text}\"" for c in split.claims) or "none"
-            raise InputError(
-                f"{case.where}: {len(case.labels)} label(s) for {len(split.claims)} claim(s) found "
-                f"[{found}]; give one label per claim, in order."
-            )
+            raise InputError(label_count_message(case, split, splitter))
         splits.append(split)
     return splits
+
+
+def label_count_message(case: Case, split: Split, splitter: ClaimSplitter) -> str:
+    """Why a case's labels do not fit its claims: the claims found, how the answer was split into
+    them, and how to see and change that."""
+    found = "; ".join(f"({c.number}) \"{c.text}\"" for c in split.claims) or "none"
+    roles = splitter.explain(case.answer)
+    parts = "; ".join(f"{role} \"{shorten(text, 80)}\"" for role, text in roles) or "no sentence at all"
+    return (f"{case.where}: {len(case.labels or ())} label(s) for {len(split.claims)} claim(s) found "
+            f"[{found}]; the answer splits into {len(roles)} sentence(s) [{parts}]; give one label per claim, "
+            "in order (`groundlab check --show-claims` shows how every answer splits; a sentence that declines "
+            "to answer is no claim, and --abstention-phrase REGEX adds a wording of your assistant's).")
 
 
 def evaluate(

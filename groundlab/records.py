@@ -55,12 +55,17 @@ class Case:
 
 @dataclass(frozen=True, slots=True)
 class Claim:
-    """One sentence of an answer that asserts something, with the passage ids it cites."""
+    """One sentence of an answer that asserts something, with the passage ids it cites.
+
+    ``span`` is where the sentence (citations included) sits in the answer: the character offsets
+    ``answer[start:end]``, or ``None`` when the claim was not split from an answer.
+    """
 
     case_id: str
     number: int  # 1-based, in answer order
     text: str
     cites: Tuple[str, ...] = ()
+    span: Optional[Tuple[int, int]] = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -107,3 +107,209 @@ def test_citation_pattern_needs_one_group():
 def test_a_lone_citation_is_not_a_claim(answer):
     split = ClaimSplitter().split("c", answer)
     assert split.claims == () and not split.abstains
+
+
+# ---------------------------------------------------------------- answers as a reader splits them
+
+from groundlab.claims import (ABSTENTION_PHRASES, ClaimSplitter as _Splitter, looks_like_refusal,  # noqa: E402
+                              sentences, split_sentences)
+from split_table import TRICKY  # noqa: E402
+
+
+def test_the_table_is_large_enough():
+    assert len(TRICKY) >= 40 and len({name for name, _, _ in TRICKY}) == len(TRICKY)
+
+
+@pytest.mark.parametrize("answer, expected", [(a, e) for _, a, e in TRICKY], ids=[n for n, _, _ in TRICKY])
+def test_tricky_answers_split_as_a_reader_splits_them(answer, expected):
+    assert texts(answer) == expected
+
+
+@pytest.mark.parametrize("answer, expected", [(a, e) for _, a, e in TRICKY], ids=[n for n, _, _ in TRICKY])
+def test_each_claim_knows_where_its_sentence_sits(answer, expected):
+    claims = _Splitter().split("c", answer).claims
+    for claim in claims:
+        start, end = claim.span
+        sentence = answer[start:end]
+        assert sentence == sentence.strip() and sentence
+        # the sentence as written holds the claim's words and its citations
+        for cite in claim.cites:
+            assert cite in sentence
+        visible = "".join(ch for ch in sentence if ch not in "\u200b\u200e\u200f\ufeff")
+        first_word = claim.text.split()[0].strip("\u201c\"\u00bf")[:4]
+        assert first_word in visible
+    spans = [c.span for c in claims]
+    assert spans == sorted(spans) and all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
+
+
+def test_spans_let_an_answer_be_rewritten_sentence_by_sentence():
+    answer = "Dr. Smith approved the refund [D1]. It was paid in May.\n- Pay within 30 days."
+    claims = _Splitter().split("c", answer).claims
+    assert [answer[slice(*c.span)] for c in claims] == [
+        "Dr. Smith approved the refund [D1].", "It was paid in May.", "Pay within 30 days."]
+    rewritten = answer
+    for claim in reversed(claims):
+        start, end = claim.span
+        rewritten = rewritten[:start] + "[removed]" + rewritten[end:]
+    assert rewritten == "[removed] [removed]\n- [removed]"
+
+
+def test_a_claim_made_elsewhere_has_no_span():
+    from groundlab.records import Claim
+
+    assert Claim("c", 1, "text").span is None
+
+
+def test_passages_split_with_the_same_segmenter():
+    assert split_sentences("A tolerance, e.g. 5 percent, applies. Dr. Smith approves it.") == (
+        "A tolerance, e.g. 5 percent, applies.", "Dr. Smith approves it.")
+    assert split_sentences("\u53d1\u7968\u88ab\u51bb\u7ed3\u3002\u4e70\u65b9\u5fc5\u987b\u5904\u7406\u3002") == (
+        "\u53d1\u7968\u88ab\u51bb\u7ed3\u3002", "\u4e70\u65b9\u5fc5\u987b\u5904\u7406\u3002")
+
+
+def test_a_heading_is_no_claim_but_shows_in_the_explanation():
+    splitter = _Splitter()
+    assert splitter.explain("## Summary\nReasons:\n- Price variance [D8]\n- [D7]") == [
+        ("heading", "Summary"), ("heading", "Reasons:"), ("claim", "Price variance [D8]\n- [D7]")]
+
+
+def test_a_citation_line_joins_the_claim_before_it():
+    assert texts("- Price variance [D8]\n[D7]") == [("Price variance", ("D8", "D7"))]
+
+
+def test_a_citation_opening_a_list_item_stays_with_it():
+    assert texts("- [D7] The invoice is blocked.\n- [D6] The buyer must act.") == [
+        ("The invoice is blocked.", ("D7",)), ("The buyer must act.", ("D6",))]
+
+
+def test_citations_after_the_stop_with_another_pattern():
+    custom = _Splitter(citation_pattern=r"\(source: (\w+)\)")
+    assert [(c.text, c.cites) for c in custom.split("c", "It is blocked. (source: D7) Pay later.").claims] == [
+        ("It is blocked.", ("D7",)), ("Pay later.", ())]
+
+
+def test_sentences_gives_offsets_and_headings():
+    found = sentences("Steps:\n1. Open it.\u200b Then close it.")
+    assert [(s.text, s.heading) for s in found] == [("Steps:", True), ("Open it.", False), ("Then close it.", False)]
+    assert [(s.start, s.end) for s in found] == [(0, 6), (10, 18), (20, 34)]
+
+
+ODD = {
+    "empty": "",
+    "white space": " \t \n  \n",
+    "zero-width only": "\u200b\u200c\u200d\ufeff\u200e",
+    "punctuation only": "... !!! ??? ;;; ---",
+    "control characters": "\x00\x01\x02\x07\x1b[0m\x7f",
+    "control characters in text": "The invoice\x00 is blocked.\x07 Pay it.",
+    "huge line without stops": "the invoice is blocked and " * 20_000,
+    "huge line of stops": ". " * 50_000,
+    "replacement characters and separators": "\ufffd\ufffd \u2028\u2029\x85",
+    "unbalanced brackets": "[[[ ]]] ((( ))) [D7 [D6",
+    "only list markers": "-\n*\n1.\n2)\n#",
+    "only citations": "[D7] [D6]. [D1]",
+}
+
+
+@pytest.mark.parametrize("answer", list(ODD.values()), ids=list(ODD))
+def test_odd_text_never_raises(answer):
+    split = _Splitter().split("c", answer)
+    for claim in split.claims:
+        assert claim.text.strip() and claim.span[0] < claim.span[1] <= len(answer)
+    _Splitter().explain(answer)
+    split_sentences(answer)
+
+
+def test_odd_text_splits_as_expected():
+    assert texts(ODD["control characters in text"]) == [("The invoice is blocked.", ()), ("Pay it.", ())]
+    assert len(texts(ODD["huge line without stops"])) == 1
+    for name in ("empty", "white space", "zero-width only", "punctuation only", "only list markers",
+                 "only citations"):
+        assert texts(ODD[name]) == [], name
+
+
+def test_a_segmenter_failure_falls_back_to_stops(monkeypatch):
+    import groundlab.claims as claims
+
+    def broken(language, text):
+        raise RuntimeError("segmenter crashed")
+
+    monkeypatch.setattr(claims, "_sentencex_segment", broken)
+    assert texts("The invoice is blocked [D7]. The buyer must act.") == [
+        ("The invoice is blocked.", ("D7",)), ("The buyer must act.", ())]
+
+    monkeypatch.setattr(claims, "_sentencex_segment", lambda language, text: ["lost"])
+    assert texts("The invoice is blocked. The buyer must act.") == [
+        ("The invoice is blocked.", ()), ("The buyer must act.", ())]
+
+
+# ---------------------------------------------------------------- the abstention patterns (data file)
+
+EXAMPLES = [(k, ex) for k, p in enumerate(ABSTENTION_PHRASES) for ex in p.examples]
+NEAR_MISSES = [(k, ex) for k, p in enumerate(ABSTENTION_PHRASES) for ex in p.near_misses]
+
+
+def test_every_pattern_has_an_example_and_a_near_miss():
+    assert len(ABSTENTION_PHRASES) >= 15
+    for phrase in ABSTENTION_PHRASES:
+        assert phrase.examples and phrase.near_misses, phrase.pattern
+
+
+@pytest.mark.parametrize("k, sentence", EXAMPLES, ids=[s[:40] for _, s in EXAMPLES])
+def test_every_pattern_catches_its_examples(k, sentence):
+    import re
+
+    assert re.search(ABSTENTION_PHRASES[k].pattern, sentence.replace("\u2019", "'"), re.IGNORECASE), sentence
+    split = ClaimSplitter().split("c", sentence)
+    assert split.abstains and split.claims == (), sentence
+
+
+@pytest.mark.parametrize("k, sentence", NEAR_MISSES, ids=[s[:40] for _, s in NEAR_MISSES])
+def test_no_pattern_takes_a_near_miss_for_an_abstention(k, sentence):
+    assert "[" not in sentence  # a citation would make it a claim whatever the patterns say
+    split = ClaimSplitter().split("c", sentence)
+    assert not split.abstains and len(split.claims) == 1, sentence
+
+
+@pytest.mark.parametrize("sentence", [
+    "Sorry, that isn't covered in the material I have.",
+    "Unfortunately I don't have that information.",
+    "Sorry, I can't help with that.",
+    "I'm sorry, but I can't answer that from these documents.",
+    "That is outside the scope of the documents.",
+    "The delivery date is not specified in the context.",
+])
+def test_common_refusals_are_abstentions(sentence):
+    split = ClaimSplitter().split("c", sentence)
+    assert split.abstains and split.claims == ()
+
+
+def test_a_cited_refusal_wording_is_still_a_claim():
+    split = ClaimSplitter().split("c", "Unfortunately I don't have that information [D3].")
+    assert not split.abstains and len(split.claims) == 1
+
+
+@pytest.mark.parametrize("sentence, expected", [
+    ("Sorry, the refund was rejected.", True),
+    ("Unfortunately, the invoice stays blocked.", True),
+    ("I\u2019m afraid the supplier is late.", True),
+    ("\u201cSorry\u201d is what the buyer said.", True),
+    ("The refund was rejected.", False),
+    ("Sorrento is the plant's town.", False),
+])
+def test_looks_like_refusal(sentence, expected):
+    assert looks_like_refusal(sentence) is expected
+
+
+def test_extra_phrases_add_to_the_built_in_ones():
+    splitter = ClaimSplitter(extra_abstention_phrases=[r"\bbeyond my notes\b"])
+    assert splitter.split("c", "That is beyond my notes.").abstains
+    assert splitter.split("c", "I can't find it.").abstains
+
+
+def test_a_bad_phrase_is_named():
+    from groundlab.records import GroundlabError
+
+    with pytest.raises(GroundlabError, match=r"abstention phrase '\(unclosed' is not a valid regular expression"):
+        ClaimSplitter(extra_abstention_phrases=["(unclosed"])
+    with pytest.raises(GroundlabError, match="citation pattern"):
+        ClaimSplitter(citation_pattern="[")

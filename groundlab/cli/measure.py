@@ -63,13 +63,16 @@ def add_commands(sub) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from ..claims import looks_like_refusal, shorten
     from ..evaluate import split_cases
     from ..io import plural
 
     source, cases = load_inputs(args)
-    splits = split_cases(cases, splitter_from(args))
+    splitter = splitter_from(args)
+    splits = split_cases(cases, splitter)
     n_claims = sum(len(s.claims) for s in splits)
     warnings: List[str] = []
+    refusals: List[str] = []
     for case, split in zip(cases, splits):
         ids = {p.id for p in case.retrieved}
         if len(ids) < len(case.retrieved):
@@ -81,6 +84,10 @@ def cmd_check(args: argparse.Namespace) -> int:
             if stray:
                 warnings.append(f"{case.where}: claim {claim.number} cites {', '.join(stray)}, which "
                                 "was not retrieved; that citation cannot back it.")
+            if not claim.cites and looks_like_refusal(claim.text):
+                refusals.append(f"{case.where}: claim {claim.number} \"{shorten(claim.text)}\" reads like a "
+                                "refusal but counts as a claim; if the assistant declines to answer there, add "
+                                "--abstention-phrase REGEX matching it (see docs/claims.md).")
         if not split.claims and not split.abstains:
             warnings.append(f"{case.where}: the answer holds no claim and no abstention; it counts as abstained.")
     labeled = sum(c.labels is not None for c in cases)
@@ -88,15 +95,22 @@ def cmd_check(args: argparse.Namespace) -> int:
     abstaining = sum(not s.claims for s in splits)
     emit(f"{source}: {plural(len(cases), 'case', 'cases')}, {plural(n_claims, 'claim', 'claims')}, "
           f"{abstaining} abstaining; {labeled} labeled, {known} with answerable set. OK.")
-    for line in warnings:
+    for line in warnings + refusals:
         emit(f"note: {line}")
     if args.show_claims:
         for case, split in zip(cases, splits):
             emit(f"\n{case.id}: {len(split.claims)} claim(s){', abstains' if split.abstains else ''}")
-            for claim in split.claims:
-                cites = f" [{', '.join(claim.cites)}]" if claim.cites else ""
-                emit(f"  {claim.number}. {claim.text}{cites}")
+            claims = iter(split.claims)
+            # Every sentence in answer order: the claims numbered, the others with what they count as.
+            for role, sentence in splitter.explain(case.answer):
+                if role == "claim":
+                    claim = next(claims)
+                    cites = f" [{', '.join(claim.cites)}]" if claim.cites else ""
+                    emit(f"  {claim.number}. {claim.text}{cites}")
+                else:
+                    emit(f"  ({role}) {shorten(sentence)}")
     return 0
+
 
 
 def cmd_score(args: argparse.Namespace) -> int:

@@ -10,6 +10,12 @@
     3. adds **negation**: when coverage passes, the evidence sentence sharing the most content
        words with the claim is found; if exactly one of the two is negated, ``contradicted``.
 
+Numbers are compared by value however they are written ("2" and "two", "3%" and "three per
+cent", "EUR 50" and "50 euros", "1 March 2026" and "2026-03-01"; see :mod:`groundlab.numbers`);
+a number with a unit (percent, currency) is found in evidence that gives the same value with the
+same unit or with none, and a bare number in evidence that gives it with any. The words of a
+number ("two", "percent", "March") are compared as numbers, not as content words.
+
 Speed comes from analysing each piece of text once: a passage is tokenised the first time it is
 seen and its words, numbers and sentences are reused for every claim judged against it, whether
 the evidence is all retrieved passages or only the cited ones. Evidence is never re-tokenised.
@@ -22,6 +28,7 @@ from functools import lru_cache
 from typing import Dict, FrozenSet, List, Sequence, Tuple
 
 from ..claims import split_sentences
+from ..numbers import Mention, mentions
 from ..records import Evidence, Verdict
 
 THRESHOLD = 0.75
@@ -36,8 +43,8 @@ they this those to up was we were what when which while who why will with yes yo
 NEGATIONS: FrozenSet[str] = frozenset({"not", "cannot", "never", "no"})
 
 _WORD = re.compile(r"[a-z][a-z'\-]*")
-# A token with a digit, optionally after a letter prefix and hyphen: 90, 1.5, prc-112, rm-4711.
-_NUMBER = re.compile(r"(?<![\w])(?:[a-z]+-)?\w*\d[\w.,]*")
+# "No. 256" numbers something; it negates nothing.
+_NUMBER_MARKER = re.compile(r"\bnos?\.\s*(?=\d)")
 
 
 def content_words(text: str) -> Tuple[Dict[str, str], bool]:
@@ -45,7 +52,10 @@ def content_words(text: str) -> Tuple[Dict[str, str], bool]:
     and whether ``text`` holds a negation word (not, cannot, never, no, or a ``n't`` form)."""
     words: Dict[str, str] = {}
     negated = False
-    for surface in _WORD.findall(text.lower().replace("\u2019", "'")):
+    lowered = text.lower().replace("\u2019", "'")
+    if "no" in lowered:
+        lowered = _NUMBER_MARKER.sub(" ", lowered)
+    for surface in _WORD.findall(lowered):
         word = surface.rstrip("'-")
         if word in NEGATIONS or word.endswith("n't"):
             negated = True
@@ -60,11 +70,76 @@ def content_words(text: str) -> Tuple[Dict[str, str], bool]:
 
 
 def numbers(text: str) -> Tuple[str, ...]:
-    """Numbers and codes in ``text``, lower-cased, trailing ``.``/``,`` removed, in order."""
-    found = {}
-    for token in _NUMBER.findall(text.lower()):
-        found[token.rstrip(".,")] = None
-    return tuple(found)
+    """The canonical values of the numbers, amounts, dates and codes in ``text``, in order, without
+    repeats (see :func:`groundlab.numbers.number_mentions`)."""
+    return tuple(dict.fromkeys(m.value for m in mentions(text)))
+
+
+def _without_numbers(text: str, found: Sequence[Mention]) -> str:
+    """``text`` with each number written as a plain 0: their words ("two", "percent", "March")
+    are compared as numbers, not as content words, and "No. 256" still reads as a number marker."""
+    if not found:
+        return text
+    parts, pos = [], 0
+    for m in found:
+        parts.append(text[pos:m.start])
+        pos = m.end
+    parts.append(text[pos:])
+    return " 0 ".join(parts)
+
+
+class _Numbers:
+    """The numbers of some evidence, ready for a claim's numbers to be looked up in:
+    ``values`` the canonical values (and the year-month of each full date), ``amounts`` the bare
+    amounts behind every number, percentage, amount of money and date (its year and day),
+    ``bare`` the amounts written without a unit, ``shown`` each value as first written."""
+
+    __slots__ = ("values", "amounts", "bare", "shown")
+
+    def __init__(self, found: Sequence[Mention] = ()) -> None:
+        values, amounts, bare, shown = set(), set(), set(), {}
+        for m in found:
+            values.add(m.value)
+            amounts.add(m.amount)
+            if m.kind == "number":
+                bare.add(m.amount)
+            elif m.kind == "date":
+                amounts.update(m.parts[:2])
+                values.update(m.parts[2:])
+            shown.setdefault(m.value, m.surface)
+        self.values, self.amounts, self.bare, self.shown = values, amounts, bare, shown
+
+    @classmethod
+    def union(cls, many: Sequence["_Numbers"]) -> "_Numbers":
+        out = cls()
+        for n in many:
+            out.values |= n.values
+            out.amounts |= n.amounts
+            out.bare |= n.bare
+            for value, surface in n.shown.items():
+                out.shown.setdefault(value, surface)
+        return out
+
+    def has(self, m: Mention) -> bool:
+        """Whether the evidence gives the claim's number ``m``: the same value, or for a bare
+        number the same amount with any unit, or for a percentage or an amount of money the same
+        amount without a unit. Dates and codes must match exactly."""
+        if m.value in self.values:
+            return True
+        if m.kind == "number":
+            return m.amount in self.amounts
+        if m.kind in ("percent", "money"):
+            return m.amount in self.bare
+        return False
+
+    def listed(self, limit: int = 6) -> str:
+        """The evidence's numbers as written, in order of value."""
+        given = [_written(self.shown[v]) for v in sorted(self.shown)]
+        return ", ".join(given[:limit]) + (", \u2026" if len(given) > limit else "")
+
+
+def _written(surface: str) -> str:
+    return f"\"{surface}\"" if "," in surface else surface
 
 
 class _Piece:
@@ -73,13 +148,14 @@ class _Piece:
     __slots__ = ("words", "numbers", "sentences")
 
     def __init__(self, text: str, one_sentence: bool) -> None:
-        words, _ = content_words(text)
+        found = mentions(text)
+        words, _ = content_words(_without_numbers(text, found))
         self.words = frozenset(words)
-        self.numbers = frozenset(numbers(text))
+        self.numbers = _Numbers(found)
         parts = [text] if one_sentence else split_sentences(text)
         sentences = []
         for sentence in parts:
-            sw, neg = content_words(sentence)
+            sw, neg = content_words(_without_numbers(sentence, mentions(sentence)))
             sentences.append((frozenset(sw), neg, sentence))
         self.sentences = tuple(sentences)
 
@@ -94,7 +170,7 @@ class _Context:
             self.words, self.numbers = pieces[0].words, pieces[0].numbers
         else:
             self.words = frozenset().union(*(p.words for p in pieces))
-            self.numbers = frozenset().union(*(p.numbers for p in pieces))
+            self.numbers = _Numbers.union([p.numbers for p in pieces])
         self.sentences = tuple(s for p in pieces for s in p.sentences)
 
 
@@ -102,9 +178,13 @@ class _ClaimText:
     __slots__ = ("words", "wordset", "numbers", "negated")
 
     def __init__(self, text: str) -> None:
-        self.words, self.negated = content_words(text)
+        found = mentions(text)
+        self.words, self.negated = content_words(_without_numbers(text, found))
         self.wordset = frozenset(self.words)
-        self.numbers = numbers(text)
+        first: Dict[str, Mention] = {}
+        for m in found:
+            first.setdefault(m.value, m)
+        self.numbers = tuple(first.values())
 
 
 # Bounded caches: sample-sized sets fit whole; a log of a million distinct passages does not
@@ -176,14 +256,12 @@ class LexicalJudge:
     def _judge(self, claim: _ClaimText, context: _Context) -> Verdict:
         if claim.numbers:
             have = context.numbers
-            missing = [n for n in claim.numbers if n not in have]
+            missing = [m for m in claim.numbers if not have.has(m)]
             if missing:
-                listed = ", ".join(missing)
-                if have:
-                    given = sorted(have)
-                    shown = ", ".join(given[:6]) + (", \u2026" if len(given) > 6 else "")
+                listed = ", ".join(_written(m.surface) for m in missing)
+                if have.shown:
                     return Verdict("contradicted", f"number {listed} is not in the evidence, "
-                                   f"which gives {shown}", 0.0)
+                                   f"which gives {have.listed()}", 0.0)
                 return Verdict("unsupported", f"number {listed} is not in the evidence, "
                                "which gives no numbers", 0.0)
 
@@ -213,7 +291,7 @@ class LexicalJudge:
                                f"(\"{_quote(best[2])}\"); {n - len(missing_words)}/{n} content words "
                                "in the evidence", coverage)
 
-        return _supported(n - len(missing_words), n, claim.numbers)
+        return _supported(n - len(missing_words), n, tuple(_written(m.surface) for m in claim.numbers))
 
 
 class RulesJudge(LexicalJudge):

@@ -1,0 +1,295 @@
+"""Numbers however they are written: one value for "2", "two" and "2.0", for "50,000", "50 000" and
+"50000", for "3%", "3 percent" and "three per cent", for "EUR 50", "50 euros" and "€50", and for
+"1 March 2026", "March 1, 2026", "2026-03-01" and "01.03.2026".
+
+:func:`number_mentions` is what a judge needs: every number, amount, percentage, date and code of
+a text as ``(canonical value, surface text)``. Codes (4500017311, PRC-112, RM-4711, v1.2.3) stay
+exact tokens, lower-cased.
+
+Which number words count: two to nineteen, the tens, hundred, thousand, million, billion and "a
+dozen" always do ("two weeks", "a dozen orders"); "one" alone only before a unit or a counted
+noun ("one day", "one working day", "one percent", "one invoice"), since "the one who approves",
+"one of the suppliers" or "no one" are no quantity and would make a claim look contradicted by
+evidence that never mentions a 1. Ordinals (first, second) are not numbers here.
+
+>>> number_mentions("Two free service appointments, EUR 1,250.50 and 3 per cent by 1 March 2026 (PRC-112).")
+(('2', 'Two'), ('EUR 1250.5', 'EUR 1,250.50'), ('3%', '3 per cent'), ('2026-03-01', '1 March 2026'), ('prc-112', 'PRC-112'))
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+from typing import List, NamedTuple, Optional, Tuple
+
+__all__ = ["Mention", "mentions", "number_mentions"]
+
+
+class Mention(NamedTuple):
+    """One number in a text.
+
+    ``value``: canonical form ("50000", "3%", "EUR 50", "2026-03-01", "prc-112"); ``surface``: as
+    written; ``start``/``end``: its offsets; ``kind``: number, percent, money, date or code;
+    ``amount``: the bare value behind a percentage or an amount of money ("3" for "3%"), else
+    ``value``; ``parts``: what else a date says (its year, its day, its year and month).
+    """
+
+    value: str
+    surface: str
+    start: int
+    end: int
+    kind: str
+    amount: str
+    parts: Tuple[str, ...] = ()
+
+
+_ONES = ("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+         "sixteen seventeen eighteen nineteen").split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 10 ** 6, "billion": 10 ** 9}
+WORD_VALUES = {w: k for k, w in enumerate(_ONES, 1)}
+WORD_VALUES.update({w: 10 * k for k, w in enumerate(_TENS, 2)})
+
+_MONTHS = {
+    # English, German, French, Spanish month names and the usual abbreviations
+    "january": 1, "jan": 1, "januar": 1, "janvier": 1, "enero": 1,
+    "february": 2, "feb": 2, "februar": 2, "février": 2, "fevrier": 2, "febrero": 2,
+    "march": 3, "mar": 3, "märz": 3, "maerz": 3, "mars": 3, "marzo": 3,
+    "april": 4, "apr": 4, "avril": 4, "abril": 4,
+    "may": 5, "mai": 5, "mayo": 5,
+    "june": 6, "jun": 6, "juni": 6, "juin": 6, "junio": 6,
+    "july": 7, "jul": 7, "juli": 7, "juillet": 7, "julio": 7,
+    "august": 8, "aug": 8, "août": 8, "aout": 8, "agosto": 8,
+    "september": 9, "sep": 9, "sept": 9, "septembre": 9, "septiembre": 9,
+    "october": 10, "oct": 10, "oktober": 10, "octobre": 10, "octubre": 10,
+    "november": 11, "nov": 11, "novembre": 11, "noviembre": 11,
+    "december": 12, "dec": 12, "dezember": 12, "décembre": 12, "decembre": 12, "diciembre": 12,
+}
+_CURRENCY_CODES = "EUR USD GBP CHF JPY CNY INR AUD CAD SEK NOK DKK PLN CZK HUF".split()
+_SYMBOLS = {"€": "EUR", "$": "USD", "£": "GBP", "¥": "JPY", "₹": "INR"}
+_CURRENCY_WORDS = {"euro": "EUR", "euros": "EUR", "dollar": "USD", "dollars": "USD", "pound": "GBP",
+                   "pounds": "GBP", "franc": "CHF", "francs": "CHF", "yen": "JPY", "yuan": "CNY",
+                   "rupee": "INR", "rupees": "INR"}
+
+#: Nouns before which "one" is a quantity ("one day", "one invoice"), with or without a plural s.
+UNIT_NOUNS = frozenset("""
+day week month year quarter hour minute second time percent cent euro dollar pound franc piece item unit
+order invoice line person approver signature supplier vendor customer document page step reminder
+payment delivery shipment pallet box case copy week month year working business calendar full extra
+additional more single further appointment visit service user account
+""".split())
+
+_AMOUNT = (r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:\.\d{3})+,\d+|\d{1,3}(?:[\u00a0\u202f ]\d{3})+(?![\d.,]\d)"
+           r"(?:\.\d+)?|\d+(?:[.,]\d+)?)")
+_NUMBER_WORD = r"(?:" + "|".join(_ONES + _TENS + list(_SCALES) + ["dozen"]) + r")"
+_WORDS = (r"(?i:\b(?:a\s+(?=(?:hundred|thousand|million|billion|dozen)\b))?" + _NUMBER_WORD +
+          r"(?:(?:\s+and\s+|[\s-]+)" + _NUMBER_WORD + r")*\b)")
+_MONTH = r"(?i:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")"
+_PERCENT = r"(?i:\s?%|\s?(?:percent|per\s?cent|pct|prozent|pour\s?cent|por\s?ciento)\b)"
+_CODE3 = "(?:" + "|".join(_CURRENCY_CODES) + r")"
+_SYMBOL = "[" + "".join(_SYMBOLS) + "]"
+_CUR_WORD = r"(?i:" + "|".join(sorted(_CURRENCY_WORDS, key=len, reverse=True)) + r")\b"
+_SCALE = r"(?i:\s+(?:hundred|thousand|million|billion)\b)"
+_END = r"(?![\w]|[.,]\d|-\w)"
+
+_MENTION = re.compile(
+    r"(?P<iso>(?<![\w.-])\d{4}-\d{2}-\d{2}(?![\w-]))"
+    r"|(?P<dotted>(?<![\w.])\d{1,2}\.\d{1,2}\.\d{4}(?![\w]|\.\d))"
+    r"|(?P<dmy>(?<![\w.])\d{1,2}(?:st|nd|rd|th)?\.?\s+" + _MONTH + r"\.?,?\s+\d{4}(?!\w))"
+    r"|(?P<mdy>\b" + _MONTH + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}(?!\w))"
+    r"|(?P<my>\b" + _MONTH + r"\s+\d{4}(?![\w]|[.,]\d))"
+    r"|(?P<pre>(?:\b" + _CODE3 + r"\s?|" + _SYMBOL + r"\s?)(?<![\w.,/-]\d)" + _AMOUNT + _END + "(?:" + _SCALE + ")?)"
+    r"|(?P<amount>(?<![\w.,/-])" + _AMOUNT + _END + "(?:" + _SCALE + ")?"
+    r"(?:" + _PERCENT + r"|\s?" + _CODE3 + r"\b|\s?" + _SYMBOL + r"|\s+" + _CUR_WORD + ")?)"
+    r"|(?P<words>" + _WORDS + r"(?:" + _PERCENT + r"|\s+" + _CUR_WORD + ")?)"
+    r"|(?P<code>(?<!\w)(?:[^\W\d_]+-)?\w*\d[\w.,]*)"
+)
+_DIGITS = re.compile(r"[\d.,\u00a0\u202f ]*\d(?:[.,]\d+)?")
+_UNIT_AFTER = re.compile(r"\s+([^\W\d_]+)")
+_DATE_PARTS = re.compile(r"\d+|[^\W\d_]+")
+
+
+def _decimal(digits: str) -> Optional[Decimal]:
+    """The value of an amount as written (thousands separators, decimal point or comma)."""
+    text = digits.replace("\u00a0", "").replace("\u202f", "").replace(" ", "")
+    if "," in text and "." in text:
+        text = text.replace(".", "").replace(",", ".") if text.rfind(",") > text.rfind(".") \
+            else text.replace(",", "")
+    elif "," in text:
+        head, _, tail = text.rpartition(",")
+        text = text.replace(",", "") if len(tail) == 3 and text.count(",") >= 1 and len(head.split(",")[0]) <= 3 \
+            else text.replace(",", ".")
+    try:
+        return Decimal(text)
+    except InvalidOperation:
+        return None
+
+
+def _plain(value: Decimal) -> str:
+    """``Decimal('1250.50')`` -> ``'1250.5'``; ``Decimal('2E+3')`` -> ``'2000'``."""
+    text = format(value.normalize(), "f")
+    return text
+
+
+def _amount(text: str) -> Optional[str]:
+    """The canonical amount of digits, possibly followed by a scale word ("1.5 million")."""
+    found = _DIGITS.match(text)
+    if found is None:
+        return None
+    digits = found.group().strip()
+    if len(digits) > 1 and digits[0] == "0" and digits[1].isdigit():
+        return None  # leading zeros: a code (00042), kept as written
+    value = _decimal(digits)
+    if value is None:
+        return None
+    rest = text[found.end():].lower()
+    for scale, factor in _SCALES.items():
+        if rest.lstrip().startswith(scale):
+            value *= factor
+            break
+    return _plain(value)
+
+
+def _words_value(text: str) -> Optional[int]:
+    total, current, seen = 0, 0, False
+    for word in re.findall(r"[a-z]+", text.lower()):
+        if word in ("a", "and"):
+            continue
+        if word in WORD_VALUES:
+            current += WORD_VALUES[word]
+        elif word == "hundred":
+            current = max(current, 1) * 100
+        elif word == "dozen":
+            current = max(current, 1) * 12
+        elif word in _SCALES:
+            total += max(current, 1) * _SCALES[word]
+            current = 0
+        else:
+            continue
+        seen = True
+    return total + current if seen else None
+
+
+def _unit(tail: str) -> Optional[Tuple[str, str]]:
+    """("%", "") for a percent sign or word, ("EUR", "") for a currency; None otherwise."""
+    t = tail.strip().lower()
+    if not t:
+        return None
+    if t == "%" or t.startswith(("percent", "per", "pct", "prozent", "pour", "por")):
+        return ("%", "")
+    if t.upper() in _CURRENCY_CODES:
+        return (t.upper(), "")
+    if t in _SYMBOLS:
+        return (_SYMBOLS[t], "")
+    if t in _CURRENCY_WORDS:
+        return (_CURRENCY_WORDS[t], "")
+    return None
+
+
+def _split_unit(surface: str, body_re: "re.Pattern[str]") -> Tuple[str, Optional[str]]:
+    """The number part of a surface and its trailing unit (%, currency), if any."""
+    found = body_re.match(surface)
+    body = found.group() if found else surface
+    unit = _unit(surface[len(body):])
+    return body, (unit[0] if unit else None)
+
+
+_AMOUNT_BODY = re.compile(_AMOUNT + "(?:" + _SCALE + ")?")
+_WORDS_BODY = re.compile(_WORDS)
+
+
+def _date(year: str, month: int, day: Optional[str]) -> Optional[Tuple[str, Tuple[str, ...]]]:
+    if not 1 <= month <= 12:
+        return None
+    y = int(year)
+    if day is None:
+        return f"{y:04d}-{month:02d}", (str(y),)
+    d = int(day)
+    if not 1 <= d <= 31:
+        return None
+    return f"{y:04d}-{month:02d}-{d:02d}", (str(y), str(d), f"{y:04d}-{month:02d}")
+
+
+def _mention(m: "re.Match[str]", text: str) -> Optional[Mention]:
+    kind = m.lastgroup
+    surface = m.group()
+    start, end = m.span()
+    if kind in ("iso", "dotted", "dmy", "mdy", "my"):
+        parts = _DATE_PARTS.findall(surface.lower())
+        if kind == "iso":
+            date = _date(parts[0], int(parts[1]), parts[2])
+        elif kind == "dotted":
+            date = _date(parts[2], int(parts[1]), parts[0])
+        elif kind == "dmy":
+            month = next(p for p in parts[1:] if p in _MONTHS)
+            date = _date(parts[-1], _MONTHS[month], parts[0])
+        elif kind == "mdy":
+            date = _date(parts[-1], _MONTHS[parts[0]], parts[1])
+        else:
+            date = _date(parts[-1], _MONTHS[parts[0]], None)
+        if date is None:  # not a date after all ("2026-13-45"): an exact token
+            token = surface.lower()
+            return Mention(token, surface, start, end, "code", token)
+        return Mention(date[0], surface, start, end, "date", date[0], date[1])
+    if kind == "pre":
+        symbol = surface[0]
+        currency = _SYMBOLS.get(symbol) or surface[:3].upper()
+        amount = _amount(surface.lstrip("".join(_SYMBOLS)).lstrip()[3:].lstrip()
+                         if symbol not in _SYMBOLS else surface[1:].lstrip())
+        if amount is None:
+            return None
+        return Mention(f"{currency} {amount}", surface, start, end, "money", amount)
+    if kind == "amount":
+        body, unit = _split_unit(surface, _AMOUNT_BODY)
+        amount = _amount(body)
+        if amount is None:  # leading zeros
+            return Mention(surface.lower().rstrip(".,"), surface, start, end, "code", surface.lower())
+        return _with_unit(amount, unit, surface, start, end)
+    if kind == "words":
+        body, unit = _split_unit(surface, _WORDS_BODY)
+        value = _words_value(body)
+        if value is None:
+            return None
+        if value == 1 and unit is None:
+            # "one" alone is a quantity only before a unit or a counted noun.
+            after = _UNIT_AFTER.match(text, end)
+            noun = after.group(1).lower() if after else ""
+            if noun.rstrip("s") not in UNIT_NOUNS and noun not in UNIT_NOUNS:
+                return None
+        return _with_unit(str(value), unit, surface, start, end)
+    token = surface.lower().rstrip(".,")
+    if not token:
+        return None
+    return Mention(token, surface.rstrip(".,"), start, start + len(surface.rstrip(".,")), "code", token)
+
+
+def _with_unit(amount: str, unit: Optional[str], surface: str, start: int, end: int) -> Mention:
+    if unit == "%":
+        return Mention(amount + "%", surface, start, end, "percent", amount)
+    if unit:
+        return Mention(f"{unit} {amount}", surface, start, end, "money", amount)
+    return Mention(amount, surface, start, end, "number", amount)
+
+
+@lru_cache(maxsize=16384)
+def mentions(text: str) -> Tuple[Mention, ...]:
+    """Every number, amount, percentage, date and code in ``text``, in order, with offsets."""
+    found: List[Mention] = []
+    for m in _MENTION.finditer(text):
+        mention = _mention(m, text)
+        if mention is not None:
+            found.append(mention)
+    return tuple(found)
+
+
+def number_mentions(text: str) -> Tuple[Tuple[str, str], ...]:
+    """``(canonical value, surface text)`` for every number, amount, percentage, date and code in
+    ``text``, in order. Two mentions with the same canonical value say the same number.
+
+    >>> number_mentions("50,000 / 50 000 / 50000, EUR 50 / 50 euros / €50, 2026-03-01 / 01.03.2026")
+    (('50000', '50,000'), ('50000', '50 000'), ('50000', '50000'), ('EUR 50', 'EUR 50'), ('EUR 50', '50 euros'), ('EUR 50', '€50'), ('2026-03-01', '2026-03-01'), ('2026-03-01', '01.03.2026'))
+    >>> number_mentions("The one who approves is one of the buyers; it takes one day.")
+    (('1', 'one'),)
+    """
+    return tuple((m.value, m.surface) for m in mentions(text))

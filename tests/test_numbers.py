@@ -1,0 +1,137 @@
+"""Numbers however they are written: the mentions module and the rules judges built on it."""
+
+from __future__ import annotations
+
+import pytest
+
+from groundlab.judges import get_judge
+from groundlab.numbers import mentions, number_mentions
+from groundlab.records import Evidence, Passage
+
+
+def values(text):
+    return [value for value, _ in number_mentions(text)]
+
+
+@pytest.mark.parametrize("forms, value", [
+    (["2 free service appointments", "two free service appointments", "Two appointments"], "2"),
+    (["21 days", "twenty-one days", "twenty one days"], "21"),
+    (["a dozen orders", "12 orders", "twelve orders"], "12"),
+    (["105 pieces", "one hundred and five pieces", "a hundred and five pieces"], "105"),
+    (["90 of them", "ninety of them"], "90"),
+    (["50,000 pieces", "50 000 pieces", "50000 pieces", "50\u00a0000 pieces", "fifty thousand pieces"], "50000"),
+    (["2 million", "2,000,000", "two million"], "2000000"),
+    (["1.5", "1.50", "1,5"], "1.5"),
+    (["3%", "3 %", "3 percent", "3 per cent", "three per cent", "three percent"], "3%"),
+    (["1.5 percent", "1.5%", "1,5 %"], "1.5%"),
+    (["EUR 50", "EUR50", "50 EUR", "50 euros", "fifty euros", "\u20ac50", "50\u20ac", "\u20ac 50"], "EUR 50"),
+    (["USD 1,250.50", "$1,250.50", "1,250.50 dollars"], "USD 1250.5"),
+    (["EUR 1.250,50"], "EUR 1250.5"),
+    (["1 March 2026", "March 1, 2026", "2026-03-01", "01.03.2026", "1st March 2026", "Mar 1, 2026",
+      "1. M\u00e4rz 2026", "1 mars 2026"], "2026-03-01"),
+    (["March 2026", "in Mar 2026"], "2026-03"),
+])
+def test_every_form_of_a_number_has_one_value(forms, value):
+    for form in forms:
+        assert values(form) == [value], form
+
+
+@pytest.mark.parametrize("code", ["4500017311", "PRC-112", "RM-4711", "v1.2.3", "00042", "5th", "2026-13-45"])
+def test_codes_stay_exact_tokens(code):
+    assert values(f"See {code} now.") == [code.lower()]
+
+
+@pytest.mark.parametrize("text", [
+    "The one who approves is the buyer.",
+    "One of the suppliers was late.",
+    "No one approved it.",
+    "Each one is checked.",
+    "A one-time fee applies.",
+    "The second reminder goes out.",
+])
+def test_one_as_a_pronoun_and_ordinals_are_no_numbers(text):
+    assert values(text) == []
+
+
+@pytest.mark.parametrize("text", ["It takes one day.", "It takes one working day.", "One invoice is blocked.",
+                                  "one percent"])
+def test_one_before_a_unit_is_a_number(text):
+    assert [v.rstrip("%") for v in values(text)] == ["1"]
+
+
+def test_surface_and_offsets_are_as_written():
+    text = "Pay EUR 1,250.50 within two weeks of 1 March 2026."
+    found = mentions(text)
+    assert [(m.surface, text[m.start:m.end], m.kind) for m in found] == [
+        ("EUR 1,250.50", "EUR 1,250.50", "money"), ("two", "two", "number"),
+        ("1 March 2026", "1 March 2026", "date")]
+
+
+# ---------------------------------------------------------------- the rules judges
+
+
+def judged(claim, passage, judge="rules", question="What applies?"):
+    verdict = get_judge(judge).judge(claim, Evidence(question, (Passage("P1", passage),)))
+    return verdict.label, verdict.reason
+
+
+@pytest.mark.parametrize("judge", ["rules", "lexical"])
+@pytest.mark.parametrize("claim, passage", [
+    ("The customer gets 2 free service appointments.", "The customer gets two free service appointments."),
+    ("The customer gets two free service appointments.", "The customer gets 2 free service appointments."),
+    ("The limit is 50,000 pieces.", "The limit is 50 000 pieces."),
+    ("The tolerance is 3 percent.", "The tolerance is 3%."),
+    ("The tolerance is three per cent.", "The tolerance is 3 %."),
+    ("The fee is EUR 50.", "The fee is 50 euros."),
+    ("The fee is \u20ac50.", "The fee is EUR 50."),
+    ("Payment is due on 1 March 2026.", "Payment is due on 2026-03-01."),
+    ("Payment is due on March 1, 2026.", "Payment is due on 01.03.2026."),
+    ("Payment is due in 2026.", "Payment is due on 1 March 2026."),
+    ("A dozen orders are blocked.", "12 orders are blocked."),
+])
+def test_the_same_number_written_differently_is_supported(judge, claim, passage):
+    label, reason = judged(claim, passage, judge)
+    assert label == "supported", reason
+
+
+@pytest.mark.parametrize("claim, passage, shown", [
+    ("The customer gets 3 free service appointments.", "The customer gets two free service appointments.",
+     "number 3 is not in the evidence, which gives two"),
+    ("The fee is EUR 60.", "The fee is 50 euros.", "number EUR 60 is not in the evidence, which gives 50 euros"),
+    ("The fee is USD 50.", "The fee is 50 euros.", "number USD 50 is not in the evidence, which gives 50 euros"),
+    ("The limit is 50,000 pieces.", "The limit is 5,000 pieces.",
+     "number \"50,000\" is not in the evidence, which gives \"5,000\""),
+    ("Payment is due on 2 March 2026.", "Payment is due on 01.03.2026.",
+     "number 2 March 2026 is not in the evidence, which gives 01.03.2026"),
+    ("The tolerance is four percent.", "The tolerance is 3 %.",
+     "number four percent is not in the evidence, which gives 3 %"),
+])
+def test_a_contradicted_reason_shows_both_numbers_as_written(claim, passage, shown):
+    label, reason = judged(claim, passage)
+    assert (label, reason) == ("contradicted", shown)
+
+
+def test_codes_must_match_exactly():
+    assert judged("Error PRC-113 means a price is missing.", "Error PRC-112 means a price is missing.")[0] == \
+        "contradicted"
+    assert judged("Install v1.2.4 first.", "Install v1.2.3 first.")[0] == "contradicted"
+
+
+def test_number_words_are_not_content_words():
+    # "two" and "percent" are compared as numbers; were they content words, coverage would drop
+    label, reason = judged("Two percent is the limit.", "The limit is 2%.")
+    assert label == "supported" and reason.startswith("1/1 content words")
+
+
+def test_the_one_who_does_not_contradict():
+    label, reason = judged("The one who approves is the credit analyst.",
+                           "The credit analyst approves the release of 2 orders.")
+    assert label != "contradicted" or "number" not in reason
+
+
+def test_no_dot_before_a_number_is_no_negation():
+    # "No. 256" numbers a rule; the claim is not negated, so there is no negation flip
+    assert judged("The release follows rule No. 256.", "The release follows rule 256.")[0] == "supported"
+    assert judged("The release follows rule 256.", "The release follows rule No. 256.")[0] == "supported"
+    # a real "no" still is a negation
+    assert judged("No release follows rule 256.", "The release follows rule 256.")[0] == "contradicted"
