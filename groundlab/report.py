@@ -1,11 +1,18 @@
-"""The one-page report for a steering committee, in Markdown."""
+"""The one-page report for a steering committee, in Markdown, and as a page that prints.
+
+Text that comes from outside (file names, case ids) is escaped for Markdown and HTML alike: a
+file name can hold ``<script>``, a backtick, a ``|`` or a link, and must show as written.
+"""
 
 from __future__ import annotations
 
+import base64
+import html
 import math
+import re
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Mapping, Optional, Sequence, Union
 
 from .evaluate import Evaluation
 from .io import PathLike, check_output, write_atomic
@@ -17,6 +24,33 @@ from .summary import agree_summary, rates, score_summary
 #: First line of every report groundlab writes; a file that starts otherwise is not replaced
 #: without ``--force``, since it may be a person's own document.
 MARKER = "<!-- groundlab report -->"
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~-])")
+
+
+def markdown_text(text: str) -> str:
+    r"""``text`` as literal Markdown: its markup characters backslash-escaped and ``&``, ``<``, ``>``
+    written as entities, so no renderer makes a link, a table cell, code or HTML of it.
+
+    >>> print(markdown_text("[x](javascript:alert(1)) <b>|</b>"))
+    \[x\]\(javascript:alert\(1\)\) &lt;b&gt;\|&lt;/b&gt;
+    """
+    text = " ".join(str(text).splitlines())
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
+
+
+def code_span(text: str) -> str:
+    """``text`` as a Markdown code span (a file name, a case id): shown as written, never read as
+    Markdown or HTML, whatever backticks or markup it holds.
+
+    >>> code_span("a`b.jsonl"), code_span("<script>")
+    ('``a`b.jsonl``', '`<script>`')
+    """
+    text = " ".join(str(text).splitlines())
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith(("`", " ")) or text.endswith(("`", " ")) else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 
@@ -43,7 +77,8 @@ def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = 
         MARKER,
         "# Groundedness report",
         "",
-        f"Judge `{s['judge']}` on {s['cases']} cases{f' from `{source}`' if source else ''}, {stamp}.",
+        f"Judge {code_span(s['judge'])} on {s['cases']} cases{f' from {code_span(source)}' if source else ''}, "
+        f"{stamp}.",
         "",
         f"1. **Hallucination rate per answer:** {rate_line(r['hallucination rate'], 'answered cases')}."
         + (f" By the person's labels: {rate_line(r['hallucination rate by the person'], 'labeled answers')}."
@@ -108,3 +143,46 @@ def write_report(path: Path, text: str, force: bool = False,
     """Write a report atomically (temporary file, then rename), after :func:`check_report_target`."""
     check_report_target(path, force, inputs)
     return write_atomic(path, text)
+
+
+_PAGE_CSS = """
+body { font-family: "Helvetica Neue", Arial, sans-serif; color: #111; max-width: 46rem; margin: 2rem auto;
+       padding: 0 1rem; line-height: 1.45; font-size: 11pt; }
+h1 { font-size: 1.6rem; margin-bottom: 0.3rem; }
+h2 { font-size: 1.2rem; margin-top: 1.6rem; }
+ol li { margin-bottom: 0.5rem; }
+code { font-family: Menlo, Consolas, monospace; font-size: 0.95em; background: #f3f3f3; padding: 0 0.2em;
+       overflow-wrap: anywhere; }
+figure { margin: 1.2rem 0; break-inside: avoid; page-break-inside: avoid; }
+figure img { max-width: 100%; height: auto; border: 1px solid #ddd; }
+figcaption { font-size: 0.9rem; color: #444; margin-top: 0.3rem; }
+@page { size: A4; margin: 16mm 14mm; }
+@media print {
+  body { max-width: none; margin: 0; padding: 0; font-size: 10pt; }
+  h2 { break-before: page; page-break-before: always; }
+  figure { margin: 0.6rem 0; }
+  figure img { max-height: 118mm; width: auto; border: none; }
+  code { background: none; }
+}
+"""
+
+
+def html_report(markdown: str, figures: Mapping[str, Union[str, "Path"]] = ()) -> str:
+    """The steering report as one HTML page that needs nothing beside it: its Markdown rendered
+    with raw HTML switched off (markup in it shows as text), the figures embedded as PNG, and a
+    print style that keeps each figure whole on its page. It runs no script."""
+    from markdown_it import MarkdownIt
+
+    body = markdown.split("\n", 1)[1] if markdown.startswith(MARKER) else markdown
+    rendered = MarkdownIt("commonmark", {"html": False}).render(body)
+    parts = []
+    if figures:
+        parts.append("<h2>Figures</h2>")
+        for caption, image in figures.items():
+            data = base64.b64encode(Path(image).read_bytes()).decode("ascii")
+            parts.append(f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(caption)}">'
+                         f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+    return "\n".join([MARKER, "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+                      '<meta name="viewport" content="width=device-width, initial-scale=1">',
+                      "<title>Groundedness report</title>", f"<style>{_PAGE_CSS}</style>", "</head>", "<body>",
+                      rendered, *parts, "</body>", "</html>", ""])
