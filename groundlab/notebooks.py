@@ -25,7 +25,6 @@ import os
 import tempfile
 import time
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence
 
@@ -271,9 +270,10 @@ def kernel_imports_this_groundlab() -> Iterator[None]:
 
 
 def run_notebooks(notebooks: Sequence[Path], out: Path, plans: Mapping[Path, Mapping[str, Any]],
-                  progress: Callable[[str], None] = lambda message: None) -> RunResult:
+                  progress: Callable[[str], None] = lambda message: None, shown: str = "") -> RunResult:
     """Execute ``notebooks`` in order into the folder ``out``, each with its ``plans`` parameters
-    (:func:`plan_parameters`) and an HTML copy beside it.
+    (:func:`plan_parameters`) and an HTML copy beside it. ``shown``: ``out`` as messages name it
+    (as the person typed it; default: relative to the current folder).
 
     Stops at the first notebook that fails, keeping its partial output, with a
     :class:`NotebookFailed` naming the notebook and the cell.
@@ -286,7 +286,7 @@ def run_notebooks(notebooks: Sequence[Path], out: Path, plans: Mapping[Path, Map
             start = time.monotonic()
             executed = out / nb.name
             try:
-                _execute(nb, executed, plans[nb], Path.cwd())
+                _execute(nb, executed, plans[nb], Path.cwd(), str(Path(shown or relative(out)) / nb.name))
             except NotebookFailed:
                 if executed.exists():
                     with contextlib.suppress(Exception):  # the failure is what matters, not its HTML copy
@@ -302,7 +302,7 @@ def run_notebooks(notebooks: Sequence[Path], out: Path, plans: Mapping[Path, Map
     return result
 
 
-def _execute(source: Path, executed: Path, parameters: Mapping[str, Any], cwd: Path) -> None:
+def _execute(source: Path, executed: Path, parameters: Mapping[str, Any], cwd: Path, shown: str) -> None:
     """Run ``source`` into ``executed``. papermill writes its output again after every cell, so it
     writes a new temporary file of its own beside ``executed``, renamed over it at the end (also
     when a cell fails): nothing is written through a symbolic link."""
@@ -312,7 +312,6 @@ def _execute(source: Path, executed: Path, parameters: Mapping[str, Any], cwd: P
     fd, name = tempfile.mkstemp(prefix=f".{executed.stem}.", suffix=".ipynb", dir=executed.parent)
     os.close(fd)
     tmp = Path(name)
-    shown = relative(executed)
     try:
         papermill.execute_notebook(str(source), str(tmp), parameters=dict(parameters), cwd=str(cwd),
                                    progress_bar=False, log_output=False,

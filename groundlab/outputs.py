@@ -174,7 +174,8 @@ def claim_folder(out: Path, force: bool, reserved: Sequence[str], inputs: Iterab
             raise GroundlabError(f"{path} {problem}, so --force leaves it alone and nothing was written (move it "
                                  f"out of {out}, or choose another --out).")
         clear.append(rel)
-    owned = set(clear) | ({RUN_FILE} if manifest or (out / RUN_FILE).exists() else set())
+    record = sha256(out / RUN_FILE) if (out / RUN_FILE).is_file() and not (out / RUN_FILE).is_symlink() else ""
+    owned = set(clear) | ({RUN_FILE} if record else set())
     resolved_inputs = {os.path.realpath(p) for p in inputs if p}
     for rel in sorted(owned):
         if os.path.realpath(out / rel) in resolved_inputs:
@@ -192,13 +193,14 @@ def claim_folder(out: Path, force: bool, reserved: Sequence[str], inputs: Iterab
                 for entry in sorted(dirs + files):
                     full = Path(folder) / entry
                     rel = full.relative_to(out).as_posix()
-                    if full.is_symlink() or (full.is_file() and rel not in owned) or not (full.is_dir() or full.is_file()):
+                    ours = full.is_dir() or (full.is_file() and rel in owned)
+                    if full.is_symlink() or not ours:
                         raise GroundlabError(f"{full} was not written by groundlab, and the run writes into "
                                              f"{path}; nothing was written (move it away, or choose another --out).")
         elif name not in owned:
             raise GroundlabError(f"{path} was not written by groundlab, and the run writes a file of that name; "
                                  "nothing was written (move it away, or choose another --out).")
-    return Claim(out, clear)
+    return Claim(out, clear, record)
 
 
 def _manifest(out: Path) -> Dict[str, str]:
@@ -250,6 +252,8 @@ class Claim:
 
     path: Path
     clear: List[str]
+    #: The SHA-256 of the previous run's ``run.json`` ("" when there was none).
+    record: str = ""
 
     def take(self, command: Dict) -> RunFolder:
         """Clear the previous run's files and take the folder for this run (creating it when new).
@@ -265,9 +269,9 @@ class Claim:
                           key=lambda r: -len(Path(r).parts)):
             with contextlib.suppress(OSError):  # a folder that still holds something is kept
                 (self.path / rel).rmdir()
-        with contextlib.suppress(FileNotFoundError):
-            if (self.path / RUN_FILE).is_file() and not (self.path / RUN_FILE).is_symlink():
-                (self.path / RUN_FILE).unlink()
+        previous = self.path / RUN_FILE
+        if self.record and previous.is_file() and not previous.is_symlink() and sha256(previous) == self.record:
+            previous.unlink()  # the record of the run replaced; one written since is another run's
         record = {"kind": _KIND, "status": "running", "started": _now(), "command": command,
                   "failure": None, "files": {}}
         try:

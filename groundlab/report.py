@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import html
-import math
 import re
 from datetime import datetime, timezone
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Mapping, Optional, Sequence, Union
 from .evaluate import Evaluation
 from .io import PathLike, check_output, write_atomic
 from .records import GroundlabError
-from .metrics import citations_undecided, risk_weighted_score
+from .metrics import citations_undecided, has_person_labels, outcomes, risk_weighted_score
 from .stats import Rate, percent
 from .summary import agree_summary, rates, score_summary
 
@@ -105,10 +104,7 @@ def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = 
     lines += [
         f"5. **The control:** {flagged} claims in {r['hallucination rate'].count} answers could not be backed "
         "by the passages. Decide what the product does with such a claim: hide it, flag it to the user, or "
-        "route the answer to a person. Had the assistant declined every answer the judge flags, its "
-        f"risk-weighted score at penalty {s['penalty']:g} would be "
-        f"{risk_weighted_score(evaluation.cases, s['penalty'], withhold_flagged=True):+g} instead of "
-        f"{s['risk_weighted_score']:+g}.",
+        "route the answer to a person. " + _control(evaluation, s["penalty"]),
         "",
         f"Outcomes: {o['correct']} correct, {o['abstained']} abstained, {o['wrong']} wrong. "
         f"Risk-weighted score {s['risk_weighted_score']:+g} with penalty {s['penalty']:g} "
@@ -123,6 +119,26 @@ def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = 
         "",
     ]
     return "\n".join(lines)
+
+
+def _control(evaluation: Evaluation, penalty: float) -> str:
+    """What withholding every answer the judge flags would score: by the person's labels where
+    answers carry them (the judge's wrong flags then cost correct answers, its misses stay wrong),
+    else as the judge sees it, saying so."""
+    cases = evaluation.cases
+    if has_person_labels(cases):
+        as_is, withheld = (outcomes(cases, withhold_flagged=w, by="person") for w in (False, True))
+        lost, missed = as_is["correct"] - withheld["correct"], withheld["wrong"]
+        return (f"Had the assistant declined every answer the judge flags, its risk-weighted score at penalty "
+                f"{penalty:g} would be {withheld['correct'] - penalty * withheld['wrong']:+g} instead of "
+                f"{as_is['correct'] - penalty * as_is['wrong']:+g}, by the person's labels on "
+                f"{sum(as_is.values())} answers: the judge's wrong flags would cost {lost} correct "
+                f"answer{'s' * (lost != 1)}, and {missed} wrong answer{'s' * (missed != 1)} it missed would "
+                "still go out.")
+    return (f"Had the assistant declined every answer the judge flags, its risk-weighted score at penalty "
+            f"{penalty:g} would be {risk_weighted_score(cases, penalty, withhold_flagged=True):+g} instead of "
+            f"{risk_weighted_score(cases, penalty):+g} as the judge sees it; without a person's labels, the "
+            "correct answers its wrong flags would cost are not counted.")
 
 
 def check_report_target(path: Path, force: bool = False, inputs: Sequence[Optional[PathLike]] = ()) -> None:
@@ -159,9 +175,8 @@ figcaption { font-size: 0.9rem; color: #444; margin-top: 0.3rem; }
 @page { size: A4; margin: 16mm 14mm; }
 @media print {
   body { max-width: none; margin: 0; padding: 0; font-size: 10pt; }
-  h2 { break-before: page; page-break-before: always; }
   figure { margin: 0.6rem 0; }
-  figure img { max-height: 118mm; width: auto; border: none; }
+  figure img { max-height: 105mm; width: auto; border: none; }
   code { background: none; }
 }
 """

@@ -72,7 +72,8 @@ def strata_table(cases: pd.DataFrame) -> pd.DataFrame:
     [['contradicted', 3], ['unsupported', 3], ['supported', 4], ['abstained', 2]]
     """
     counts = judge_strata(cases).value_counts()
-    return pd.DataFrame({"stratum": _ordered(counts.index), "answers": [int(counts[h]) for h in _ordered(counts.index)]})
+    names = _ordered(counts.index)
+    return pd.DataFrame({"stratum": names, "answers": [int(counts[h]) for h in names]})
 
 
 def allocate(sizes: Mapping[str, int], n: int,

@@ -180,7 +180,7 @@ def test_run_names_the_failing_notebook_and_cell(cli, tmp_path, monkeypatch):
     _notebook(folder / "01-broken.ipynb", BROKEN)
     _notebook(folder / "02-after.ipynb", [("code", 'print("not run")', [])])
     out = tmp_path / "out"
-    code, stdout, err = cli("run", "--notebooks", folder, "--out", out)
+    code, stdout, err = cli("run", "--notebooks", folder, "--out", "out")
     assert code == 2
     last = err.strip().splitlines()[-1]
     sentence = ("01-broken.ipynb failed in code cell 3 (In [4] in the executed copy), `answer = 1 / 0`, with "
@@ -311,24 +311,65 @@ def test_parameter_values():
 
 
 def test_run_uses_the_key_and_cache_of_the_folder_it_was_started_in(messages_stub, monkeypatch, tmp_path, cli):
-    """The kernels look for .env and .groundlab/cache where the command runs, as groundlab score does,
-    not in the report folder; the key never lands in what the run writes."""
+    """The run judges where the command runs, with the .env and .groundlab/cache there, as groundlab
+    score does, not in the report folder; it judges once for all its notebooks; the key never lands in
+    what the run writes."""
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     monkeypatch.delenv("ANTHROPIC_BASE_URL")
     (tmp_path / ".env").write_text(f"ANTHROPIC_API_KEY={KEY}\nANTHROPIC_BASE_URL={messages_stub.url}\n")
     folder = tmp_path / "nbs"
     folder.mkdir()
     shutil.copy(ROOT / "notebooks" / "01-groundedness.ipynb", folder)
+    shutil.copy(ROOT / "notebooks" / "03-risk-report.ipynb", folder)
     argv = ("run", "--judge", "llm", "--cases", CASES, "--passages", NOTES, "--notebooks", folder)
     code, _, err = cli(*argv, "--out", "first")
     assert code == 0, err
     answered = len(messages_stub.requests)
-    assert answered == 10  # one request per answered case of the sample set
+    assert answered == 10  # one request per answered case of the sample set, for both notebooks
     assert len(list((tmp_path / ".groundlab" / "cache").rglob("*.json"))) == answered
     assert not (tmp_path / "first" / ".groundlab").exists()
+    assert "Judge `llm` on 12 cases" in (tmp_path / "first" / "report.md").read_text(encoding="utf-8")
     code, _, err = cli(*argv, "--out", "second")
     assert code == 0, err
     assert len(messages_stub.requests) == answered  # the second run is answered from the same cache
     for path in tmp_path.glob("*/**/*"):
         if path.is_file() and ".groundlab" not in path.parts:
             assert KEY.encode() not in path.read_bytes(), path
+
+
+def test_run_stops_before_any_report_when_the_judge_judged_nothing(messages_stub, tmp_path, cli):
+    from messages_stub import text_reply
+
+    messages_stub.default = lambda body: text_reply("They all look fine to me.", body)
+    code, out, err = cli("run", "--judge", "llm", "--cases", CASES, "--passages", NOTES, "--out", "out",
+                         "--notebooks", ROOT / "notebooks")
+    assert code == 2 and out == ""
+    assert err.strip().splitlines()[-1].startswith("groundlab: the llm judge could not judge any of the 20 claims")
+    assert not (tmp_path / "out").exists() and not (tmp_path / "reports").exists()
+    assert len(messages_stub.requests) == 10  # asked once, not again in every notebook
+
+
+def test_run_splits_claims_as_told(cli, tmp_path, monkeypatch):
+    """--abstention-phrase and --citation-pattern reach every notebook and the shared judged result."""
+    import pickle
+
+    monkeypatch.chdir(tmp_path)
+    case = {"id": "x1", "question": "Where is the order?", "retrieved": [{"id": "K1", "text": "Orders ship daily."}],
+            "answer": "We have no record of that order. Orders ship daily (source K1).", "labels": ["supported"]}
+    (tmp_path / "cases.jsonl").write_text(json.dumps(case) + "\n", encoding="utf-8")
+    folder = tmp_path / "nbs"
+    folder.mkdir()
+    shutil.copy(ROOT / "notebooks" / "01-groundedness.ipynb", folder)
+    # without the settings the case has two claims for one label: refused before anything runs
+    code, _, err = cli("run", "--cases", "cases.jsonl", "--notebooks", folder, "--out", "plain")
+    assert code == 2 and "1 label(s) for 2 claim(s)" in err and not (tmp_path / "plain").exists()
+    code, _, err = cli("run", "--cases", "cases.jsonl", "--notebooks", folder, "--out", "out",
+                       "--abstention-phrase", "no record of", "--citation-pattern", r"\(source (\w+)\)")
+    assert code == 0, err
+    injected = next(c for c in _cells(tmp_path / "out" / "01-groundedness.ipynb")
+                    if "injected-parameters" in c.metadata.get("tags", [])).source
+    assert 'abstention_phrases = ["no record of"]' in injected
+    assert 'citation_pattern = "\\\\(source (\\\\w+)\\\\)"' in injected
+    with open(tmp_path / "out" / "judged.pkl", "rb") as fh:
+        claims = pickle.load(fh)["evaluations"]["rules"].claims
+    assert claims[["text", "cites"]].values.tolist() == [["Orders ship daily.", ("K1",)]]

@@ -90,7 +90,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         NotebookFailed,
     )
     from ..outputs import FAILED_FILE, RUN_FILE, Claim, claim_folder, new_run_folder
-    from ..workbook import claim_splitter, compare_judges, judged_inputs, save_judged, split_cases
+    from ..evaluate import split_cases
+    from ..workbook import claim_splitter, compare_judges, judged_inputs, save_judged
 
     # Check everything that can be checked before anything runs or is written, so a mistake is
     # one sentence, not a failed notebook.
@@ -178,11 +179,12 @@ def cmd_run(args: argparse.Namespace) -> int:
                                                       parameters.get("abstention_phrases") or []))
         parameters["judged_file"] = judged
     plans = plan_parameters(notebooks, parameters, out)
-    shown = relative(out)
+    shown = args.out or relative(out)
     print(f"groundlab run: {plural(len(notebooks), 'notebook', 'notebooks')} from {notebooks[0].parent} "
           f"into {shown}", file=sys.stderr)
     try:
-        result = run_notebooks(notebooks, out, plans, progress=lambda line: print(line, file=sys.stderr))
+        result = run_notebooks(notebooks, out, plans, shown=shown,
+                               progress=lambda line: print(line, file=sys.stderr))
     except NotebookFailed as exc:
         folder.finish("failed", {"notebook": exc.notebook, "cell": exc.cell, "message": str(exc)},
                       message=f"This run failed: {exc}")
@@ -200,7 +202,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         parts.append("report.md")
     if (out / "report.html").exists():
         parts.append("report.html")
-    emit(f"wrote {shown}/: " + ", ".join(parts) + ".")
+    emit(f"wrote {shown.rstrip('/')}/: " + ", ".join(parts) + ".")
     return 0
 
 
