@@ -75,7 +75,7 @@ def claim_splitter(citation_pattern: Optional[str] = "", abstention_phrases: Seq
         return ClaimSplitter(citation_pattern=citation_pattern or None,
                              abstention_phrases=DEFAULT_ABSTENTION_PHRASES + tuple(abstention_phrases))
     except ValueError as exc:
-        raise GroundlabError(f"{names[0]} {citation_pattern!r}: {exc}.") from None
+        raise GroundlabError(f"{exc}.") from None
 
 
 # ---------------------------------------------------------------- tables for reading
@@ -571,7 +571,7 @@ def score_table(cases: pd.DataFrame, penalty: float, withhold: bool = True) -> p
 # ---------------------------------------------------------------- the report
 
 
-@dataclass
+@dataclass(repr=False)
 class SteeringReport:
     """The one-page report as written: its Markdown ``text`` and the files it went to. Shows
     itself in a notebook as the report (without its figures, which the notebook shows)."""
@@ -586,6 +586,8 @@ class SteeringReport:
 
     def __str__(self) -> str:
         return self.text
+
+    __repr__ = __str__
 
 
 def write_steering_report(evaluation: Evaluation, penalty: float, path: PathLike, source: str = "",

@@ -101,6 +101,12 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
         assert 'judged_file = "out/judged.pkl"' in injected.source
         assert ("penalty = 3.0" in injected.source) == (nb.name != "04-labeling.ipynb")
         assert not [o for c in cells for o in c.outputs if o.output_type == "error"]
+        for cell in cells:  # what a reader sees: tables, text and charts, no Python reprs
+            for output in cell.outputs:
+                data = output.get("data", {})
+                assert "PosixPath" not in data.get("text/plain", "") + output.get("text", ""), cell.source
+                if output.output_type == "execute_result":
+                    assert set(data) - {"text/plain"}, (nb.name, cell.source)  # a table, a chart or text
         for cell in _figure_cells(executed):  # every chart shows in its cell, not only on disk
             assert any("image/png" in o.get("data", {}) for o in cell.outputs), (nb.name, cell.source)
             assert not any("PosixPath" in o.get("data", {}).get("text/plain", "") for o in cell.outputs)
