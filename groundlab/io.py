@@ -354,8 +354,23 @@ def sample_path(name: str = "") -> Path:
     return Path(__file__).parent / "data" / name
 
 
+def new_file_mode() -> int:
+    """The mode a new file gets under the user's umask (0o666 less the umask); ``tempfile.mkstemp``
+    makes every file 0600 whatever the umask, so files written through it are given this."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:  # reads the umask without changing it
+            mask = next(int(line.split()[1], 8) for line in fh if line.startswith("Umask:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return 0o666 & ~mask
+
+
 def write_atomic(path: PathLike, text: str) -> Path:
-    """Write ``text`` to ``path`` through a temporary file and a rename, so no half file is left."""
+    """Write ``text`` to ``path`` through a temporary file and a rename, so no half file is left.
+
+    The rename replaces a symbolic link at ``path`` rather than writing through it; the file gets
+    the user's umask (:func:`new_file_mode`)."""
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -366,6 +381,7 @@ def write_atomic(path: PathLike, text: str) -> Path:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
+            os.fchmod(fh.fileno(), new_file_mode())
         os.replace(tmp, path)
     except BaseException:
         try:

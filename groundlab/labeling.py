@@ -202,6 +202,15 @@ def export_sheet(cases_path: PathLike, out: PathLike, *, passages: Optional[Path
     """Write the labeling sheet of a cases file (see :func:`sheet_frame`)."""
     check_output(out, force, [cases_path] + ([passages] if passages else []))
     cases = load_cases(cases_path, passages)
+    sheet, judge_name = _suggested_sheet(cases, judge, splitter)
+    cut = write_sheet(sheet, out, force=force)
+    return _export_report(sheet, cases, cut, judge_name, Path(out))
+
+
+def _suggested_sheet(cases: Sequence[Case], judge: Union[str, Judge, None],
+                     splitter: Optional[ClaimSplitter]) -> Tuple[pd.DataFrame, Optional[str]]:
+    """The sheet of ``cases`` with ``judge``'s suggestions; a judge that could not judge a single
+    claim stops here, in one sentence, before anything is written."""
     sheet = sheet_frame(cases, judge=judge, splitter=splitter)
     judge_name = None if judge is None else (judge if isinstance(judge, str) else judge.name)
     if judge_name is not None:
@@ -211,9 +220,88 @@ def export_sheet(cases_path: PathLike, out: PathLike, *, passages: Optional[Path
         stop = nothing_judged(judge_name, errors, instead="export with --blind (no suggestions)")
         if stop:
             raise GroundlabError(stop)
-    cut = write_sheet(sheet, out, force=force)
+    return sheet, judge_name
+
+
+def _export_report(sheet: pd.DataFrame, cases: Sequence[Case], cut: int, judge_name: Optional[str],
+                   out: Path) -> ExportReport:
     claims = int((sheet["claim_no"] != "").sum())
-    return ExportReport(len(sheet), claims, len(cases), len(sheet) - claims, cut, judge_name, Path(out))
+    return ExportReport(len(sheet), claims, len(cases), len(sheet) - claims, cut, judge_name, out)
+
+
+@dataclass(frozen=True)
+class Round:
+    """The files of one labeling round in its folder: the drawn ``sample``, its ``sheet``, the
+    ``labeled`` sample the read-back writes; ``export`` says what the sheet holds, ``written``
+    which files this call wrote (none when both were already there as this round makes them)."""
+
+    sample: Path
+    sheet: Path
+    labeled: Path
+    export: ExportReport
+    written: Tuple[Path, ...]
+
+    def __str__(self) -> str:
+        if not self.written:
+            return (f"{self.sample} and {self.sheet} are already there as this round makes them; "
+                    "nothing was rewritten.")
+        text = str(self.export) if self.sheet in self.written else f"kept {self.sheet}, unchanged"
+        if self.sample in self.written:
+            text += f"\nwrote the sample to {self.sample}."
+        if self.sheet.name != "sheet.csv":
+            text += (f"\nnote: {self.sheet.parent / 'sheet.csv'} differs from this round's sheet (filled by "
+                     "someone, or from another draw), so it was left as it is and this round's files were "
+                     "written beside it.")
+        return text
+
+
+def write_round(cases_path: PathLike, design: pd.DataFrame, folder: PathLike, *,
+                passages: Optional[PathLike] = None, judge: Union[str, Judge, None] = "rules",
+                splitter: Optional[ClaimSplitter] = None) -> Round:
+    """Write a labeling round into ``folder``: the drawn cases of ``cases_path`` (see
+    :func:`groundlab.sampling.write_sample`) and their sheet, never replacing a sheet someone may
+    have filled.
+
+    The files are ``sample.jsonl`` and ``sheet.csv`` when each is absent or already holds exactly
+    what this round writes; otherwise the next pair that is (``sample-2.jsonl`` and
+    ``sheet-2.csv``, ...), beside them. So a filled sheet, even one filled in place and read back
+    with ``filled_sheet``, stays as it is, and a rerun with the same draw rewrites nothing.
+    """
+    from .sampling import sample_text
+
+    folder = Path(folder)
+    inputs = [cases_path] + ([passages] if passages else [])
+    sample = sample_text(cases_path, design)
+    drawn = set(design["case_id"])
+    cases = [case for case in load_cases(cases_path, passages) if case.id in drawn]
+    sheet, judge_name = _suggested_sheet(cases, judge, splitter)
+    text, cut = sheet_text(sheet)
+    for k in range(1, 1000):
+        suffix = "" if k == 1 else f"-{k}"
+        paths = (folder / f"sample{suffix}.jsonl", folder / f"sheet{suffix}.csv")
+        contents = (sample, text)
+        if all(_holds(path, content) is not False for path, content in zip(paths, contents)):
+            break
+    else:
+        raise GroundlabError(f"{folder} already holds 999 labeling rounds; give another work_dir.")
+    written = []
+    for path, content in zip(paths, contents):
+        if _holds(path, content) is None:
+            check_output(path, False, inputs)
+            write_atomic(path, content)
+            written.append(path)
+    export = _export_report(sheet, cases, cut, judge_name, paths[1])
+    return Round(paths[0], paths[1], folder / f"labeled{suffix}.jsonl", export, tuple(written))
+
+
+def _holds(path: Path, content: str) -> Optional[bool]:
+    """Whether ``path`` holds exactly ``content``: ``None`` when there is no such file."""
+    if not path.exists():
+        return None
+    try:
+        return path.read_bytes() == content.encode("utf-8")
+    except OSError:
+        return False
 
 
 def read_sheet(path: PathLike) -> pd.DataFrame:
@@ -280,21 +368,23 @@ def demo_sheet(sheet: PathLike, cases: Sequence[Case], out: PathLike, *, partial
 
 
 def read_back(sheet: PathLike, sample: PathLike, out: PathLike, *, filled_sheet: PathLike = "",
-              cases: Sequence[Case] = (), partial: bool = False) -> Union[ImportReport, SheetWaiting]:
+              cases: Sequence[Case] = (), partial: bool = False,
+              splitter: Optional[ClaimSplitter] = None) -> Union[ImportReport, SheetWaiting]:
     """Read the labels of a round back into ``out`` (the sample with its labels), replacing it.
 
     The labels come from ``filled_sheet`` when one is given; else from the labels ``cases`` (the
-    log) already hold, written into ``sheet-filled-demo.csv`` beside ``sheet`` (see
+    log) already hold, written into ``<sheet>-filled-demo.csv`` beside ``sheet`` (see
     :func:`demo_sheet`); else there are none yet, and a :class:`SheetWaiting` says so instead of
     an import failing on empty labels.
     """
+    sheet = Path(sheet)
     if str(filled_sheet).strip():
         source: Optional[Path] = Path(filled_sheet)
     else:
-        source = demo_sheet(sheet, cases, Path(sheet).with_name("sheet-filled-demo.csv"), partial=partial)
+        source = demo_sheet(sheet, cases, sheet.with_name(f"{sheet.stem}-filled-demo.csv"), partial=partial)
     if source is None:
-        return SheetWaiting(Path(sheet))
-    return import_labels(source, sample, out, partial=partial, force=True)
+        return SheetWaiting(sheet)
+    return import_labels(source, sample, out, partial=partial, force=True, splitter=splitter)
 
 
 # ---------------------------------------------------------------- import

@@ -99,19 +99,52 @@ def false_abstention_rate(cases: pd.DataFrame) -> Rate:
     return make_rate(int(answerable["abstained"].sum()), len(answerable), "false abstention")
 
 
-def outcomes(cases: pd.DataFrame, *, withhold_flagged: bool = False) -> Dict[str, int]:
+def outcomes(cases: pd.DataFrame, *, withhold_flagged: bool = False, by: str = "judge") -> Dict[str, int]:
     """Counts of ``correct`` / ``abstained`` / ``wrong`` cases (cases left open by judge errors are not counted).
 
     ``withhold_flagged=True`` gives the outcomes of the same assistant had it abstained on every
-    answer the judge flags (a claim not supported): what a control that hides such answers buys,
-    as the judge sees it.
+    answer the judge flags (a claim not supported): what a control that hides such answers buys.
+
+    ``by="person"`` scores each answer by the person's labels instead of the judge: ``wrong`` when
+    the person found a claim not supported or the question cannot be answered from the passages,
+    else ``correct``; answers without labels are left out. Withholding still follows the judge's
+    flags, so an answer it flags wrongly is a correct answer lost and one it misses stays wrong.
+
+    >>> from groundlab import evaluate, load_cases, sample_path
+    >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")), "lexical")
+    >>> outcomes(ev.cases, withhold_flagged=True), outcomes(ev.cases, withhold_flagged=True, by="person")
+    ({'correct': 5, 'abstained': 7, 'wrong': 0}, {'correct': 4, 'abstained': 7, 'wrong': 1})
     """
-    outcome = cases["outcome"]
+    if by == "judge":
+        outcome = cases["outcome"]
+    elif by == "person":
+        outcome = person_outcome(cases)
+    else:
+        raise ValueError(f"by must be 'judge' or 'person', not {by!r}")
     if withhold_flagged:
         flagged = cases["hallucinated"].fillna(False).to_numpy(dtype=bool)
-        outcome = outcome.mask(flagged, "abstained")
+        outcome = outcome.mask(flagged & outcome.notna().to_numpy(), "abstained")
     counts = outcome.value_counts()
     return {k: int(counts.get(k, 0)) for k in ("correct", "abstained", "wrong")}
+
+
+def person_outcome(cases: pd.DataFrame) -> pd.Series:
+    """Each case's outcome by the person's labels: ``abstained`` (no claims), ``wrong`` (a claim the
+    person found not supported, or an answer to a question the passages cannot answer),
+    ``correct``, or ``None`` for an answer without labels."""
+    by_person = cases["hallucinated_by_person"]
+    wrong = (by_person == True) | (cases["answerable"] == False)  # noqa: E712 (NA-aware)
+    outcome = pd.Series(None, index=cases.index, dtype=object)
+    labeled = by_person.notna().to_numpy()
+    outcome[labeled] = "correct"
+    outcome[labeled & wrong.fillna(False).to_numpy(dtype=bool)] = "wrong"
+    outcome[cases["claims"].to_numpy() == 0] = "abstained"
+    return outcome
+
+
+def has_person_labels(cases: pd.DataFrame) -> bool:
+    """Whether any answer (a case with claims) carries a person's labels."""
+    return bool(cases["hallucinated_by_person"].notna().any())
 
 
 def accuracy_score(cases: pd.DataFrame) -> Rate:
@@ -132,11 +165,12 @@ def penalty_for_confidence(target: float) -> float:
     return target / (1 - target)
 
 
-def risk_weighted_score(cases: pd.DataFrame, penalty: float = 1.0, *, withhold_flagged: bool = False) -> float:
+def risk_weighted_score(cases: pd.DataFrame, penalty: float = 1.0, *, withhold_flagged: bool = False,
+                        by: str = "judge") -> float:
     """correct − penalty × wrong; an abstention scores 0.
 
-    ``withhold_flagged=True``: the score had the assistant abstained on the answers the judge flags
-    (see :func:`outcomes`).
+    ``withhold_flagged=True``: the score had the assistant abstained on the answers the judge flags;
+    ``by="person"``: scored by the person's labels (see :func:`outcomes`).
 
     >>> from groundlab import evaluate, load_cases, sample_path
     >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")))
@@ -146,7 +180,7 @@ def risk_weighted_score(cases: pd.DataFrame, penalty: float = 1.0, *, withhold_f
     if penalty < 0 or math.isnan(penalty):
         raise GroundlabError(f"the penalty must be 0 or more, not {penalty}; a wrong answer costs "
                              "that many correct ones (3 matches a 75% confidence target).")
-    counts = outcomes(cases, withhold_flagged=withhold_flagged)
+    counts = outcomes(cases, withhold_flagged=withhold_flagged, by=by)
     return float(counts["correct"] - penalty * counts["wrong"])
 
 

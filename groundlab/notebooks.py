@@ -2,8 +2,12 @@
 
 The notebooks ship inside the package (``groundlab/data/notebooks/``, a copy of the project's
 ``notebooks/``), so ``groundlab run`` works from any folder once groundlab is installed. Each
-notebook gets the parameters its ``parameters`` cell declares, nothing else; paths are made
-absolute first, and everything a notebook writes goes to the output folder through them.
+notebook gets the parameters its ``parameters`` cell declares, nothing else; paths are written
+relative to the folder the command runs in (the kernels' working folder), so no executed copy or
+report shows a local absolute path, and everything a notebook writes goes to the output folder
+through them.
+
+The HTML copies are for people who read results: code cells left out, no script in the page.
 
 The kernels run in the folder the command was started from, as the other commands do: that is
 where the ``llm`` judge finds ``.env`` and keeps its replies (``.groundlab/cache``), so a run
@@ -12,18 +16,19 @@ of the workbook uses the same key and the same cache as ``groundlab score``.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import functools
 import json
 import math
 import os
+import tempfile
 import time
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence
 
-from .io import sample_path
+from .io import new_file_mode, sample_path
 from .records import GroundlabError
 
 #: Which files in a folder are workbook notebooks: ``NN-topic.ipynb``, run in name order.
@@ -31,7 +36,10 @@ NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"
 
 #: Parameters that name a file or folder: made absolute, so they mean what they meant where the
 #: command was typed (an empty one stays empty: "none").
-PATH_PARAMETERS = ("cases", "passages", "figures_dir", "report", "work_dir", "filled_sheet")
+PATH_PARAMETERS = ("cases", "passages", "figures_dir", "report", "work_dir", "filled_sheet", "judged_file")
+
+#: The nbconvert template of the HTML copies (``groundlab/data/templates/groundlab``).
+HTML_TEMPLATE = "groundlab"
 
 
 class NotebookFailed(GroundlabError):
@@ -101,11 +109,6 @@ def _inspect(path: str, version: Any) -> Dict[str, Dict[str, Any]]:
         raise GroundlabError(f"{path} cannot be read as a notebook ({exc}); fix or remove it.") from None
 
 
-def default_out_dir(now: Optional[datetime] = None) -> Path:
-    """``reports/<date>_<time>/`` in the current folder."""
-    return Path("reports") / (now or datetime.now()).strftime("%Y-%m-%d_%H%M%S")
-
-
 def parse_value(text: str) -> Any:
     """A ``-p NAME VALUE`` value: JSON when it parses (``3``, ``true``, ``["a", "b"]``), else the text."""
     try:
@@ -142,20 +145,56 @@ def check_parameter_names(notebooks: Sequence[Path], names: Iterable[str]) -> No
 def plan_parameters(notebooks: Sequence[Path], parameters: Mapping[str, Any], out: Path) -> Dict[Path, Dict[str, Any]]:
     """Per notebook, the parameters to pass: those of ``parameters`` it declares, with
     ``figures_dir``, ``report`` and ``work_dir`` pointed into ``out`` unless given, and paths
-    made absolute (``None`` or an empty path is passed as ``""``: none)."""
+    written relative to the current folder, where the kernels run (``None`` or an empty path is
+    passed as ``""``: none)."""
     declared = {nb: notebook_parameters(nb) for nb in notebooks}
     given = dict(parameters)
-    given.setdefault("figures_dir", out / "figures")
-    given.setdefault("report", out / "report.md")
-    given.setdefault("work_dir", out / "labeling")
+    given.setdefault("figures_dir", Path(out) / "figures")
+    given.setdefault("report", Path(out) / "report.md")
+    given.setdefault("work_dir", Path(out) / "labeling")
     for name in PATH_PARAMETERS:
         if name in given:
             value = given[name]
-            given[name] = "" if value is None or not str(value).strip() else str(Path(value).resolve())
+            given[name] = "" if value is None or not str(value).strip() else relative(value)
     plans = {}
     for nb, params in declared.items():
         plans[nb] = {name: coerce(name, value, params[name]) for name, value in given.items() if name in params}
     return plans
+
+
+def relative(path: Any) -> str:
+    """``path`` relative to the current folder (POSIX separators), as a person would type it there."""
+    return Path(os.path.relpath(Path(path).resolve(), Path.cwd().resolve())).as_posix()
+
+
+def declared_default(notebook: Path, name: str) -> Any:
+    """The default value a notebook's ``parameters`` cell gives ``name`` (``None`` if it declares
+    no such parameter, or its default is not a plain value)."""
+    params = notebook_parameters(notebook)
+    if name not in params:
+        return None
+    try:
+        return ast.literal_eval(str(params[name].get("default")))
+    except (ValueError, SyntaxError):
+        return None
+
+
+def judges_to_run(notebooks: Sequence[Path], parameters: Mapping[str, Any]) -> List[str]:
+    """The judges the notebooks of a run use (``judge``, and ``judges`` of notebook 02), each
+    once: what a run judges before the notebooks start, for all of them. Only notebooks that take
+    a shared result (a ``judged_file`` parameter) count."""
+    names: List[str] = []
+    for nb in notebooks:
+        declared = notebook_parameters(nb)
+        if "judged_file" not in declared:
+            continue
+        for name in ("judge", "judges"):
+            if name not in declared:
+                continue
+            value = (coerce(name, parameters[name], declared[name]) if name in parameters
+                     else declared_default(nb, name))
+            names += value if isinstance(value, list) else [value] if value else []
+    return list(dict.fromkeys(str(n) for n in names))
 
 
 def check_values(parameters: Mapping[str, Any], options: Optional[Mapping[str, str]] = None) -> None:
@@ -230,16 +269,16 @@ def kernel_imports_this_groundlab() -> Iterator[None]:
             os.environ["PYTHONPATH"] = before
 
 
-def run_notebooks(notebooks: Sequence[Path], out: Path, parameters: Mapping[str, Any],
-                  progress: Callable[[str], None] = lambda message: None) -> RunResult:
-    """Execute ``notebooks`` in order into ``out``, each with an HTML copy beside it.
+def run_notebooks(notebooks: Sequence[Path], out: Path, plans: Mapping[Path, Mapping[str, Any]],
+                  progress: Callable[[str], None] = lambda message: None, shown: str = "") -> RunResult:
+    """Execute ``notebooks`` in order into the folder ``out``, each with its ``plans`` parameters
+    (:func:`plan_parameters`) and an HTML copy beside it. ``shown``: ``out`` as messages name it
+    (as the person typed it; default: relative to the current folder).
 
     Stops at the first notebook that fails, keeping its partial output, with a
     :class:`NotebookFailed` naming the notebook and the cell.
     """
-    out = Path(out).resolve()
-    plans = plan_parameters(notebooks, parameters, out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = Path(out)
     result = RunResult(out)
     with kernel_imports_this_groundlab():
         for k, nb in enumerate(notebooks, 1):
@@ -247,14 +286,14 @@ def run_notebooks(notebooks: Sequence[Path], out: Path, parameters: Mapping[str,
             start = time.monotonic()
             executed = out / nb.name
             try:
-                _execute(nb, executed, plans[nb], Path.cwd())
+                _execute(nb, executed, plans[nb], Path.cwd(), str(Path(shown or relative(out)) / nb.name))
             except NotebookFailed:
                 if executed.exists():
                     with contextlib.suppress(Exception):  # the failure is what matters, not its HTML copy
-                        result.html.append(_to_html(executed))
+                        result.html.append(to_html(executed))
                 raise
             try:
-                result.html.append(_to_html(executed))
+                result.html.append(to_html(executed))
             except Exception as exc:  # nbconvert without its templates: the notebook itself is fine
                 progress(f"[{k}/{len(notebooks)}] {nb.name}: no HTML copy ({type(exc).__name__}: "
                          f"{_one_line(str(exc), 120)})")
@@ -263,18 +302,25 @@ def run_notebooks(notebooks: Sequence[Path], out: Path, parameters: Mapping[str,
     return result
 
 
-def _execute(source: Path, executed: Path, parameters: Mapping[str, Any], cwd: Path) -> None:
+def _execute(source: Path, executed: Path, parameters: Mapping[str, Any], cwd: Path, shown: str) -> None:
+    """Run ``source`` into ``executed``. papermill writes its output again after every cell, so it
+    writes a new temporary file of its own beside ``executed``, renamed over it at the end (also
+    when a cell fails): nothing is written through a symbolic link."""
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
+    fd, name = tempfile.mkstemp(prefix=f".{executed.stem}.", suffix=".ipynb", dir=executed.parent)
+    os.close(fd)
+    tmp = Path(name)
     try:
-        papermill.execute_notebook(str(source), str(executed), parameters=dict(parameters), cwd=str(cwd),
+        papermill.execute_notebook(str(source), str(tmp), parameters=dict(parameters), cwd=str(cwd),
                                    progress_bar=False, log_output=False,
                                    # the kernel's own notices (start-up, the interrupt it may log
                                    # while shutting down) are not the user's business; a failing
                                    # cell is reported from the notebook itself
                                    extra_arguments=["--log-level=CRITICAL"])
     except PapermillExecutionError as exc:
+        _put(tmp, executed)
         first = next((line.strip() for line in (exc.source or "").splitlines() if line.strip()), "")
         number = _source_cell_number(executed, exc.cell_index)
         where = f"code cell {number}" if number else "a cell"
@@ -282,13 +328,27 @@ def _execute(source: Path, executed: Path, parameters: Mapping[str, Any], cwd: P
             where += f" (In [{exc.exec_count}] in the executed copy)"
         raise NotebookFailed(
             f"{source.name} failed in {where}, `{first[:60]}{'…' if len(first) > 60 else ''}`, with "
-            f"{exc.ename}: {_one_line(exc.evalue).rstrip('.')}; the partial output is in {executed}.",
+            f"{exc.ename}: {_one_line(exc.evalue).rstrip('.')}; the partial output is in {shown}.",
             source.name, number, executed) from None
     except (GroundlabError, KeyboardInterrupt):
+        _put(tmp, executed)
         raise
     except Exception as exc:  # no kernel, a kernel that died, a timeout: nbclient and jupyter_client errors
+        _put(tmp, executed)
         raise NotebookFailed(f"{source.name} could not run ({type(exc).__name__}: {_one_line(str(exc))}); "
-                             f"what it wrote is in {executed}.", source.name, None, executed) from None
+                             f"what it wrote is in {shown}.", source.name, None, executed) from None
+    _put(tmp, executed)
+
+
+def _put(tmp: Path, target: Path) -> None:
+    """Move papermill's temporary output to its place (an empty one, from a notebook that never
+    started, is dropped)."""
+    if tmp.exists() and tmp.stat().st_size:
+        os.chmod(tmp, new_file_mode())
+        os.replace(tmp, target)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
 
 
 def _source_cell_number(executed: Path, cell_index: int) -> Optional[int]:
@@ -311,10 +371,14 @@ def _one_line(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-def _to_html(notebook: Path) -> Path:
+def to_html(notebook: Path) -> Path:
+    """An HTML copy of an executed notebook beside it, for reading: the code cells and prompts
+    left out, and no script in the page (see ``groundlab/data/templates/groundlab``)."""
     from nbconvert import HTMLExporter
 
-    body, _ = HTMLExporter().from_filename(str(notebook))
-    target = notebook.with_suffix(".html")
-    target.write_text(body, encoding="utf-8")
-    return target
+    from .outputs import write_bytes
+
+    exporter = HTMLExporter(template_name=HTML_TEMPLATE, extra_template_basedirs=[str(sample_path("templates"))],
+                            exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
+    body, _ = exporter.from_filename(str(notebook))
+    return write_bytes(notebook.with_suffix(".html"), body.encode("utf-8"))

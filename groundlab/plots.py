@@ -8,9 +8,10 @@ with the common colour-vision deficiencies; sizes are chosen to stay readable on
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from pathlib import Path
-from typing import List, Optional, Sequence, Union
+from typing import Iterator, List, Mapping, Optional, Sequence, Union
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -46,11 +47,28 @@ def set_theme() -> None:
     sns.set_theme(style="whitegrid", palette=PALETTE, rc=_RC)
 
 
+@contextlib.contextmanager
+def _rc(params: Mapping[str, object]) -> Iterator[None]:
+    """Set ``params`` for the block, then put back those keys only.
+
+    Not ``plt.rc_context``, which puts back every setting: when a Jupyter kernel's first figure
+    is made inside it, the inline backend switches matplotlib's interactive flag on, the context
+    switches it off again on exit, and no later chart of the session is shown in its cell
+    (matplotlib issues 24351 and 26716).
+    """
+    before = {key: matplotlib.rcParams[key] for key in params}
+    matplotlib.rcParams.update(params)
+    try:
+        yield
+    finally:
+        matplotlib.rcParams.update(before)
+
+
 def _styled(draw):
     """Draw inside groundlab's style, whatever the session's own settings are."""
     @functools.wraps(draw)
     def wrapper(*args, **kwargs):
-        with sns.axes_style("whitegrid"), plt.rc_context(_RC):
+        with sns.axes_style("whitegrid"), _rc(_RC):
             return draw(*args, **kwargs)
     return wrapper
 
@@ -224,43 +242,76 @@ def interval_width(frame: pd.DataFrame, ax: Optional[Axes] = None, answers: Opti
 @_styled
 def penalty_curve(frame: pd.DataFrame, ax: Optional[Axes] = None, penalty: Optional[float] = None,
                   title: Optional[str] = None) -> Axes:
-    """The risk-weighted score against the penalty for a wrong answer, one line per policy.
+    """The risk-weighted score per 100 answers against the penalty for a wrong answer, one line per
+    policy: the assistant as it is, and the same assistant withholding every answer the judge flags.
 
-    ``frame``: :func:`groundlab.workbook.penalty_curve` (``penalty``, ``policy``, ``score``).
-    The top axis gives the confidence target t whose penalty is t/(1−t). ``penalty`` marks the
-    penalty chosen for the report.
+    ``frame``: :func:`groundlab.workbook.penalty_curve` (``penalty``, ``policy``, ``per_100``,
+    ``correct``, ``wrong``, ``answers``, ``by``). Scored ``by`` a person's labels, the second line
+    counts what the judge gets wrong (an answer it flags wrongly is a right answer lost, one it
+    misses stays wrong); scored by the judge, the chart says that it is the judge's own view.
+    The top axis gives how sure an answer must be to pay at each penalty; ``penalty`` marks the
+    penalty of the report.
     """
-    ax = _axes(ax, (9, 5.4))
+    ax = _axes(ax, (9.5, 6))
     policies = list(dict.fromkeys(frame["policy"]))
-    sns.lineplot(data=frame, x="penalty", y="score", hue="policy", style="policy", hue_order=policies,
-                 palette=POLICY_COLOURS[:len(policies)], lw=3, ax=ax)
+    by = str(frame["by"].iloc[0]) if "by" in frame else "judge"
+    counts = {policy: (int(frame.loc[frame["policy"] == policy, "correct"].iloc[0]),
+                       int(frame.loc[frame["policy"] == policy, "wrong"].iloc[0])) for policy in policies}
+    labels = {policy: _policy_label(policy, *counts[policy], by=by,
+                                    lost=None if k == 0 else counts[policies[0]][0] - counts[policy][0])
+              for k, policy in enumerate(policies)}
+    for policy, colour, style in zip(policies, POLICY_COLOURS, ("-", "--")):
+        rows = frame[frame["policy"] == policy]
+        ax.plot(rows["penalty"], rows["per_100"], color=colour, ls=style, lw=3, label=labels[policy])
     ax.axhline(0, color=OKABE_ITO["black"], lw=1)
     top = ax.secondary_xaxis("top", functions=(lambda p: p / (1 + np.maximum(p, 0)),
                                                 lambda t: t / (1 - np.minimum(t, 0.999))))
     top.set_xticks([t for t in (0.5, 0.75, 0.8, 0.9) if t / (1 - t) <= frame["penalty"].max() + 1e-9])
     top.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
-    top.set_xlabel("confidence target t (penalty t/(1\u2212t))", fontsize=12)
-    if penalty is not None:
-        ax.axvline(penalty, color=OKABE_ITO["black"], ls="--", lw=1.5, label=f"penalty used here: {penalty:g}")
-        for policy, colour in zip(policies, POLICY_COLOURS):
-            rows = frame[frame["policy"] == policy]
-            row = rows.iloc[(rows["penalty"] - penalty).abs().argmin()]
-            ax.annotate(f"{row['score']:+g}", (row["penalty"], row["score"]), xytext=(8, 6),
-                        textcoords="offset points", color=colour, fontsize=13, fontweight="bold")
-    handles, labels = ax.get_legend_handles_labels()
+    top.set_xlabel("how sure an answer must be to pay at that penalty", fontsize=12)
     first = frame[frame["policy"] == policies[0]]
     correct, wrong = first["correct"].iloc[0], first["wrong"].iloc[0]
     if wrong and correct and correct / wrong <= frame["penalty"].max():
-        even = correct / wrong  # where answering as it is stops paying
-        ax.plot(even, 0, "o", color=POLICY_COLOURS[0], ms=9)
-        labels[0] += f" (pays only below penalty {even:.2g}, t = {even / (1 + even):.0%})"
+        ax.plot(correct / wrong, 0, "o", color=POLICY_COLOURS[0], ms=9)  # where answering stops paying
+    if penalty is not None:
+        ax.axvline(penalty, color=OKABE_ITO["black"], ls=":", lw=1.5,
+                   label=f"the penalty of the report: {penalty:g}")
+        for policy, colour in zip(policies, POLICY_COLOURS):
+            rows = frame[frame["policy"] == policy]
+            row = rows.iloc[(rows["penalty"] - penalty).abs().argmin()]
+            ax.annotate(f"{row['per_100']:+.0f}", (row["penalty"], row["per_100"]), xytext=(8, 6),
+                        textcoords="offset points", color=colour, fontsize=13, fontweight="bold")
     ax.set_xlim(frame["penalty"].min(), frame["penalty"].max())
-    ax.margins(y=0.1)
-    ax.set_xlabel("penalty for a wrong answer (in correct answers)")
-    ax.set_ylabel("risk-weighted score\n(correct \u2212 penalty \u00d7 wrong)")
-    ax.set_title(title or "What confident errors cost", pad=12)
-    ax.legend(handles, labels, title=None, loc="lower left", frameon=True)
+    ax.margins(y=0.12)
+    ax.set_xlabel("penalty: what one wrong answer costs, in right answers")
+    ax.set_ylabel("score per 100 answers\n(right answers \u2212 penalty \u00d7 wrong ones)")
+    answers = int(first["answers"].iloc[0])
+    scored = (f"scored by a person's labels on {answers} answers" if by == "person" else
+              f"scored by the judge on {answers} answers: no person's labels")
+    ax.set_title(f"{title or 'What confident errors cost'}\n{scored}", pad=12)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False, fontsize=11.5)
     return ax
+
+
+def _policy_label(policy: str, correct: int, wrong: int, by: str, lost: Optional[int] = None) -> str:
+    """A legend entry in plain words: for the assistant as it is, where answering stops paying;
+    for withholding (``lost``: the right answers it gives up), what the line counts."""
+    def answers(n: int, what: str) -> str:
+        return f"{n} {what} answer{'s' * (n != 1)}"
+
+    if lost is not None:
+        if by == "person":
+            return (f"{policy}\n(scored by the person: {answers(lost, 'right')} lost to wrong flags, "
+                    f"{answers(wrong, 'wrong')} the judge missed)")
+        return (f"{policy}\n(the judge's own view: without a person's labels its wrong flags and misses "
+                "cannot be counted)")
+    if not wrong:
+        return f"{policy}: no wrong answers, so answering pays at any penalty"
+    if not correct:
+        return f"{policy}: no right answers, so answering never pays"
+    even = correct / wrong
+    return (f"{policy}: answering pays while a wrong answer costs less than {even:.2g} "
+            f"right answer{'s' * (even != 1)}")
 
 
 # ---------------------------------------------------------------- export
@@ -269,8 +320,12 @@ def penalty_curve(frame: pd.DataFrame, ax: Optional[Axes] = None, penalty: Optio
 def save_figure(fig: Union[Figure, Axes], directory: Union[str, Path], name: str, dpi: int = 200) -> List[Path]:
     """Write ``fig`` as ``directory/name.png`` (``dpi``, 150 or more) and ``directory/name.svg``.
 
-    Accepts a Figure, one of its Axes or a list of them; returns the two paths.
+    Accepts a Figure, one of its Axes or a list of them; returns the two paths. The SVG keeps its
+    text as text (``svg.fonttype`` none), so titles and labels stay editable in slide tools; each
+    file is written whole and never through a symbolic link.
     """
+    from .outputs import replacing
+
     if isinstance(fig, (list, tuple, np.ndarray)):
         fig = fig[0]
     if isinstance(fig, Axes):
@@ -278,8 +333,11 @@ def save_figure(fig: Union[Figure, Axes], directory: Union[str, Path], name: str
     if dpi < 150:
         raise ValueError("figures for slides need at least 150 dpi")
     directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
     paths = [directory / f"{name}.png", directory / f"{name}.svg"]
-    fig.savefig(paths[0], dpi=dpi, bbox_inches="tight", facecolor="white", metadata={"Software": None})
-    fig.savefig(paths[1], bbox_inches="tight", facecolor="white", metadata={"Date": None})
+    with _rc({"svg.fonttype": "none", "svg.hashsalt": "groundlab"}):
+        with replacing(paths[0]) as tmp:
+            fig.savefig(tmp, format="png", dpi=dpi, bbox_inches="tight", facecolor="white",
+                        metadata={"Software": None})
+        with replacing(paths[1]) as tmp:
+            fig.savefig(tmp, format="svg", bbox_inches="tight", facecolor="white", metadata={"Date": None})
     return paths

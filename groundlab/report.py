@@ -1,22 +1,55 @@
-"""The one-page report for a steering committee, in Markdown."""
+"""The one-page report for a steering committee, in Markdown, and as a page that prints.
+
+Text that comes from outside (file names, case ids) is escaped for Markdown and HTML alike: a
+file name can hold ``<script>``, a backtick, a ``|`` or a link, and must show as written.
+"""
 
 from __future__ import annotations
 
-import math
+import base64
+import html
+import re
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Mapping, Optional, Sequence, Union
 
 from .evaluate import Evaluation
 from .io import PathLike, check_output, write_atomic
 from .records import GroundlabError
-from .metrics import citations_undecided, risk_weighted_score
+from .metrics import citations_undecided, has_person_labels, outcomes, risk_weighted_score
 from .stats import Rate, percent
 from .summary import agree_summary, rates, score_summary
 
 #: First line of every report groundlab writes; a file that starts otherwise is not replaced
 #: without ``--force``, since it may be a person's own document.
 MARKER = "<!-- groundlab report -->"
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~-])")
+
+
+def markdown_text(text: str) -> str:
+    r"""``text`` as literal Markdown: its markup characters backslash-escaped and ``&``, ``<``, ``>``
+    written as entities, so no renderer makes a link, a table cell, code or HTML of it.
+
+    >>> print(markdown_text("[x](javascript:alert(1)) <b>|</b>"))
+    \[x\]\(javascript:alert\(1\)\) &lt;b&gt;\|&lt;/b&gt;
+    """
+    text = " ".join(str(text).splitlines())
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
+
+
+def code_span(text: str) -> str:
+    """``text`` as a Markdown code span (a file name, a case id): shown as written, never read as
+    Markdown or HTML, whatever backticks or markup it holds.
+
+    >>> code_span("a`b.jsonl"), code_span("<script>")
+    ('``a`b.jsonl``', '`<script>`')
+    """
+    text = " ".join(str(text).splitlines())
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith(("`", " ")) or text.endswith(("`", " ")) else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 
@@ -43,7 +76,8 @@ def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = 
         MARKER,
         "# Groundedness report",
         "",
-        f"Judge `{s['judge']}` on {s['cases']} cases{f' from `{source}`' if source else ''}, {stamp}.",
+        f"Judge {code_span(s['judge'])} on {s['cases']} cases{f' from {code_span(source)}' if source else ''}, "
+        f"{stamp}.",
         "",
         f"1. **Hallucination rate per answer:** {rate_line(r['hallucination rate'], 'answered cases')}."
         + (f" By the person's labels: {rate_line(r['hallucination rate by the person'], 'labeled answers')}."
@@ -70,10 +104,7 @@ def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = 
     lines += [
         f"5. **The control:** {flagged} claims in {r['hallucination rate'].count} answers could not be backed "
         "by the passages. Decide what the product does with such a claim: hide it, flag it to the user, or "
-        "route the answer to a person. Had the assistant declined every answer the judge flags, its "
-        f"risk-weighted score at penalty {s['penalty']:g} would be "
-        f"{risk_weighted_score(evaluation.cases, s['penalty'], withhold_flagged=True):+g} instead of "
-        f"{s['risk_weighted_score']:+g}.",
+        "route the answer to a person. " + _control(evaluation, s["penalty"]),
         "",
         f"Outcomes: {o['correct']} correct, {o['abstained']} abstained, {o['wrong']} wrong. "
         f"Risk-weighted score {s['risk_weighted_score']:+g} with penalty {s['penalty']:g} "
@@ -88,6 +119,26 @@ def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = 
         "",
     ]
     return "\n".join(lines)
+
+
+def _control(evaluation: Evaluation, penalty: float) -> str:
+    """What withholding every answer the judge flags would score: by the person's labels where
+    answers carry them (the judge's wrong flags then cost correct answers, its misses stay wrong),
+    else as the judge sees it, saying so."""
+    cases = evaluation.cases
+    if has_person_labels(cases):
+        as_is, withheld = (outcomes(cases, withhold_flagged=w, by="person") for w in (False, True))
+        lost, missed = as_is["correct"] - withheld["correct"], withheld["wrong"]
+        return (f"Had the assistant declined every answer the judge flags, its risk-weighted score at penalty "
+                f"{penalty:g} would be {withheld['correct'] - penalty * withheld['wrong']:+g} instead of "
+                f"{as_is['correct'] - penalty * as_is['wrong']:+g}, by the person's labels on "
+                f"{sum(as_is.values())} answers: the judge's wrong flags would cost {lost} correct "
+                f"answer{'s' * (lost != 1)}, and {missed} wrong answer{'s' * (missed != 1)} it missed would "
+                "still go out.")
+    return (f"Had the assistant declined every answer the judge flags, its risk-weighted score at penalty "
+            f"{penalty:g} would be {risk_weighted_score(cases, penalty, withhold_flagged=True):+g} instead of "
+            f"{risk_weighted_score(cases, penalty):+g} as the judge sees it; without a person's labels, the "
+            "correct answers its wrong flags would cost are not counted.")
 
 
 def check_report_target(path: Path, force: bool = False, inputs: Sequence[Optional[PathLike]] = ()) -> None:
@@ -108,3 +159,45 @@ def write_report(path: Path, text: str, force: bool = False,
     """Write a report atomically (temporary file, then rename), after :func:`check_report_target`."""
     check_report_target(path, force, inputs)
     return write_atomic(path, text)
+
+
+_PAGE_CSS = """
+body { font-family: "Helvetica Neue", Arial, sans-serif; color: #111; max-width: 46rem; margin: 2rem auto;
+       padding: 0 1rem; line-height: 1.45; font-size: 11pt; }
+h1 { font-size: 1.6rem; margin-bottom: 0.3rem; }
+h2 { font-size: 1.2rem; margin-top: 1.6rem; }
+ol li { margin-bottom: 0.5rem; }
+code { font-family: Menlo, Consolas, monospace; font-size: 0.95em; background: #f3f3f3; padding: 0 0.2em;
+       overflow-wrap: anywhere; }
+figure { margin: 1.2rem 0; break-inside: avoid; page-break-inside: avoid; }
+figure img { max-width: 100%; height: auto; border: 1px solid #ddd; }
+figcaption { font-size: 0.9rem; color: #444; margin-top: 0.3rem; }
+@page { size: A4; margin: 16mm 14mm; }
+@media print {
+  body { max-width: none; margin: 0; padding: 0; font-size: 10pt; }
+  figure { margin: 0.6rem 0; }
+  figure img { max-height: 105mm; width: auto; border: none; }
+  code { background: none; }
+}
+"""
+
+
+def html_report(markdown: str, figures: Mapping[str, Union[str, "Path"]] = ()) -> str:
+    """The steering report as one HTML page that needs nothing beside it: its Markdown rendered
+    with raw HTML switched off (markup in it shows as text), the figures embedded as PNG, and a
+    print style that keeps each figure whole on its page. It runs no script."""
+    from markdown_it import MarkdownIt
+
+    body = markdown.split("\n", 1)[1] if markdown.startswith(MARKER) else markdown
+    rendered = MarkdownIt("commonmark", {"html": False}).render(body)
+    parts = []
+    if figures:
+        parts.append("<h2>Figures</h2>")
+        for caption, image in figures.items():
+            data = base64.b64encode(Path(image).read_bytes()).decode("ascii")
+            parts.append(f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(caption)}">'
+                         f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+    return "\n".join([MARKER, "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+                      '<meta name="viewport" content="width=device-width, initial-scale=1">',
+                      "<title>Groundedness report</title>", f"<style>{_PAGE_CSS}</style>", "</head>", "<body>",
+                      rendered, *parts, "</body>", "</html>", ""])

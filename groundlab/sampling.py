@@ -40,6 +40,7 @@ from .io import PathLike, check_output, iter_jsonl, write_atomic
 from .records import GroundlabError
 
 if TYPE_CHECKING:  # imported where used: the labeling module loads the judges
+    from .claims import ClaimSplitter
     from .evaluate import Evaluation
     from .labeling import ImportReport, SheetWaiting
 
@@ -60,6 +61,19 @@ def judge_strata(cases: pd.DataFrame) -> pd.Series:
     stratum[cases["contradicted"] > 0] = "contradicted"
     stratum[cases["claims"] == 0] = "abstained"
     return stratum
+
+
+def strata_table(cases: pd.DataFrame) -> pd.DataFrame:
+    """Answers per stratum of the judge's verdict, in the order of :data:`STRATA`.
+
+    >>> from groundlab import evaluate, load_cases, sample_path
+    >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")))
+    >>> strata_table(ev.cases).values.tolist()
+    [['contradicted', 3], ['unsupported', 3], ['supported', 4], ['abstained', 2]]
+    """
+    counts = judge_strata(cases).value_counts()
+    names = _ordered(counts.index)
+    return pd.DataFrame({"stratum": names, "answers": [int(counts[h]) for h in names]})
 
 
 def allocate(sizes: Mapping[str, int], n: int,
@@ -265,6 +279,11 @@ def write_sample(cases_path: PathLike, design: pd.DataFrame, out: PathLike, *, f
     ``"sample"`` (``stratum``, ``population``, ``sampled``, ``weight``), so the weights travel
     with the cases through the labeling sheet and back (:func:`read_design`)."""
     check_output(out, force, [cases_path])
+    return write_atomic(out, sample_text(cases_path, design))
+
+
+def sample_text(cases_path: PathLike, design: pd.DataFrame) -> str:
+    """The sample file :func:`write_sample` writes, as text."""
     by_id = {row.case_id: {"stratum": row.stratum, "population": int(row.population),
                            "sampled": int(row.sampled), "weight": float(row.weight)}
              for row in design.itertuples(index=False)}
@@ -275,7 +294,7 @@ def write_sample(cases_path: PathLike, design: pd.DataFrame, out: PathLike, *, f
     if len(lines) != len(by_id):
         raise GroundlabError(f"{cases_path} holds {len(lines)} of the {len(by_id)} drawn cases; draw the "
                              "sample from this cases file.")
-    return write_atomic(out, "\n".join(lines) + "\n")
+    return "\n".join(lines) + "\n"
 
 
 def read_design(path: PathLike) -> pd.DataFrame:
@@ -313,14 +332,18 @@ class LabeledSample:
     def _repr_html_(self) -> str:
         import html
 
-        by_stratum = self.estimate.by_stratum.style.format({"rate": "{:.0%}", "share": "{:.1%}"}).hide(axis="index")
+        from .workbook import table
+
+        by_stratum = table(self.estimate.by_stratum).format({"rate": "{:.0%}", "share": "{:.1%}"})
         return (f"<p>The person, weighted to the log: {html.escape(str(self.estimate))}.</p>"
                 "<p>Per stratum: answers in the log, labeled, and flagged by the person.</p>"
-                f"{by_stratum.to_html()}<p>The hallucination rate three ways:</p>{self.rates.to_html()}")
+                f"{by_stratum.to_html()}<p>The hallucination rate three ways:</p>"
+                f"{table(self.rates, percents=('rate', 'low', 'high')).to_html()}")
 
 
 def weigh_back(log_cases: pd.DataFrame, read: Union["ImportReport", "SheetWaiting"], judge: str = "rules",
-               passages: Optional[PathLike] = None) -> Union[LabeledSample, "SheetWaiting"]:
+               passages: Optional[PathLike] = None, splitter: Optional["ClaimSplitter"] = None
+               ) -> Union[LabeledSample, "SheetWaiting"]:
     """The labeled sample of a round, judged and weighed back to the log (:class:`LabeledSample`).
 
     ``log_cases``: the case frame of the whole log, judged; ``read``: what
@@ -333,7 +356,7 @@ def weigh_back(log_cases: pd.DataFrame, read: Union["ImportReport", "SheetWaitin
 
     if isinstance(read, SheetWaiting):
         return read
-    labeled = evaluate(load_cases(read.out, passages or None), judge)
+    labeled = evaluate(load_cases(read.out, passages or None), judge, splitter=splitter)
     estimate = estimate_hallucination_rate(read_design(read.out), labeled.cases)
     return LabeledSample(labeled, estimate, compare_rates(log_cases, labeled.cases, estimate))
 
@@ -356,4 +379,6 @@ def judge_on_sample(result: Union[LabeledSample, "SheetWaiting"]):
         a = agreement(ev.claims, ev.cases)
     caption = "; ".join(f"{name} {rate.with_range()}" for name, rate in
                         (("agreement", a.agreement), ("caught", a.caught), ("false alarms", a.false_alarms)))
-    return disagreements(ev.claims).style.set_caption(caption).hide(axis="index")
+    from .workbook import table
+
+    return table(disagreements(ev.claims), caption=caption)

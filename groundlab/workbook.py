@@ -7,48 +7,108 @@ step that shapes data for a table or a chart lives here, so a notebook cell is o
 >>> from groundlab import sample_path
 >>> ev = evaluate_files(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl"), "lexical")
 >>> curve = penalty_curve(ev.cases, max_penalty=3)
->>> curve[curve.penalty == 3].set_index("policy")["score"].to_dict()
-{'as it is': -10.0, 'abstains when the judge flags': 5.0}
+>>> curve[curve.penalty == 3].set_index("policy")["score"].to_dict()  # by the person's labels
+{'as it is': -10.0, 'withholding the answers the judge flags': 1.0}
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
+import pickle
+import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 import pandas as pd
 
-from .evaluate import Evaluation, evaluate
+from .claims import DEFAULT_ABSTENTION_PHRASES, ClaimSplitter
+from .evaluate import Evaluation, evaluate, split_cases
 from .io import PathLike, load_cases
-from .judges import get_judge
+from .judges import get_judge, nothing_judged
 from .metrics import (
     agreement,
     citation_problems,
     disagreements,
     hallucination_rate,
+    has_person_labels,
     outcomes,
     risk_weighted_score,
     verdict_counts,
 )
 from .records import VERDICTS, Case, GroundlabError
-from .report import steering_report, write_report
+from .report import code_span, steering_report, write_report
 from .summary import rates
 from .stats import Rate, UndefinedRateWarning, answers_needed, interval_bounds, interval_half_width, percent
 
 #: The two policies of the penalty curve.
 AS_IT_IS = "as it is"
-WITHHOLDS = "abstains when the judge flags"
+WITHHOLDS = "withholding the answers the judge flags"
 
 _RATE_COLUMNS = ["measure", "count", "total", "rate", "low", "high"]
 
 
-def evaluate_files(cases: PathLike, passages: Optional[PathLike] = None, judge: str = "rules") -> Evaluation:
+def evaluate_files(cases: PathLike, passages: Optional[PathLike] = None, judge: str = "rules",
+                   splitter: Optional[ClaimSplitter] = None) -> Evaluation:
     """Load a cases file (and the passages its ids refer to) and judge every claim."""
-    return evaluate(load_cases(cases, passages), judge)
+    return evaluate(load_cases(cases, passages), judge, splitter=splitter)
+
+
+def claim_splitter(citation_pattern: Optional[str] = "", abstention_phrases: Sequence[str] = (),
+                   names: Sequence[str] = ("citation_pattern", "abstention_phrases")) -> ClaimSplitter:
+    """How answers are split into claims: ``citation_pattern`` ("" for the default ``[D07]``) and
+    abstention wordings added to the built-in ones. A pattern that is not a regular expression is
+    refused in one sentence naming it as ``names`` say (the parameter, or the option)."""
+    if isinstance(abstention_phrases, str):
+        abstention_phrases = [abstention_phrases] if abstention_phrases else []
+    for name, patterns in zip(names, ([citation_pattern or ""], list(abstention_phrases))):
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise GroundlabError(f"{name} {pattern!r} is not a valid regular expression ({exc}); "
+                                     "fix it and run again.") from None
+    try:
+        return ClaimSplitter(citation_pattern=citation_pattern or None,
+                             abstention_phrases=DEFAULT_ABSTENTION_PHRASES + tuple(abstention_phrases))
+    except ValueError as exc:
+        raise GroundlabError(f"{exc}.") from None
+
+
+# ---------------------------------------------------------------- tables for reading
+
+
+def table(frame: pd.DataFrame, percents: Sequence[str] = (), caption: Optional[str] = None):
+    """A frame for reading in a notebook and its HTML copy: every cell and heading escaped (case
+    text, passages and a model's reasons may hold markup, which must show as text, never run),
+    no row numbers, ``percents`` columns as whole percentages, a missing value as a dash.
+
+    >>> html = table(pd.DataFrame({"answer": ["<img src=x onerror=alert(1)>"]})).to_html()
+    >>> "<img" in html, "&lt;img src=x onerror=alert(1)&gt;" in html
+    (False, True)
+    """
+    styler = frame.style.format(escape="html", na_rep="\u2014", precision=2)
+    if percents:
+        styler = styler.format({c: percent for c in percents if c in frame}, escape="html", na_rep="n/a")
+    styler = styler.format_index(escape="html", axis=1)
+    if frame.index.name is not None or isinstance(frame.index, pd.MultiIndex):
+        styler = styler.format_index(escape="html", axis=0)
+    else:
+        styler = styler.hide(axis="index")
+    styler = styler.set_table_styles([{"selector": "td, th", "props": "text-align: left; vertical-align: top;"}],
+                                     overwrite=False)
+    if caption:
+        styler = styler.set_caption(_escape(caption))
+    return styler
+
+
+def _escape(text: str) -> str:
+    import html
+
+    return html.escape(str(text), quote=True)
 
 
 # ---------------------------------------------------------------- rates
@@ -71,8 +131,8 @@ def rates_frame(rates: Mapping[str, Rate], **columns: object) -> pd.DataFrame:
 
 
 def styled_rates(frame: pd.DataFrame):
-    """A rates frame for reading: percentages, ``n/a`` for a rate over nothing."""
-    return frame.style.format({c: percent for c in ("rate", "low", "high")}).hide(axis="index")
+    """A rates frame for reading: percentages, ``n/a`` for a rate over nothing (see :func:`table`)."""
+    return table(frame, percents=("rate", "low", "high"))
 
 
 def rate_table(evaluation: Evaluation, *names: str):
@@ -103,15 +163,14 @@ def verdict_table(claims: pd.DataFrame) -> pd.DataFrame:
 
 
 def style_verdicts(claims: pd.DataFrame):
-    """:func:`verdict_table` with contradicted rows in vermillion and unsupported ones in orange."""
-    table = verdict_table(claims)
-    colours = table["verdict"].map(_ROW_COLOURS).fillna("")
+    """:func:`verdict_table` with contradicted rows in vermillion and unsupported ones in orange,
+    every cell escaped (see :func:`table`)."""
+    frame = verdict_table(claims)
+    colours = frame["verdict"].map(_ROW_COLOURS).fillna("")
 
-    return (table.style
+    return (table(frame)
             .apply(lambda row: [colours[row.name]] * len(row), axis=1)
-            .map(lambda v: "font-weight: bold" if v in _ROW_COLOURS else "", subset=["verdict"])
-            .set_properties(subset=["text", "reason"], **{"text-align": "left"})
-            .hide(axis="index"))
+            .map(lambda v: "font-weight: bold" if v in _ROW_COLOURS else "", subset=["verdict"]))
 
 
 def verdict_frame(claims: pd.DataFrame, flagged_only: bool = False, **columns: object) -> pd.DataFrame:
@@ -154,10 +213,15 @@ def abstentions(cases: pd.DataFrame) -> pd.DataFrame:
 
 @dataclass
 class JudgeComparison:
-    """Several judges over the same cases; judges that could not be loaded are named in ``unavailable``."""
+    """Several judges over the same cases; judges that could not be loaded, or judged nothing,
+    are named in ``unavailable``. ``cases_path``, ``passages_path`` and ``origin`` say what was
+    judged and where the verdicts come from (judged here, or the shared result of a run)."""
 
     evaluations: Dict[str, Evaluation] = field(default_factory=dict)
     unavailable: Dict[str, str] = field(default_factory=dict)
+    cases_path: str = ""
+    passages_path: str = ""
+    origin: str = ""
 
     @property
     def judges(self) -> List[str]:
@@ -168,29 +232,44 @@ class JudgeComparison:
         if name in self.evaluations:
             return self.evaluations[name]
         why = self.unavailable.get(name, "it was not in the list of judges to compare")
-        raise GroundlabError(f"judge {name!r} has no results here ({why}).")
+        raise GroundlabError(f"judge {name!r} has no results here ({why.rstrip('.')}).")
 
     def notes(self) -> List[str]:
         """One plain sentence per judge that is not compared, and why."""
-        return [f"Judge {name!r} is unavailable here ({why}); the notebook carries on without it."
+        return [f"Judge {name!r} is unavailable here ({why.rstrip('.')}); the notebook carries on without it."
                 for name, why in self.unavailable.items()]
 
     def _repr_markdown_(self) -> str:
-        lines = [f"Judges compared: {', '.join(f'`{j}`' for j in self.judges) or 'none'}."]
-        lines += [f"- {note}" for note in self.notes()]
+        names = ", ".join(code_span(j) for j in self.judges) or "none"
+        first = next(iter(self.evaluations.values()), None)
+        lines = [f"{'Judge' if len(self.judges) == 1 else 'Judges compared:'} {names}"
+                 + (f" on {len(first.cases)} cases ({len(first.claims)} claims)" if first is not None else "")
+                 + (f" from {code_span(self.cases_path)}" if self.cases_path else "")
+                 + (f" with the passages of {code_span(self.passages_path)}" if self.passages_path else "")
+                 + "." + (f" {self.origin}" if self.origin else "")]
+        lines += [f"- {_md_text(note)}" for note in self.notes()]
         return "\n".join(lines)
 
     def __repr__(self) -> str:
         return self._repr_markdown_().replace("`", "")
 
 
-def compare_judges(cases: Sequence[Case], judges: Iterable[str]) -> JudgeComparison:
+def _md_text(text: str) -> str:
+    from .report import markdown_text
+
+    return markdown_text(text)
+
+
+def compare_judges(cases: Sequence[Case], judges: Iterable[str], splitter: Optional[ClaimSplitter] = None
+                   ) -> JudgeComparison:
     """Judge ``cases`` with each judge in ``judges``.
 
-    A judge that cannot be loaded (not registered, or its optional package missing) is skipped
-    and named in :attr:`JudgeComparison.unavailable` with the reason, so one missing model judge
+    A judge that cannot be loaded (not registered, or its optional package missing), or that
+    could not judge a single claim (a model judge whose every request failed), is skipped and
+    named in :attr:`JudgeComparison.unavailable` with the reason, so one missing model judge
     does not stop a comparison of the others.
     """
+    judges = list(judges)
     result = JudgeComparison()
     for name in judges:
         if name in result.evaluations or name in result.unavailable:
@@ -203,11 +282,110 @@ def compare_judges(cases: Sequence[Case], judges: Iterable[str]) -> JudgeCompari
         except GroundlabError as exc:
             result.unavailable[name] = str(exc).rstrip(".")
             continue
-        result.evaluations[name] = evaluate(cases, judge)
+        ev = evaluate(cases, judge, splitter=splitter)
+        stop = nothing_judged(ev.judge, ev.claims["error"].tolist())
+        if stop:
+            result.unavailable[name] = stop.rstrip(".")
+            continue
+        result.evaluations[name] = ev
     if not result.evaluations:
         raise GroundlabError("none of the judges " + ", ".join(map(repr, judges)) + " is available; "
                              "list at least one of rules, lexical.")
     return result
+
+
+# ---------------------------------------------------------------- one judged result per run
+
+#: What a file written by :func:`save_judged` starts with.
+_JUDGED_KIND = "groundlab judged result"
+
+
+def judged_inputs(cases: PathLike, passages: Optional[PathLike], citation_pattern: Optional[str] = "",
+                  abstention_phrases: Sequence[str] = ()) -> Dict[str, Any]:
+    """What decides a judged result: the content of the cases and passages files and how answers
+    were split. A shared result is used only for exactly these."""
+    return {"cases": _file_digest(cases), "passages": _file_digest(passages) if passages else "",
+            "citation_pattern": citation_pattern or "", "abstention_phrases": list(abstention_phrases or [])}
+
+
+def _file_digest(path: PathLike) -> str:
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as exc:
+        raise GroundlabError(f"cannot read {path} ({exc.strerror or exc}); check the path and run again.") from None
+    return digest.hexdigest()
+
+
+def save_judged(path: PathLike, comparison: JudgeComparison, inputs: Mapping[str, Any]) -> Path:
+    """Keep a judged result (every judge's claim and case frames) for the notebooks of one run, so
+    the cases are judged once, not once per notebook. ``inputs``: :func:`judged_inputs`."""
+    from .outputs import write_bytes
+
+    data = {"kind": _JUDGED_KIND, "version": 1, "inputs": dict(inputs),
+            "evaluations": comparison.evaluations, "unavailable": comparison.unavailable}
+    return write_bytes(path, pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def load_judged(path: PathLike, inputs: Mapping[str, Any]) -> JudgeComparison:
+    """A judged result :func:`save_judged` wrote, checked to be of these ``inputs``.
+
+    The file is a pickle: load only one a groundlab run wrote (it is the run's own file).
+    """
+    try:
+        with open(path, "rb") as fh:
+            data = pickle.load(fh)
+    except OSError as exc:
+        raise GroundlabError(f"judged_file {path} cannot be read ({exc.strerror or exc}); leave judged_file "
+                             "empty to judge the cases here.") from None
+    except Exception:  # not a pickle, or one of another version of groundlab
+        data = None
+    if not isinstance(data, dict) or data.get("kind") != _JUDGED_KIND:
+        raise GroundlabError(f"judged_file {path} is not a judged result groundlab run wrote; leave judged_file "
+                             "empty to judge the cases here.")
+    if data.get("inputs") != dict(inputs):
+        raise GroundlabError(f"judged_file {path} was judged from other cases, passages or claim settings than "
+                             "these; leave judged_file empty to judge the cases here.")
+    return JudgeComparison(dict(data["evaluations"]), dict(data["unavailable"]))
+
+
+def judged_cases(cases: PathLike, passages: Optional[PathLike], judges: Iterable[str], *,
+                 judged_file: PathLike = "", citation_pattern: Optional[str] = "",
+                 abstention_phrases: Sequence[str] = ()) -> JudgeComparison:
+    """The cases judged by each of ``judges``: from ``judged_file`` (the result ``groundlab run``
+    judged once for all its notebooks) when one is given, else judged here.
+
+    A judge the shared result does not hold is judged here; a judge that cannot run here, or
+    judged nothing, is named in ``unavailable``.
+    """
+    judges = list(dict.fromkeys(judges))
+    splitter = claim_splitter(citation_pattern, abstention_phrases)
+    passages = passages or None
+    if str(judged_file).strip():
+        comparison = load_judged(judged_file, judged_inputs(cases, passages, citation_pattern, abstention_phrases))
+        missing = [j for j in judges if j not in comparison.evaluations and j not in comparison.unavailable]
+        if missing:
+            extra = compare_judges(load_cases(cases, passages), missing, splitter)
+            comparison.evaluations.update(extra.evaluations)
+            comparison.unavailable.update(extra.unavailable)
+        comparison.evaluations = {j: comparison.evaluations[j] for j in judges if j in comparison.evaluations}
+        comparison.unavailable = {j: comparison.unavailable[j] for j in judges if j in comparison.unavailable}
+        origin = "Verdicts from the run's shared result, judged once for all its notebooks."
+    else:
+        comparison = compare_judges(load_cases(cases, passages), judges, splitter)
+        origin = ""
+    comparison.cases_path, comparison.passages_path, comparison.origin = str(cases), str(passages or ""), origin
+    return comparison
+
+
+def check_cases(cases: PathLike, passages: Optional[PathLike], splitter: Optional[ClaimSplitter] = None) -> List[Case]:
+    """Read and check a cases file as ``groundlab check`` does (every field, every passage id, one
+    label per claim), raising the one-sentence error of the first problem."""
+    loaded = load_cases(cases, passages or None)
+    split_cases(loaded, splitter)
+    return loaded
 
 
 def confusion_frame(evaluation: Evaluation) -> pd.DataFrame:
@@ -332,46 +510,109 @@ def plan_table(plan: Mapping[str, float]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("test set")
 
 
-def penalty_curve(cases: pd.DataFrame, max_penalty: float = 9.0, step: float = 0.25) -> pd.DataFrame:
+def penalty_curve(cases: pd.DataFrame, max_penalty: float = 9.0, step: float = 0.25,
+                  by: Optional[str] = None) -> pd.DataFrame:
     """The risk-weighted score against the penalty, for the assistant as it is and had it
-    abstained on every answer the judge flags.
+    withheld every answer the judge flags.
+
+    ``by``: ``"person"`` scores both by the person's labels (a false alarm of the judge then costs
+    a correct answer, a miss stays wrong), ``"judge"`` by the judge's own verdicts (withholding
+    then removes every wrong answer the judge can see, so that line is flat); default: the
+    person's where any answer carries labels, else the judge's.
 
     Columns: ``penalty``, ``target`` (the confidence target t with penalty t/(1−t)), ``policy``,
-    ``score``, ``correct``, ``wrong``.
+    ``score``, ``per_100`` (the score per 100 answers scored), ``correct``, ``wrong``, ``answers``
+    and ``by``.
     """
     if max_penalty <= 0 or step <= 0:
         raise GroundlabError("the penalty curve needs a positive largest penalty and step.")
+    by = by or ("person" if has_person_labels(cases) else "judge")
     steps = int(round(max_penalty / step))
     penalties = [round(k * step, 10) for k in range(steps + 1)]
     if penalties[-1] < max_penalty:
         penalties.append(max_penalty)
     rows = []
     for policy, withhold in ((AS_IT_IS, False), (WITHHOLDS, True)):
-        counts = outcomes(cases, withhold_flagged=withhold)
+        counts = outcomes(cases, withhold_flagged=withhold, by=by)
+        answers = sum(counts.values())
         for p in penalties:
-            rows.append({"penalty": p, "target": p / (1 + p), "policy": policy,
-                         "score": risk_weighted_score(cases, p, withhold_flagged=withhold),
-                         "correct": counts["correct"], "wrong": counts["wrong"]})
+            score = float(counts["correct"] - p * counts["wrong"])
+            rows.append({"penalty": p, "target": p / (1 + p), "policy": policy, "score": score,
+                         "per_100": 100 * score / answers if answers else math.nan,
+                         "correct": counts["correct"], "wrong": counts["wrong"], "answers": answers, "by": by})
+    return pd.DataFrame(rows)
+
+
+def score_table(cases: pd.DataFrame, penalty: float, withhold: bool = True) -> pd.DataFrame:
+    """The risk-weighted score at ``penalty``, as it is and (``withhold``) withholding the answers
+    the judge flags; scored by the judge and, where answers carry labels, by the person.
+
+    >>> from groundlab import evaluate, load_cases, sample_path
+    >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")), "lexical")
+    >>> score_table(ev.cases, 3).iloc[:, [0, 1, 5]].values.tolist()
+    [['as it is', 'the judge', -10.0], ['as it is', "a person's labels", -10.0], \
+['withholding the answers the judge flags', 'the judge', 5.0], \
+['withholding the answers the judge flags', "a person's labels", 1.0]]
+    """
+    views = ["judge"] + (["person"] if has_person_labels(cases) else [])
+    rows = []
+    for policy, flag in ((AS_IT_IS, False), (WITHHOLDS, True))[:2 if withhold else 1]:
+        for by in views:
+            counts = outcomes(cases, withhold_flagged=flag, by=by)
+            answers = sum(counts.values())
+            score = float(counts["correct"] - penalty * counts["wrong"])
+            rows.append({"policy": policy, "scored by": "the judge" if by == "judge" else "a person's labels",
+                         "right": counts["correct"], "declined": counts["abstained"], "wrong": counts["wrong"],
+                         f"score at penalty {penalty:g}": score,
+                         "per 100 answers": round(100 * score / answers, 1) if answers else math.nan})
     return pd.DataFrame(rows)
 
 
 # ---------------------------------------------------------------- the report
 
 
-def write_steering_report(evaluation: Evaluation, penalty: float, path: PathLike, source: str = "",
-                          figures: Optional[Mapping[str, Union[str, "os.PathLike[str]"]]] = None) -> str:
-    """Write the one-page steering report to ``path`` and return its text.
+@dataclass(repr=False)
+class SteeringReport:
+    """The one-page report as written: its Markdown ``text`` and the files it went to. Shows
+    itself in a notebook as the report (without its figures, which the notebook shows)."""
 
-    ``figures`` maps a caption to an exported image; each is linked below the report, relative to
-    the report's folder, so the page shows them wherever the folder is moved.
+    text: str
+    paths: List[Path]
+
+    def _repr_markdown_(self) -> str:
+        body = self.text.split("\n## Figures", 1)[0]
+        where = " and ".join(code_span(str(p)) for p in self.paths)
+        return f"{body.rstrip()}\n\n*Written to {where}.*\n"
+
+    def __str__(self) -> str:
+        return self.text
+
+    __repr__ = __str__
+
+
+def write_steering_report(evaluation: Evaluation, penalty: float, path: PathLike, source: str = "",
+                          figures: Optional[Mapping[str, Union[str, "os.PathLike[str]"]]] = None,
+                          html: bool = True) -> SteeringReport:
+    """Write the one-page steering report to ``path`` (Markdown) and, with ``html``, beside it as
+    a page that embeds its figures and prints on its own (``report.html``).
+
+    ``figures`` maps a caption to an exported PNG; each is linked below the Markdown report,
+    relative to the report's folder, so the page shows them wherever the folder is moved.
     """
+    from urllib.parse import quote
+
+    from .report import html_report, markdown_text
+
     path = Path(path)
     text = steering_report(evaluation, penalty, source)
     if figures:
         lines = ["## Figures", ""]
         for caption, image in figures.items():
             rel = os.path.relpath(Path(image).resolve(), path.resolve().parent)
-            lines += [f"![{caption}]({Path(rel).as_posix()})", ""]
+            lines += [f"![{markdown_text(caption)}]({quote(Path(rel).as_posix())})", ""]
         text = text + "\n" + "\n".join(lines)
-    write_report(path, text)
-    return text
+    written = [write_report(path, text)]
+    if html:
+        page = html_report(steering_report(evaluation, penalty, source), figures or {})
+        written.append(write_report(path.with_suffix(".html"), page))
+    return SteeringReport(text, written)

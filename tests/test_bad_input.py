@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from html.parser import HTMLParser
 
 import pytest
 
 from conftest import CASES, NOTES, ROOT
+from messages_stub import messages_stub  # noqa: F401 (a fixture)
 
 GOOD = {"id": "c01", "question": "Why is the invoice blocked?", "retrieved": ["D07"],
         "answer": "The supplier delivered 90 of 100 pieces [D07].", "labels": ["supported"]}
@@ -212,3 +214,124 @@ def test_a_closed_pipe_is_not_an_error(tmp_path):
                           " | head -1", shell=True, capture_output=True, text=True, cwd=ROOT)
     assert proc.stdout.startswith(f"{many}: 3600 cases")
     assert proc.stderr == ""
+
+
+# ---------------------------------------------------------------- hostile text in the workbook's pages
+
+SCRIPT = '<script>alert("x")</script>'
+HANDLER = "<img src=x onerror=alert(1)>"
+LINK = "[click me](javascript:alert(2))"
+PIPE = "a | b | c"
+TICKS = "``` `tick` ``"
+REASON = f"{SCRIPT} {HANDLER} {LINK} {PIPE} {TICKS} <b onmouseover=alert(3)>hover</b>"
+
+HOSTILE = [
+    {"id": SCRIPT, "question": f"Why is the invoice blocked {HANDLER}?", "answerable": True,
+     "retrieved": [{"id": "P1", "text": f"The invoice is blocked until the credit memo arrives {SCRIPT}. {LINK}"}],
+     "answer": f"The invoice is blocked until the credit memo arrives {HANDLER} [P1].", "labels": ["supported"]},
+    {"id": f"c2 {PIPE} {TICKS}", "question": f"What does {LINK} mean | here?",
+     "retrieved": [{"id": "P2", "text": f"Pipes {PIPE} split cells; {TICKS} open code."}],
+     "answer": f"Pipes split cells {PIPE} [P2]. Ticks {TICKS} open code <b onmouseover=alert(3)>hover</b> [P2]."},
+    {"id": "c3", "question": "Who signs the waiver?", "answerable": False,
+     "retrieved": [{"id": "P3", "text": "Waivers are rare."}],
+     "answer": f"I can't find who signs the waiver in the retrieved notes {HANDLER}."},
+]
+
+
+class _Page(HTMLParser):
+    """Every element and attribute of a page, and the text a reader sees."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list = []
+        self.text: list = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    handle_startendtag = handle_starttag
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def _live_content(page: str, own_images: tuple = ("data:image/png;base64,",)) -> list:
+    """What in a page could run: script elements, event-handler attributes, javascript: links,
+    images that are not our own embedded charts, embedded documents."""
+    parser = _Page()
+    parser.feed(page)
+    found = []
+    for tag, attrs in parser.tags:
+        if tag in ("script", "iframe", "object", "embed", "base", "form"):
+            found.append(tag)
+        found += [f"{tag} {name}" for name in attrs if name.lower().startswith("on")]
+        found += [f"{tag} {name}={value}" for name, value in attrs.items()
+                  if name in ("href", "src", "action") and value and value.strip().lower().startswith("javascript:")]
+        if tag == "img" and not str(attrs.get("src", "")).startswith(own_images):
+            found.append(f"img src={attrs.get('src')}")
+    return found
+
+
+def _visible_text(page: str) -> str:
+    parser = _Page()
+    parser.feed(page)
+    return " ".join(" ".join(parser.text).split())
+
+
+def test_hostile_text_shows_as_text_in_every_page(cli, messages_stub, tmp_path):
+    """Case ids, questions, passages, answers, a model judge's reasons and the cases file's name
+    carrying script, event-handler, Markdown-link, pipe and backtick payloads: every page the run
+    writes shows them as text, and nothing in a page can run."""
+    from markdown_it import MarkdownIt
+
+    from messages_stub import parse_request, rules_verdicts, tool_reply
+
+    def hostile_reasons(body):
+        verdicts = rules_verdicts(parse_request(body))
+        for verdict in verdicts:
+            verdict["reason"] = REASON
+        return tool_reply(verdicts, body)
+
+    messages_stub.default = hostile_reasons
+    cases = tmp_path / f"cases {HANDLER}.jsonl"
+    cases.write_text("".join(json.dumps(c) + "\n" for c in HOSTILE), encoding="utf-8")
+    code, out, err = cli("run", "--cases", cases.name, "--judge", "llm", "-p", "n_sample", "3",
+                         "--out", "out", "--notebooks", ROOT / "notebooks")
+    assert code == 0, err
+    folder = tmp_path / "out"
+    pages = sorted(folder.glob("*.html"))
+    assert [p.name for p in pages] == ["01-groundedness.html", "02-judge-agreement.html", "03-risk-report.html",
+                                       "04-labeling.html", "report.html"]
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert _live_content(text) == [], page.name
+    shown = _visible_text((folder / "01-groundedness.html").read_text(encoding="utf-8"))
+    for payload in (SCRIPT, HANDLER, PIPE, REASON, f"c2 {PIPE} {TICKS}", cases.name):
+        assert " ".join(payload.split()) in shown, payload  # shown as written, not dropped
+    # the report in Markdown: read by a renderer that lets raw HTML through, it still holds nothing live
+    report = (folder / "report.md").read_text(encoding="utf-8")
+    rendered = MarkdownIt("commonmark").render(report)
+    assert _live_content(rendered, own_images=("figures/",)) == []
+    assert cases.name in _visible_text(rendered)
+    assert cases.name in _visible_text((folder / "report.html").read_text(encoding="utf-8"))
+
+
+def test_hostile_text_in_a_bad_cases_file_is_refused_before_the_run(cli, tmp_path):
+    """A payload in a case that `check` would refuse (two labels for one claim) stops the run in one
+    sentence, before any folder is made."""
+    bad = dict(HOSTILE[0], labels=["supported", "supported"])
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(json.dumps(bad) + "\n", encoding="utf-8")
+    code, out, err = cli("run", "--cases", cases, "--out", tmp_path / "out")
+    assert code == 2 and out == ""
+    message = _one_sentence(err)
+    assert "2 label(s) for 1 claim(s)" in message and SCRIPT in message
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("option", ["--citation-pattern", "--abstention-phrase"])
+def test_run_refuses_a_bad_regular_expression(cli, tmp_path, option):
+    code, out, err = cli("run", "--cases", CASES, "--passages", NOTES, option, "(", "--out", tmp_path / "out")
+    assert code == 2 and out == ""
+    assert f"{option} '(' is not a valid regular expression" in _one_sentence(err)
+    assert not (tmp_path / "out").exists()

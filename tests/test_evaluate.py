@@ -165,7 +165,20 @@ def test_report_holds_the_steering_figures(cli, sample_args, tmp_path):
     assert "caught 83% (5 of 6 hallucinated claims; 95% range 44%\u201397%)" in text
     assert "false alarms on 7% (1 of 14 supported claims; 95% range 1%\u201331%)" in text
     assert "Risk-weighted score -10 with penalty 3" in text
-    assert "would be +5 instead of -10" in text  # flagged answers withheld
+    # flagged answers withheld, scored by the person: the false alarm (c05) costs a correct answer and
+    # the miss (c08) still goes out
+    assert ("would be +1 instead of -10, by the person's labels on 12 answers: the judge's wrong flags would "
+            "cost 1 correct answer, and 1 wrong answer it missed would still go out.") in text
+
+
+def test_report_without_labels_says_the_control_is_the_judges_view(cli, tmp_path):
+    objs = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines()]
+    cases = _write(tmp_path / "log.jsonl", [{k: v for k, v in o.items() if k != "labels"} for o in objs])
+    report = tmp_path / "report.md"
+    assert cli("score", "--cases", cases, "--passages", NOTES, "--judge", "lexical", "--penalty", "3",
+               "--report", report)[0] == 0
+    text = report.read_text(encoding="utf-8")
+    assert "would be +5 instead of -10 as the judge sees it; without a person's labels" in text
 
 
 def _write(path, objs):

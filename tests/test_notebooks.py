@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import filecmp
+import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -64,17 +66,28 @@ def _cells(path: Path):
     return [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
 
 
+def _figure_cells(path: Path):
+    """The code cells of an executed notebook that save a chart."""
+    return [c for c in _cells(path) if "plots.save_figure(" in c.source]
+
+
 def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
     """With c06 abstaining, the lexical judge and penalty 3 the risk-weighted score is -7.
 
     The cases come with ``-p cases`` and a path relative to where the command runs, as with ``--cases``."""
     monkeypatch.chdir(tmp_path)
+    old = os.umask(0o027)
+    try:
+        code, stdout, err = cli("run", "-p", "cases", c06_abstains.name, "--passages", NOTES, "--judge", "lexical",
+                                "--penalty", "3", "-p", "margin", "0.1", "-p", "judges", "lexical,rules",
+                                "--out", "out", "--notebooks", ROOT / "notebooks")
+    finally:
+        os.umask(old)
     out = tmp_path / "out"
-    code, stdout, err = cli("run", "-p", "cases", c06_abstains.name, "--passages", NOTES, "--judge", "lexical",
-                            "--penalty", "3", "-p", "margin", "0.1", "-p", "judges", "lexical,rules",
-                            "--out", "out", "--notebooks", ROOT / "notebooks")
     assert code == 0, err
-    assert err.startswith("groundlab run: 4 notebooks from ")
+    assert "groundlab run: judging 12 cases with lexical, rules\n" in err  # once, for every notebook
+    assert "groundlab run: 4 notebooks from " in err
+    notes = os.path.relpath(NOTES, tmp_path)
     for k, nb in enumerate(NOTEBOOKS, 1):
         assert f"[{k}/{len(NOTEBOOKS)}] {nb.name}: done" in err
         executed = out / nb.name
@@ -82,20 +95,33 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
         cells = _cells(executed)
         injected = next(c for c in cells if "injected-parameters" in c.metadata.get("tags", []))
         assert 'judge = "lexical"' in injected.source
-        assert f'cases = "{c06_abstains}"' in injected.source
+        # paths relative to where the command ran, which is where the kernels run
+        assert 'cases = "c06_abstains.jsonl"' in injected.source
+        assert f'passages = "{notes}"' in injected.source
+        assert 'judged_file = "out/judged.pkl"' in injected.source
         assert ("penalty = 3.0" in injected.source) == (nb.name != "04-labeling.ipynb")
         assert not [o for c in cells for o in c.outputs if o.output_type == "error"]
+        for cell in cells:  # what a reader sees: tables, text and charts, no Python reprs
+            for output in cell.outputs:
+                data = output.get("data", {})
+                assert "PosixPath" not in data.get("text/plain", "") + output.get("text", ""), cell.source
+                if output.output_type == "execute_result":
+                    assert set(data) - {"text/plain"}, (nb.name, cell.source)  # a table, a chart or text
+        for cell in _figure_cells(executed):  # every chart shows in its cell, not only on disk
+            assert any("image/png" in o.get("data", {}) for o in cell.outputs), (nb.name, cell.source)
+            assert not any("PosixPath" in o.get("data", {}).get("text/plain", "") for o in cell.outputs)
+    assert len([c for nb in NOTEBOOKS for c in _figure_cells(out / nb.name)]) == 7
     injected = next(c for c in _cells(out / "02-judge-agreement.ipynb")
                     if "injected-parameters" in c.metadata.get("tags", []))
     assert 'judges = ["lexical", "rules"]' in injected.source
     assert "margin" not in injected.source  # each notebook gets only the parameters it declares
-    labeling = out.resolve() / "labeling"  # the round's sheet is kept with the run, not in a temporary folder
-    assert f'work_dir = "{labeling}"' in next(c for c in _cells(out / "04-labeling.ipynb")
+    labeling = out / "labeling"  # the round's sheet is kept with the run, not in a temporary folder
+    assert 'work_dir = "out/labeling"' in next(c for c in _cells(out / "04-labeling.ipynb")
                                                if "injected-parameters" in c.metadata.get("tags", [])).source
     assert (labeling / "sheet.csv").exists() and (labeling / "labeled.jsonl").exists()
 
     report = (out / "report.md").read_text(encoding="utf-8")
-    assert "Judge `lexical` on 12 cases" in report
+    assert "Judge `lexical` on 12 cases from `c06_abstains.jsonl`" in report
     assert "Risk-weighted score -7 with penalty 3" in report
     assert "Outcomes: 5 correct, 3 abstained, 4 wrong" in report
     assert "on unanswerable questions 67% (2 of 3 unanswerable cases" in report
@@ -103,8 +129,32 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
     for name in ("confusion_matrix", "confusion_matrices", "judge_agreement", "verdict_split",
                  "severity_split", "interval_width", "penalty_curve"):
         assert (out / "figures" / f"{name}.png").stat().st_size > 10_000
-        assert (out / "figures" / f"{name}.svg").exists()
-    assert stdout.startswith("wrote out/: 4 executed notebooks, 4 HTML copies, 7 figures")
+        svg = (out / "figures" / f"{name}.svg").read_text(encoding="utf-8")
+        assert "<text" in svg  # text stays text, editable in a slide tool
+    assert 'font-family' in (out / "figures" / "penalty_curve.svg").read_text(encoding="utf-8")
+    assert "What confident errors cost (lexical judge)" in (out / "figures" / "penalty_curve.svg").read_text(
+        encoding="utf-8")
+
+    # the pages for people: no code, no local absolute path, no Python reprs, no script
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert page.count('<img src="data:image/png;base64,') == 3 and "@media print" in page
+    for html_file in [out / "report.html"] + [out / nb.with_suffix(".html").name for nb in NOTEBOOKS]:
+        text = html_file.read_text(encoding="utf-8")
+        relative_root = os.path.relpath(ROOT, tmp_path)  # ../../../work/...: relative, as typed
+        assert str(tmp_path) not in text and str(ROOT) not in text.replace(relative_root, ""), html_file.name
+        assert "PosixPath" not in text and "<script" not in text.lower(), html_file.name
+        assert "workbook.judged_cases(" not in text and "plots.save_figure(" not in text, html_file.name
+    assert str(tmp_path) not in report
+
+    record = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert record["status"] == "succeeded" and record["failure"] is None
+    written = {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()} - {"run.json"}
+    assert set(record["files"]) == written
+    for path in out.rglob("*"):  # written with the user's umask, not 0600
+        if path.is_file():
+            assert path.stat().st_mode & 0o777 == 0o640, path
+    assert stdout.startswith("wrote out/: 4 executed notebooks, 4 HTML copies, 7 figures (PNG and SVG), "
+                             "report.md, report.html.")
 
 
 BROKEN = [
@@ -130,17 +180,18 @@ def _notebook(path: Path, cells) -> Path:
     return path
 
 
-def test_run_names_the_failing_notebook_and_cell(cli, tmp_path):
+def test_run_names_the_failing_notebook_and_cell(cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     folder = tmp_path / "nbs"
     _notebook(folder / "01-broken.ipynb", BROKEN)
     _notebook(folder / "02-after.ipynb", [("code", 'print("not run")', [])])
     out = tmp_path / "out"
-    code, stdout, err = cli("run", "--notebooks", folder, "--out", out)
+    code, stdout, err = cli("run", "--notebooks", folder, "--out", "out")
     assert code == 2
     last = err.strip().splitlines()[-1]
-    assert last == ("groundlab: 01-broken.ipynb failed in code cell 3 (In [4] in the executed copy), "
-                    "`answer = 1 / 0`, with ZeroDivisionError: division by zero; the partial output is in "
-                    f"{out.resolve() / '01-broken.ipynb'}.")
+    sentence = ("01-broken.ipynb failed in code cell 3 (In [4] in the executed copy), `answer = 1 / 0`, with "
+                "ZeroDivisionError: division by zero; the partial output is in out/01-broken.ipynb.")
+    assert last == "groundlab: " + sentence
     assert "Traceback" not in err and "02-after" not in err
     partial = _cells(out / "01-broken.ipynb")
     ran = next(c for c in partial if "first cell ran" in c.source)
@@ -148,6 +199,13 @@ def test_run_names_the_failing_notebook_and_cell(cli, tmp_path):
     assert not any(c.outputs for c in partial if "never reached" in c.source)
     assert (out / "01-broken.html").exists()
     assert not (out / "02-after.ipynb").exists()
+    # the folder says it failed, and where
+    assert (out / "FAILED.txt").read_text(encoding="utf-8") == f"This run failed: {sentence}\n"
+    record = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert record["status"] == "failed"
+    assert (record["failure"]["notebook"], record["failure"]["cell"]) == ("01-broken.ipynb", 3)
+    assert set(record["files"]) == {"01-broken.ipynb", "01-broken.html", "FAILED.txt"}
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]  # no temporary file left
 
 
 def test_failure_message_reads_as_one_sentence(cli, tmp_path):
@@ -259,24 +317,65 @@ def test_parameter_values():
 
 
 def test_run_uses_the_key_and_cache_of_the_folder_it_was_started_in(messages_stub, monkeypatch, tmp_path, cli):
-    """The kernels look for .env and .groundlab/cache where the command runs, as groundlab score does,
-    not in the report folder; the key never lands in what the run writes."""
+    """The run judges where the command runs, with the .env and .groundlab/cache there, as groundlab
+    score does, not in the report folder; it judges once for all its notebooks; the key never lands in
+    what the run writes."""
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     monkeypatch.delenv("ANTHROPIC_BASE_URL")
     (tmp_path / ".env").write_text(f"ANTHROPIC_API_KEY={KEY}\nANTHROPIC_BASE_URL={messages_stub.url}\n")
     folder = tmp_path / "nbs"
     folder.mkdir()
     shutil.copy(ROOT / "notebooks" / "01-groundedness.ipynb", folder)
+    shutil.copy(ROOT / "notebooks" / "03-risk-report.ipynb", folder)
     argv = ("run", "--judge", "llm", "--cases", CASES, "--passages", NOTES, "--notebooks", folder)
     code, _, err = cli(*argv, "--out", "first")
     assert code == 0, err
     answered = len(messages_stub.requests)
-    assert answered == 10  # one request per answered case of the sample set
+    assert answered == 10  # one request per answered case of the sample set, for both notebooks
     assert len(list((tmp_path / ".groundlab" / "cache").rglob("*.json"))) == answered
     assert not (tmp_path / "first" / ".groundlab").exists()
+    assert "Judge `llm` on 12 cases" in (tmp_path / "first" / "report.md").read_text(encoding="utf-8")
     code, _, err = cli(*argv, "--out", "second")
     assert code == 0, err
     assert len(messages_stub.requests) == answered  # the second run is answered from the same cache
     for path in tmp_path.glob("*/**/*"):
         if path.is_file() and ".groundlab" not in path.parts:
             assert KEY.encode() not in path.read_bytes(), path
+
+
+def test_run_stops_before_any_report_when_the_judge_judged_nothing(messages_stub, tmp_path, cli):
+    from messages_stub import text_reply
+
+    messages_stub.default = lambda body: text_reply("They all look fine to me.", body)
+    code, out, err = cli("run", "--judge", "llm", "--cases", CASES, "--passages", NOTES, "--out", "out",
+                         "--notebooks", ROOT / "notebooks")
+    assert code == 2 and out == ""
+    assert err.strip().splitlines()[-1].startswith("groundlab: the llm judge could not judge any of the 20 claims")
+    assert not (tmp_path / "out").exists() and not (tmp_path / "reports").exists()
+    assert len(messages_stub.requests) == 10  # asked once, not again in every notebook
+
+
+def test_run_splits_claims_as_told(cli, tmp_path, monkeypatch):
+    """--abstention-phrase and --citation-pattern reach every notebook and the shared judged result."""
+    import pickle
+
+    monkeypatch.chdir(tmp_path)
+    case = {"id": "x1", "question": "Where is the order?", "retrieved": [{"id": "K1", "text": "Orders ship daily."}],
+            "answer": "We have no record of that order. Orders ship daily (source K1).", "labels": ["supported"]}
+    (tmp_path / "cases.jsonl").write_text(json.dumps(case) + "\n", encoding="utf-8")
+    folder = tmp_path / "nbs"
+    folder.mkdir()
+    shutil.copy(ROOT / "notebooks" / "01-groundedness.ipynb", folder)
+    # without the settings the case has two claims for one label: refused before anything runs
+    code, _, err = cli("run", "--cases", "cases.jsonl", "--notebooks", folder, "--out", "plain")
+    assert code == 2 and "1 label(s) for 2 claim(s)" in err and not (tmp_path / "plain").exists()
+    code, _, err = cli("run", "--cases", "cases.jsonl", "--notebooks", folder, "--out", "out",
+                       "--abstention-phrase", "no record of", "--citation-pattern", r"\(source (\w+)\)")
+    assert code == 0, err
+    injected = next(c for c in _cells(tmp_path / "out" / "01-groundedness.ipynb")
+                    if "injected-parameters" in c.metadata.get("tags", [])).source
+    assert 'abstention_phrases = ["no record of"]' in injected
+    assert 'citation_pattern = "\\\\(source (\\\\w+)\\\\)"' in injected
+    with open(tmp_path / "out" / "judged.pkl", "rb") as fh:
+        claims = pickle.load(fh)["evaluations"]["rules"].claims
+    assert claims[["text", "cites"]].values.tolist() == [["Orders ship daily.", ("K1",)]]

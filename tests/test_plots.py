@@ -86,18 +86,50 @@ def test_penalty_curve(c06_abstains):
 
     ev = evaluate(load_cases(c06_abstains, NOTES), "lexical")
     ax = _labelled(plots.penalty_curve(workbook.penalty_curve(ev.cases), penalty=3))
-    assert {t.get_text() for t in ax.texts} == {"-7", "+5"}
+    assert {t.get_text() for t in ax.texts} == {"-58", "+8"}  # per 100 answers: -7 and +1 of 12
+    assert ax.get_ylabel().startswith("score per 100 answers")
+    assert "scored by a person's labels on 12 answers" in ax.get_title()
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert legend[0].startswith("as it is (pays only below penalty 1.2")
-    assert "penalty used here: 3" in legend  # the dashed line
+    assert legend[0] == "as it is: answering pays while a wrong answer costs less than 1.2 right answers"
+    assert legend[1] == ("withholding the answers the judge flags\n(scored by the person: 1 right answer lost to "
+                         "wrong flags, 1 wrong answer the judge missed)")
+    assert "the penalty of the report: 3" in legend  # the dotted line
+    withheld = ax.get_lines()[1].get_ydata()
+    assert withheld[0] > withheld[-1]  # the judge's miss stays wrong: the line falls
+
+
+def test_penalty_curve_without_labels_says_it_is_the_judges_view(sample_cases):
+    from dataclasses import replace
+
+    ev = evaluate([replace(case, labels=None) for case in sample_cases], "rules")
+    ax = plots.penalty_curve(workbook.penalty_curve(ev.cases))
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "the judge's own view" in legend[1]
+    assert "no person's labels" in ax.get_title()
+
+
+def test_charts_show_in_a_kernel_after_the_first(tmp_path):
+    """In a notebook, every chart appears in its cell: drawing must not switch matplotlib's
+    interactive flag off when the kernel's first figure is made inside groundlab's style."""
+    import matplotlib
+
+    matplotlib.interactive(False)
+    before = matplotlib.rcParams["font.size"]
+    with plots._rc({"font.size": 30}):
+        matplotlib.interactive(True)  # what the inline backend does on the first figure
+    assert matplotlib.is_interactive() and matplotlib.rcParams["font.size"] == before
+    matplotlib.interactive(False)
 
 
 def test_save_figure_writes_png_and_svg(tmp_path, comparison):
-    ax = plots.confusion_heatmap(workbook.confusion_frame(comparison.get("lexical")))
+    ax = plots.confusion_heatmap(workbook.confusion_frame(comparison.get("rules")))
     png, svg = plots.save_figure(ax, tmp_path / "figures", "confusion_matrix")
     assert (png.name, svg.name) == ("confusion_matrix.png", "confusion_matrix.svg")
     with Image.open(png) as image:
         assert min(image.info["dpi"]) >= 150
-    assert svg.read_text(encoding="utf-8").lstrip().startswith("<?xml")
+    text = svg.read_text(encoding="utf-8")
+    assert text.lstrip().startswith("<?xml")
+    assert ">rules judge says<" in text.replace("\n", "") or "rules judge says" in text  # text, not glyph paths
+    assert matplotlib.rcParams["svg.fonttype"] == "path"  # the session's own setting is left as it was
     with pytest.raises(ValueError, match="150 dpi"):
         plots.save_figure(ax, tmp_path, "low", dpi=72)

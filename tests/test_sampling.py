@@ -286,3 +286,29 @@ def test_a_labeled_log_stands_in_for_the_person_and_a_filled_sheet_wins(tmp_path
                      cases=log)
     assert read.sheet == tmp_path / "filled.csv"
     assert weigh_back(ev.cases, read, "rules", NOTES).estimate.rate == 0
+
+
+def test_a_round_never_writes_over_a_sheet_someone_filled(tmp_path):
+    """Notebook 04's round: a rerun with the same draw rewrites nothing; a sheet filled in place
+    (and read back with filled_sheet) is left as it is, the new round's files going beside it."""
+    from groundlab.labeling import write_round
+
+    log = load_cases(CASES, NOTES)
+    design = stratified_sample(evaluate(log, "rules").cases, 8, seed=0)
+    first = write_round(CASES, design, tmp_path, passages=NOTES)
+    assert (first.sample.name, first.sheet.name, first.labeled.name) == ("sample.jsonl", "sheet.csv", "labeled.jsonl")
+    assert set(first.written) == {first.sample, first.sheet}
+    again = write_round(CASES, design, tmp_path, passages=NOTES)
+    assert again.written == () and again.sheet == first.sheet and "nothing was rewritten" in str(again)
+
+    sheet = read_sheet(first.sheet)
+    sheet.loc[sheet["claim_no"] != "", "label"] = "supported"
+    write_sheet(sheet, first.sheet, force=True)  # filled in place, against the advice
+    filled = first.sheet.read_bytes()
+    second = write_round(CASES, design, tmp_path, passages=NOTES)
+    assert (second.sample.name, second.sheet.name, second.labeled.name) == \
+        ("sample-2.jsonl", "sheet-2.csv", "labeled-2.jsonl")
+    assert first.sheet.read_bytes() == filled and "left as it is" in str(second)
+    read = read_back(second.sheet, second.sample, second.labeled, filled_sheet=first.sheet, cases=log)
+    assert isinstance(read, ImportReport) and read.labeled_claims > 0
+    assert first.sheet.read_bytes() == filled

@@ -36,12 +36,44 @@ def test_withhold_keeps_confident_unbacked_answers_wrong(sample_cases):
 
 def test_penalty_curve_c06_abstains(c06_abstains):
     ev = evaluate(load_cases(c06_abstains, NOTES), "lexical")
-    curve = workbook.penalty_curve(ev.cases, max_penalty=9)
-    at3 = curve[curve["penalty"] == 3].set_index("policy")["score"]
+    by_judge = workbook.penalty_curve(ev.cases, max_penalty=9, by="judge")
+    at3 = by_judge[by_judge["penalty"] == 3].set_index("policy")["score"]
     assert at3[workbook.AS_IT_IS] == -7
-    assert at3[workbook.WITHHOLDS] == 5
-    assert curve["penalty"].max() == 9 and curve["penalty"].min() == 0
-    assert curve.loc[curve["penalty"] == 3, "target"].iloc[0] == pytest.approx(0.75)
+    assert at3[workbook.WITHHOLDS] == 5  # the judge's own view: no wrong answer left that it can see
+    assert by_judge["penalty"].max() == 9 and by_judge["penalty"].min() == 0
+    assert by_judge.loc[by_judge["penalty"] == 3, "target"].iloc[0] == pytest.approx(0.75)
+    assert by_judge.loc[by_judge["policy"] == workbook.WITHHOLDS, "score"].nunique() == 1  # flat
+
+
+def test_penalty_curve_is_scored_by_the_person_where_there_are_labels(c06_abstains):
+    """Withholding what the judge flags, by the person's labels: its false alarm (c05) is a correct
+    answer lost, its miss (c08) stays wrong, so the line falls with the penalty."""
+    ev = evaluate(load_cases(c06_abstains, NOTES), "lexical")
+    curve = workbook.penalty_curve(ev.cases, max_penalty=9)
+    assert set(curve["by"]) == {"person"}
+    withheld = curve[curve["policy"] == workbook.WITHHOLDS].set_index("penalty")
+    assert (withheld.loc[0, "correct"], withheld.loc[0, "wrong"]) == (4, 1)
+    assert withheld.loc[3, "score"] == 1 and withheld.loc[9, "score"] == -5  # it bends
+    assert withheld.loc[3, "per_100"] == pytest.approx(100 / 12)
+    as_is = curve[curve["policy"] == workbook.AS_IT_IS].set_index("penalty")
+    assert (as_is.loc[0, "correct"], as_is.loc[0, "wrong"]) == (5, 4)
+    assert set(curve["answers"]) == {12}
+
+
+def test_penalty_curve_without_labels_is_the_judges_view(sample_cases):
+    from dataclasses import replace
+
+    ev = evaluate([replace(case, labels=None) for case in sample_cases], "rules")
+    curve = workbook.penalty_curve(ev.cases)
+    assert set(curve["by"]) == {"judge"}
+
+
+def test_score_table(sample_cases):
+    ev = evaluate(sample_cases, "lexical")
+    table = workbook.score_table(ev.cases, 3).set_index(["policy", "scored by"])
+    assert table.loc[(workbook.WITHHOLDS, "a person's labels"), ["right", "declined", "wrong"]].tolist() == [4, 7, 1]
+    assert table.loc[(workbook.AS_IT_IS, "the judge"), "score at penalty 3"] == -10
+    assert len(workbook.score_table(ev.cases, 3, withhold=False)) == 2
 
 
 @pytest.mark.parametrize("count, total", [(5, 10), (50, 100), (0, 12), (7, 7)])
@@ -88,6 +120,7 @@ def test_compare_judges_skips_unavailable(sample_cases, monkeypatch):
     notes = comparison.notes()
     assert len(notes) == 2 and all("unavailable" in n for n in notes)
     assert "nosuch" in comparison._repr_markdown_()
+    assert "unavailable" in repr(comparison)
     with pytest.raises(GroundlabError, match="nosuch"):
         comparison.get("nosuch")
     with pytest.raises(GroundlabError, match="none of the judges"):
@@ -146,12 +179,69 @@ def test_rates_frame_marks_undefined_rates():
 
 
 def test_write_steering_report_links_figures(tmp_path, sample_cases):
+    import base64
+
     ev = evaluate(sample_cases, "lexical")
-    figure = tmp_path / "figures" / "penalty_curve.png"
+    figure = tmp_path / "figures" / "penalty curve (final).png"
     figure.parent.mkdir()
-    figure.write_bytes(b"png")
+    figure.write_bytes(b"\x89PNG-not-really")
     path = tmp_path / "out" / "report.md"
-    text = workbook.write_steering_report(ev, 3, path, source="cases.jsonl", figures={"Penalty": figure})
+    written = workbook.write_steering_report(ev, 3, path, source="cases.jsonl", figures={"Penalty": figure})
+    text = written.text
     assert path.read_text(encoding="utf-8") == text
+    assert written.paths == [path, path.with_suffix(".html")]
     assert "Risk-weighted score -10 with penalty 3" in text
-    assert "![Penalty](../figures/penalty_curve.png)" in text
+    assert "![Penalty](../figures/penalty%20curve%20%28final%29.png)" in text
+    page = path.with_suffix(".html").read_text(encoding="utf-8")
+    assert page.startswith("<!-- groundlab report -->\n<!DOCTYPE html>")
+    assert base64.b64encode(figure.read_bytes()).decode() in page and "<figcaption>Penalty</figcaption>" in page
+    assert "<script" not in page and "&lt;!--" not in page
+    shown = written._repr_markdown_()
+    assert "## Figures" not in shown and "report.html" in shown
+
+
+def test_judged_result_is_shared_and_checked(tmp_path, sample_cases):
+    from conftest import CASES
+
+    comparison = workbook.compare_judges(sample_cases, ["lexical", "rules"])
+    inputs = workbook.judged_inputs(CASES, NOTES)
+    saved = workbook.save_judged(tmp_path / "judged.pkl", comparison, inputs)
+    shared = workbook.judged_cases(CASES, NOTES, ["rules"], judged_file=saved)
+    assert shared.judges == ["rules"] and "shared result" in shared.origin
+    assert shared.get("rules").claims.equals(comparison.get("rules").claims)
+    with pytest.raises(GroundlabError, match="judged from other cases"):
+        workbook.judged_cases(CASES, NOTES, ["rules"], judged_file=saved, abstention_phrases=["no idea"])
+    (tmp_path / "other.pkl").write_bytes(b"not a pickle")
+    with pytest.raises(GroundlabError, match="is not a judged result"):
+        workbook.judged_cases(CASES, NOTES, ["rules"], judged_file=tmp_path / "other.pkl")
+    alone = workbook.judged_cases(CASES, NOTES, ["rules"])
+    assert alone.origin == "" and alone.get("rules").claims.equals(comparison.get("rules").claims)
+
+
+def test_claim_settings_reach_the_splitter(tmp_path):
+    import json
+
+    case = {"id": "x1", "question": "Where is the order?", "retrieved": [{"id": "K1", "text": "Orders ship daily."}],
+            "answer": "We have no record of that order. Orders ship daily (source K1)."}
+    path = tmp_path / "cases.jsonl"
+    path.write_text(json.dumps(case) + "\n", encoding="utf-8")
+    plain = workbook.judged_cases(path, None, ["rules"]).get("rules")
+    assert len(plain.claims) == 2
+    tuned = workbook.judged_cases(path, None, ["rules"], citation_pattern=r"\(source (\w+)\)",
+                                  abstention_phrases=["no record of"]).get("rules")
+    assert tuned.claims["text"].tolist() == ["Orders ship daily."]
+    assert tuned.claims["cites"].tolist() == [("K1",)]
+    with pytest.raises(GroundlabError, match="abstention_phrases '\\(' is not a valid regular expression"):
+        workbook.claim_splitter("", ["("])
+
+
+def test_tables_escape_what_they_show():
+    import pandas as pd
+
+    frame = pd.DataFrame({"case_id": ["<script>alert(1)</script>"], "text": ["<img src=x onerror=alert(1)>"],
+                          "verdict": ["contradicted"], "claim": [1], "cites": [("D1",)], "reason": ["`x` | y"],
+                          "label": [None]})
+    for styled in (workbook.table(frame), workbook.style_verdicts(frame)):
+        html = styled.to_html()
+        assert "<script>" not in html and "<img" not in html
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "&lt;img src=x onerror=alert(1)&gt;" in html

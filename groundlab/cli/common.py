@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from pathlib import Path
 from typing import List, Sequence
@@ -36,21 +35,10 @@ def input_paths(args: argparse.Namespace, quiet: bool = False):
 
 
 def splitter_from(args: argparse.Namespace):
-    from ..claims import DEFAULT_ABSTENTION_PHRASES, ClaimSplitter
+    from ..workbook import claim_splitter
 
-    for option, patterns in (("--citation-pattern", [args.citation_pattern or ""]),
-                             ("--abstention-phrase", args.abstention_phrase)):
-        for pattern in patterns:
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise GroundlabError(f"{option} {pattern!r} is not a valid regular expression ({exc}); "
-                                     "fix it and run again.") from None
-    try:
-        return ClaimSplitter(args.citation_pattern,
-                             DEFAULT_ABSTENTION_PHRASES + tuple(args.abstention_phrase))
-    except ValueError as exc:
-        raise GroundlabError(f"{exc}.") from None
+    return claim_splitter(args.citation_pattern, args.abstention_phrase,
+                          names=("--citation-pattern", "--abstention-phrase"))
 
 
 def load_inputs(args: argparse.Namespace):

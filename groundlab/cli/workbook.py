@@ -10,7 +10,7 @@ from typing import Dict
 
 from ..records import GroundlabError
 from .common import emit, input_paths
-from .options import input_options, number
+from .options import claim_options, input_options, number
 
 
 def add_commands(sub) -> None:
@@ -20,19 +20,22 @@ def add_commands(sub) -> None:
     p.add_argument("--force", action="store_true", help="replace files that are already there")
     p.set_defaults(func=cmd_init)
 
-    p = sub.add_parser("run", help="run the notebooks (papermill) into a report folder: notebooks, HTML, figures, report.md")
-    input_options(p)
+    p = sub.add_parser("run", help="run the notebooks (papermill) into a new report folder: notebooks, HTML, "
+                                   "figures, report.md and report.html")
+    claim_options(input_options(p))
     p.add_argument("--judge", metavar="NAME", help="the judge the notebooks use (default: each notebook's own, rules)")
     p.add_argument("--penalty", type=number, metavar="P",
                    help="what a wrong answer costs, in correct answers (default: the notebooks' own, 1)")
     p.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                    help="any other notebook parameter (repeatable); VALUE is read as JSON when it can "
                         "be (3, true, [\"lexical\", \"rules\"]), a list may also be written a,b")
-    p.add_argument("--out", metavar="DIR", help="where to write (default: reports/<date>_<time>/)")
+    p.add_argument("--out", metavar="DIR", help="where to write: a new or empty folder (default: a new "
+                                                "reports/<date>_<time>/)")
     p.add_argument("--notebooks", metavar="DIR",
                    help="the notebooks to run (default: notebooks/ here if it holds NN-topic.ipynb files, "
                         "else the ones shipped with groundlab)")
-    p.add_argument("--force", action="store_true", help="write into --out even if it is not empty")
+    p.add_argument("--force", action="store_true",
+                   help="replace the groundlab run in --out: clears the files its run.json lists, nothing else")
     p.set_defaults(func=cmd_run)
 
 
@@ -77,12 +80,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ..notebooks import (
         check_parameter_names,
         check_values,
-        default_out_dir,
+        declared_default,
         find_notebooks,
+        judges_to_run,
         parse_value,
         plan_parameters,
+        relative,
         run_notebooks,
+        NotebookFailed,
     )
+    from ..outputs import FAILED_FILE, RUN_FILE, Claim, claim_folder, new_run_folder
+    from ..evaluate import split_cases
+    from ..workbook import claim_splitter, compare_judges, judged_inputs, save_judged
 
     # Check everything that can be checked before anything runs or is written, so a mistake is
     # one sentence, not a failed notebook.
@@ -99,6 +108,13 @@ def cmd_run(args: argparse.Namespace) -> int:
             setattr(args, name, value)
         else:
             parameters[name] = parse_value(value)
+    for name, option in (("citation_pattern", "--citation-pattern"), ("abstention_phrases", "--abstention-phrase")):
+        if name in parameters and getattr(args, name.replace("phrases", "phrase")):
+            raise GroundlabError(f"{option} and -p {name} both set {name}; give it once.")
+    if args.citation_pattern is not None:
+        parameters["citation_pattern"] = args.citation_pattern
+    if args.abstention_phrase:
+        parameters["abstention_phrases"] = list(args.abstention_phrase)
     cases, passages = input_paths(args)
     parameters["cases"] = cases
     parameters["passages"] = passages
@@ -107,39 +123,88 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.penalty is not None:
         parameters["penalty"] = args.penalty
     check_values({k: v for k, v in parameters.items() if k == "judge" or k in options}, options)
-    load_cases(cases, passages)
     notebooks = find_notebooks(Path(args.notebooks) if args.notebooks else None)
     check_parameter_names(notebooks, [name for name, _ in args.parameter])
-    out = Path(args.out) if args.out else default_out_dir()
-    _check_run_out(out, notebooks[0].parent, args.force)
-    plans = plan_parameters(notebooks, parameters, out.resolve())
-    check_values({name: value for plan in plans.values() for name, value in plan.items() if name != "judge"},
+    abstention = parameters.get("abstention_phrases") or []
+    splitter = claim_splitter(parameters.get("citation_pattern") or "",
+                              abstention if isinstance(abstention, list) else [str(abstention)],
+                              names=("--citation-pattern" if args.citation_pattern is not None else
+                                     "-p citation_pattern",
+                                     "--abstention-phrase" if args.abstention_phrase else "-p abstention_phrases"))
+    loaded = load_cases(cases, passages)  # as `groundlab check` reads them: every field, every passage id
+    split_cases(loaded, splitter)  # and one label per claim
+    filled = parameters.get("filled_sheet")
+    if filled and str(filled).strip() and not Path(str(filled)).is_file():
+        raise GroundlabError(f"-p filled_sheet {filled} does not exist; give the labeling sheet as people "
+                             "filled it, or leave filled_sheet out.")
+    inputs = [cases, passages, filled] + [str(nb) for nb in notebooks]
+    claim = None
+    if args.out:
+        out = Path(args.out)
+        if out.exists() and out.resolve() == notebooks[0].parent.resolve():
+            raise GroundlabError(f"--out {out} is the folder of the notebooks being run, and the executed copies "
+                                 "would replace them; nothing was written (choose another --out).")
+        for folder in list(out.parents):
+            if folder.exists() and not folder.is_dir():
+                raise GroundlabError(f"--out {out} is inside {folder}, which is a file, not a folder; nothing was "
+                                     "written (give --out a new or empty folder).")
+            if folder.exists():
+                break
+        reserved = ([nb.name for nb in notebooks] + [nb.with_suffix(".html").name for nb in notebooks]
+                    + ["report.md", "report.html", "figures", "labeling", JUDGED_FILE, RUN_FILE, FAILED_FILE])
+        claim = claim_folder(out, args.force, reserved, inputs)
+    defaults = {name: declared_default(nb, name) for nb in notebooks for name in ("judge",)
+                if declared_default(nb, name) is not None}
+    probe = plan_parameters(notebooks, parameters, Path("reports") / "new")  # values as the notebooks get them
+    check_values({name: value for plan in probe.values() for name, value in plan.items() if name != "judge"},
                  options)
 
+    # One judged result for every notebook of the run: each judge judges the cases once, here.
+    judges = judges_to_run(notebooks, parameters)
+    main = str(parameters.get("judge", defaults.get("judge", "")))
+    if judges:
+        print(f"groundlab run: judging {plural(len(loaded), 'case', 'cases')} with {', '.join(judges)}",
+              file=sys.stderr)
+        comparison = compare_judges(loaded, judges, splitter)
+        if main in comparison.unavailable:  # the judge every notebook reports on judged nothing
+            raise GroundlabError(comparison.unavailable[main].rstrip(".") + ".")
+
+    folder = (claim or Claim(new_run_folder("reports"), [])).take(
+        {"cases": relative(cases), "passages": relative(passages) if passages else "",
+         "parameters": {k: v for k, v in args.parameter}})
+    out = folder.path
+    if judges:
+        judged = out / JUDGED_FILE
+        save_judged(judged, comparison, judged_inputs(cases, passages, parameters.get("citation_pattern") or "",
+                                                      parameters.get("abstention_phrases") or []))
+        parameters["judged_file"] = judged
+    plans = plan_parameters(notebooks, parameters, out)
+    shown = args.out or relative(out)
     print(f"groundlab run: {plural(len(notebooks), 'notebook', 'notebooks')} from {notebooks[0].parent} "
-          f"into {out}", file=sys.stderr)
-    result = run_notebooks(notebooks, out, parameters, progress=lambda line: print(line, file=sys.stderr))
+          f"into {shown}", file=sys.stderr)
+    try:
+        result = run_notebooks(notebooks, out, plans, shown=shown,
+                               progress=lambda line: print(line, file=sys.stderr))
+    except NotebookFailed as exc:
+        folder.finish("failed", {"notebook": exc.notebook, "cell": exc.cell, "message": str(exc)},
+                      message=f"This run failed: {exc}")
+        raise
+    except BaseException as exc:
+        what = "was interrupted" if isinstance(exc, KeyboardInterrupt) else f"stopped ({type(exc).__name__})"
+        folder.finish("failed", {"notebook": None, "cell": None, "message": what},
+                      message=f"This run {what} before every notebook had run; what it wrote is incomplete.")
+        raise
+    folder.finish("succeeded")
     parts = [plural(len(result.notebooks), "executed notebook", "executed notebooks"),
              plural(len(result.html), "HTML copy", "HTML copies"),
              f"{plural(len(result.figures), 'figure', 'figures')} (PNG and SVG)"]
     if result.report:
         parts.append("report.md")
-    emit(f"wrote {out}/: " + ", ".join(parts) + ".")
+    if (out / "report.html").exists():
+        parts.append("report.html")
+    emit(f"wrote {shown.rstrip('/')}/: " + ", ".join(parts) + ".")
     return 0
 
 
-def _check_run_out(out: Path, notebooks: Path, force: bool) -> None:
-    """Refuse an output folder ``groundlab run`` must not write into, before anything runs."""
-    for folder in [out] + list(out.parents):
-        if folder.exists() and not folder.is_dir():
-            where = "is a file" if folder == out else f"is inside {folder}, which is a file"
-            raise GroundlabError(f"--out {out} {where}, not a folder; nothing was written (give --out a new "
-                                 "or empty folder).")
-        if folder.exists():
-            break
-    if out.exists() and out.resolve() == notebooks.resolve():
-        raise GroundlabError(f"--out {out} is the folder of the notebooks being run, and the executed copies "
-                             "would replace them; nothing was written (choose another --out).")
-    if out.exists() and any(out.iterdir()) and not force:
-        raise GroundlabError(f"{out} already exists and is not empty; nothing was written "
-                             "(choose another --out or pass --force to write into it).")
+#: The run's judged result, shared by its notebooks (``judged_file``).
+JUDGED_FILE = "judged.pkl"
