@@ -46,7 +46,7 @@ def run_once(stub: MessagesStub, cases: Path, extra: list) -> dict:
         wall = time.perf_counter() - began
     if done.returncode != 0:
         raise SystemExit(f"the run failed ({done.returncode}): {done.stderr.strip()[-500:]}")
-    summary = next((line for line in done.stderr.splitlines() if "llm judge (" in line), "")
+    summary = next((line for line in done.stderr.splitlines() if " sent, " in line and "llm judge (" in line), "")
     return {"wall": wall, "calls": len(stub.calls), "requests": len(stub.requests) + len(stub.batch_requests),
             "summary": summary}
 

@@ -136,11 +136,20 @@ def test_passing_failures_of_the_batch_calls_are_retried(messages_stub, tmp_path
     assert ev.claims["error"].isna().all() and len(messages_stub.batches) == 1 and messages_stub.requests == []
 
 
-@pytest.mark.parametrize("answer", [Raw(200, b"<html>", "text/html"), lambda body: {"id": "../../escape"}])
-def test_a_batch_submission_answered_with_nonsense_is_one_sentence(messages_stub, cli, tmp_path, answer):
-    messages_stub.batch_script["create"] = [answer]
+@pytest.mark.parametrize("step, answer", [
+    ("create", Raw(200, b"<html>", "text/html")), ("create", lambda body: {"id": "../../escape"}),
+    ("create", lambda body: [1, 2]), ("retrieve", lambda body: [1, 2]),
+    ("retrieve", lambda body: {"processing_status": "ended", "results_url": 5}),
+    ("results", Raw(200, b"\x00\xff not lines", "application/binary")),
+])
+def test_a_batch_call_answered_with_nonsense_is_one_sentence_or_sent_again(messages_stub, cli, tmp_path, step, answer):
+    messages_stub.batch_script[step] = [answer]
     code, out, err = cli("score", "--judge", "llm", "--batch", "--cache", tmp_path / "c", *ARGS)
-    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err and "--batch" in err
+    assert "Traceback" not in err
+    if step == "results":  # the lines that cannot be read are skipped, their requests sent the normal way
+        assert code == 0 and "sent again the normal way" in err and len(messages_stub.requests) == ANSWERED
+    else:
+        assert code == 2 and err.count("\n") == 1 and "--batch" in err, err
     assert not (tmp_path / "escape.json").exists() and not (tmp_path / "c" / "escape.json").exists()
 
 
@@ -238,3 +247,10 @@ def test_prices_by_model_name_and_prompt_length():
     assert haiku.cost(100_001, 1_000) == pytest.approx((100_001 * 0.50 + 1_000 * 2.50) / 1e6)
     assert table.batch_discount == 0.5
     assert json.loads(pricing.BUILT_IN.read_text())["date"] == "2026-12-01"
+
+
+def test_a_refused_key_stops_a_batch_run_with_one_sentence(messages_stub, cli, tmp_path):
+    messages_stub.batch_script["create"] = [Fail(401, message="invalid x-api-key {key}")]
+    code, out, err = cli("score", "--judge", "llm", "--batch", "--cache", tmp_path / "c", *ARGS)
+    assert code == 2 and err.count("\n") == 1 and f"the API at {messages_stub.url} refused the key (401)" in err
+    assert messages_stub.batches == {} and "sk-test" not in err

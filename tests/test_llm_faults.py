@@ -102,6 +102,7 @@ def test_a_reply_whose_token_counts_are_not_numbers_is_kept_and_counted(messages
     b'{"content": [{"type": "tool_use", "name": "record_verdicts", "input": {"verdicts": '
     b'[{"claim": true, "verdict": "supported"}]}}]}',
     b'{"content": [null, 3, "x", {"type": "tool_use"}]}',
+    b'{"content": [' + b"[" * 900 + b"]" * 900 + b"]}",
 ])
 def test_odd_replies_become_error_verdicts_never_a_traceback(messages_stub, cli, body):
     messages_stub.script = [lambda request, body=body: body]

@@ -61,8 +61,8 @@ DEFAULT_MODEL = "claude-opus-5-5"
 DEFAULT_CACHE = Path(".groundlab") / "cache"
 #: Seconds one request may take, from sending to the last byte of its reply. A request holds at
 #: most 38 claims (the reply budget), about 2,300 output tokens at 60 a verdict: 30 to 45 s at the
-#: 50 to 80 tokens a second of the larger models, so 60 s lets every honest reply arrive while a
-#: silent endpoint costs a minute, not the two the SDK waits by default (``--timeout`` to change).
+#: 50 to 80 tokens a second of the larger models, so 60 s lets every honest reply arrive while an
+#: endpoint that never answers costs a minute an attempt, not two (``--timeout`` to change).
 DEFAULT_TIMEOUT = 60.0
 #: A run stops when this many requests in a row time out or cannot connect: the endpoint is down
 #: or unreachable, and waiting out every request's retries would take half an hour.

@@ -51,6 +51,9 @@ def run_batches(judge: "LLMJudge", items: List["_Item"], out: list) -> List["_It
 
     judge._stop.clear()
     folder = judge.cache.folder / "batches" if judge.cache is not None else None
+    if folder is None:
+        judge._warn("without a cache the batch id is kept nowhere, so an interrupted --batch run cannot pick its "
+                    "batch up again")
     by_key = {item.key: item for item in items}
     batches = _open_batches(judge, folder, set(by_key))
     covered: Set[str] = set().union(*(b["keys"] for b in batches)) if batches else set()
@@ -307,8 +310,7 @@ def _call(judge: "LLMJudge", what: str, attempt: Callable[[], Any]) -> Any:
             judge._reached()
             status = exc.status_code
             if status in (401, 403):
-                raise GroundlabError(f"the API at {judge.endpoint.display} refused the key ({status}); check "
-                                     f"ANTHROPIC_API_KEY{judge._key_origin()}, or use --judge rules.") from None
+                judge._refusal(status)  # the key refused: stops the run
             if status == 404:
                 raise _Gone() from None
             last = f"HTTP {status}: {judge._short(exc)}"
@@ -324,9 +326,9 @@ def _call(judge: "LLMJudge", what: str, attempt: Callable[[], Any]) -> Any:
         except Unusable as exc:
             raise GroundlabError(f"could not {what}: {judge._redactor.text(str(exc))}; check the endpoint, or run "
                                  "without --batch.") from None
-        except anthropic.AnthropicError as exc:
-            raise GroundlabError(f"could not {what}: {judge._short(exc)}; run again later, or without "
-                                 "--batch.") from None
+        except Exception as exc:  # noqa: BLE001 (what else the SDK makes of an odd answer: one sentence)
+            raise GroundlabError(f"could not {what} ({type(exc).__name__}: {judge._short(exc)}); run again later, "
+                                 "or without --batch.") from None
         judge._reached()
         return result
     raise GroundlabError(f"could not {what} after {judge.max_retries + 1} attempts ({last}); the batch ids are kept, "

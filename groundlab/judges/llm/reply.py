@@ -105,6 +105,13 @@ def _count(value: Any) -> Optional[int]:
 
 def read_message(obj: Any, redactor: Redactor) -> Reply:
     """A :class:`Reply` from a message as parsed JSON, every string in it redacted."""
+    try:
+        return _read_message(obj, redactor)
+    except RecursionError:
+        raise Unusable("the endpoint answered with a message nested too deeply to read") from None
+
+
+def _read_message(obj: Any, redactor: Redactor) -> Reply:
     if not isinstance(obj, dict):
         raise Unusable(f"the endpoint answered with JSON that is not a message (a {type(obj).__name__})")
     if obj.get("type") == "error":
