@@ -13,7 +13,7 @@ import pytest
 from groundlab import evaluate, get_judge, load_cases
 
 from conftest import CASES, NOTES
-from messages_stub import Canceled, Expired, Fail, MessagesStub, Raw, messages_stub  # noqa: F401
+from messages_stub import KEY, Canceled, Expired, Fail, MessagesStub, Raw, messages_stub  # noqa: F401
 
 ANSWERED = 10
 ARGS = ("--cases", CASES, "--passages", NOTES)
@@ -254,3 +254,28 @@ def test_a_refused_key_stops_a_batch_run_with_one_sentence(messages_stub, cli, t
     code, out, err = cli("score", "--judge", "llm", "--batch", "--cache", tmp_path / "c", *ARGS)
     assert code == 2 and err.count("\n") == 1 and f"the API at {messages_stub.url} refused the key (401)" in err
     assert messages_stub.batches == {} and "sk-test" not in err
+
+
+def test_a_request_two_batches_hold_is_taken_once(messages_stub, tmp_path):
+    import httpx
+
+    cache = tmp_path / "c"
+    from groundlab.records import GroundlabError
+
+    messages_stub.batch_polls = 10_000
+    messages_stub.batch_script["retrieve"] = [Fail(401)]  # the first run stops once it has submitted
+    first = get_judge("llm", cache=cache, progress=False, batch=True, poll_interval=0.01)
+    with pytest.raises(GroundlabError, match="refused the key"):
+        evaluate(load_cases(CASES, NOTES), first)
+    (record,) = batch_files(cache)
+    # Another run submitted the same requests at the same moment: a second batch, a second record.
+    second = httpx.post(f"{messages_stub.url}/v1/messages/batches", json={"requests": messages_stub.batch_requests[:]},
+                        headers={"x-api-key": KEY}).json()["id"]
+    state = json.loads(record.read_text())
+    (record.parent / f"{second}.json").write_text(json.dumps(dict(state, id=second)))
+    messages_stub.batch_polls = 0
+    judge = get_judge("llm", cache=cache, progress=False, batch=True, poll_interval=0.01)
+    ev = evaluate(load_cases(CASES, NOTES), judge)
+    assert ev.claims["error"].isna().all() and len(messages_stub.batches) == 2
+    assert judge.usage.requests == judge.usage.batched == ANSWERED  # each reply taken once
+    assert batch_files(cache) == [] and messages_stub.requests == []

@@ -61,7 +61,7 @@ def run_batches(judge: "LLMJudge", items: List["_Item"], out: list) -> List["_It
     try:
         for chunk in _chunks(judge, [item for item in items if item.key not in covered]):
             batches.append(_create(judge, folder, chunk))
-        _follow(judge, folder, batches, by_key, out, leftover)
+        _follow(judge, batches, by_key, out, leftover)
     except (_Abort, _Stopped) as exc:
         raise GroundlabError(str(exc) or "the run stopped") from None
     except KeyboardInterrupt:
@@ -142,9 +142,11 @@ def _create(judge: "LLMJudge", folder: Optional[Path], chunk: List["_Item"]) -> 
     return batch
 
 
-def _follow(judge: "LLMJudge", folder: Optional[Path], batches: List[Dict[str, Any]], by_key: Dict[str, "_Item"],
-            out: list, leftover: Set[str]) -> None:
-    """Poll ``batches`` until each has ended, and take its results."""
+def _follow(judge: "LLMJudge", batches: List[Dict[str, Any]], by_key: Dict[str, "_Item"], out: list,
+            leftover: Set[str]) -> None:
+    """Poll ``batches`` until each has ended, and take its results (a request two batches hold, as
+    when two runs submitted it at once, is taken from the first to end)."""
+    taken: Set[str] = set()
     total = sum(len(b["keys"] & set(by_key)) for b in batches)
     label = f"llm judge ({judge.model}), batch{'es' * (len(batches) > 1)} {', '.join(b['id'] for b in batches)}"
     bar = Progress(total, label, judge.progress)
@@ -162,7 +164,7 @@ def _follow(judge: "LLMJudge", folder: Optional[Path], batches: List[Dict[str, A
                         raise GroundlabError(f"the endpoint {judge.endpoint.display} described batch {batch['id']} "
                                              "without a processing status; check the endpoint, or run without --batch.")
                     if status == "ended":
-                        _collect(judge, batch, by_key, out, leftover)
+                        _collect(judge, batch, by_key, out, leftover, taken)
                     else:
                         counts = obj.get("request_counts") if isinstance(obj.get("request_counts"), dict) else {}
                         waiting = counts.get("processing")
@@ -209,9 +211,9 @@ def _settle_state(batch: Dict[str, Any], by_key: Dict[str, "_Item"]) -> None:
 
 
 def _collect(judge: "LLMJudge", batch: Dict[str, Any], by_key: Dict[str, "_Item"], out: list,
-             leftover: Set[str]) -> None:
+             leftover: Set[str], taken: Set[str]) -> None:
     """Take the results of an ended batch: verdicts for this run's requests, cached."""
-    wanted = batch["keys"] & set(by_key)
+    wanted = batch["keys"] & set(by_key) - taken
     seen: Set[str] = set()
     problems: List[str] = []
 
@@ -243,6 +245,7 @@ def _collect(judge: "LLMJudge", batch: Dict[str, Any], by_key: Dict[str, "_Item"
     if wanted - seen:
         problems.append(f"{len(wanted - seen)} without a result")
     leftover.update(wanted - seen)
+    taken.update(wanted)
     again = len(leftover & wanted)
     detail = "; ".join(kind if n == 1 else f"{kind} \u00d7{n}" for kind, n in _tally(problems).items())
     if again:
