@@ -5,14 +5,28 @@ It answers ``POST /v1/messages`` the way the API does (a ``tool_use`` block, ``u
 :attr:`MessagesStub.script` decides one request, in order, before the default answer takes over.
 The default answer reads the claims and passages back out of the request and judges them with the
 rules judge, so runs through the stub give plausible, deterministic verdicts.
+
+It also serves the Message Batches API in the API's shape: ``POST /v1/messages/batches`` takes
+``{"requests": [{"custom_id", "params"}]}`` (each request decided by the same script and
+default), ``GET /v1/messages/batches/{id}`` reports ``processing_status`` (``in_progress`` for
+the first :attr:`MessagesStub.batch_polls` looks, then ``ended`` with a ``results_url``), and
+the results URL returns JSONL lines ``{"custom_id", "result": {"type": "succeeded", "message"}}``
+(or ``errored`` with an error, ``expired``, ``canceled``).
+
+Fault modes, as script entries: :class:`Fail` (an HTTP error, whose message may echo the key),
+:class:`Raw` (any body, such as HTML with status 200), :class:`Silent` (accept and never answer),
+:class:`Drop` (close the connection), :class:`Expired` / :class:`Canceled` (batch results), or a
+function of the request body returning the reply JSON (or bytes, sent as they are).
 """
 
 from __future__ import annotations
 
 import html
+import itertools
 import json
 import re
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, List, Optional
 
@@ -75,52 +89,167 @@ def text_reply(text: str, body: dict) -> dict:
 
 
 class Fail:
-    """A scripted HTTP error (e.g. 429 with ``retry-after: 0``)."""
+    """A scripted HTTP error (e.g. 429 with ``retry-after: 0``); ``message`` is the error's text,
+    ``{key}`` in it replaced by the key the request carried (a server that echoes it)."""
 
-    def __init__(self, status: int, headers: Optional[Dict[str, str]] = None) -> None:
-        self.status, self.headers = status, headers or {}
+    def __init__(self, status: int, headers: Optional[Dict[str, str]] = None, message: Optional[str] = None) -> None:
+        self.status, self.headers, self.message = status, headers or {}, message
 
 
-#: A script entry: a :class:`Fail`, or a function of the request body returning the reply JSON.
+class Raw:
+    """A reply sent as it is: any status, body and content type (HTML with 200, say)."""
+
+    def __init__(self, status: int, body: bytes, content_type: str = "application/json") -> None:
+        self.status, self.body, self.content_type = status, body, content_type
+
+
+HTML = Raw(200, b"<!doctype html><html><body><h1>Sign in to the proxy</h1></body></html>", "text/html")
+
+
+class Silent:
+    """Accept the request and answer nothing for ``seconds`` (or until the stub stops)."""
+
+    def __init__(self, seconds: float = 30.0) -> None:
+        self.seconds = seconds
+
+
+class Drop:
+    """Close the connection without an answer."""
+
+
+class Expired:
+    """In a batch: the request expired before it was processed."""
+
+
+class Canceled:
+    """In a batch: the request was canceled."""
+
+
+_KINDS = {429: "rate_limit_error", 529: "overloaded_error", 401: "authentication_error",
+          404: "not_found_error", 400: "invalid_request_error", 413: "request_too_large"}
+
+#: A script entry: one of the classes above, or a function of the request body returning the reply.
 Action = Any
 
 
 class MessagesStub:
     def __init__(self) -> None:
-        self.requests: List[dict] = []
+        self.requests: List[dict] = []  # bodies of POST /v1/messages
+        self.batch_requests: List[dict] = []  # every request of every batch submitted
+        self.calls: List[str] = []  # "METHOD path" of every call, batches included
         self.script: List[Action] = []
         self.default: Callable[[dict], Any] = lambda body: tool_reply(rules_verdicts(parse_request(body)), body)
-        self.headers: List[Dict[str, str]] = []
+        self.headers: List[Dict[str, str]] = []  # of every call
+        self.delay = 0.0  # seconds before each answer to POST /v1/messages
+        self.batch_polls = 1  # looks at a batch before it has ended
+        self.batch_script: Dict[str, List[Action]] = {"create": [], "retrieve": [], "results": []}
+        self.results_url: Optional[str] = None  # where results are said to be (default: this stub)
+        self.batches: Dict[str, dict] = {}
+        self._ids = itertools.count(1)
         self._lock = threading.Lock()
+        self._stopping = threading.Event()
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
                 length = int(self.headers.get("content-length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                if self.path.split("?")[0] != "/v1/messages":
-                    return self._send(404, {"type": "error", "error": {"type": "not_found_error",
-                                                                       "message": self.path}})
+                path = self._note("POST")
+                if path == "/v1/messages/batches":
+                    return self._batch_create(body)
+                if path != "/v1/messages":
+                    return self._error(404, self.path)
                 with stub._lock:
                     stub.requests.append(body)
-                    stub.headers.append({k.lower(): v for k, v in self.headers.items()})
                     action = stub.script.pop(0) if stub.script else stub.default
-                if isinstance(action, Fail):
-                    kind = {429: "rate_limit_error", 529: "overloaded_error", 401: "authentication_error",
-                            404: "not_found_error", 400: "invalid_request_error"}.get(action.status, "api_error")
-                    return self._send(action.status, {"type": "error", "error": {"type": kind, "message": kind}},
-                                      action.headers)
-                self._send(200, action(body))
+                if stub.delay:
+                    stub._stopping.wait(stub.delay)
+                self._act(action, body)
 
-            def _send(self, status: int, payload: dict, headers: Optional[Dict[str, str]] = None) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.end_headers()
-                self.wfile.write(data)
+            def do_GET(self) -> None:  # noqa: N802
+                path = self._note("GET")
+                match = re.fullmatch(r"/v1/messages/batches/([^/]+)(/results)?", path)
+                batch = stub.batches.get(match.group(1)) if match else None
+                if batch is None:
+                    return self._error(404, path)
+                fault = self._fault("results" if match.group(2) else "retrieve")
+                if fault is not None:
+                    return self._act(fault, {})
+                if match.group(2):
+                    if batch["polls"] <= stub.batch_polls:
+                        return self._error(404, "the batch has not ended")
+                    data = b"".join(json.dumps(line).encode() + b"\n" for line in batch["results"])
+                    return self._raw(200, data, "application/binary")
+                with stub._lock:
+                    batch["polls"] += 1
+                self._send(200, stub._batch_object(batch, batch["polls"] > stub.batch_polls))
+
+            def _note(self, method: str) -> str:
+                path = self.path.split("?")[0]
+                with stub._lock:
+                    stub.calls.append(f"{method} {path}")
+                    stub.headers.append({k.lower(): v for k, v in self.headers.items()})
+                return path
+
+            def _fault(self, step: str) -> Optional[Action]:
+                with stub._lock:
+                    script = stub.batch_script[step]
+                    return script.pop(0) if script else None
+
+            def _batch_create(self, body: dict) -> None:
+                fault = self._fault("create")
+                if fault is not None:
+                    return self._act(fault, body)
+                results = []
+                with stub._lock:
+                    for request in body.get("requests", []):
+                        stub.batch_requests.append(request)
+                        action = stub.script.pop(0) if stub.script else stub.default
+                        results.append({"custom_id": request["custom_id"],
+                                        "result": stub._batch_result(action, request["params"])})
+                    batch_id = f"msgbatch_stub{next(stub._ids):04d}"
+                    batch = stub.batches[batch_id] = {"id": batch_id, "results": results, "polls": 0,
+                                                     "count": len(results)}
+                self._send(200, stub._batch_object(batch, False))
+
+            def _act(self, action: Action, body: dict) -> None:
+                if isinstance(action, Fail):
+                    message = action.message or _KINDS.get(action.status, "api_error")
+                    message = message.replace("{key}", self.headers.get("x-api-key", ""))
+                    return self._error(action.status, message, action.headers)
+                if isinstance(action, Raw):
+                    return self._raw(action.status, action.body, action.content_type)
+                if isinstance(action, Silent):
+                    stub._stopping.wait(action.seconds)
+                    self.close_connection = True
+                    return
+                if isinstance(action, Drop):
+                    self.close_connection = True
+                    return
+                reply = action(body)
+                if isinstance(reply, bytes):
+                    return self._raw(200, reply, "application/json")
+                self._send(200, reply)
+
+            def _error(self, status: int, message: str, headers: Optional[Dict[str, str]] = None) -> None:
+                kind = _KINDS.get(status, "api_error")
+                self._send(status, {"type": "error", "error": {"type": kind, "message": message}}, headers)
+
+            def _send(self, status: int, payload: Any, headers: Optional[Dict[str, str]] = None) -> None:
+                self._raw(status, json.dumps(payload).encode(), "application/json", headers)
+
+            def _raw(self, status: int, data: bytes, content_type: str,
+                     headers: Optional[Dict[str, str]] = None) -> None:
+                try:
+                    self.send_response(status)
+                    self.send_header("content-type", content_type)
+                    self.send_header("content-length", str(len(data)))
+                    for k, v in (headers or {}).items():
+                        self.send_header(k, v)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (a timeout, a reply too large): nothing to tell it
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -128,6 +257,29 @@ class MessagesStub:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
+
+    def _batch_result(self, action: Action, params: dict) -> dict:
+        if isinstance(action, Expired):
+            return {"type": "expired"}
+        if isinstance(action, Canceled):
+            return {"type": "canceled"}
+        if isinstance(action, Fail):
+            kind = _KINDS.get(action.status, "api_error")
+            return {"type": "errored", "error": {"type": "error", "error": {"type": kind, "message": action.message or kind}}}
+        return {"type": "succeeded", "message": action(params)}
+
+    def _batch_object(self, batch: dict, ended: bool) -> dict:
+        counts = {"processing": 0 if ended else batch["count"], "succeeded": 0, "errored": 0, "canceled": 0,
+                  "expired": 0}
+        if ended:
+            for line in batch["results"]:
+                counts[line["result"]["type"]] += 1
+        base = self.results_url or self.url
+        stamp = "2026-12-01T09:00:00Z"
+        return {"id": batch["id"], "type": "message_batch", "processing_status": "ended" if ended else "in_progress",
+                "request_counts": counts, "created_at": stamp, "expires_at": "2026-12-02T09:00:00Z",
+                "ended_at": stamp if ended else None, "archived_at": None, "cancel_initiated_at": None,
+                "results_url": f"{base}/v1/messages/batches/{batch['id']}/results" if ended else None}
 
     @property
     def url(self) -> str:
@@ -138,6 +290,7 @@ class MessagesStub:
         return self
 
     def stop(self) -> None:
+        self._stopping.set()
         self.server.shutdown()
         self.server.server_close()
 
@@ -149,6 +302,7 @@ def messages_stub(monkeypatch, tmp_path):
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     monkeypatch.setenv("ANTHROPIC_BASE_URL", stub.url)
     monkeypatch.delenv("LLM_MODEL", raising=False)
+    monkeypatch.delenv("GROUNDLAB_PRICE_TABLE", raising=False)
     monkeypatch.chdir(tmp_path)
     yield stub
     stub.stop()

@@ -353,7 +353,9 @@ def test_no_key_is_one_sentence_pointing_at_rules(monkeypatch, tmp_path, cli):
 
 def test_key_and_model_from_dotenv(messages_stub, monkeypatch, tmp_path):
     monkeypatch.delenv("ANTHROPIC_API_KEY")
-    (tmp_path / ".env").write_text(f"ANTHROPIC_API_KEY={KEY}\nLLM_MODEL=claude-from-dotenv\n")
+    monkeypatch.delenv("ANTHROPIC_BASE_URL")
+    (tmp_path / ".env").write_text(f"ANTHROPIC_API_KEY={KEY}\nANTHROPIC_BASE_URL={messages_stub.url}\n"
+                                   "LLM_MODEL=claude-from-dotenv\n")
     j = judge(tmp_path)
     evaluate(load_cases(CASES, NOTES)[:1], j)
     assert messages_stub.requests[0]["model"] == "claude-from-dotenv"
@@ -467,7 +469,7 @@ def test_label_export_alone_asks_once_per_case_and_takes_the_model_options(messa
     assert code == 0, err
     assert len(messages_stub.requests) == ANSWERED
     assert {b["model"] for b in messages_stub.requests} == {"claude-other"}
-    assert "llm judge (claude-other): 10 requests sent" in err
+    assert f"llm judge (claude-other at {messages_stub.url}): 10 requests sent" in err
     assert not (tmp_path / ".groundlab").exists()
 
 

@@ -74,7 +74,7 @@ def evaluate_inputs(args: argparse.Namespace, runs: int = 1):
 
 
 def judge_summary(judge) -> None:
-    """A model judge's requests and tokens, on stderr."""
+    """A model judge's model, endpoint, requests, tokens and price, on stderr."""
     if hasattr(judge, "summary"):
         print(f"groundlab: {judge.summary()}", file=sys.stderr)
 
@@ -87,11 +87,9 @@ def dry_run(args: argparse.Namespace) -> int:
     source, cases = load_inputs(args)
     pairs = claim_pairs(list(zip(cases, split_cases(cases, splitter_from(args)))))
     runs = getattr(args, "repeat", 1)
-    estimate = judge.estimate(pairs)
-    if runs > 1:  # repeated runs skip the cache: every run sends every request
-        estimate = type(estimate)(runs * (estimate.requests + estimate.cached), 0,
-                                  runs * sum(r.estimated_tokens() for _, r in judge.requests_for(pairs)))
-    emit(f"groundlab dry run: judge {args.judge} ({judge.model}) on {len(cases)} cases, {len(pairs)} claims "
+    estimate = judge.estimate(pairs, runs=runs)  # repeated runs skip the cache: every run sends every request
+    where = f" at {judge.endpoint.display}" if hasattr(judge, "endpoint") else ""
+    emit(f"groundlab dry run: judge {args.judge} ({judge.model}{where}) on {len(cases)} cases, {len(pairs)} claims "
           f"({source}): {estimate}. Nothing was sent.")
     return 0
 

@@ -54,16 +54,28 @@ def judge_options(parser: argparse.ArgumentParser, dry_run: bool = True) -> None
     g.add_argument("--no-cache", action="store_true", help="llm: neither read nor write the cache")
     g.add_argument("--concurrency", type=positive_int, metavar="N",
                    help="llm: requests in flight at once (default 4)")
+    g.add_argument("--timeout", type=positive_number, metavar="S",
+                   help="llm: seconds one request may take, to the last byte of its reply (default 60); "
+                        "5 requests in a row that time out or cannot connect stop the run")
+    g.add_argument("--base-url", metavar="URL",
+                   help="llm: the API endpoint (default: ANTHROPIC_BASE_URL where the key is set, the "
+                        "environment or .env, else https://api.anthropic.com)")
+    g.add_argument("--batch", action="store_true",
+                   help="llm: send the requests through the Message Batches API, at half the price; "
+                        "results can take up to 24 hours, and an interrupted run resumes the same batch")
+    g.add_argument("--price-table", metavar="FILE",
+                   help="llm: a JSON price table laid over the built-in one (default: $GROUNDLAB_PRICE_TABLE)")
     if dry_run:
         g.add_argument("--dry-run", action="store_true",
-                       help="llm: print the requests and input tokens a run would cost, and send nothing")
+                       help="llm: print the requests, tokens and price a run would cost, and send nothing")
 
 
 def judge_kwargs(args: argparse.Namespace, cache: bool = True) -> Dict:
     """The options of ``--judge``; one given to a judge that has no use for it is a mistake."""
     dry_run = getattr(args, "dry_run", False)
     given = {"--model": args.model, "--cache": args.cache, "--no-cache": args.no_cache,
-             "--concurrency": args.concurrency, "--dry-run": dry_run}
+             "--concurrency": args.concurrency, "--timeout": args.timeout, "--base-url": args.base_url,
+             "--batch": args.batch, "--price-table": args.price_table, "--dry-run": dry_run}
     allowed = {"llm": set(given), "nli": {"--model"}}.get(args.judge, set())
     extra = [k for k, v in given.items() if v not in (None, False) and k not in allowed]
     if extra:
@@ -75,8 +87,10 @@ def judge_kwargs(args: argparse.Namespace, cache: bool = True) -> Dict:
             kwargs["cache"] = None
         elif args.cache:
             kwargs["cache"] = args.cache
-        if args.concurrency:
-            kwargs["concurrency"] = args.concurrency
+        options = {"concurrency": args.concurrency, "timeout": args.timeout, "base_url": args.base_url,
+                   "price_table": args.price_table}
+        kwargs.update({k: v for k, v in options.items() if v is not None})
+        kwargs["batch"] = args.batch
         kwargs["dry_run"] = dry_run
     return kwargs
 
@@ -88,6 +102,16 @@ def positive_int(text: str) -> int:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a whole number of 1 or more, not {text!r}")
+    return value
+
+
+def positive_number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not value > 0 or math.isinf(value):
+        raise argparse.ArgumentTypeError(f"must be a number above 0, not {text!r}")
     return value
 
 

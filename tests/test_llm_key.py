@@ -1,0 +1,131 @@
+"""Where the llm judge sends its key: only to the endpoint set beside it (or given with
+--base-url), never through a redirect or a results URL to another host; and no text it prints,
+keeps or caches holds the key, even when a server echoes it."""
+
+from __future__ import annotations
+
+import pytest
+
+from groundlab import evaluate, get_judge, load_cases
+
+from conftest import CASES, NOTES
+from messages_stub import KEY, Fail, MessagesStub, messages_stub, parse_request, text_reply, tool_reply  # noqa: F401
+
+ARGS = ("--cases", CASES, "--passages", NOTES)
+#: What a server may echo of a key: whole, cut, masked, or its last characters as consoles show them.
+ECHOES = [KEY, KEY[:14] + "\u2026", "sk-test-no...7f3a", "****-key-7f3a", f"key={KEY[3:]}", f'"{KEY}"']
+
+
+@pytest.fixture
+def other_host():
+    """A second stub, standing for a host the key must never reach."""
+    stub = MessagesStub().start()
+    yield stub
+    stub.stop()
+
+
+def leaked(text: str) -> bool:
+    return any(part in text for part in (KEY, KEY[:10], KEY[-12:], "7f3a", "real-key"))
+
+
+def test_a_dotenv_endpoint_does_not_take_a_key_from_the_environment(messages_stub, other_host, cli, tmp_path):
+    (tmp_path / ".env").write_text(f"ANTHROPIC_BASE_URL={other_host.url}\n")
+    code, out, err = cli("score", "--judge", "llm", "--no-cache", *ARGS)
+    assert code == 0
+    assert len(messages_stub.requests) == 10 and other_host.calls == []
+    assert (f"warning: .env sets ANTHROPIC_BASE_URL={other_host.url}, but the key comes from the environment, so it "
+            f"is sent to {messages_stub.url} instead") in err
+    assert f"llm judge (claude-opus-5-5 at {messages_stub.url}): 10 requests sent" in err
+
+
+def test_a_key_from_the_environment_without_an_endpoint_goes_to_anthropic_only(messages_stub, other_host, monkeypatch,
+                                                                               cli, tmp_path):
+    monkeypatch.delenv("ANTHROPIC_BASE_URL")
+    (tmp_path / ".env").write_text(f"ANTHROPIC_BASE_URL={other_host.url}\n")
+    judge = get_judge("llm", cache=None)
+    assert judge.endpoint.base_url == "https://api.anthropic.com" and judge.endpoint.origin == "the environment"
+    code, out, err = cli("score", "--judge", "llm", "--dry-run", "--no-cache", *ARGS)
+    assert "(claude-opus-5-5 at https://api.anthropic.com) on 12 cases" in out and "Nothing was sent" in out
+    assert other_host.calls == [] and messages_stub.calls == []
+
+
+def test_a_key_from_dotenv_goes_to_the_dotenv_endpoint(messages_stub, other_host, monkeypatch, cli, tmp_path):
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", other_host.url)
+    (tmp_path / ".env").write_text(f"ANTHROPIC_API_KEY={KEY}\nANTHROPIC_BASE_URL={messages_stub.url}\n")
+    code, out, err = cli("score", "--judge", "llm", "--no-cache", *ARGS)
+    assert code == 0 and len(messages_stub.requests) == 10 and other_host.calls == []
+    assert "warning: the environment sets ANTHROPIC_BASE_URL" in err and "the key comes from .env" in err
+
+
+def test_base_url_on_the_command_line_wins(messages_stub, other_host, monkeypatch, cli):
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", other_host.url)
+    code, out, err = cli("score", "--judge", "llm", "--no-cache", "--base-url", messages_stub.url, *ARGS)
+    assert code == 0 and len(messages_stub.requests) == 10 and other_host.calls == []
+    assert "warning" not in err and f"at {messages_stub.url})" in err
+
+
+@pytest.mark.parametrize("url, says", [
+    ("http://api.example.com", "would carry the key unencrypted"),
+    ("ftp://api.example.com", "is not an http(s) address"),
+    ("api.anthropic.com", "is not an http(s) address"),
+    ("https://host:port", "is not an http(s) address"),
+])
+def test_an_endpoint_that_cannot_be_one_is_one_sentence(messages_stub, cli, url, says):
+    code, out, err = cli("score", "--judge", "llm", "--no-cache", "--base-url", url, *ARGS)
+    assert code == 2 and err.count("\n") == 1 and says in err and "--base-url" in err
+    assert messages_stub.calls == []
+
+
+def test_a_redirect_to_another_host_is_not_followed(messages_stub, other_host, tmp_path):
+    messages_stub.script = [Fail(307, {"location": f"{other_host.url}/v1/messages"})] * 3
+    ev = evaluate(load_cases(CASES, NOTES)[:1], get_judge("llm", cache=None, backoff=0, progress=False))
+    assert ev.claims["error"].str.startswith("the request failed after 1 attempt (HTTP 307").all()
+    assert other_host.calls == []
+
+
+@pytest.mark.parametrize("echo", ECHOES)
+def test_an_error_that_echoes_the_key_is_printed_without_it(messages_stub, cli, tmp_path, echo):
+    messages_stub.script = [Fail(400, message=f"invalid x-api-key: {echo.replace(KEY, '{key}')}")]
+    code, out, err = cli("score", "--judge", "llm", "--cache", tmp_path / "c", "--concurrency", "1", *ARGS)
+    assert code == 0 and "c01 claim 1: the request failed after 1 attempt (HTTP 400" in out
+    assert "[key removed]" in out
+    assert not leaked(out + err), out
+    code, out, err = cli("score", "--judge", "llm", "--json", "--cache", tmp_path / "c", *ARGS)
+    cached = "".join(p.read_text() for p in (tmp_path / "c").rglob("*") if p.is_file())
+    assert not leaked(cached)
+
+
+def test_a_stop_that_quotes_the_echoed_key_is_printed_without_it(messages_stub, cli):
+    messages_stub.script = [Fail(400, message="bad request from key {key}")] * 10
+    code, out, err = cli("score", "--judge", "llm", "--no-cache", "--concurrency", "1", *ARGS)
+    assert code == 2 and "refused the first 3 requests alike" in err and "[key removed]" in err
+    assert not leaked(err)
+
+
+def test_a_reply_that_echoes_the_key_is_kept_and_cached_without_it(messages_stub, tmp_path):
+    def echo(body):
+        reply = tool_reply([{"claim": n, "verdict": "unsupported", "supported_by": [], "reason": f"key {KEY} seen"}
+                            for n, _ in parse_request(body)["claims"]], body)
+        return reply
+    messages_stub.script = [echo, lambda body: text_reply(f"Your key is {KEY}.", body)]
+    judge = get_judge("llm", cache=tmp_path / "c", backoff=0, progress=False, concurrency=1)
+    ev = evaluate(load_cases(CASES, NOTES)[:2], judge)
+    assert not leaked(" ".join(ev.claims["reason"].astype(str)))
+    assert not leaked(repr(judge.failed_replies)) and "[key removed]" in repr(judge.failed_replies)
+    cached = "".join(p.read_text() for p in (tmp_path / "c").rglob("*") if p.is_file())
+    assert cached and not leaked(cached)
+
+
+def test_the_summary_names_the_endpoint_and_the_model(messages_stub, cli):
+    code, out, err = cli("score", "--judge", "llm", "--no-cache", "--model", "claude-sonnet-5-5", *ARGS)
+    assert f"llm judge (claude-sonnet-5-5 at {messages_stub.url}): 10 requests sent" in err
+
+
+def test_the_redactor_leaves_ordinary_text_alone():
+    from groundlab.judges.llm.endpoint import Redactor
+
+    text = "the request failed: prompt is too long (2,000,000 tokens > 1,000,000 maximum); see docs/errors#keys"
+    assert Redactor(KEY).text(text) == text
+    assert Redactor("").text(KEY) == KEY
+    assert Redactor("short").text("a short key") == "a [key removed] key"
