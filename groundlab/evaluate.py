@@ -28,6 +28,7 @@ from .claims import ClaimSplitter, Split
 from .io import (PathLike, Span, duplicate_id_message, empty_cases_message, iter_cases, load_cases,
                  passage_table, split_file)
 from .judges import Judge, Pair, get_judge
+from .kinds import claim_kinds
 from .parallel import can_fork, in_workers
 from .records import Case, Evidence, InputError, Passage, Verdict
 
@@ -43,9 +44,12 @@ class Evaluation:
     ``claims``: one row per claim — ``case_id``, ``claim`` (1-based), ``text``, ``cites``,
     ``verdict`` (``None`` when the judge failed), ``reason``, ``score``, ``error``, ``label``
     (the person's, if any), ``citation_ok`` (its cited passages alone back it, ALCE recall),
-    ``citations`` and ``relevant_citations`` (ALCE precision).
+    ``citations`` and ``relevant_citations`` (ALCE precision), ``kind`` (what the claim states,
+    by rules: ``id``, ``amount``, ``date``, ``quantity`` or ``other``, the most severe when it
+    states several) and ``kinds`` (all of them, most severe first; :mod:`groundlab.kinds`).
 
-    ``cases``: one row per case — ``case_id``, ``question``, ``answerable``, ``labeled``,
+    ``cases``: one row per case — ``case_id``, ``question``, ``process`` (the business process the
+    case belongs to, ``None`` when the cases file gives none), ``answerable``, ``labeled``,
     ``abstains`` (holds an abstention sentence), ``abstained`` (outcome), ``claims``, the counts
     per verdict and ``errors``, ``hallucinated`` (by the judge), ``hallucinated_by_person``,
     ``outcome`` (``correct`` / ``abstained`` / ``wrong``, or ``None`` when judge errors leave it
@@ -113,9 +117,10 @@ PARALLEL_MIN = 20_000
 #: The columns of the two frames and their types ("boolean" may hold NA).
 CLAIM_COLUMNS = {"case_id": object, "claim": int, "text": object, "cites": object, "verdict": object,
                  "reason": object, "score": float, "error": object, "label": object,
-                 "citation_ok": "boolean", "citations": int, "relevant_citations": int}
-CASE_COLUMNS = {"case_id": object, "question": object, "answerable": "boolean", "labeled": bool,
-                "abstains": bool, "abstained": bool, "claims": int, "supported": int,
+                 "citation_ok": "boolean", "citations": int, "relevant_citations": int, "kind": object,
+                 "kinds": object}
+CASE_COLUMNS = {"case_id": object, "question": object, "process": object, "answerable": "boolean",
+                "labeled": bool, "abstains": bool, "abstained": bool, "claims": int, "supported": int,
                 "contradicted": int, "unsupported": int, "errors": int, "hallucinated": "boolean",
                 "hallucinated_by_person": "boolean", "outcome": object}
 
@@ -367,6 +372,9 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
     cols["citation_ok"].extend(backed)
     cols["citations"].extend(len(claim.cites) for _, claim in flat)
     cols["relevant_citations"].extend(relevant)
+    kinds = [claim_kinds(claim.text) for _, claim in flat]
+    cols["kinds"].extend(kinds)
+    cols["kind"].extend(k[0] for k in kinds)
 
     # Step 3 (cases): one row per case, from its claims' verdicts.
     k = 0
@@ -389,6 +397,7 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
         labels = case.labels
         rows["case_id"].append(case.id)
         rows["question"].append(case.question)
+        rows["process"].append(case.process)
         rows["answerable"].append(case.answerable)
         rows["labeled"].append(labels is not None)
         rows["abstains"].append(split.abstains)
