@@ -9,7 +9,8 @@ The pipeline has three named steps, as in Ragas faithfulness:
    (:attr:`Evaluation.cases`), from which :mod:`groundlab.metrics` computes every measure.
 
 Judges that say which passages back a claim (``Verdict.supported_by``) answer the citation
-checks from that, with no further judgements.
+checks from that, with no further judgements. A judge with a ``citation_judge`` attribute leaves
+the other citation checks to that judge (the cascade, to its first judge).
 """
 
 from __future__ import annotations
@@ -328,7 +329,9 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
         else:
             cited_at.append(k)
             cited_pairs.append((claim.text, Evidence(case.question, cited)))
-    recall.update(zip(cited_at, judge_pairs(judge, cited_pairs)))
+    # A judge may leave the citation checks to another (the cascade, to its first judge).
+    checker = getattr(judge, "citation_judge", judge)
+    recall.update(zip(cited_at, judge_pairs(checker, cited_pairs)))
 
     # Step 2c: ALCE precision. A claim that passes recall with one citation has one relevant
     # citation; with several, a citation is relevant when it backs the claim alone, or the other
@@ -353,7 +356,7 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
             precision_pairs.append((claim.text, Evidence(case.question, (by_id[cite],))))
             others = tuple(p for p in case.retrieved if p.id in cites and p.id != cite)
             precision_pairs.append((claim.text, Evidence(case.question, others)))
-    precision = judge_pairs(judge, precision_pairs)
+    precision = judge_pairs(checker, precision_pairs)
     for k, at in precision_at:
         if precision[at].label == "supported" or precision[at + 1].label != "supported":
             relevant[k] += 1

@@ -127,7 +127,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.report:
         write_report(Path(args.report), steering_report(ev, penalty, source), force=args.force)
     if args.json:
-        # New keys only when asked for: the keys of a plain run stay as they were.
+        # New keys only when asked for (or for a cascade): the keys of a plain run stay as they were.
         keys = (["by_kind", "by_process"] if args.breakdown or targets is not None else []) + [
             "targets", "weighted_risk_score", "cascade"]
         emit(json.dumps(dict(summary, **{k: severity[k] for k in keys if severity[k] is not None})))
