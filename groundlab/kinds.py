@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import FrozenSet, Iterator, Set, Tuple
+from typing import Dict, FrozenSet, Iterator, Set, Tuple
 
 #: The kinds, most severe first: the priority that picks a claim's ``kind`` among those it states.
 KINDS: Tuple[str, ...] = ("id", "amount", "date", "quantity", "other")
@@ -143,6 +143,7 @@ _TIME_AFTER = re.compile(_TIME_SPAN, re.IGNORECASE)
 
 _ORDER = {kind: k for k, kind in enumerate(KINDS)}
 _OTHER = ("other",)
+_SHARED: Dict[Tuple[str, ...], Tuple[str, ...]] = {}
 
 
 def written_numbers(text: str) -> Iterator[Tuple[int, int]]:
@@ -269,7 +270,8 @@ def claim_kinds(text: str) -> Tuple[str, ...]:
                 found.add("amount" if match.group(1) else "quantity")
     if not found:
         return _OTHER
-    return tuple(sorted(found, key=_ORDER.__getitem__))
+    kinds = tuple(sorted(found, key=_ORDER.__getitem__))
+    return _SHARED.setdefault(kinds, kinds)  # one object per combination: a large frame holds references
 
 
 def claim_kind(text: str) -> str:

@@ -123,13 +123,13 @@ def cmd_score(args: argparse.Namespace) -> int:
     judge = get_judge(args.judge, **judge_kwargs(args))
     source, ev = evaluate_inputs(args, judge=judge)
     summary = score_summary(ev, penalty)
-    severity = _severity(ev, penalty, targets, judge)
+    breakdown = not args.json or args.breakdown or targets is not None
+    severity = _severity(ev, penalty, targets, judge, breakdown)
     if args.report:
         write_report(Path(args.report), steering_report(ev, penalty, source), force=args.force)
     if args.json:
-        # New keys only when asked for (or for a cascade): the keys of a plain run stay as they were.
-        keys = (["by_kind", "by_process"] if args.breakdown or targets is not None else []) + [
-            "targets", "weighted_risk_score", "cascade"]
+        # New keys only when asked for (the cascade's with that judge): a plain run's keys stay as they were.
+        keys = ["by_kind", "by_process", "targets", "weighted_risk_score", "cascade"]
         emit(json.dumps(dict(summary, **{k: severity[k] for k in keys if severity[k] is not None})))
     else:
         emit(_score_text(summary, rates(ev), source, citations_undecided(ev.claims)) + error_lines(ev)
@@ -147,19 +147,22 @@ def _json_number(x):
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
 
 
-def _severity(ev, penalty: float, targets, judge) -> Dict:
+def _severity(ev, penalty: float, targets, judge, breakdown: bool = True) -> Dict:
     """The severity figures of a run: the breakdown by kind and process, the targets table and the
     weighted risk score (with ``targets``), and the cascade's report (with that judge)."""
     from ..metrics import hallucination_breakdown, weighted_risk_score
 
-    breakdown = hallucination_breakdown(ev.claims, ev.cases)
-    rows = [{k: _json_number(v) for k, v in row.items()} for row in breakdown.to_dict("records")]
+    frame = hallucination_breakdown(ev.claims, ev.cases) if breakdown else None
+    rows = [] if frame is None else [{k: _json_number(v) for k, v in row.items()}
+                                     for row in frame.to_dict("records")]
     out: Dict = {
         "by_kind": [{"kind": r["kind"], "hallucinated": r["hallucinated"], "claims": r["total"], "rate": r["rate"],
                      "low": r["low"], "high": r["high"]} for r in rows if r["by"] == "kind"],
         "by_process": [{"process": r["process"], "hallucinated": r["hallucinated"], "answered": r["total"],
                         "rate": r["rate"], "low": r["low"], "high": r["high"]} for r in rows if r["by"] == "process"],
         "targets": None, "weighted_risk_score": None, "cascade": None}
+    if frame is None:
+        out["by_kind"] = out["by_process"] = None
     if targets is not None:
         from ..targets import target_table
 
