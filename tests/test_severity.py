@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 
+import pandas as pd
 import pytest
 
 from groundlab import InputError, evaluate, load_cases, risk_weighted_score
@@ -269,3 +270,14 @@ def test_a_wrong_answer_without_a_flagged_claim_weighs_its_heaviest_claim(tmp_pa
     assert e.cases["outcome"].tolist() == ["wrong", "correct"] and e.claims["kind"].tolist() == ["amount", "amount"]
     assert answer_weights(e.claims, e.cases, {"amount": 5}).tolist() == [5.0, 5.0]
     assert weighted_risk_score(e.claims, e.cases, {"amount": 5}, 2) == 1 - 2 * 5
+
+
+def test_a_target_over_answers_the_judge_could_not_decide_has_no_data(tmp_path, ev):
+    cases, claims = ev.cases.copy(), ev.claims.copy()
+    undecided = cases["process"] == "order-to-cash"
+    cases.loc[undecided, "hallucinated"] = pd.NA
+    claims.loc[claims["case_id"].isin(cases.loc[undecided, "case_id"]), "verdict"] = None
+    targets = load_targets(write(tmp_path, '[process]\n"order-to-cash" = 0.5\n[[target]]\nprocess = "order-to-cash"\n'
+                                           'kind = "quantity"\nmax_rate = 0.5\n'))
+    table = target_table(targets, claims, cases)
+    assert table["status"].tolist() == ["no data", "no data"] and table["total"].tolist() == [0, 0]
