@@ -9,7 +9,8 @@ The pipeline has three named steps, as in Ragas faithfulness:
    (:attr:`Evaluation.cases`), from which :mod:`groundlab.metrics` computes every measure.
 
 Judges that say which passages back a claim (``Verdict.supported_by``) answer the citation
-checks from that, with no further judgements.
+checks from that, with no further judgements. A judge with a ``citation_judge`` attribute leaves
+the other citation checks to that judge (the cascade, to its first judge).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from .claims import ClaimSplitter, Split, shorten
 from .io import (PathLike, Span, duplicate_id_message, empty_cases_message, iter_cases, load_cases,
                  passage_table, split_file)
 from .judges import Judge, Pair, get_judge
+from .kinds import claim_kinds
 from .parallel import can_fork, in_workers
 from .records import Case, Evidence, InputError, Passage, Verdict
 
@@ -43,11 +45,14 @@ class Evaluation:
     ``claims``: one row per claim — ``case_id``, ``claim`` (1-based), ``text``, ``cites``,
     ``verdict`` (``None`` when the judge failed), ``reason``, ``score``, ``error``, ``label``
     (the person's, if any), ``citation_ok`` (its cited passages alone back it, ALCE recall),
-    ``citations`` and ``relevant_citations`` (ALCE precision). ``claims.attrs["judge"]`` is the
+    ``citations`` and ``relevant_citations`` (ALCE precision), ``kind`` (what the claim states,
+    by rules: ``id``, ``amount``, ``date``, ``quantity`` or ``other``, the most severe when it
+    states several) and ``kinds`` (all of them, most severe first; :mod:`groundlab.kinds`). ``claims.attrs["judge"]`` is the
     judge's identity (:func:`groundlab.identity.judge_identity`): which judge, model, prompt or
     weights, and which splitting settings gave these verdicts.
 
-    ``cases``: one row per case — ``case_id``, ``question``, ``answerable``, ``labeled``,
+    ``cases``: one row per case — ``case_id``, ``question``, ``process`` (the business process the
+    case belongs to, ``None`` when the cases file gives none), ``answerable``, ``labeled``,
     ``abstains`` (holds an abstention sentence), ``abstained`` (outcome), ``claims``, the counts
     per verdict and ``errors``, ``hallucinated`` (by the judge), ``hallucinated_by_person``,
     ``outcome`` (``correct`` / ``abstained`` / ``wrong``, or ``None`` when judge errors leave it
@@ -132,9 +137,10 @@ PARALLEL_MIN = 20_000
 #: The columns of the two frames and their types ("boolean" may hold NA).
 CLAIM_COLUMNS = {"case_id": object, "claim": int, "text": object, "cites": object, "verdict": object,
                  "reason": object, "score": float, "error": object, "label": object,
-                 "citation_ok": "boolean", "citations": int, "relevant_citations": int}
-CASE_COLUMNS = {"case_id": object, "question": object, "answerable": "boolean", "labeled": bool,
-                "abstains": bool, "abstained": bool, "claims": int, "supported": int,
+                 "citation_ok": "boolean", "citations": int, "relevant_citations": int, "kind": object,
+                 "kinds": object}
+CASE_COLUMNS = {"case_id": object, "question": object, "process": object, "answerable": "boolean",
+                "labeled": bool, "abstains": bool, "abstained": bool, "claims": int, "supported": int,
                 "contradicted": int, "unsupported": int, "errors": int, "hallucinated": "boolean",
                 "hallucinated_by_person": "boolean", "outcome": object}
 
@@ -342,7 +348,9 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
         else:
             cited_at.append(k)
             cited_pairs.append((claim.text, Evidence(case.question, cited)))
-    recall.update(zip(cited_at, judge_pairs(judge, cited_pairs)))
+    # A judge may leave the citation checks to another (the cascade, to its first judge).
+    checker = getattr(judge, "citation_judge", judge)
+    recall.update(zip(cited_at, judge_pairs(checker, cited_pairs)))
 
     # Step 2c: ALCE precision. A claim that passes recall with one citation has one relevant
     # citation; with several, a citation is relevant when it backs the claim alone, or the other
@@ -367,7 +375,7 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
             precision_pairs.append((claim.text, Evidence(case.question, (by_id[cite],))))
             others = tuple(p for p in case.retrieved if p.id in cites and p.id != cite)
             precision_pairs.append((claim.text, Evidence(case.question, others)))
-    precision = judge_pairs(judge, precision_pairs)
+    precision = judge_pairs(checker, precision_pairs)
     for k, at in precision_at:
         if precision[at].label == "supported" or precision[at + 1].label != "supported":
             relevant[k] += 1
@@ -386,6 +394,9 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
     cols["citation_ok"].extend(backed)
     cols["citations"].extend(len(claim.cites) for _, claim in flat)
     cols["relevant_citations"].extend(relevant)
+    kinds = [claim_kinds(claim.text) for _, claim in flat]
+    cols["kinds"].extend(kinds)
+    cols["kind"].extend(k[0] for k in kinds)
 
     # Step 3 (cases): one row per case, from its claims' verdicts.
     k = 0
@@ -408,6 +419,7 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
         labels = case.labels
         rows["case_id"].append(case.id)
         rows["question"].append(case.question)
+        rows["process"].append(case.process)
         rows["answerable"].append(case.answerable)
         rows["labeled"].append(labels is not None)
         rows["abstains"].append(split.abstains)

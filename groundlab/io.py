@@ -318,7 +318,11 @@ def _case(obj: Mapping, source: str, table: Optional[Mapping[str, Passage]], pas
     labels = obj.get("labels")
     if labels is not None:
         labels = parse_labels(labels, where)
-    return Case(cid, obj["question"], tuple(found), obj["answer"], answerable, labels, source)
+    process = obj.get("process")
+    if process is not None and (not isinstance(process, str) or not process.strip()):
+        raise InputError(f"{where}: \"process\" must be a non-empty string like \"procure-to-pay\" or absent, "
+                         f"not {json.dumps(process)}.")
+    return Case(cid, obj["question"], tuple(found), obj["answer"], answerable, labels, source, process)
 
 
 def parse_labels(labels: object, where: str) -> Tuple[str, ...]:

@@ -184,6 +184,146 @@ def risk_weighted_score(cases: pd.DataFrame, penalty: float = 1.0, *, withhold_f
     return float(counts["correct"] - penalty * counts["wrong"])
 
 
+# ---------------------------------------------------------------- severity: by kind and by process
+
+#: The label of the cases that carry no ``process`` in a breakdown by process.
+NO_PROCESS = "(no process)"
+
+BREAKDOWN_COLUMNS = ["by", "group", "process", "kind", "unit", "hallucinated", "total", "rate", "low", "high"]
+
+
+def claim_hallucination_rate(claims: pd.DataFrame) -> Rate:
+    """Judged claims that are not supported / judged claims: the rate per claim that the breakdown
+    by kind uses (the hallucination rate proper counts answers)."""
+    judged = _judged(claims)
+    return make_rate(int((judged["verdict"] != "supported").sum()), len(judged), "claim hallucination rate")
+
+
+def claims_of_kind(claims: pd.DataFrame, kind: str) -> pd.Series:
+    """Which claims state ``kind`` (among all the kinds they state, not only the most severe)."""
+    return claims["kinds"].map(lambda kinds: kind in kinds).astype(bool)
+
+
+def claim_process(claims: pd.DataFrame, cases: pd.DataFrame) -> pd.Series:
+    """The ``process`` of each claim's case (``None`` where the case has none)."""
+    return claims["case_id"].map(cases.set_index("case_id")["process"]).astype(object)
+
+
+def _row(by: str, group: str, process, kind, unit: str, rate: Rate) -> dict:
+    low, high = rate.interval
+    return {"by": by, "group": group, "process": process, "kind": kind, "unit": unit,
+            "hallucinated": rate.count, "total": rate.total, "rate": rate.rate, "low": low, "high": high}
+
+
+def hallucination_breakdown(claims: pd.DataFrame, cases: pd.DataFrame, *,
+                            by: tuple = ("kind", "process")) -> pd.DataFrame:
+    """The hallucinated share by kind of claim and by process, each with its Wilson 95% range: a
+    tidy frame, one row per group (columns :data:`BREAKDOWN_COLUMNS`).
+
+    - ``by="kind"``: per kind (:data:`groundlab.kinds.KINDS` order), judged claims stating that
+      kind that are not supported / judged claims stating it (``unit`` ``claims``). A claim that
+      states several kinds counts in the row of each (an invoice id with an amount is both an id
+      and an amount claim), so the rows may add up to more than the claims.
+    - ``by="process"``: per process (by name; :data:`NO_PROCESS` for cases without one, shown only
+      when some case has one), the hallucination rate of its answers: answered cases with a claim
+      not supported / answered cases (``unit`` ``answers``), as :func:`hallucination_rate`.
+    - ``by="process kind"``: per process and kind, claims as for ``kind``.
+
+    Groups with nothing to count are left out. Claims the judge could not decide are left out, as
+    everywhere.
+
+    >>> from groundlab import evaluate, load_cases, sample_path
+    >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")))
+    >>> hallucination_breakdown(ev.claims, ev.cases)[["group", "hallucinated", "total"]].values.tolist()
+    [['id', 1, 2], ['date', 2, 2], ['quantity', 2, 6], ['other', 3, 11]]
+    """
+    from .kinds import KINDS
+
+    unknown = [b for b in by if b not in ("kind", "process", "process kind")]
+    if unknown:
+        raise ValueError(f"by must name 'kind', 'process' or 'process kind', not {unknown[0]!r}")
+    rows: List[dict] = []
+    judged = _judged(claims)
+    flagged = judged["verdict"] != "supported"
+    exploded = pd.DataFrame({"kind": judged["kinds"], "flag": flagged}).explode("kind")
+    has_process = cases["process"].notna().any()
+    if "kind" in by:
+        counts = exploded.groupby("kind")["flag"].agg(["sum", "size"])
+        for kind in KINDS:
+            if kind in counts.index:
+                rate = Rate(int(counts.loc[kind, "sum"]), int(counts.loc[kind, "size"]))
+                rows.append(_row("kind", kind, None, kind, "claims", rate))
+    if "process" in by and has_process:
+        answered = cases[cases["claims"] > 0]
+        flags = answered["hallucinated"]
+        process = answered["process"].fillna(NO_PROCESS)
+        for name in _process_order(process):
+            mine = flags[process == name].dropna()
+            if len(mine):
+                rows.append(_row("process", name, None if name == NO_PROCESS else name, None, "answers",
+                                 Rate(int(mine.sum()), len(mine))))
+    if "process kind" in by and has_process:
+        exploded["process"] = claim_process(judged, cases).fillna(NO_PROCESS).reindex(exploded.index)
+        counts = exploded.groupby(["process", "kind"])["flag"].agg(["sum", "size"])
+        for name in _process_order(exploded["process"]):
+            for kind in KINDS:
+                if (name, kind) in counts.index:
+                    rate = Rate(int(counts.loc[(name, kind), "sum"]), int(counts.loc[(name, kind), "size"]))
+                    rows.append(_row("process kind", f"{name} / {kind}", None if name == NO_PROCESS else name,
+                                     kind, "claims", rate))
+    return pd.DataFrame(rows, columns=BREAKDOWN_COLUMNS)
+
+
+def _process_order(process: pd.Series) -> List[str]:
+    names = sorted(set(process) - {NO_PROCESS}, key=str)
+    return names + ([NO_PROCESS] if NO_PROCESS in set(process) else [])
+
+
+def claim_weights(claims: pd.DataFrame, weights: Dict[str, float]) -> pd.Series:
+    """Each claim's weight: the largest weight among the kinds it states (a kind not in
+    ``weights`` weighs 1)."""
+    table = {kinds: max(float(weights.get(k, 1.0)) for k in kinds) for kinds in set(claims["kinds"])}
+    return pd.Series([table[kinds] for kinds in claims["kinds"]], index=claims.index, dtype=float)
+
+
+def answer_weights(claims: pd.DataFrame, cases: pd.DataFrame, weights: Dict[str, float]) -> pd.Series:
+    """Per case (aligned with ``cases``): what a wrong answer of that case weighs in
+    :func:`weighted_risk_score`: the largest weight among its claims the judge did not find
+    supported; when there is none (a confident answer to a question the passages can't answer),
+    the largest among all its claims; 1 for a case without claims (never wrong)."""
+    w = claim_weights(claims, weights)
+    flagged = claims["verdict"].isin(("contradicted", "unsupported"))
+    heaviest_flagged = w[flagged].groupby(claims.loc[flagged, "case_id"]).max()
+    heaviest = w.groupby(claims["case_id"]).max()
+    by_case = heaviest_flagged.combine_first(heaviest)
+    return cases["case_id"].map(by_case).fillna(1.0).astype(float)
+
+
+def weighted_risk_score(claims: pd.DataFrame, cases: pd.DataFrame, weights: Dict[str, float],
+                        penalty: float = 1.0, *, withhold_flagged: bool = False) -> float:
+    """correct − penalty × the sum, over wrong answers, of each one's weight (:func:`answer_weights`).
+
+    The plain :func:`risk_weighted_score` counts every wrong answer as 1; here a wrong answer
+    weighs as much as the most severe kind of fact it got wrong, so with ``{"amount": 5}`` an
+    answer with a wrong amount costs five times a vague one. With every weight 1 both agree.
+
+    >>> from groundlab import evaluate, load_cases, sample_path
+    >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")))
+    >>> weights = {"id": 2, "date": 3}
+    >>> weighted_risk_score(ev.claims, ev.cases, {}, 3), weighted_risk_score(ev.claims, ev.cases, weights, 3)
+    (-14.0, -29.0)
+    """
+    if penalty < 0 or math.isnan(penalty):
+        raise GroundlabError(f"the penalty must be 0 or more, not {penalty}; a wrong answer costs "
+                             "that many correct ones (3 matches a 75% confidence target).")
+    outcome = cases["outcome"]
+    if withhold_flagged:
+        outcome = outcome.mask(cases["hallucinated"].fillna(False).to_numpy(dtype=bool), "abstained")
+    wrong = (outcome == "wrong").to_numpy(dtype=bool)
+    weight = answer_weights(claims, cases, weights).to_numpy()
+    return float((outcome == "correct").sum() - penalty * weight[wrong].sum())
+
+
 @dataclass(frozen=True)
 class Agreement:
     """How a judge compares with a person's labels, over the labeled claims.

@@ -36,6 +36,8 @@ class Case:
     """One question, the passages the assistant was given, and its answer.
 
     ``answerable`` and ``labels`` are ``None`` when unknown (unlabeled production logs).
+    ``process`` names the business process the case belongs to (``procure-to-pay``), so that
+    measures and targets can be set per process; ``None`` when not given.
     ``source`` says where the case came from (``file:line``) so errors can point at it.
     """
 
@@ -46,6 +48,7 @@ class Case:
     answerable: Optional[bool] = None
     labels: Optional[Tuple[str, ...]] = None
     source: str = ""
+    process: Optional[str] = None
 
     @property
     def where(self) -> str:

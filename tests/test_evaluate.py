@@ -35,8 +35,9 @@ EVALUATE = sys.modules["groundlab.evaluate"]
 def test_frames_have_the_documented_columns(sample_cases):
     ev = evaluate(sample_cases)
     assert list(ev.claims.columns) == ["case_id", "claim", "text", "cites", "verdict", "reason", "score",
-                                       "error", "label", "citation_ok", "citations", "relevant_citations"]
-    for column in ("case_id", "answerable", "abstained", "claims", "outcome", "hallucinated",
+                                       "error", "label", "citation_ok", "citations", "relevant_citations",
+                                       "kind", "kinds"]
+    for column in ("case_id", "process", "answerable", "abstained", "claims", "outcome", "hallucinated",
                    "hallucinated_by_person"):
         assert column in ev.cases.columns
     assert len(ev.claims) == 20 and len(ev.cases) == 12

@@ -36,6 +36,10 @@ def build(request, tmp_path):
         if name == "llm":
             request.getfixturevalue("messages_stub")
             return get_judge("llm", cache=tmp_path / "cache", backoff=0, progress=False)
+        if name == "cascade":  # rules on every claim, the llm judge (on the stub) on what it flags and an audit
+            request.getfixturevalue("messages_stub")
+            return get_judge("cascade", first="rules", then="llm", audit=1.0,
+                             then_options={"cache": tmp_path / "cache", "backoff": 0, "progress": False})
         if name == "nli":
             pytest.importorskip("torch")
             pytest.importorskip("transformers")

@@ -48,13 +48,14 @@ def load_inputs(args: argparse.Namespace):
     return cases_path, load_cases(cases_path, passages_path)
 
 
-def evaluate_inputs(args: argparse.Namespace, runs: int = 1):
-    """Judge the cases ``runs`` times; one evaluation, or a list of them when ``runs`` > 1."""
+def evaluate_inputs(args: argparse.Namespace, runs: int = 1, judge=None):
+    """Judge the cases ``runs`` times (with ``judge``, else the one the options name); one
+    evaluation, or a list of them when ``runs`` > 1."""
     from ..evaluate import evaluate, evaluate_file
     from ..judges import get_judge, nothing_judged
     from ..stats import import_statsmodels
 
-    judge = get_judge(args.judge, **judge_kwargs(args, cache=runs == 1))
+    judge = judge or get_judge(args.judge, **judge_kwargs(args, cache=runs == 1))
     splitter = splitter_from(args)
     if runs == 1:
         source, passages = input_paths(args)

@@ -13,7 +13,7 @@ from ..records import GroundlabError
 from ..stats import percent
 from .common import (dry_run, emit, error_lines, evaluate_inputs, input_paths, load_inputs, rate_row, splitter_from,
                      table)
-from .options import common_options, fraction, judge_options, number, positive_int
+from .options import common_options, fraction, judge_kwargs, judge_options, number, positive_int
 
 
 def add_commands(sub) -> None:
@@ -38,6 +38,13 @@ def add_commands(sub) -> None:
                    help="exit 1 when the condition holds, e.g. \"hallucination_rate.high > 0.10\" or "
                         "\"false_abstention.rate > 20%%\": a figure of score --json, < <= > >= == !=, a number "
                         "or percentage (repeatable; any one that holds fails; an undefined figure is exit 2)")
+    p.add_argument("--targets", metavar="FILE.toml",
+                   help="maximum hallucination rates per process and kind of claim (and weights per kind): adds a "
+                        "pass/fail table and the weighted risk score; exit 1 when a target is not met "
+                        "(see docs/severity.md)")
+    p.add_argument("--breakdown", action="store_true",
+                   help="with --json: add the hallucinated share by kind of claim and by process (the table "
+                        "always shows it)")
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser("agree", help="compare the judge with the person's labels")
@@ -133,18 +140,36 @@ def cmd_score(args: argparse.Namespace) -> int:
         return dry_run(args)
     if args.report:
         check_report_target(Path(args.report), args.force, inputs=input_paths(args, quiet=True))
-    source, ev = evaluate_inputs(args)
+    targets = None
+    if args.targets:
+        from ..targets import load_targets
+
+        targets = load_targets(args.targets)
+    from ..judges import get_judge
+
+    judge = get_judge(args.judge, **judge_kwargs(args))
+    source, ev = evaluate_inputs(args, judge=judge)
     summary = score_summary(ev, penalty)
     failed = failing(conditions, summary)
+    breakdown = not args.json or args.breakdown or targets is not None
+    severity = _severity(ev, penalty, targets, judge, breakdown)
     if args.report:
         write_report(Path(args.report), steering_report(ev, penalty, source), force=args.force)
     if args.json:
-        emit(json.dumps(summary))
+        # New keys only when asked for (the cascade's with that judge): a plain run's keys stay as they were.
+        keys = ["by_kind", "by_process", "targets", "weighted_risk_score", "cascade"]
+        emit(json.dumps(dict(summary, **{k: severity[k] for k in keys if severity[k] is not None})))
     else:
-        emit(_score_text(summary, rates(ev), source, citations_undecided(ev.claims)) + error_lines(ev))
+        emit(_score_text(summary, rates(ev), source, citations_undecided(ev.claims)) + error_lines(ev)
+             + _severity_text(severity, ev, penalty, args.targets))
     if args.report:
         print(f"groundlab: wrote the steering report to {args.report}", file=sys.stderr)
-    return _gate_outcome(conditions, failed)
+    status = _gate_outcome(conditions, failed)
+    if targets is not None and not severity["targets"]["met"]:
+        print(f"groundlab: {severity['targets']['failed']} of {severity['targets']['count']} targets in "
+              f"{args.targets} not met.", file=sys.stderr)
+        status = 1
+    return status
 
 
 def _gate_outcome(conditions, failed) -> int:
@@ -158,6 +183,72 @@ def _gate_outcome(conditions, failed) -> int:
     print(f"groundlab: gate passed: none of {len(conditions)} condition{'s' * (len(conditions) != 1)} held "
           f"({'; '.join(map(str, conditions))}).", file=sys.stderr)
     return 0
+
+
+def _json_number(x):
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
+
+
+def _severity(ev, penalty: float, targets, judge, breakdown: bool = True) -> Dict:
+    """The severity figures of a run: the breakdown by kind and process, the targets table and the
+    weighted risk score (with ``targets``), and the cascade's report (with that judge)."""
+    from ..metrics import hallucination_breakdown, weighted_risk_score
+
+    frame = hallucination_breakdown(ev.claims, ev.cases) if breakdown else None
+    rows = [] if frame is None else [{k: _json_number(v) for k, v in row.items()}
+                                     for row in frame.to_dict("records")]
+    out: Dict = {
+        "by_kind": [{"kind": r["kind"], "hallucinated": r["hallucinated"], "claims": r["total"], "rate": r["rate"],
+                     "low": r["low"], "high": r["high"]} for r in rows if r["by"] == "kind"],
+        "by_process": [{"process": r["process"], "hallucinated": r["hallucinated"], "answered": r["total"],
+                        "rate": r["rate"], "low": r["low"], "high": r["high"]} for r in rows if r["by"] == "process"],
+        "targets": None, "weighted_risk_score": None, "cascade": None}
+    if frame is None:
+        out["by_kind"] = out["by_process"] = None
+    if targets is not None:
+        from ..targets import target_table
+
+        table = target_table(targets, ev.claims, ev.cases)
+        failed = int((table["status"] != "pass").sum())
+        out["targets"] = {"file": targets.source, "met": failed == 0, "count": len(table), "failed": failed,
+                          "rows": [{k: _json_number(v) for k, v in row.items()} for row in table.to_dict("records")]}
+        out["weighted_risk_score"] = {"score": weighted_risk_score(ev.claims, ev.cases, targets.weights, penalty),
+                                      "penalty": penalty, "weights": targets.weights}
+    out["cascade_lines"] = None
+    if hasattr(judge, "report"):
+        report = judge.report(ev)
+        out["cascade"], out["cascade_lines"] = report.as_dict(), report.lines()
+    return out
+
+
+def _severity_text(severity: Dict, ev, penalty: float, targets_path) -> str:
+    from ..stats import Rate
+
+    parts = ["", "", "by kind of claim (a claim counts under every kind it states) and by process:"]
+    rows = [["", "rate", "count", "95% range"]]
+    for r in severity["by_kind"]:
+        rows.append(rate_row(f"kind {r['kind']}", Rate(r["hallucinated"], r["claims"]), "claims", "", ""))
+    for r in severity["by_process"]:
+        name = r["process"] if r["process"] is not None else "(no process)"
+        rows.append(rate_row(f"process {name}", Rate(r["hallucinated"], r["answered"]), "answers", "", ""))
+    parts.append(table(rows) if len(rows) > 1 else "no judged claims")
+    t = severity.get("targets")
+    if t is not None:
+        parts += ["", f"targets ({targets_path}): met when the upper end of the 95% range is at or below the maximum"]
+        rows = [["target", "max", "rate", "count", "95% range", "status", ""]]
+        for r in t["rows"]:
+            cells = rate_row(r["target"], Rate(r["hallucinated"], r["total"]), r["unit"], r["note"], r["note"])
+            rows.append([cells[0], percent(r["max_rate"])] + cells[1:4] + [r["status"], cells[4]])
+        parts.append(table(rows, right=(1, 2)))
+        parts.append(f"targets met: {t['count'] - t['failed']} of {t['count']}")
+        w = severity["weighted_risk_score"]
+        named = ", ".join(f"{k} {v:g}" for k, v in w["weights"].items())
+        parts.append(f"weighted risk score: {w['score']:+g} (correct - {penalty:g} x each wrong answer's weight, the "
+                     f"heaviest kind it got wrong; weights {named or 'all 1'}{', others 1' if named else ''})")
+    lines = severity["cascade_lines"]
+    if lines:
+        parts += [""] + lines
+    return "\n".join(parts)
 
 
 def _score_text(s: Dict, r: Dict, source: str, undecided_checks: int = 0) -> str:

@@ -68,10 +68,22 @@ def judge_options(parser: argparse.ArgumentParser, dry_run: bool = True) -> None
     if dry_run:
         g.add_argument("--dry-run", action="store_true",
                        help="llm: print the requests, tokens and price a run would cost, and send nothing")
+    g = parser.add_argument_group("cascade judge (--judge cascade)")
+    g.add_argument("--first", metavar="NAME", help="the judge run on every claim (default rules)")
+    g.add_argument("--then", metavar="NAME",
+                   help="the judge run on the answers the first flags and on the audit (default llm); the model "
+                        "options above apply to it")
+    g.add_argument("--audit", type=fraction, metavar="SHARE",
+                   help="the share of the answers the first judge passes that the second judge checks as well, "
+                        "as 0.1 or 10%% (default 0.1)")
+    g.add_argument("--seed", type=int, metavar="N",
+                   help="seeds the audit draw (default 0): the same seed, the same answers")
 
 
 def judge_kwargs(args: argparse.Namespace, cache: bool = True) -> Dict:
     """The options of ``--judge``; one given to a judge that has no use for it is a mistake."""
+    if args.judge == "cascade" or any(getattr(args, k, None) is not None for k in _CASCADE_OPTIONS):
+        return cascade_kwargs(args, cache)
     dry_run = getattr(args, "dry_run", False)
     given = {"--model": args.model, "--cache": args.cache, "--no-cache": args.no_cache,
              "--concurrency": args.concurrency, "--timeout": args.timeout, "--base-url": args.base_url,
@@ -92,6 +104,32 @@ def judge_kwargs(args: argparse.Namespace, cache: bool = True) -> Dict:
         kwargs.update({k: v for k, v in options.items() if v is not None})
         kwargs["batch"] = args.batch
         kwargs["dry_run"] = dry_run
+    return kwargs
+
+
+_CASCADE_OPTIONS = ("first", "then", "audit", "seed")
+
+
+def cascade_kwargs(args: argparse.Namespace, cache: bool = True) -> Dict:
+    """The options of ``--judge cascade``: ``--first``, ``--then``, ``--audit``, ``--seed``, and the
+    model options, which go to the model judge of the two (the second when both are)."""
+    if args.judge != "cascade":
+        option = next(k for k in _CASCADE_OPTIONS if getattr(args, k, None) is not None)
+        raise GroundlabError(f"--{option} applies to --judge cascade only; drop it or use --judge cascade.")
+    if getattr(args, "dry_run", False):
+        raise GroundlabError("--dry-run does not apply to the cascade judge (what it sends depends on the first "
+                             "judge's verdicts); drop it, or dry-run --judge llm for the cost of judging every claim.")
+    first, then = args.first or "rules", args.then or "llm"
+    kwargs: Dict = {"first": first, "then": then}
+    if args.audit is not None:
+        kwargs["audit"] = args.audit
+    if args.seed is not None:
+        kwargs["seed"] = args.seed
+    target = then if then in ("llm", "nli") or first not in ("llm", "nli") else first
+    options = judge_kwargs(argparse.Namespace(**dict(vars(args), judge=target, first=None, then=None, audit=None,
+                                                     seed=None)), cache)
+    if options:
+        kwargs["then_options" if target == then else "first_options"] = options
     return kwargs
 
 

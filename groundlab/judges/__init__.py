@@ -36,6 +36,8 @@ _REGISTRY: Dict[str, Tuple[str, str, str]] = {
             "a Claude model through the Anthropic API, one request per answered case (needs ANTHROPIC_API_KEY)"),
     "nli": ("groundlab.judges.nli", "NLIJudge",
             "a local NLI or HHEM model on CPU (needs groundlab[nli] and the model on disk)"),
+    "cascade": ("groundlab.judges.cascade", "CascadeJudge",
+                "--first on every claim, --then on the answers it flags and an --audit share of the rest"),
 }
 
 DEFAULT_JUDGE = "rules"
