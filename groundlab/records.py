@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Optional, Tuple
+from typing import Any, Literal, Mapping, Optional, Tuple
 
 Label = Literal["supported", "contradicted", "unsupported"]
 
@@ -37,6 +37,11 @@ class Case:
 
     ``answerable`` and ``labels`` are ``None`` when unknown (unlabeled production logs).
     ``source`` says where the case came from (``file:line``) so errors can point at it.
+    ``meta``: anything else known about the answer (model, version, scores another tool
+    computed), kept as given and shown as ``meta.<key>`` columns of the case frame.
+    ``aliases``: other names the answer uses for retrieved passages, ``{"P1": "KB-101"}`` when
+    it cites by position while the passages carry their own ids; a claim citing ``[P1]`` then
+    cites ``KB-101``.
     """
 
     id: str
@@ -46,6 +51,8 @@ class Case:
     answerable: Optional[bool] = None
     labels: Optional[Tuple[str, ...]] = None
     source: str = ""
+    meta: Optional[Mapping[str, Any]] = None
+    aliases: Optional[Mapping[str, str]] = None
 
     @property
     def where(self) -> str:
