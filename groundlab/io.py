@@ -584,3 +584,73 @@ def replace_atomic(path: PathLike, write: Callable[[str], None]) -> Path:
             pass
         raise
     return path
+
+
+#: The files ``score --claims-out`` and ``--cases-out`` write, by the end of their name.
+FRAME_SUFFIXES = (".csv", ".parquet")
+
+
+def check_frame_target(path: PathLike, force: bool, inputs: Sequence[Optional[PathLike]] = ()) -> Path:
+    """Refuse a frame output that is neither ``.csv`` nor ``.parquet``, that exists (unless
+    ``force``), or that is one of the ``inputs`` (even with ``force``)."""
+    path = Path(path)
+    if path.suffix.lower() not in FRAME_SUFFIXES:
+        raise InputError(f"{_display(path)} should end in .csv or .parquet, which says how to write it; "
+                         "nothing was written.")
+    return check_output(path, force, [i for i in inputs if i and not is_stdin(i)])
+
+
+def write_frame(frame: "pd.DataFrame", path: PathLike, *, force: bool = False,
+                inputs: Sequence[Optional[PathLike]] = ()) -> Path:
+    """Write a claim or case frame as CSV or Parquet (by ``path``'s suffix), atomically.
+
+    In a CSV, a list, tuple or object in a cell (``cites``, a ``meta`` value) is written as JSON
+    (``["D07", "D06"]``), so it reads back unchanged; an unknown value is an empty cell. In
+    Parquet, lists stay lists; in a column mixing kinds of values, each value that is not text
+    is written as JSON text.
+    """
+    path = check_frame_target(path, force, inputs)
+
+    def write(tmp: str) -> None:
+        if path.suffix.lower() == ".csv":
+            _csv_ready(frame).to_csv(tmp, index=False, encoding="utf-8", lineterminator="\n")
+        else:
+            import pyarrow.parquet as pq
+
+            pq.write_table(_parquet_table(frame, path), tmp)
+
+    return replace_atomic(path, write)
+
+
+def _nested(value: object) -> bool:
+    return isinstance(value, (list, tuple, dict))
+
+
+def _csv_ready(frame: "pd.DataFrame") -> "pd.DataFrame":
+    out = frame.copy()
+    for name in out.columns:
+        column = out[name]
+        if column.dtype == object and column.map(_nested).any():
+            out[name] = column.map(lambda v: json.dumps(list(v) if isinstance(v, tuple) else v, ensure_ascii=False,
+                                                        default=str) if _nested(v) else v)
+    return out
+
+
+def _parquet_table(frame: "pd.DataFrame", path: Path):
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover - pyarrow is a dependency
+        raise InputError(f"writing {_display(path)} needs pyarrow; install it with 'pip install pyarrow'.") from None
+    arrays, names = [], []
+    for name in frame.columns:
+        column = frame[name]
+        values = column.map(lambda v: list(v) if isinstance(v, tuple) else v) if column.dtype == object else column
+        try:
+            array = pa.array(values, from_pandas=True)
+        except (pa.ArrowException, TypeError, ValueError):
+            array = pa.array([None if v is None or (isinstance(v, float) and v != v) else
+                              v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=str)
+                              for v in values], type=pa.string())
+        arrays.append(array)
+        names.append(str(name))
+    return pa.Table.from_arrays(arrays, names=names)

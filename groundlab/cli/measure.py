@@ -32,7 +32,12 @@ def add_commands(sub) -> None:
     g.add_argument("--confidence-target", type=number, default=None,
                    metavar="T", help="answer only when at least this sure: penalty T/(1-T) (0.75 gives 3)")
     p.add_argument("--report", metavar="FILE.md", help="also write the one-page steering report here")
-    p.add_argument("--force", action="store_true", help="with --report: replace a file groundlab did not write")
+    p.add_argument("--claims-out", metavar="FILE", help="also write the claim frame (one row per claim) here, "
+                                                         "as .csv or .parquet by its name")
+    p.add_argument("--cases-out", metavar="FILE", help="also write the case frame (one row per case, with its "
+                                                        "meta.* columns) here, as .csv or .parquet by its name")
+    p.add_argument("--force", action="store_true",
+                   help="replace a file --report, --claims-out or --cases-out names (never an input)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.set_defaults(func=cmd_score)
 
@@ -104,12 +109,20 @@ def cmd_score(args: argparse.Namespace) -> int:
                                  "that many correct ones (3 matches a 75% confidence target).")
     if args.dry_run:
         return dry_run(args)
+    inputs = input_paths(args, quiet=True)
     if args.report:
-        check_report_target(Path(args.report), args.force, inputs=input_paths(args, quiet=True))
+        check_report_target(Path(args.report), args.force, inputs=inputs)
+    frames = _frame_outputs(args, inputs)
     source, ev = evaluate_inputs(args)
     summary = score_summary(ev, penalty)
     if args.report:
         write_report(Path(args.report), steering_report(ev, penalty, source), force=args.force)
+    if frames:
+        from ..io import write_frame
+
+        for name, path in frames:
+            write_frame(getattr(ev, name), path, force=args.force, inputs=inputs)
+            print(f"groundlab: wrote the {name[:-1]} frame ({len(getattr(ev, name))} rows) to {path}", file=sys.stderr)
     if args.json:
         emit(json.dumps(summary))
     else:
@@ -117,6 +130,21 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.report:
         print(f"groundlab: wrote the steering report to {args.report}", file=sys.stderr)
     return 0
+
+
+def _frame_outputs(args: argparse.Namespace, inputs) -> List:
+    """``[("claims", path), ("cases", path)]`` for the frames to write, each target checked first."""
+    from ..io import check_frame_target
+
+    frames = [(name, path) for name, path in (("claims", args.claims_out), ("cases", args.cases_out)) if path]
+    targets = [path for _, path in frames] + ([args.report] if args.report else [])
+    for k, path in enumerate(targets):
+        if any(Path(path).resolve() == Path(other).resolve() for other in targets[:k]):
+            raise GroundlabError(f"{path} is named for two outputs; give each of --report, --claims-out and "
+                                 "--cases-out its own file.")
+    for _, path in frames:
+        check_frame_target(path, args.force, inputs)
+    return frames
 
 
 def _score_text(s: Dict, r: Dict, source: str, undecided_checks: int = 0) -> str:
