@@ -367,6 +367,17 @@ def test_map_reads_other_columns(cli, tmp_path):
     assert code == 0, err
 
 
+def test_map_into_a_tools_nested_fields(cli, tmp_path):
+    src = ROOT_EXPORTS / "promptfoo" / "results.json"
+    out = tmp_path / "cases.jsonl"
+    code, _, err = cli("import", src, "--out", out, "--map", "question=vars.response,retrieved=vars.query")
+    assert code == 0, err
+    case = read_out(out)[0]
+    assert case["question"] == case["answer"] and case["retrieved"][0]["text"].startswith("Who can release")
+    code, _, err = cli("import", src, "--out", out, "--force", "--map", "question=vars.nope")
+    assert code == 2 and "has no field 'vars.nope'" in err
+
+
 @pytest.mark.parametrize("option,words", [
     ("answer", "must read FIELD=COLUMN"),
     ("reply=said", "names the field 'reply', which cases do not have"),

@@ -13,12 +13,10 @@ from .common import emit, input_paths, judge_summary, splitter_from
 from .options import Parser, claim_options, common_options, judge_kwargs, judge_options
 
 
-#: The tools ``groundlab import`` reads (the names ``--from`` takes).
-FORMATS = ("ragas", "deepeval", "openinference", "langsmith", "langfuse", "promptfoo", "trulens", "log")
-
-
 def add_commands(sub) -> None:
     """Add ``import`` and ``label`` to the ``groundlab`` subcommands."""
+    from ..importers import FORMATS
+
     p = sub.add_parser("import", help="turn another tool's export (Ragas, DeepEval, Phoenix, LangSmith, Langfuse, "
                                       "promptfoo, TruLens) or an answer log into a cases file",
                        usage="%(prog)s [FORMAT] IN --out FILE [options]")

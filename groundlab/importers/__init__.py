@@ -232,12 +232,12 @@ def convert(source: Union[Source, Sequence[Mapping], object], *, tool: Optional[
             raise InputError(f"could not tell which tool wrote {src.name or 'the rows'} (its fields: "
                              f"{_fields(src)}); name it with --from {'|'.join(FORMATS)}, or map the fields with "
                              "--map question=COLUMN,answer=COLUMN,retrieved=COLUMN.")
-    if mapping:
-        if not module.ROWS:
-            raise InputError(f"--map applies to files with one row per answer; {src.name or 'this input'} is a "
-                             f"{module.TITLE} trace export, read trace by trace; leave --map out.")
-        _check_columns(src, mapping)
+    if mapping and not module.ROWS:
+        raise InputError(f"--map applies to files with one row per answer; {src.name or 'this input'} is a "
+                         f"{module.TITLE} trace export, read trace by trace; leave --map out.")
     src = getattr(module, "inner", _same)(src)  # the records a document wraps (results.results, data)
+    if mapping:
+        _check_columns(src, mapping)
     items = log.convert(src, mapping, base=_GENERIC) if generic else module.convert(src, mapping)
     return _finish(items, src, tool, recognised, passage_ids, skip_invalid, splitter or ClaimSplitter(), hint)
 
