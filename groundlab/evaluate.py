@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -26,8 +26,8 @@ import pandas as pd
 
 from ._gc import paused_gc
 from .claims import ClaimSplitter, Split, shorten
-from .io import (PathLike, Span, duplicate_id_message, empty_cases_message, iter_cases, load_cases,
-                 passage_table, split_file)
+from .io import (PathLike, Span, duplicate_id_message, empty_cases_message, is_regular_file, iter_cases,
+                 load_cases, passage_table, split_file)
 from .judges import Judge, Pair, get_judge
 from .kinds import claim_kinds
 from .parallel import can_fork, in_workers
@@ -57,7 +57,10 @@ class Evaluation:
     per verdict and ``errors``, ``hallucinated`` (by the judge), ``hallucinated_by_person``,
     ``outcome`` (``correct`` / ``abstained`` / ``wrong``, or ``None`` when judge errors leave it
     open). ``correct`` needs every claim supported and the case not marked unanswerable: where
-    ``answerable`` is unknown, passages that back every claim evidently held the answer.
+    ``answerable`` is unknown, passages that back every claim evidently held the answer. Then one
+    column per field of the cases' ``meta``, named ``meta.<field>`` (``meta.model``; a nested
+    object gives ``meta.<field>.<key>``), empty where a case lacks it: group by it to break any
+    rate down (``hallucination_rate(ev.cases[ev.cases["meta.model"] == "v3"])``).
     """
 
     judge: str
@@ -66,11 +69,16 @@ class Evaluation:
 
 
 def split_cases(cases: Sequence[Case], splitter: Optional[ClaimSplitter] = None) -> List[Split]:
-    """Split every answer; a case whose labels do not match its claims is an input error."""
+    """Split every answer; a case whose labels do not match its claims is an input error.
+
+    A citation of one of the case's ``aliases`` (``[P1]`` for ``{"P1": "KB-101"}``) becomes a
+    citation of the passage it names."""
     splitter = splitter or ClaimSplitter()
     splits = []
     for case in cases:
         split = splitter.split(case.id, case.answer)
+        if case.aliases:
+            split = resolve_aliases(split, case.aliases)
         if case.labels is not None and len(case.labels) != len(split.claims):
             raise InputError(label_count_message(case, split, splitter))
         splits.append(split)
@@ -89,8 +97,19 @@ def label_count_message(case: Case, split: Split, splitter: ClaimSplitter) -> st
             "to answer is no claim, and --abstention-phrase REGEX adds a wording of your assistant's).")
 
 
+def resolve_aliases(split: Split, aliases: Mapping[str, str]) -> Split:
+    """``split`` with each cited alias replaced by the passage id it stands for (repeats dropped)."""
+    claims = []
+    for claim in split.claims:
+        if any(c in aliases for c in claim.cites):
+            cites = tuple(dict.fromkeys(aliases.get(c, c) for c in claim.cites))
+            claim = replace(claim, cites=cites)
+        claims.append(claim)
+    return Split(tuple(claims), split.abstains)
+
+
 def evaluate(
-    cases: Sequence[Case],
+    cases: Union[Sequence[Case], pd.DataFrame, Sequence[Mapping]],
     judge: Union[str, Judge] = "rules",
     *,
     splitter: Optional[ClaimSplitter] = None,
@@ -98,6 +117,9 @@ def evaluate(
     workers: int = 1,
 ) -> Evaluation:
     """Judge every claim of ``cases`` and return the claim and case frames.
+
+    ``cases`` are :class:`Case` records, or a DataFrame or list of dicts that
+    :func:`~groundlab.io.load_cases` reads (one case a row, passages inline), checked the same way.
 
     ``workers`` > 1 splits a large run (``PARALLEL_MIN`` cases or more) over that many processes
     when the judge is CPU-bound and local (``judge.cpu_bound``, the rules judges); results are the
@@ -108,6 +130,8 @@ def evaluate(
     >>> ev.claims.verdict.value_counts().to_dict()
     {'supported': 13, 'unsupported': 4, 'contradicted': 3}
     """
+    if isinstance(cases, pd.DataFrame) or (len(cases) and not isinstance(cases[0], Case)):
+        cases = load_cases(cases)
     judge = get_judge(judge) if isinstance(judge, str) else judge
     splitter = splitter or ClaimSplitter()
     bar = _progress(progress, len(cases))
@@ -128,7 +152,7 @@ def _evaluation(judge: Judge, splitter: ClaimSplitter, claims: Columns, rows: Co
 
     frame = _frame(claims, CLAIM_COLUMNS)
     frame.attrs["judge"] = judge_identity(judge, splitter)
-    return Evaluation(judge.name, frame, _frame(rows, CASE_COLUMNS))
+    return Evaluation(judge.name, frame, _case_frame(rows))
 
 
 #: Below this many cases a run is fast enough that starting processes costs more than it saves.
@@ -145,6 +169,12 @@ CASE_COLUMNS = {"case_id": object, "question": object, "process": object, "answe
                 "hallucinated_by_person": "boolean", "outcome": object}
 
 Columns = Dict[str, list]
+
+#: Not a column of the case frame: each case's ``meta``, spread into ``meta.<field>`` columns.
+_META = "meta"
+
+#: How deep nested ``meta`` objects are spread into columns; deeper values stay objects.
+META_DEPTH = 3
 
 
 def _frame(columns: Columns, types: Dict[str, object]) -> pd.DataFrame:
@@ -165,6 +195,33 @@ def _frame(columns: Columns, types: Dict[str, object]) -> pd.DataFrame:
     return pd.DataFrame(data, copy=False)
 
 
+def _case_frame(rows: Columns) -> pd.DataFrame:
+    """The case frame, with a ``meta.<field>`` column for each field of the cases' ``meta``."""
+    frame = _frame(rows, CASE_COLUMNS)
+    metas = rows[_META]
+    if not any(m is not None for m in metas):
+        return frame
+    flat = [_flatten(m, "meta") if m else {} for m in metas]
+    names = list(dict.fromkeys(k for f in flat for k in f))
+    extra = {}
+    for name in names:
+        array = np.empty(len(flat), dtype=object)
+        array[:] = [f.get(name) for f in flat]
+        extra[name] = array
+    return pd.concat([frame, pd.DataFrame(extra, index=frame.index).infer_objects()], axis=1)
+
+
+def _flatten(obj: Mapping, prefix: str, depth: int = META_DEPTH) -> Dict[str, object]:
+    out: Dict[str, object] = {}
+    for key, value in obj.items():
+        name = f"{prefix}.{key}"
+        if isinstance(value, dict) and value and depth > 1:
+            out.update(_flatten(value, name, depth - 1))
+        else:
+            out[name] = value
+    return out
+
+
 def _judge_slice(cases: Sequence[Case], judge: Judge, splitter: ClaimSplitter,
                  report: Callable[[int, Tuple[Columns, Columns]], None]) -> None:
     """Split and judge ``cases`` chunk by chunk, reporting each chunk's number of cases and its
@@ -178,7 +235,9 @@ def _judge_slice(cases: Sequence[Case], judge: Judge, splitter: ClaimSplitter,
 
 
 def _empty_columns() -> Tuple[Columns, Columns]:
-    return {k: [] for k in CLAIM_COLUMNS}, {k: [] for k in CASE_COLUMNS}
+    rows: Columns = {k: [] for k in CASE_COLUMNS}
+    rows[_META] = []
+    return {k: [] for k in CLAIM_COLUMNS}, rows
 
 
 def _judge_parallel(cases: Sequence[Case], judge: Judge, splitter: ClaimSplitter, workers: int,
@@ -198,7 +257,7 @@ def _merge(parts: Sequence[Tuple[Columns, Columns]]) -> Tuple[Columns, Columns]:
     for more_claims, more_rows in parts[1:]:
         for key in CLAIM_COLUMNS:
             claims[key].extend(more_claims[key])
-        for key in CASE_COLUMNS:
+        for key in rows:
             rows[key].extend(more_rows[key])
     return claims, rows
 
@@ -226,7 +285,9 @@ def evaluate_file(
     judge = get_judge(judge) if isinstance(judge, str) else judge
     splitter = splitter or ClaimSplitter()
     path = Path(cases)
-    if not (workers > 1 and getattr(judge, "cpu_bound", False) and can_fork() and path.is_file()
+    # Parts are cut at byte offsets, which only a regular file has: standard input, a pipe or a
+    # device is read in one pass.
+    if not (workers > 1 and getattr(judge, "cpu_bound", False) and can_fork() and is_regular_file(path)
             and path.stat().st_size >= PARALLEL_MIN_BYTES):
         return evaluate(load_cases(path, passages), judge, splitter=splitter, progress=progress)
 
@@ -433,6 +494,7 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
         rows["hallucinated_by_person"].append(
             any(label != "supported" for label in labels) if labels is not None and n else None)
         rows["outcome"].append(outcome)
+        rows[_META].append(case.meta)
 
 
 def judge_pairs(judge: Judge, pairs: Sequence[Pair]) -> List[Verdict]:

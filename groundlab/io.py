@@ -6,24 +6,79 @@ sentence naming the file, the line (and case id when known) and what to do about
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
 import os
+import stat
+import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import (TYPE_CHECKING, Any, BinaryIO, Callable, ContextManager, Dict, Iterator, List, Mapping, Optional,
+                    Sequence, Tuple, Union)
 
 from ._gc import paused_gc
 from .records import VERDICTS, Case, InputError, Passage
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 PathLike = Union[str, "os.PathLike[str]"]
 
 _CASE_FIELDS = ("id", "question", "retrieved", "answer")
 
+#: The path that means standard input (``--cases -``, ``groundlab import -``).
+STDIN = "-"
 
-def _display(path: Path) -> str:
-    return str(path)
+#: The longest line groundlab reads from a JSON Lines file, in bytes: a case with long passages
+#: inline is a few hundred kB; a line of hundreds of MB is not a case, and reading it would only
+#: fill the memory.
+MAX_LINE_BYTES = 64 * 1024 * 1024
+
+#: The most lines groundlab reads from one file (an endless stream stops here, with a message).
+MAX_LINES = 10_000_000
+
+#: The largest file groundlab reads whole (a CSV, a JSON document, a labeling sheet).
+MAX_DOCUMENT_BYTES = 1024 * 1024 * 1024
+
+
+def is_stdin(path: object) -> bool:
+    """True for ``-``, which stands for standard input."""
+    return isinstance(path, (str, os.PathLike)) and os.fspath(path) == STDIN
+
+
+def _display(path: PathLike) -> str:
+    return "stdin" if is_stdin(path) else str(path)
+
+
+def display_name(path: PathLike) -> str:
+    """How messages name an input: its path, or ``stdin`` for ``-``."""
+    return _display(path)
+
+
+def open_input(path: PathLike, what: str) -> ContextManager[BinaryIO]:
+    """The input opened for reading bytes: standard input for ``-`` (left open afterwards), else
+    the file, which may be a pipe (``/dev/stdin``, a FIFO) as well as a regular file."""
+    if is_stdin(path):
+        return contextlib.nullcontext(sys.stdin.buffer)
+    path = Path(path)
+    _check_file(path, what)
+    return open(path, "rb")
+
+
+def is_regular_file(path: PathLike) -> bool:
+    """True for a regular file, which can be read from any byte offset (not ``-``, a pipe or a device)."""
+    if is_stdin(path):
+        return False
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _mb(n: int) -> str:
+    return f"{n // (1024 * 1024):,} MB"
 
 
 def plural(n: int, one: str, many: str) -> str:
@@ -31,11 +86,21 @@ def plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def read_text(path: PathLike, what: str) -> str:
-    """The whole file as text; a clear error when it is missing or not UTF-8."""
-    path = Path(path)
-    _check_file(path, what)
-    data = path.read_bytes()
+def read_bytes(path: PathLike, what: str, head: bytes = b"", fh: Optional[BinaryIO] = None) -> bytes:
+    """The whole input as bytes (``head``, already read from ``fh``, first), up to
+    :data:`MAX_DOCUMENT_BYTES`; a larger input is refused rather than read into memory."""
+    if fh is None:
+        with open_input(path, what) as fh:
+            return read_bytes(path, what, head, fh)
+    data = head + fh.read(MAX_DOCUMENT_BYTES + 1 - len(head))
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise InputError(f"{_display(path)} is larger than {_mb(MAX_DOCUMENT_BYTES)}, more than groundlab reads "
+                         "whole; split it into smaller files (or save it as JSON Lines, which is read line by line).")
+    return data
+
+
+def decode_text(data: bytes, path: PathLike) -> str:
+    """Bytes as UTF-8 text (a byte-order mark dropped); one sentence naming the line otherwise."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -44,6 +109,17 @@ def read_text(path: PathLike, what: str) -> str:
             f"{_display(path)} line {line} is not UTF-8 text (byte 0x{data[exc.start]:02x}); "
             "save the file as UTF-8 and run again."
         ) from None
+
+
+def read_text(path: PathLike, what: str) -> str:
+    """The whole file as text; a clear error when it is missing, binary, too large or not UTF-8."""
+    with open_input(path, what) as fh:
+        head = fh.read(65536)
+        if b"\0" in head:
+            raise InputError(f"{_display(path)} holds binary data (NUL bytes), not text; "
+                             f"pass the {what} file itself.")
+        data = read_bytes(path, what, head, fh)
+    return decode_text(data, path)
 
 
 #: A part of a file: ``(first byte, end byte, number of its first line)``.
@@ -58,47 +134,75 @@ def _line_error(message: str, line: int) -> InputError:
 
 def iter_jsonl(path: PathLike, what: str, span: Optional[Span] = None) -> Iterator[Tuple[int, dict]]:
     """Yield ``(line_number, object)`` for each non-blank line of a JSONL file (or of a ``span``
-    of it, see :func:`split_file`).
+    of it, see :func:`split_file`). ``-`` reads standard input; a pipe is read like a file.
 
     The file is read line by line (a large log is never held twice in memory); a missing file,
-    bytes that are not UTF-8 and a line that is not a JSON object stop it with an
+    bytes that are not UTF-8, a line that is not a JSON object, nests too deeply or is longer than
+    :data:`MAX_LINE_BYTES`, and more than :data:`MAX_LINES` lines stop it with an
     :class:`InputError` naming the file and line.
     """
-    path = Path(path)
-    _check_file(path, what)
-    loads = json.loads
     start, stop, first = span or (0, -1, 1)
-    with open(path, "rb") as fh:
-        fh.seek(start)
-        position = start
-        for number, raw in enumerate(fh, first):
-            if position == stop:
-                break
-            position += len(raw)
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise _line_error(
-                    f"{_display(path)} line {number} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at "
-                    f"column {exc.start + 1}); save the file as UTF-8 and run again.", number
-                ) from None
-            if number == 1 and line.startswith("\ufeff"):
-                line = line[1:]  # a byte-order mark some editors write
-            if not line.strip():
-                continue
-            try:
-                obj = loads(line)
-            except json.JSONDecodeError as exc:
-                raise _line_error(
-                    f"{_display(path)} line {number} is not valid JSON ({exc.msg} at column {exc.colno}); "
-                    "each line must be one JSON object.", number
-                ) from None
-            if not isinstance(obj, dict):
-                raise _line_error(
-                    f"{_display(path)} line {number} is {_json_type(obj)}, not a JSON object; "
-                    "each line must be one JSON object like {\"id\": ..., ...}.", number
-                )
-            yield number, obj
+    with open_input(path, what) as fh:
+        if start:
+            fh.seek(start)
+        yield from jsonl_objects(fh, _display(path), first, stop - start if stop >= 0 else -1)
+
+
+def jsonl_objects(fh: Any, name: str, first: int = 1, length: int = -1) -> Iterator[Tuple[int, dict]]:
+    """``(line number, object)`` for each non-blank line read from ``fh`` (anything with
+    ``readline(limit)``), numbering from ``first`` and stopping after ``length`` bytes (-1: at the
+    end); every problem is an :class:`InputError` naming ``name`` and the line."""
+    loads = json.loads
+    readline = fh.readline
+    limit = MAX_LINE_BYTES + 1
+    last = first + MAX_LINES
+    position = 0
+    number = first - 1
+    while position != length:
+        raw = readline(limit)
+        if not raw:
+            break
+        number += 1
+        position += len(raw)
+        if len(raw) == limit:
+            raise _line_error(
+                f"{name} line {number} is longer than {_mb(MAX_LINE_BYTES)}, more than groundlab reads as one "
+                "line; is it JSON Lines (one JSON object a line)? Split the record or pass the right file.", number)
+        if number == last:
+            raise _line_error(f"{name} has more than {MAX_LINES:,} lines, more than groundlab reads from one "
+                              "file; split it into smaller files.", number)
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise _line_error(
+                f"{name} line {number} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at "
+                f"column {exc.start + 1}); save the file as UTF-8 and run again.", number
+            ) from None
+        if number == 1 and line.startswith("\ufeff"):
+            line = line[1:]  # a byte-order mark some editors write
+        if not line.strip():
+            continue
+        try:
+            obj = loads(line)
+        except json.JSONDecodeError as exc:
+            raise _line_error(
+                f"{name} line {number} is not valid JSON ({exc.msg} at column {exc.colno}); "
+                "each line must be one JSON object.", number
+            ) from None
+        except RecursionError:
+            raise _line_error(nesting_message(f"{name} line {number}"), number) from None
+        if not isinstance(obj, dict):
+            raise _line_error(
+                f"{name} line {number} is {_json_type(obj)}, not a JSON object; "
+                "each line must be one JSON object like {\"id\": ..., ...}.", number
+            )
+        yield number, obj
+
+
+def nesting_message(where: str) -> str:
+    """The sentence for JSON nested deeper than Python can read (about 1,000 levels)."""
+    return (f"{where} nests JSON lists or objects more deeply than groundlab reads (about "
+            f"{sys.getrecursionlimit():,} levels); flatten that record.")
 
 
 def split_file(path: PathLike, parts: int) -> List[Span]:
@@ -122,6 +226,8 @@ def split_file(path: PathLike, parts: int) -> List[Span]:
 
 
 def _check_file(path: Path, what: str) -> None:
+    if is_stdin(path):
+        return
     if not path.exists():
         raise InputError(f"{what} file {_display(path)} does not exist; check the path "
                          "(run 'groundlab init' to get the sample set).")
@@ -135,38 +241,63 @@ def read_csv(path: PathLike, what: str, required: Sequence[str]) -> Tuple[List[s
     Rows are numbered as a spreadsheet shows them (the header is row 1). The separator may be
     ``,``, ``;`` or a tab (spreadsheets in some locales save with ``;``): the first one whose
     header holds every ``required`` column is used. Blank rows are skipped; a short row reads
-    its missing cells as empty.
+    its missing cells as empty. A cell may be of any size.
     """
-    path = Path(path)
-    text = read_text(path, what)
+    return parse_csv(read_text(path, what), _display(path), required)
+
+
+def parse_csv(text: str, name: str, required: Sequence[str] = (),
+              identical_repeats: bool = False) -> Tuple[List[str], List[Tuple[int, Dict[str, str]]]]:
+    """:func:`read_csv` on text already read. Without ``required`` columns the separator is the
+    one of ``,``, ``;`` and tab that splits the header into the most columns. A column named
+    twice is refused, unless ``identical_repeats`` and its cells are the same on every row
+    (pandas writes a named index that way); a column without a name (pandas' unnamed index) is
+    left out of the rows."""
     header_line = text.split("\n", 1)[0]
-    delimiter = next((d for d in (",", ";", "\t")
-                      if set(required) <= {c.strip() for c in next(csv.reader([header_line], delimiter=d), [])}),
-                     ",")
+    if required:
+        delimiter = next((d for d in (",", ";", "\t")
+                          if set(required) <= {c.strip() for c in next(csv.reader([header_line], delimiter=d), [])}),
+                         ",")
+    else:
+        delimiter = max((",", ";", "\t"), key=lambda d: len(next(csv.reader([header_line], delimiter=d), [])))
+    csv.field_size_limit(max(csv.field_size_limit(), 2 ** 31 - 1))  # cells of any size
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     try:
         columns = [c.strip() for c in next(reader, [])]
         missing = [c for c in required if c not in columns]
         if missing:
-            raise InputError(f"{_display(path)} row 1 has no column {', '.join(repr(c) for c in missing)}; "
+            raise InputError(f"{name} row 1 has no column {', '.join(repr(c) for c in missing)}; "
                              f"the first row must name the columns, including {', '.join(required)}.")
         repeated = sorted({c for c in columns if c and columns.count(c) > 1})
-        if repeated:
-            raise InputError(f"{_display(path)} row 1 names the column {repeated[0]!r} twice; "
+        if repeated and not identical_repeats:
+            raise InputError(f"{name} row 1 names the column {repeated[0]!r} twice; "
                              "rename or delete one of them.")
+        first_of = {}
+        for k, c in enumerate(columns):
+            first_of.setdefault(c, k)
         rows: List[Tuple[int, Dict[str, str]]] = []
         for number, cells in enumerate(reader, 2):
             if not any(cell.strip() for cell in cells):
                 continue
             if len(cells) > len(columns) and any(cell.strip() for cell in cells[len(columns):]):
-                raise InputError(f"{_display(path)} row {number} has {len(cells)} cells but the header names "
+                raise InputError(f"{name} row {number} has {len(cells)} cells but the header names "
                                  f"{len(columns)} columns; quote cells that contain {delimiter!r} or a line break.")
             cells = cells + [""] * (len(columns) - len(cells))
-            rows.append((number, {c: cell for c, cell in zip(columns, cells) if c}))
+            row: Dict[str, str] = {}
+            for k, (c, cell) in enumerate(zip(columns, cells)):
+                if not c:
+                    continue
+                if first_of[c] != k:
+                    if cell != cells[first_of[c]]:
+                        raise InputError(f"{name} row 1 names the column {c!r} twice and row {number} holds "
+                                         "different values in them; rename or delete one of them.")
+                    continue
+                row[c] = cell
+            rows.append((number, row))
     except csv.Error as exc:
-        raise InputError(f"{_display(path)} row {reader.line_num} is not valid CSV ({exc}); "
+        raise InputError(f"{name} row {reader.line_num} is not valid CSV ({exc}); "
                          "save the file again as CSV from the spreadsheet.") from None
-    return columns, rows
+    return [c for k, c in enumerate(columns) if c and first_of[c] == k], rows
 
 
 def check_output(path: PathLike, force: bool, inputs: Sequence[PathLike] = ()) -> Path:
@@ -218,23 +349,60 @@ def _passage(obj: Mapping, where: str) -> Passage:
     return Passage(pid, text)
 
 
-def load_cases(path: PathLike, passages: Union[PathLike, Mapping[str, Passage], None] = None) -> List[Case]:
-    """Read and check a cases file.
+def load_cases(source: Union[PathLike, "pd.DataFrame", Sequence[Mapping]],
+               passages: Union[PathLike, Mapping[str, Passage], None] = None, *,
+               tool: Optional[str] = None, columns: Optional[Mapping[str, str]] = None,
+               passage_ids: str = "P") -> List[Case]:
+    """Read and check cases: from a cases file (JSON Lines; ``-`` reads standard input), or from
+    a pandas DataFrame or a list of dicts holding one case a row.
 
     ``retrieved`` entries are passage ids, looked up in ``passages`` (a passages file or a
-    dict from :func:`load_passages`), or inline ``{"id", "text"}`` objects.
+    dict from :func:`load_passages`), or inline ``{"id", "text"}`` objects. Rows of a DataFrame
+    or list are checked as the lines of a file are, and named ``row 3`` (counted from 1).
+
+    Rows in another tool's columns (a Ragas or DeepEval dataset, Phoenix spans, ...) are
+    converted as ``groundlab import`` does: the tool is recognised by its columns, or named with
+    ``tool``; ``columns`` maps the case fields to other columns (``{"answer": "response"}``);
+    ``passage_ids="index"`` names passages without ids 1..n instead of P1..Pn. A path with
+    ``tool`` or ``columns`` is read as ``groundlab import`` reads it (JSONL, JSON, CSV, Parquet).
 
     >>> cases = load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl"))
     >>> len(cases), cases[0].id, cases[0].retrieved[0].id
     (12, 'c01', 'D07')
+    >>> rows = [{"id": "q1", "question": "Who releases it?", "answer": "The analyst [D1].",
+    ...          "retrieved": [{"id": "D1", "text": "The analyst releases it."}], "meta": {"model": "v3"}}]
+    >>> load_cases(rows)[0].meta
+    {'model': 'v3'}
     """
     table, passages_name = passage_table(passages)
-    cases: List[Case] = []
+    if tool is not None or columns is not None or not isinstance(source, (str, os.PathLike)):
+        from .importers import load_table
+
+        cases: List[Case] = []
+        seen: Dict[str, str] = {}
+        for where, obj in load_table(source, tool=tool, columns=columns, passage_ids=passage_ids):
+            case = _case(obj, where, table, passages_name)
+            if case.id in seen:
+                raise InputError(f"{case.where}: case id {case.id!r} is already used by {seen[case.id]}; "
+                                 "give each case its own id.")
+            seen[case.id] = where
+            cases.append(case)
+        if not cases:
+            raise InputError(f"{_source_name(source)} holds no cases; give it one row per case "
+                             "(see the case format in the README).")
+        return cases
+    cases = []
     with paused_gc():
-        cases.extend(case for _, case in iter_cases(path, table, passages_name))
+        cases.extend(case for _, case in iter_cases(source, table, passages_name))
     if not cases:
-        raise InputError(empty_cases_message(path))
+        raise InputError(empty_cases_message(source))
     return cases
+
+
+def _source_name(source: object) -> str:
+    if isinstance(source, (str, os.PathLike)):
+        return _display(source)
+    return "the DataFrame" if hasattr(source, "columns") else "the list of cases"
 
 
 def duplicate_id_message(where: str, case_id: str, first_line: int) -> str:
@@ -242,7 +410,7 @@ def duplicate_id_message(where: str, case_id: str, first_line: int) -> str:
 
 
 def empty_cases_message(path: PathLike) -> str:
-    return (f"cases file {_display(Path(path))} holds no cases; add one JSON object a line "
+    return (f"cases file {_display(path)} holds no cases; add one JSON object a line "
             "(see the case format in the README).")
 
 
@@ -255,14 +423,13 @@ def passage_table(passages: Union[PathLike, Mapping[str, Passage], None]) -> Tup
         passages = None
     if passages is None or isinstance(passages, Mapping):
         return passages, "the passages"
-    return load_passages(passages), _display(Path(passages))
+    return load_passages(passages), _display(passages)
 
 
 def iter_cases(path: PathLike, table: Optional[Mapping[str, Passage]], passages_name: str,
                span: Optional[Span] = None) -> Iterator[Tuple[int, Case]]:
     """``(line number, case)`` for each case of ``path`` (or of a ``span`` of it), checked;
     an :class:`InputError` carries the ``line`` it stopped at."""
-    path = Path(path)
     seen: Dict[str, int] = {}
     name = _display(path)
     for number, obj in iter_jsonl(path, "cases", span):
@@ -314,7 +481,7 @@ def _case(obj: Mapping, source: str, table: Optional[Mapping[str, Passage]], pas
     answerable = obj.get("answerable")
     if answerable is not None and not isinstance(answerable, bool):
         raise InputError(f"{where}: \"answerable\" must be true, false or absent, not "
-                         f"{json.dumps(answerable)}.")
+                         f"{_json_value(answerable)}.")
     labels = obj.get("labels")
     if labels is not None:
         labels = parse_labels(labels, where)
@@ -322,7 +489,38 @@ def _case(obj: Mapping, source: str, table: Optional[Mapping[str, Passage]], pas
     if process is not None and (not isinstance(process, str) or not process.strip()):
         raise InputError(f"{where}: \"process\" must be a non-empty string like \"procure-to-pay\" or absent, "
                          f"not {json.dumps(process)}.")
-    return Case(cid, obj["question"], tuple(found), obj["answer"], answerable, labels, source, process)
+    meta = obj.get("meta")
+    if meta is not None and not isinstance(meta, dict):
+        raise InputError(f"{where}: \"meta\" must be a JSON object like {{\"model\": \"v3\"}} or absent, "
+                         f"not {_json_type(meta)}.")
+    aliases = obj.get("aliases")
+    if aliases is not None:
+        aliases = _aliases(aliases, found, where)
+    return Case(cid, obj["question"], tuple(found), obj["answer"], answerable, labels, source,
+                process=process, meta=meta or None, aliases=aliases)
+
+
+def _aliases(aliases: object, retrieved: Sequence[Passage], where: str) -> Optional[Dict[str, str]]:
+    """``{"P1": "KB-101"}``: each name the answer cites a retrieved passage by, and that passage's id."""
+    if not isinstance(aliases, dict):
+        raise InputError(f"{where}: \"aliases\" must be an object like {{\"P1\": \"KB-101\"}} (a name the "
+                         f"answer cites, and the id of the retrieved passage it means), not {_json_type(aliases)}.")
+    ids = {p.id for p in retrieved}
+    for name, pid in aliases.items():
+        if not isinstance(pid, str) or pid not in ids:
+            raise InputError(f"{where}: alias {name!r} points to {_json_value(pid)}, which is not the id of a "
+                             "retrieved passage; fix the alias or drop it.")
+        if name in ids:
+            raise InputError(f"{where}: alias {name!r} is also the id of a retrieved passage, so a citation of it "
+                             "would be ambiguous; drop the alias.")
+    return dict(aliases) or None
+
+
+def _json_value(value: object) -> str:
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
 
 
 def parse_labels(labels: object, where: str) -> Tuple[str, ...]:
@@ -375,6 +573,18 @@ def write_atomic(path: PathLike, text: str) -> Path:
 
     The rename replaces a symbolic link at ``path`` rather than writing through it; the file gets
     the user's umask (:func:`new_file_mode`)."""
+
+    def write(tmp: str) -> None:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+
+    return replace_atomic(path, write)
+
+
+def replace_atomic(path: PathLike, write: Callable[[str], None]) -> Path:
+    """``write(temporary path)``, then rename the temporary file to ``path``: the file is written
+    whole or not at all (a failure removes the temporary file), and a link at ``path`` is
+    replaced, never written through. The file gets the user's umask (:func:`new_file_mode`)."""
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -382,10 +592,10 @@ def write_atomic(path: PathLike, text: str) -> Path:
         raise InputError(f"cannot write {_display(path)}: a part of its folder path is a file; "
                          "choose another place.") from None
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            os.fchmod(fh.fileno(), new_file_mode())
+        write(tmp)
+        os.chmod(tmp, new_file_mode())
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -394,3 +604,73 @@ def write_atomic(path: PathLike, text: str) -> Path:
             pass
         raise
     return path
+
+
+#: The files ``score --claims-out`` and ``--cases-out`` write, by the end of their name.
+FRAME_SUFFIXES = (".csv", ".parquet")
+
+
+def check_frame_target(path: PathLike, force: bool, inputs: Sequence[Optional[PathLike]] = ()) -> Path:
+    """Refuse a frame output that is neither ``.csv`` nor ``.parquet``, that exists (unless
+    ``force``), or that is one of the ``inputs`` (even with ``force``)."""
+    path = Path(path)
+    if path.suffix.lower() not in FRAME_SUFFIXES:
+        raise InputError(f"{_display(path)} should end in .csv or .parquet, which says how to write it; "
+                         "nothing was written.")
+    return check_output(path, force, [i for i in inputs if i and not is_stdin(i)])
+
+
+def write_frame(frame: "pd.DataFrame", path: PathLike, *, force: bool = False,
+                inputs: Sequence[Optional[PathLike]] = ()) -> Path:
+    """Write a claim or case frame as CSV or Parquet (by ``path``'s suffix), atomically.
+
+    In a CSV, a list, tuple or object in a cell (``cites``, a ``meta`` value) is written as JSON
+    (``["D07", "D06"]``), so it reads back unchanged; an unknown value is an empty cell. In
+    Parquet, lists stay lists; in a column mixing kinds of values, each value that is not text
+    is written as JSON text.
+    """
+    path = check_frame_target(path, force, inputs)
+
+    def write(tmp: str) -> None:
+        if path.suffix.lower() == ".csv":
+            _csv_ready(frame).to_csv(tmp, index=False, encoding="utf-8", lineterminator="\n")
+        else:
+            import pyarrow.parquet as pq
+
+            pq.write_table(_parquet_table(frame, path), tmp)
+
+    return replace_atomic(path, write)
+
+
+def _nested(value: object) -> bool:
+    return isinstance(value, (list, tuple, dict))
+
+
+def _csv_ready(frame: "pd.DataFrame") -> "pd.DataFrame":
+    out = frame.copy()
+    for name in out.columns:
+        column = out[name]
+        if column.dtype == object and column.map(_nested).any():
+            out[name] = column.map(lambda v: json.dumps(list(v) if isinstance(v, tuple) else v, ensure_ascii=False,
+                                                        default=str) if _nested(v) else v)
+    return out
+
+
+def _parquet_table(frame: "pd.DataFrame", path: Path):
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover - pyarrow is a dependency
+        raise InputError(f"writing {_display(path)} needs pyarrow; install it with 'pip install pyarrow'.") from None
+    arrays, names = [], []
+    for name in frame.columns:
+        column = frame[name]
+        values = column.map(lambda v: list(v) if isinstance(v, tuple) else v) if column.dtype == object else column
+        try:
+            array = pa.array(values, from_pandas=True)
+        except (pa.ArrowException, TypeError, ValueError):
+            array = pa.array([None if v is None or (isinstance(v, float) and v != v) else
+                              v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=str)
+                              for v in values], type=pa.string())
+        arrays.append(array)
+        names.append(str(name))
+    return pa.Table.from_arrays(arrays, names=names)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Optional, Tuple
+from typing import Any, Literal, Mapping, Optional, Tuple
 
 Label = Literal["supported", "contradicted", "unsupported"]
 
@@ -39,6 +39,11 @@ class Case:
     ``process`` names the business process the case belongs to (``procure-to-pay``), so that
     measures and targets can be set per process; ``None`` when not given.
     ``source`` says where the case came from (``file:line``) so errors can point at it.
+    ``meta``: anything else known about the answer (model, version, scores another tool
+    computed), kept as given and shown as ``meta.<key>`` columns of the case frame.
+    ``aliases``: other names the answer uses for retrieved passages, ``{"P1": "KB-101"}`` when
+    it cites by position while the passages carry their own ids; a claim citing ``[P1]`` then
+    cites ``KB-101``.
     """
 
     id: str
@@ -49,6 +54,8 @@ class Case:
     labels: Optional[Tuple[str, ...]] = None
     source: str = ""
     process: Optional[str] = None
+    meta: Optional[Mapping[str, Any]] = None
+    aliases: Optional[Mapping[str, str]] = None
 
     @property
     def where(self) -> str:

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from groundlab import evaluate, load_cases
-from groundlab.importers import cases_from_log
+from groundlab.importers import convert
 
 RAGAS_ROWS = [
     {"user_input": "Who can release an order 1.5 percent over the credit limit?",
@@ -119,7 +119,7 @@ def test_log(cli, tmp_path):
 
 
 def test_log_in_python():
-    cases = cases_from_log(enumerate(LOG_ROWS, 1), "log.jsonl")
+    cases = convert(LOG_ROWS, tool="log").cases
     assert [c["id"] for c in cases] == ["q-17", "r2", "42"]
 
 
@@ -164,7 +164,6 @@ REJECTED = {
                       "line 2: label \"wrong\" for claim 1 is not a verdict"),
     "log label count": ("log", "jsonl", _log(answer="It means a missing price [P1].", labels=[]),
                         "line 2: 0 label(s) for the answer's 1 claim(s)"),
-    "log as csv": ("log", "csv", _log(), "a log file must be JSONL"),
 }
 
 
@@ -252,3 +251,183 @@ def test_imported_cases_evaluate(tmp_path, cli):
     cli("import", "ragas", src, "--out", tmp_path / "cases.jsonl")
     ev = evaluate(load_cases(tmp_path / "cases.jsonl"), "rules")
     assert list(ev.claims["verdict"]) == ["supported", "supported", "unsupported"]
+
+
+# ---------------------------------------------------------------- one command for every format
+
+GOOD = {"user_input": "Who can release the order?", "retrieved_contexts": ["The credit analyst releases it."],
+        "response": "The credit analyst releases it [P1]."}
+
+
+def test_format_is_recognised_and_said(cli, tmp_path):
+    src = write_jsonl(tmp_path / "in.jsonl", RAGAS_ROWS)
+    code, out, err = cli("import", src, "--out", tmp_path / "cases.jsonl")
+    assert code == 0, err
+    assert out.splitlines()[0] == f"{src}: recognised as Ragas samples (user_input, retrieved_contexts, response) " \
+                                  "(--from ragas)."
+    assert len(read_out(tmp_path / "cases.jsonl")) == 2
+
+
+def test_json_array_and_parquet(cli, tmp_path):
+    array = tmp_path / "rows.json"
+    array.write_text(json.dumps(RAGAS_ROWS, indent=2), encoding="utf-8")
+    parquet = tmp_path / "rows.parquet"
+    pd.DataFrame(RAGAS_ROWS).to_parquet(parquet)
+    for src in (array, parquet):
+        out = tmp_path / f"{src.suffix[1:]}.jsonl"
+        code, _, err = cli("import", src, "--out", out)
+        assert code == 0, err
+        cases = read_out(out)
+        assert [c["retrieved"] for c in cases] == [[{"id": f"P{i}", "text": t} for i, t in enumerate(r["retrieved_contexts"], 1)]
+                                                   for r in RAGAS_ROWS]
+
+
+def test_huggingface_dataset_folder(cli, tmp_path):
+    """A folder that datasets' save_to_disk writes: Arrow stream files listed in state.json."""
+    import pyarrow as pa
+
+    folder = tmp_path / "dataset"
+    folder.mkdir()
+    table = pa.Table.from_pylist(RAGAS_ROWS)
+    with pa.OSFile(str(folder / "data-00000-of-00001.arrow"), "wb") as sink:
+        with pa.ipc.new_stream(sink, table.schema) as writer:
+            writer.write_table(table)
+    (folder / "state.json").write_text(json.dumps({"_data_files": [{"filename": "data-00000-of-00001.arrow"}],
+                                                   "_split": None}), encoding="utf-8")
+    (folder / "dataset_info.json").write_text("{}", encoding="utf-8")
+    code, out, err = cli("import", folder, "--out", tmp_path / "cases.jsonl")
+    assert code == 0, err
+    assert [c["question"] for c in read_out(tmp_path / "cases.jsonl")] == [r["user_input"] for r in RAGAS_ROWS]
+
+    splits = tmp_path / "dict"
+    (splits / "train").mkdir(parents=True)
+    (splits / "dataset_dict.json").write_text('{"splits": ["train"]}', encoding="utf-8")
+    code, _, err = cli("import", splits, "--out", tmp_path / "other.jsonl")
+    assert code == 2 and "holds several splits" in err and str(splits / "train") in err
+    code, _, err = cli("import", tmp_path / "dict" / "train", "--out", tmp_path / "other.jsonl")
+    assert code == 2 and "is a folder; pass the export file itself" in err and err.count("\n") == 1
+
+
+def test_numpy_list_cells(cli, tmp_path):
+    """datasets' to_csv writes a list cell as numpy prints an array: items without commas."""
+    src = tmp_path / "hf.csv"
+    src.write_text("user_input,retrieved_contexts,response\n"
+                   "q?,\"[\"\"It's one passage.\"\"\n 'And a second, with a comma.']\",It is [P2].\n", encoding="utf-8")
+    code, _, err = cli("import", src, "--out", tmp_path / "cases.jsonl")
+    assert code == 0, err
+    assert [p["text"] for p in read_out(tmp_path / "cases.jsonl")[0]["retrieved"]] == \
+        ["It's one passage.", "And a second, with a comma."]
+    src.write_text("user_input,retrieved_contexts,response\nq?,\"['a' 'b' ... 'y' 'z']\",It is.\n", encoding="utf-8")
+    code, _, err = cli("import", src, "--out", tmp_path / "cases.jsonl", "--force")
+    assert code == 2 and "numpy's shortened form" in err and "row 2" in err
+
+
+def test_skip_invalid_writes_the_good_rows_and_says_why(cli, tmp_path):
+    rows = [GOOD, dict(GOOD, response=None), GOOD, {k: v for k, v in GOOD.items() if k != "user_input"},
+            dict(GOOD, retrieved_contexts="not a list"), GOOD, dict(GOOD, response="")]
+    src = write_jsonl(tmp_path / "in.jsonl", rows)
+    out = tmp_path / "cases.jsonl"
+    code, stdout, err = cli("import", src, "--out", out)
+    assert code == 2 and stdout == "" and not out.exists()
+    assert err.count("\n") == 1 and "line 2: \"response\" is empty" in err and "--skip-invalid" in err
+    code, stdout, err = cli("import", src, "--out", out, "--skip-invalid")
+    assert code == 0, err
+    assert [c["id"] for c in read_out(out)] == ["r1", "r3", "r6"]
+    skipped = next(line for line in stdout.splitlines() if line.startswith("skipped"))
+    assert skipped.startswith("skipped 4 rows that cannot be used (line 2: \"response\" is empty")
+    assert "line 4: the field \"user_input\" is missing" in skipped and "line 5: " in skipped
+    assert "and 1 more" in skipped and "line 7" not in skipped
+
+
+def test_nothing_usable_is_refused(cli, tmp_path):
+    src = write_jsonl(tmp_path / "in.jsonl", [dict(GOOD, response=None)] * 2)
+    code, _, err = cli("import", src, "--out", tmp_path / "cases.jsonl", "--skip-invalid")
+    assert code == 2 and "none of its 2 rows can be used (line 1:" in err
+
+
+def test_map_reads_other_columns(cli, tmp_path):
+    rows = [{"key": "a1", "ask": "Who can release the order?", "docs": ["The credit analyst releases it."],
+             "doc_ids": ["KB-1"], "said": "The credit analyst releases it [KB-1].", "model": "v3"}]
+    src = write_jsonl(tmp_path / "mine.jsonl", rows)
+    out = tmp_path / "cases.jsonl"
+    code, stdout, err = cli("import", src, "--out", out)
+    assert code == 2 and "could not tell which tool wrote" in err and "--map" in err and "ask, docs" in err
+    code, stdout, err = cli("import", src, "--out", out, "--map", "question=ask,answer=said",
+                            "--map", "retrieved=docs,retrieved_ids=doc_ids,id=key")
+    assert code == 0, err
+    assert read_out(out) == [{"id": "a1", "question": rows[0]["ask"], "answer": rows[0]["said"], "meta": {"model": "v3"},
+                              "retrieved": [{"id": "KB-1", "text": rows[0]["docs"][0]}]}]
+    # a dotted name reaches into nested objects; --map also renames a known tool's column
+    nested = write_jsonl(tmp_path / "nested.jsonl", [{"q": {"text": "Who?"}, "a": "The analyst [P1].",
+                                                       "ctx": ["The analyst."]}])
+    code, _, err = cli("import", nested, "--out", tmp_path / "n.jsonl", "--map", "question=q.text,answer=a,retrieved=ctx")
+    assert code == 0 and read_out(tmp_path / "n.jsonl")[0]["question"] == "Who?"
+    renamed = write_jsonl(tmp_path / "renamed.jsonl", [{k if k != "response" else "reply": v for k, v in GOOD.items()}])
+    code, _, err = cli("import", renamed, "--out", tmp_path / "r.jsonl", "--from", "ragas", "--map", "answer=reply")
+    assert code == 0, err
+
+
+def test_map_into_a_tools_nested_fields(cli, tmp_path):
+    src = ROOT_EXPORTS / "promptfoo" / "results.json"
+    out = tmp_path / "cases.jsonl"
+    code, _, err = cli("import", src, "--out", out, "--map", "question=vars.response,retrieved=vars.query")
+    assert code == 0, err
+    case = read_out(out)[0]
+    assert case["question"] == case["answer"] and case["retrieved"][0]["text"].startswith("Who can release")
+    code, _, err = cli("import", src, "--out", out, "--force", "--map", "question=vars.nope")
+    assert code == 2 and "has no field 'vars.nope'" in err
+
+
+@pytest.mark.parametrize("option,words", [
+    ("answer", "must read FIELD=COLUMN"),
+    ("reply=said", "names the field 'reply', which cases do not have"),
+    ("answer=nowhere", "--map answer=nowhere: "),
+])
+def test_map_mistakes(cli, tmp_path, option, words):
+    src = write_jsonl(tmp_path / "in.jsonl", [GOOD])
+    code, _, err = cli("import", src, "--out", tmp_path / "cases.jsonl", "--map", option)
+    assert code == 2 and words in err and err.count("\n") == 1
+
+
+def test_map_does_not_apply_to_traces(cli, tmp_path):
+    src = ROOT_EXPORTS / "langfuse" / "observations.jsonl"
+    code, _, err = cli("import", src, "--out", tmp_path / "cases.jsonl", "--map", "answer=output")
+    assert code == 2 and "--map applies to files with one row per answer" in err
+
+
+@pytest.mark.parametrize("tool", ["langfuse", "deepeval", "openinference", "promptfoo", "trulens", "langsmith"])
+def test_forced_format_on_the_wrong_file(cli, tmp_path, tool):
+    src = write_jsonl(tmp_path / "ragas.jsonl", RAGAS_ROWS)
+    code, out, err = cli("import", src, "--out", tmp_path / "cases.jsonl", "--from", tool)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "does not look like a" in err and "it looks like Ragas: try --from ragas" in err
+
+
+def test_format_named_twice_or_unknown(cli, tmp_path):
+    src = write_jsonl(tmp_path / "ragas.jsonl", RAGAS_ROWS)
+    code, _, err = cli("import", "ragas", src, "--out", tmp_path / "c.jsonl", "--from", "log")
+    assert code == 2 and "named twice" in err
+    code, _, err = cli("import", "excel", src, "--out", tmp_path / "c.jsonl")
+    assert code == 2 and "there is no import format 'excel'" in err
+    assert cli("import", "ragas", src, "--out", tmp_path / "c.jsonl", "--from", "ragas")[0] == 0
+
+
+def test_citations_naming_no_passage_are_shown(cli, tmp_path):
+    rows = [dict(GOOD, response="It is the analyst [P1]. And the clerk [P4]."),
+            dict(GOOD, retrieved_context_ids=["KB-1"], response="The analyst [KB-9]. The analyst [P1].")]
+    src = write_jsonl(tmp_path / "in.jsonl", rows)
+    code, out, err = cli("import", src, "--out", tmp_path / "cases.jsonl")
+    assert code == 0, err
+    assert "citations that name no retrieved passage: 2 (r1 [P4], r2 [KB-9])" in out
+    assert "citations by position: 1 (r2 [P1])" in out
+    assert read_out(tmp_path / "cases.jsonl")[1]["aliases"] == {"P1": "KB-1"}
+
+
+def test_log_as_csv(cli, tmp_path):
+    src = write_csv(tmp_path / "log.csv", [{k: v for k, v in LOG_ROWS[0].items()}])
+    code, _, err = cli("import", "log", src, "--out", tmp_path / "cases.jsonl")
+    assert code == 0, err
+    assert read_out(tmp_path / "cases.jsonl")[0]["retrieved"][0]["id"] == "D01"
+
+
+ROOT_EXPORTS = __import__("pathlib").Path(__file__).resolve().parent / "data" / "exports"

@@ -15,9 +15,13 @@ from .options import judge_kwargs
 
 
 def input_paths(args: argparse.Namespace, quiet: bool = False):
-    from ..io import sample_path
+    """The cases and passages files the options name (``-``: standard input), else the defaults."""
+    from ..io import STDIN, sample_path
 
     cases, passages = args.cases, args.passages
+    if cases == STDIN and passages == STDIN:
+        raise GroundlabError("--cases and --passages both read standard input (-); only one of them can, so "
+                             "pass the other as a file.")
     if cases is None:
         local = Path("data") / "grounded_cases.jsonl"
         if local.exists():
@@ -42,10 +46,10 @@ def splitter_from(args: argparse.Namespace):
 
 
 def load_inputs(args: argparse.Namespace):
-    from ..io import load_cases
+    from ..io import display_name, load_cases
 
     cases_path, passages_path = input_paths(args)
-    return cases_path, load_cases(cases_path, passages_path)
+    return display_name(cases_path), load_cases(cases_path, passages_path)
 
 
 def evaluate_inputs(args: argparse.Namespace, runs: int = 1, judge=None):
@@ -58,9 +62,12 @@ def evaluate_inputs(args: argparse.Namespace, runs: int = 1, judge=None):
     judge = judge or get_judge(args.judge, **judge_kwargs(args, cache=runs == 1))
     splitter = splitter_from(args)
     if runs == 1:
-        source, passages = input_paths(args)
-        big = Path(source).is_file() and Path(source).stat().st_size > 2_000_000
-        evs = [evaluate_file(source, passages, judge, splitter=splitter,
+        from ..io import display_name, is_regular_file
+
+        path, passages = input_paths(args)
+        source = display_name(path)
+        big = is_regular_file(path) and Path(path).stat().st_size > 2_000_000
+        evs = [evaluate_file(path, passages, judge, splitter=splitter,
                              workers=args.workers if args.workers is not None else (os.cpu_count() or 1),
                              progress=sys.stderr.isatty() and big, while_waiting=import_statsmodels)]
     else:

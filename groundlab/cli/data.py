@@ -17,13 +17,28 @@ def add_commands(sub) -> None:
     """Add ``import`` and ``label`` to the ``groundlab`` subcommands."""
     from ..importers import FORMATS
 
-    p = sub.add_parser("import", help="turn Ragas-style samples or logged answers into a cases file")
-    p.add_argument("format", choices=FORMATS, metavar="FORMAT",
-                   help="ragas: JSONL or CSV rows with user_input, retrieved_contexts, response; "
-                        "log: JSONL records with question, passages, answer (id optional)")
-    p.add_argument("input", metavar="IN", help="the file to import")
+    p = sub.add_parser("import", help="turn another tool's export (Ragas, DeepEval, Phoenix, LangSmith, Langfuse, "
+                                      "promptfoo, TruLens) or an answer log into a cases file",
+                       usage="%(prog)s [FORMAT] IN --out FILE [options]")
+    p.add_argument("input", nargs="+", metavar="IN",
+                   help="the file to import (- reads standard input): JSON Lines, JSON, CSV, Parquet, or a "
+                        "Hugging Face dataset folder; an older form names the format first: 'import ragas IN'")
     p.add_argument("--out", required=True, metavar="FILE", help="the cases file to write")
+    p.add_argument("--from", dest="tool", metavar="TOOL",
+                   help=f"the tool that wrote IN, when it should not be recognised from the content: "
+                        f"{', '.join(FORMATS)}")
+    p.add_argument("--map", action="append", default=[], metavar="FIELD=COLUMN,...",
+                   help="read a case field from another column: answer=response,retrieved=contexts "
+                        "(fields: id, question, answer, retrieved, retrieved_ids, answerable, labels; a dotted "
+                        "name reaches into nested objects, vars.query)")
+    p.add_argument("--passage-ids", choices=("P", "index"), default="P",
+                   help="how passages the file keeps no id for are named: P1..Pn (P, the default) or 1..n (index, "
+                        "so that [1]-style citations match)")
+    p.add_argument("--skip-invalid", action="store_true",
+                   help="leave out rows that cannot be used (no answer, a malformed list) and say how many, "
+                        "instead of refusing the file")
     p.add_argument("--force", action="store_true", help="replace --out if it exists")
+    claim_options(p.add_argument_group("claims (how citations are found in the answers)"))
     p.set_defaults(func=cmd_import)
 
     label = sub.add_parser("label", help="a labeling sheet for people: export it, fill it, import it")
@@ -51,9 +66,23 @@ def add_commands(sub) -> None:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from ..importers import import_cases
+    from ..importers import import_cases, tool_name
 
-    emit(str(import_cases(args.format, args.input, args.out, force=args.force)))
+    tool = args.tool
+    if len(args.input) == 2:  # the older form: groundlab import ragas IN
+        named, path = args.input
+        named = tool_name(named)
+        if tool is not None and tool_name(tool) != named:
+            raise GroundlabError(f"the format is named twice, {named} and --from {tool}; give one of them.")
+        tool = named
+    elif len(args.input) == 1:
+        path = args.input[0]
+    else:
+        raise GroundlabError(f"import takes one input file (or a format and a file), not {len(args.input)}: "
+                             f"{' '.join(args.input)}.")
+    emit(str(import_cases(path, args.out, tool=tool, force=args.force, mapping=args.map or None,
+                          passage_ids=args.passage_ids, skip_invalid=args.skip_invalid,
+                          splitter=splitter_from(args))))
     return 0
 
 

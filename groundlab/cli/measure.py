@@ -32,7 +32,12 @@ def add_commands(sub) -> None:
     g.add_argument("--confidence-target", type=number, default=None,
                    metavar="T", help="answer only when at least this sure: penalty T/(1-T) (0.75 gives 3)")
     p.add_argument("--report", metavar="FILE.md", help="also write the one-page steering report here")
-    p.add_argument("--force", action="store_true", help="with --report: replace a file groundlab did not write")
+    p.add_argument("--claims-out", metavar="FILE", help="also write the claim frame (one row per claim) here, "
+                                                         "as .csv or .parquet by its name")
+    p.add_argument("--cases-out", metavar="FILE", help="also write the case frame (one row per case, with its "
+                                                        "meta.* columns) here, as .csv or .parquet by its name")
+    p.add_argument("--force", action="store_true",
+                   help="replace a file --report, --claims-out or --cases-out names (never an input)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.add_argument("--fail-if", action="append", default=[], metavar="CONDITION",
                    help="exit 1 when the condition holds, e.g. \"hallucination_rate.high > 0.10\" or "
@@ -138,8 +143,10 @@ def cmd_score(args: argparse.Namespace) -> int:
     conditions = check_names(args.fail_if, SCORE_FIGURES)  # a mistake in a gate costs no judging
     if args.dry_run:
         return dry_run(args)
+    inputs = input_paths(args, quiet=True)
     if args.report:
-        check_report_target(Path(args.report), args.force, inputs=input_paths(args, quiet=True))
+        check_report_target(Path(args.report), args.force, inputs=inputs)
+    frames = _frame_outputs(args, inputs)
     targets = None
     if args.targets:
         from ..targets import load_targets
@@ -155,6 +162,12 @@ def cmd_score(args: argparse.Namespace) -> int:
     severity = _severity(ev, penalty, targets, judge, breakdown)
     if args.report:
         write_report(Path(args.report), steering_report(ev, penalty, source), force=args.force)
+    if frames:
+        from ..io import write_frame
+
+        for name, path in frames:
+            write_frame(getattr(ev, name), path, force=args.force, inputs=inputs)
+            print(f"groundlab: wrote the {name[:-1]} frame ({len(getattr(ev, name))} rows) to {path}", file=sys.stderr)
     if args.json:
         # New keys only when asked for (the cascade's with that judge): a plain run's keys stay as they were.
         keys = ["by_kind", "by_process", "targets", "weighted_risk_score", "cascade"]
@@ -249,6 +262,21 @@ def _severity_text(severity: Dict, ev, penalty: float, targets_path) -> str:
     if lines:
         parts += [""] + lines
     return "\n".join(parts)
+
+
+def _frame_outputs(args: argparse.Namespace, inputs) -> List:
+    """``[("claims", path), ("cases", path)]`` for the frames to write, each target checked first."""
+    from ..io import check_frame_target
+
+    frames = [(name, path) for name, path in (("claims", args.claims_out), ("cases", args.cases_out)) if path]
+    targets = [path for _, path in frames] + ([args.report] if args.report else [])
+    for k, path in enumerate(targets):
+        if any(Path(path).resolve() == Path(other).resolve() for other in targets[:k]):
+            raise GroundlabError(f"{path} is named for two outputs; give each of --report, --claims-out and "
+                                 "--cases-out its own file.")
+    for _, path in frames:
+        check_frame_target(path, args.force, inputs)
+    return frames
 
 
 def _score_text(s: Dict, r: Dict, source: str, undecided_checks: int = 0) -> str:

@@ -1,0 +1,406 @@
+"""Turn what another tool recorded into cases: Ragas and DeepEval datasets, Phoenix /
+OpenInference, LangSmith and Langfuse traces, promptfoo results, TruLens records, and an
+application's own answer log.
+
+One function reads any of them, :func:`import_cases` (the ``groundlab import`` command): the
+input may be JSON Lines, JSON (an object or an array), CSV, Parquet or a Hugging Face dataset
+folder, and the tool is recognised from its fields (or named). Each case gets its passages
+inline (``{"id", "text"}``): the evidence the assistant received, never a fresh search.
+
+- Passages keep the ids the tool carries (``retrieved_context_ids``, a document id in span
+  attributes or metadata); where it carries none they are named by position, ``P1..Pn``
+  (``passage_ids="index"``: ``1..n``). An answer that cites passages by position (``[P1]``,
+  ``[2]``) while they carry ids of their own gets ``aliases`` (``{"P1": "KB-101"}``), so the
+  citation counts for the passage it names. A citation that names no retrieved passage is
+  counted and shown, never tied to a passage by guess.
+- A trace export becomes one case per trace: the root span's question and final answer, and the
+  retriever's passages in order.
+- Anything else a row holds (model, version, the scores the tool computed) is kept in ``meta``.
+- A row that cannot be used (no answer, no question, a malformed list) stops the import with one
+  sentence naming the row and the field, or, with ``skip_invalid``, is left out and counted.
+
+>>> import json
+>>> record = {"question": "Who releases the order?", "passages": ["The analyst releases it."],
+...           "answer": "The analyst releases it [P1]."}
+>>> cases = convert([record], tool="log").cases
+>>> json.dumps(cases[0])
+'{"id": "r1", "question": "Who releases the order?", "retrieved": [{"id": "P1", "text": "The analyst releases it."}], "answer": "The analyst releases it [P1]."}'
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+
+from ..claims import ClaimSplitter
+from ..io import PathLike, check_output, display_name, is_stdin, plural, write_atomic
+from ..records import InputError
+from . import deepeval, langfuse, langsmith, log, openinference, promptfoo, ragas, trulens
+from .common import MAP_FIELDS, Bad, Draft, Item, Source, plain, present
+from .read import read_input, read_table
+
+#: The tools, by the name ``--from`` takes.
+TOOLS: Dict[str, ModuleType] = {m.NAME: m for m in (ragas, deepeval, openinference, langsmith, langfuse, promptfoo,
+                                                     trulens, log)}
+FORMATS: Tuple[str, ...] = tuple(TOOLS)
+
+#: Other names people know the tools by.
+TOOL_ALIASES = {"phoenix": "openinference", "arize": "openinference", "langchain": "langsmith"}
+
+#: The order tools are tried in when none is named: the most particular fields first.
+_DETECT = (trulens, openinference, langsmith, langfuse, promptfoo, deepeval, ragas, log)
+
+#: How passages without an id of their own are named: ``P1..Pn``, or ``1..n``.
+PASSAGE_IDS = ("P", "index")
+
+_POSITION = re.compile(r"(P?)([1-9][0-9]{0,5})")
+
+#: The fields of rows in no known tool's format, unless ``--map`` names other columns.
+_GENERIC = {"id": "id", "question": "question", "retrieved": "retrieved", "answer": "answer"}
+
+
+@dataclass
+class Conversion:
+    """Cases made from a source, and what it took: the tool, what was recognised, the rows left out."""
+
+    cases: List[dict]
+    refs: List[str]
+    skipped: List[Bad]
+    tool: str
+    recognised: Optional[str]
+    source: Source
+    answered: int = 0
+    without_citations: int = 0
+    tool_ids: int = 0
+    positional: List[Tuple[str, str]] = field(default_factory=list)
+    unmatched: List[Tuple[str, str]] = field(default_factory=list)
+    without_passages: int = 0
+
+    @property
+    def passages(self) -> int:
+        return sum(len(c["retrieved"]) for c in self.cases)
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import read and wrote."""
+
+    conversion: Conversion
+    source: str
+    out: Path
+    passage_ids: str = "P"
+
+    # The figures earlier versions reported, kept by name.
+    @property
+    def rows(self) -> int:
+        return len(self.conversion.source.records)
+
+    @property
+    def cases(self) -> int:
+        return len(self.conversion.cases)
+
+    @property
+    def passages(self) -> int:
+        return self.conversion.passages
+
+    def __str__(self) -> str:
+        c = self.conversion
+        lines = []
+        if c.recognised:
+            lines.append(f"{self.source}: recognised as {TOOLS[c.tool].TITLE} {c.recognised} "
+                         f"(--from {c.tool}).")
+        if c.answered and c.without_citations == c.answered:
+            note = "; no answer cites a passage, so the citation measures will say \"no citations\""
+        elif c.without_citations:
+            note = (f"; {c.without_citations} of {c.answered} answers cite no passage, so their claims count as "
+                    "not backed by a citation")
+        else:
+            note = ""
+        lines.append(f"read {plural(self.rows, 'row', 'rows')} from {self.source}; wrote "
+                     f"{plural(self.cases, 'case', 'cases')} with {plural(self.passages, 'passage', 'passages')} "
+                     f"inline to {self.out}{note}.")
+        if self.passages:
+            named = "1..n" if self.passage_ids == "index" else "P1..Pn"
+            if c.tool_ids == self.passages:
+                lines.append("passage ids: as the file gives them.")
+            elif not c.tool_ids:
+                lines.append(f"passage ids: the file keeps none, so passages are named {named} by position"
+                             + (" (--passage-ids index names them 1..n)." if self.passage_ids != "index" else "."))
+            else:
+                lines.append(f"passage ids: {c.tool_ids} as the file gives them, {self.passages - c.tool_ids} "
+                             f"named {named} by position.")
+        if c.positional:
+            lines.append(f"citations by position: {len(c.positional)} ({_examples(c.positional)}) tied to the "
+                         "passage at that position (kept as the case's \"aliases\").")
+        if c.unmatched:
+            lines.append(f"citations that name no retrieved passage: {len(c.unmatched)} ({_examples(c.unmatched)}); "
+                         "they cannot back their claims (check the passage ids, or the citation style with "
+                         "--citation-pattern).")
+        if c.without_passages:
+            lines.append(f"note: {plural(c.without_passages, 'case holds', 'cases hold')} no passages (the file keeps "
+                         "none): their claims can only be judged unsupported; export the retriever's spans with the "
+                         "answers to judge them.")
+        if c.skipped:
+            reasons = "; ".join(f"{b.ref}: {b.reason}" for b in c.skipped[:3])
+            more = f"; and {len(c.skipped) - 3} more" if len(c.skipped) > 3 else ""
+            lines.append(f"skipped {plural(len(c.skipped), 'row', 'rows')} that cannot be used ({reasons}{more}).")
+        return "\n".join(lines)
+
+
+def _examples(pairs: Sequence[Tuple[str, str]], n: int = 4) -> str:
+    shown = ", ".join(f"{case} [{cite}]" for case, cite in pairs[:n])
+    return shown + (", ..." if len(pairs) > n else "")
+
+
+def tool_name(name: str) -> str:
+    """The registered name of a tool (``phoenix`` is ``openinference``); one sentence otherwise."""
+    key = TOOL_ALIASES.get(name.strip().lower(), name.strip().lower())
+    if key not in TOOLS:
+        raise InputError(f"there is no import format {name!r}; use one of: {', '.join(FORMATS)}.")
+    return key
+
+
+def parse_map(value: Union[str, Sequence[str], Mapping[str, str], None]) -> Dict[str, str]:
+    """``answer=response,retrieved=contexts`` (or several such texts, or a dict) as
+    ``{field: column}``; a field groundlab does not know is refused."""
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        pairs = list(value.items())
+    else:
+        texts = [value] if isinstance(value, str) else list(value)
+        pairs = []
+        for text in texts:
+            for part in text.split(","):
+                if not part.strip():
+                    continue
+                if "=" not in part:
+                    raise InputError(f"--map {part.strip()!r} must read FIELD=COLUMN, like answer=response.")
+                name, column = part.split("=", 1)
+                pairs.append((name.strip(), column.strip()))
+    mapping: Dict[str, str] = {}
+    for name, column in pairs:
+        if name not in MAP_FIELDS:
+            raise InputError(f"--map names the field {name!r}, which cases do not have; map one of "
+                             f"{', '.join(MAP_FIELDS)}.")
+        if not column:
+            raise InputError(f"--map {name}= names no column; write {name}=COLUMN.")
+        mapping[name] = column
+    return mapping
+
+
+def detect(src: Source) -> Optional[Tuple[str, str]]:
+    """``(tool, what was recognised)`` for the first tool whose fields ``src`` has, else ``None``."""
+    for module in _DETECT:
+        found = module.detect(src)
+        if found:
+            return module.NAME, found
+    return None
+
+
+def convert(source: Union[Source, Sequence[Mapping], object], *, tool: Optional[str] = None,
+            mapping: Union[str, Mapping[str, str], None] = None, passage_ids: str = "P", skip_invalid: bool = False,
+            splitter: Optional[ClaimSplitter] = None, hint: str = "") -> Conversion:
+    """Cases (as dicts, in the case format) from a source's records, or from a DataFrame or list
+    of dicts. Without ``skip_invalid`` the first row that cannot be used raises an
+    :class:`InputError` naming it (``hint`` is added to that sentence)."""
+    src = source if isinstance(source, Source) else read_table(source)
+    mapping = parse_map(mapping)
+    if passage_ids not in PASSAGE_IDS:
+        raise InputError(f"--passage-ids must be {' or '.join(PASSAGE_IDS)}, not {passage_ids!r}.")
+    if not src.records:
+        raise InputError(f"{src.name or 'the input'} holds no rows; nothing was read.")
+    recognised = None
+    generic = False
+    if tool is not None:
+        tool = tool_name(tool)
+        module = TOOLS[tool]
+        if module is not log and not mapping and not module.detect(src):
+            raise InputError(_wrong_tool(src, module))
+    else:
+        found = detect(src)
+        if found is not None:
+            tool, recognised = found
+            module = TOOLS[tool]
+        elif mapping:
+            tool, module, generic = "log", log, True
+        else:
+            raise InputError(f"could not tell which tool wrote {src.name or 'the rows'} (its fields: "
+                             f"{_fields(src)}); name it with --from {'|'.join(FORMATS)}, or map the fields with "
+                             "--map question=COLUMN,answer=COLUMN,retrieved=COLUMN.")
+    if mapping and not module.ROWS:
+        raise InputError(f"--map applies to files with one row per answer; {src.name or 'this input'} is a "
+                         f"{module.TITLE} trace export, read trace by trace; leave --map out.")
+    src = getattr(module, "inner", _same)(src)  # the records a document wraps (results.results, data)
+    if mapping:
+        _check_columns(src, mapping)
+    items = log.convert(src, mapping, base=_GENERIC) if generic else module.convert(src, mapping)
+    return _finish(items, src, tool, recognised, passage_ids, skip_invalid, splitter or ClaimSplitter(), hint)
+
+
+def _same(src: Source) -> Source:
+    return src
+
+
+def _fields(src: Source, n: int = 8) -> str:
+    shown = ", ".join(src.columns[:n])
+    return shown + (", ..." if len(src.columns) > n else "") if shown else "none"
+
+
+def _wrong_tool(src: Source, module: ModuleType) -> str:
+    other = detect(src)
+    guess = f"; it looks like {TOOLS[other[0]].TITLE}: try --from {other[0]}" if other else ""
+    return (f"{src.name or 'the rows'} does not look like a {module.TITLE} export, which holds {module.EXPECTS} "
+            f"(its fields: {_fields(src)}){guess}.")
+
+
+def _check_columns(src: Source, mapping: Mapping[str, str]) -> None:
+    from .common import get
+
+    for name, column in mapping.items():
+        if not any(column in obj or get(obj, column) is not None for _, obj in src.records):
+            raise InputError(f"--map {name}={column}: {src.name or 'the input'} has no field {column!r} "
+                             f"(its fields: {_fields(src)}).")
+
+
+def _finish(items: Iterator[Item], src: Source, tool: str, recognised: Optional[str], passage_ids: str,
+            skip_invalid: bool, splitter: ClaimSplitter, hint: str) -> Conversion:
+    out = Conversion([], [], [], tool, recognised, src)
+    seen: Dict[str, str] = {}
+    for k, item in enumerate(items, 1):
+        if isinstance(item, Draft):
+            try:
+                case = _case(item, k, seen, passage_ids, splitter, out)
+            except _Reject as reason:
+                item = Bad(item.ref, str(reason))
+            else:
+                seen[case["id"]] = item.ref
+                out.cases.append(case)
+                out.refs.append(src.where(item.ref))
+                continue
+        if not skip_invalid:
+            raise InputError(f"{src.where(item.ref)}: {item.reason}{hint}.")
+        out.skipped.append(item)
+    return out
+
+
+class _Reject(Exception):
+    """A draft that cannot be a case (its id is taken, its passages share an id, its labels do not fit)."""
+
+
+def _case(draft: Draft, k: int, seen: Mapping[str, str], passage_ids: str, splitter: ClaimSplitter,
+          out: Conversion) -> dict:
+    cid = draft.id or f"r{k}"
+    if cid in seen:
+        raise _Reject(f"the case id {cid!r} is already used on {seen[cid]}; give each row its own id")
+    retrieved = []
+    first: Dict[str, int] = {}
+    for i, p in enumerate(draft.passages, 1):
+        pid = p["id"] if p.get("id") else (str(i) if passage_ids == "index" else f"P{i}")
+        if pid in first:
+            raise _Reject(f"passages {first[pid]} and {i} both have the id {pid!r}; give each passage of a record "
+                          "its own id")
+        first[pid] = i
+        retrieved.append({"id": pid, "text": p["text"], **{key: plain(v) for key, v in p.items()
+                                                             if key not in ("id", "text")}})
+    claims = splitter.split(cid, draft.answer).claims
+    if draft.labels is not None and len(draft.labels) != len(claims):
+        raise _Reject(f"{len(draft.labels)} label(s) for the answer's {len(claims)} claim(s); give one label per "
+                      "claim, in order, or leave \"labels\" out")
+    case: dict = {"id": cid, "question": draft.question, "retrieved": retrieved, "answer": draft.answer}
+    if draft.answerable is not None:
+        case["answerable"] = draft.answerable
+    if draft.labels is not None:
+        case["labels"] = draft.labels
+    aliases = _aliases(cid, [p["id"] for p in retrieved], claims, out)
+    if aliases:
+        case["aliases"] = aliases
+    meta = {k: v for k, v in plain(draft.meta).items() if present(v)}
+    if meta:
+        case["meta"] = meta
+    try:
+        json.dumps(case, allow_nan=False)
+    except RecursionError:
+        raise _Reject("it nests lists or objects more deeply than groundlab writes; flatten it") from None
+    except ValueError as exc:  # pragma: no cover - plain() leaves no NaN
+        raise _Reject(f"it holds a value JSON cannot write ({exc})") from None
+    out.tool_ids += sum(1 for p in draft.passages if p.get("id"))
+    if claims:
+        out.answered += 1
+        if not any(claim.cites for claim in claims):
+            out.without_citations += 1
+        if not retrieved:
+            out.without_passages += 1
+    return case
+
+
+def _aliases(cid: str, ids: List[str], claims, out: Conversion) -> Dict[str, str]:
+    """Citations by position (``[P2]``, ``[2]``) of passages that carry ids of their own, each
+    tied to the passage at that position; a position is not read into a citation when the
+    passages' own ids look like positions too (``P7``, ``118``), since it could be either."""
+    known = set(ids)
+    numbered = any(i.isdigit() for i in ids)
+    p_named = any(re.fullmatch(r"P\d+", i) for i in ids)
+    aliases: Dict[str, str] = {}
+    for claim in claims:
+        for cite in claim.cites:
+            if cite in known or cite in aliases:
+                continue
+            match = _POSITION.fullmatch(cite)
+            if match and 1 <= int(match.group(2)) <= len(ids) and not (p_named if match.group(1) else numbered):
+                aliases[cite] = ids[int(match.group(2)) - 1]
+                out.positional.append((cid, cite))
+            elif (cid, cite) not in out.unmatched:
+                out.unmatched.append((cid, cite))
+    return aliases
+
+
+def load_table(source: object, *, tool: Optional[str] = None, columns: Optional[Mapping[str, str]] = None,
+               passage_ids: str = "P") -> Iterator[Tuple[str, dict]]:
+    """``(where, case object)`` for each row of a DataFrame, a list of dicts, or (with ``tool`` or
+    ``columns``) a file in another tool's format, for :func:`groundlab.io.load_cases` to check."""
+    if isinstance(source, (str, bytes)) or hasattr(source, "__fspath__"):
+        src = read_input(source)  # type: ignore[arg-type]
+    else:
+        src = read_table(source)
+    if tool is None and not columns and "retrieved" in src.columns:
+        for number, obj in src.records:
+            yield src.where(src.ref(number)), obj
+        return
+    conversion = convert(src, tool=tool, mapping=columns, passage_ids=passage_ids)
+    yield from zip(conversion.refs, conversion.cases)
+
+
+def import_cases(path: PathLike, out: PathLike, *, tool: Optional[str] = None, force: bool = False,
+                 mapping: Union[str, Sequence[str], Mapping[str, str], None] = None, passage_ids: str = "P",
+                 skip_invalid: bool = False, splitter: Optional[ClaimSplitter] = None) -> ImportReport:
+    """Read ``path`` (``-``: standard input), recognise the tool that wrote it (or take ``tool``),
+    check every row, and write the cases to ``out`` atomically.
+
+    Nothing is written when a row cannot be used (unless ``skip_invalid``), when ``out`` exists
+    (unless ``force``) or when it is the input itself.
+    """
+    out = Path(out)
+    check_output(out, force, inputs=[] if is_stdin(path) else [path])
+    if passage_ids not in PASSAGE_IDS:
+        raise InputError(f"--passage-ids must be {' or '.join(PASSAGE_IDS)}, not {passage_ids!r}.")
+    mapping = parse_map(mapping)
+    if tool is not None:
+        tool = tool_name(tool)
+    src = read_input(path)
+    conversion = convert(src, tool=tool, mapping=mapping, passage_ids=passage_ids, skip_invalid=skip_invalid,
+                         splitter=splitter,
+                         hint="; nothing was written (fix the row, or pass --skip-invalid to import the other rows)")
+    if not conversion.cases:
+        raise InputError(f"{display_name(path)}: none of its {plural(len(src.records), 'row', 'rows')} can be used "
+                         f"({conversion.skipped[0].ref}: {conversion.skipped[0].reason}); nothing was written.")
+    write_atomic(out, "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in conversion.cases))
+    return ImportReport(conversion, display_name(path), out, passage_ids)
+
+
+__all__ = ["FORMATS", "PASSAGE_IDS", "TOOLS", "Conversion", "ImportReport", "convert", "detect", "import_cases",
+           "load_table", "parse_map", "tool_name"]
