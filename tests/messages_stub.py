@@ -111,7 +111,8 @@ def refusal(body: dict, rejects) -> Optional[str]:
 def answer(verdicts: Any, body: dict, thinks: bool = False) -> dict:
     """The reply a model gives ``body``: JSON text for a request with ``output_config.format``,
     else a ``record_verdicts`` call; after a thinking block when the model ``thinks``."""
-    reply = json_reply(verdicts, body) if (body.get("output_config") or {}).get("format") else tool_reply(verdicts, body)
+    json_answer = (body.get("output_config") or {}).get("format")
+    reply = json_reply(verdicts, body) if json_answer else tool_reply(verdicts, body)
     if thinks:
         reply = with_thinking(reply)
     return reply

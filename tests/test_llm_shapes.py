@@ -72,7 +72,8 @@ def test_each_shape_sends_only_what_the_model_accepts():
     forced = built["tool", "off"]
     assert forced["temperature"] == 0 and forced["tool_choice"] == {"type": "tool", "name": "record_verdicts"}
     assert forced["system"] == SYSTEM_PROMPT and "thinking" not in forced and "output_config" not in forced
-    assert built["tool", "disabled"]["thinking"] == {"type": "disabled"} and "temperature" not in built["tool", "disabled"]
+    quiet = built["tool", "disabled"]
+    assert quiet["thinking"] == {"type": "disabled"} and "temperature" not in quiet
     answer = built["json", "adaptive"]
     assert "temperature" not in answer and "tools" not in answer and "tool_choice" not in answer
     assert "thinking" not in answer  # left adaptive: it cannot be disabled on these models
@@ -186,9 +187,10 @@ def test_a_model_without_forced_tools_or_json_answers_is_offered_the_tool(messag
     table = tmp_path / "models.json"
     table.write_text(json.dumps({"models": {"claude-old": {
         "forced_tool": False, "temperature": True, "thinking": "off", "structured_outputs": False, "effort": False}}}))
-    explained = lambda body: {**tool_reply(rules_verdicts(parse_request(body)), body),  # noqa: E731
-                              "content": [{"type": "text", "text": "I will record them."}] +
-                              tool_reply(rules_verdicts(parse_request(body)), body)["content"]}
+    def explained(body):  # some text, then the call
+        reply = tool_reply(rules_verdicts(parse_request(body)), body)
+        return {**reply, "content": [{"type": "text", "text": "I will record them."}] + reply["content"]}
+
     messages_stub.script = [explained, lambda body: text_reply("All supported, I think.", body)]
     ev = evaluate(load_cases(CASES, NOTES)[:2], judge(tmp_path, model="claude-old", model_table=table,
                                                       concurrency=1))
@@ -230,8 +232,9 @@ def test_a_json_answer_that_cannot_be_used_is_one_sentence_per_claim(messages_st
 
 
 def test_a_json_answer_in_a_code_fence_or_a_tool_call_is_still_read(messages_stub, tmp_path):
-    fenced = lambda body: text_reply("```json\n" + json.dumps({"verdicts": rules_verdicts(parse_request(body))})  # noqa: E731
-                                     + "\n```", body)
+    def fenced(body):
+        return text_reply("```json\n" + json.dumps({"verdicts": rules_verdicts(parse_request(body))}) + "\n```", body)
+
     messages_stub.script = [fenced, lambda body: tool_reply(rules_verdicts(parse_request(body)), body)]
     ev = evaluate(load_cases(CASES, NOTES)[:2], judge(tmp_path, concurrency=1))
     assert ev.claims["error"].isna().all()
@@ -257,8 +260,21 @@ def test_a_batch_run_sends_the_default_model_s_shape(messages_stub, cli, tmp_pat
     assert code == 0, err
     assert measures(out) == live and messages_stub.refused == 0
     assert len(messages_stub.batch_requests) == ANSWERED
-    assert all("output_config" in r["params"] and "tool_choice" not in r["params"] for r in messages_stub.batch_requests)
+    assert all("output_config" in r["params"] and "tool_choice" not in r["params"]
+               for r in messages_stub.batch_requests)
     assert "(10 of the requests in batches, at half price)" in err and "of them thinking" in err
+
+
+def test_a_batch_the_model_refuses_names_the_table_entry_to_change(messages_stub, cli, tmp_path):
+    messages_stub.behave_like("claude-opus-5-5")
+    table = tmp_path / "models.json"
+    table.write_text(json.dumps({"models": {"claude-opus-5-5": {
+        "forced_tool": True, "temperature": True, "thinking": "off", "structured_outputs": True, "effort": False}}}))
+    code, out, err = cli("score", "--judge", "llm", "--model", "claude-opus-5-5", "--model-table", table, "--batch",
+                         "--cache", tmp_path / "c", *ARGS)
+    stop = stopped(code, out, err)
+    assert "could not judge any of the 20 claims (the first: the batch refused this request" in stop
+    assert REFUSALS["forced_tool"] in stop and '"forced_tool": false' in stop and str(table) in stop
 
 
 def test_a_batch_run_larger_than_one_chunk_is_one_batch(messages_stub, cli, tmp_path, monkeypatch):

@@ -123,7 +123,8 @@ class Estimate:
     def __str__(self) -> str:
         fixed = fixed_tokens(self.shape)
         what = ("the system prompt and the schema of the answer" if self.shape.kind == "json" else
-                f"the system prompt, the tool definition and about {TOOL_USE_OVERHEAD} tokens the API adds for tool use")
+                f"the system prompt, the tool definition and about {TOOL_USE_OVERHEAD} tokens the API adds for "
+                "tool use")
         text = (f"{self.requests} request{'s' * (self.requests != 1)} to send, {self.cached} answered "
                 f"from the cache; about {self.input_tokens:,} input tokens (an estimate: each request's "
                 f"text at {CHARS_PER_TOKEN} characters a token, plus a fixed {fixed:,} a request for {what}) "
@@ -717,6 +718,6 @@ def _timeout_errors():
     return httpx.TimeoutException
 
 
-__all__ = ["LLMJudge", "DEFAULT_MODEL", "DEFAULT_CACHE", "DEFAULT_TIMEOUT", "DEFAULT_TIMEOUT_THINKING", "MAX_RETRY_AFTER",
-           "Estimate", "Usage", "Request", "Shape", "SYSTEM_PROMPT", "TOOL", "TOOL_NAME", "TOOL_USE_OVERHEAD",
+__all__ = ["LLMJudge", "DEFAULT_MODEL", "DEFAULT_CACHE", "DEFAULT_TIMEOUT", "DEFAULT_TIMEOUT_THINKING",
+           "MAX_RETRY_AFTER", "Estimate", "Usage", "Request", "Shape", "SYSTEM_PROMPT", "TOOL", "TOOL_NAME", "TOOL_USE_OVERHEAD",
            "fixed_tokens", "parse_reply"]

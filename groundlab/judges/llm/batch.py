@@ -279,6 +279,9 @@ def _take(judge: "LLMJudge", item: "_Item", kind: str, payload: Any, out: list, 
     if kind == "errored" and error.get("type") == "invalid_request_error":
         message = " ".join(judge._redactor.text(str(error.get("message", ""))).split())[:160]
         problem = f"the batch refused this request (invalid_request_error: {message})"
+        hint = judge._table_hint(message)
+        if hint:
+            problem += f"; {hint}"
         judge._place(item, [Verdict(None, problem, error=problem)] * len(item.request.claims), out)
         with judge._lock:
             judge.usage.failed += 1
