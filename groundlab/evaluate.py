@@ -34,7 +34,9 @@ from .parallel import can_fork, in_workers
 from .records import Case, Evidence, InputError, Passage, Verdict
 
 #: Cases judged per step. Keeps the passages of a chunk warm in the judge's caches between the
-#: all-evidence and cited-evidence steps, and paces the progress bar.
+#: all-evidence and cited-evidence steps, and paces the progress bar. A judge with a true
+#: ``wants_all_pairs`` (the llm judge sending one batch for the whole run) gets every case in one
+#: step instead: its pairs share each case's evidence, so that costs no more memory than the frames.
 CHUNK = 2000
 
 
@@ -227,8 +229,9 @@ def _judge_slice(cases: Sequence[Case], judge: Judge, splitter: ClaimSplitter,
     """Split and judge ``cases`` chunk by chunk, reporting each chunk's number of cases and its
     columns of the claim frame and of the case frame; only one chunk's claims and verdicts are
     alive at a time."""
-    for start in range(0, len(cases), CHUNK):
-        part = cases[start:start + CHUNK]
+    step = max(1, len(cases)) if getattr(judge, "wants_all_pairs", False) else CHUNK
+    for start in range(0, len(cases), step):
+        part = cases[start:start + step]
         claims, rows = _empty_columns()
         _judge_chunk(judge, list(zip(part, split_cases(part, splitter))), claims, rows)
         report(len(part), (claims, rows))

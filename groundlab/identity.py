@@ -5,9 +5,11 @@ another abstention wording can move it as much as a change to the assistant can.
 names all of it, so two runs can be told apart (or shown alike) from their outputs alone:
 
 - ``name`` and ``version`` of the judge, and ``groundlab``'s version;
-- a model judge's ``model``; for the ``llm`` judge its ``prompt_version`` and a hash of the prompt
-  and tool definition it sends (``prompt_sha256``, which moves even when a prompt is edited
-  without a new version); for a local model (``nli``) the folder it was loaded from
+- a model judge's ``model``; for the ``llm`` judge its ``prompt_version``, a hash of the prompt
+  and tool definition (or answer schema) it sends (``prompt_sha256``, which moves even when a
+  prompt is edited without a new version) and the shape of its requests (``request_shape``: a
+  forced tool call or a JSON answer, temperature, thinking and effort, which differ by model);
+  for a local model (``nli``) the folder it was loaded from
   (``model_path``) and a hash of its weight files (``weights_sha256``, ``weights_files``);
 - the settings that change verdicts (``settings``: the rules judges' coverage threshold; the nli
   judge's threshold and window overlap);
@@ -56,9 +58,14 @@ def judge_identity(judge: Any, splitter: Any = None) -> Dict[str, Any]:
     prompt_version = getattr(judge, "prompt_version", None) or getattr(module, "PROMPT_VERSION", None)
     if prompt_version is not None:
         out["prompt_version"] = str(prompt_version)
-        prompt = {"system": getattr(module, "SYSTEM_PROMPT", None), "tool": getattr(module, "TOOL", None)}
+        own_parts = getattr(judge, "prompt_parts", None)
+        prompt = own_parts() if callable(own_parts) else {"system": getattr(module, "SYSTEM_PROMPT", None),
+                                                          "tool": getattr(module, "TOOL", None)}
         if any(v is not None for v in prompt.values()):
             out["prompt_sha256"] = _sha256_text(json.dumps(prompt, sort_keys=True, default=str))
+    shape = getattr(judge, "request_shape", None)
+    if isinstance(shape, str):
+        out["request_shape"] = shape
     if type(judge).__module__ == "groundlab.judges.nli" and isinstance(model, str):
         out.update(local_model_identity(model))
     settings = {name: getattr(judge, name) for name in ("threshold", "overlap")
@@ -207,6 +214,8 @@ def identity_parts(identity: Dict[str, Any]) -> List[Tuple[str, Optional[str]]]:
     if identity.get("prompt_version") is not None:
         digest = identity.get("prompt_sha256")
         parts.append((f"prompt {identity['prompt_version']}" + (f" (sha256 {digest[:12]})" if digest else ""), None))
+    if identity.get("request_shape") is not None:
+        parts.append((f"requests: {identity['request_shape']}", None))
     if "weights_sha256" in identity or "model_path" in identity:
         if identity.get("model_path") is None:
             parts.append(("weights not found on this machine", None))

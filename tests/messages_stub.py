@@ -1,10 +1,18 @@
 """A stand-in for the Anthropic Messages API on 127.0.0.1, so the LLM judge is tested offline.
 
-It answers ``POST /v1/messages`` the way the API does (a ``tool_use`` block, ``usage``,
-``stop_reason``), counts the requests it gets, and can be scripted to fail: each entry of
-:attr:`MessagesStub.script` decides one request, in order, before the default answer takes over.
-The default answer reads the claims and passages back out of the request and judges them with the
-rules judge, so runs through the stub give plausible, deterministic verdicts.
+It answers ``POST /v1/messages`` the way the API does, in the shape the request asks for: a
+``tool_use`` block for a request that offers the tool, a ``text`` block holding the JSON for one
+with ``output_config.format``; with ``usage`` and ``stop_reason``. It counts the requests it gets,
+and can be scripted to fail: each entry of :attr:`MessagesStub.script` decides one request, in
+order, before the default answer takes over. The default answer reads the claims and passages back
+out of the request and judges them with the rules judge, so runs through the stub give plausible,
+deterministic verdicts.
+
+It can behave like a model that refuses parts of a request (:attr:`MessagesStub.rejects`:
+``forced_tool``, ``temperature``, ``thinking_disabled``), answering those with the API's 400
+``invalid_request_error`` and its message (:data:`REFUSALS`), and like a model that thinks
+(:attr:`MessagesStub.thinks`: every reply starts with a ``thinking`` block and counts thinking
+tokens); :meth:`MessagesStub.behave_like` sets both as a current model does.
 
 It also serves the Message Batches API in the API's shape: ``POST /v1/messages/batches`` takes
 ``{"requests": [{"custom_id", "params"}]}`` (each request decided by the same script and
@@ -28,7 +36,7 @@ import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Set
 
 import pytest
 
@@ -68,6 +76,65 @@ def rules_verdicts(request: Dict[str, Any]) -> List[dict]:
         out.append({"claim": number, "verdict": verdict.label, "supported_by": backing,
                     "reason": verdict.reason})
     return out
+
+
+#: What the API answers a request part the model does not take (HTTP 400, invalid_request_error), as
+#: Anthropic's pages and reported API answers give it (docs/llm-judge.md names the sources).
+REFUSALS = {
+    "forced_tool": 'tool_choice: type "tool" and "any" are not supported for this model.',
+    "temperature": "`temperature` is deprecated for this model.",
+    "thinking_disabled": ('"thinking.type.disabled" is not supported for this model. Use "thinking.type.adaptive" '
+                          'and "output_config.effort" to control thinking behavior.'),
+}
+
+#: What each model refuses and whether it thinks, as the model table of 2026-12-01 has it.
+PROFILES = {
+    "claude-opus-5-5": ({"forced_tool", "temperature", "thinking_disabled"}, True),
+    "claude-sonnet-5-5": ({"forced_tool", "temperature", "thinking_disabled"}, True),
+    "claude-fable-5-1": ({"forced_tool", "temperature", "thinking_disabled"}, True),
+    "claude-haiku-5-5": ({"temperature"}, True),
+    "claude-haiku-4-5": (set(), False),
+}
+
+
+def refusal(body: dict, rejects) -> Optional[str]:
+    """The API's message refusing ``body``, or ``None`` when the model takes it."""
+    if "forced_tool" in rejects and (body.get("tool_choice") or {}).get("type") in ("tool", "any"):
+        return REFUSALS["forced_tool"]
+    if "temperature" in rejects and "temperature" in body:
+        return REFUSALS["temperature"]
+    if "thinking_disabled" in rejects and (body.get("thinking") or {}).get("type") == "disabled":
+        return REFUSALS["thinking_disabled"]
+    return None
+
+
+def answer(verdicts: Any, body: dict, thinks: bool = False) -> dict:
+    """The reply a model gives ``body``: JSON text for a request with ``output_config.format``,
+    else a ``record_verdicts`` call; after a thinking block when the model ``thinks``."""
+    json_answer = (body.get("output_config") or {}).get("format")
+    reply = json_reply(verdicts, body) if json_answer else tool_reply(verdicts, body)
+    if thinks:
+        reply = with_thinking(reply)
+    return reply
+
+
+def with_thinking(reply: dict, redacted: bool = False, tokens: int = 300) -> dict:
+    """``reply`` as a thinking model gives it: a ``thinking`` block first (its text empty, as the
+    default ``display: omitted`` gives it; or a ``redacted_thinking`` block too), and the thinking
+    counted in the output tokens."""
+    blocks = [{"type": "thinking", "thinking": "", "signature": "c2lnbmF0dXJl"}]
+    if redacted:
+        blocks.append({"type": "redacted_thinking", "data": "ZW5jcnlwdGVk"})
+    usage = dict(reply["usage"])
+    usage["output_tokens"] = usage.get("output_tokens", 0) + tokens
+    usage["output_tokens_details"] = {"thinking_tokens": tokens}
+    return {**reply, "content": blocks + reply["content"], "usage": usage}
+
+
+def json_reply(verdicts: Any, body: dict) -> dict:
+    reply = text_reply(json.dumps({"verdicts": verdicts}), body)
+    reply["usage"] = {"input_tokens": len(json.dumps(body)) // 4, "output_tokens": 40 * len(verdicts or [])}
+    return reply
 
 
 def tool_reply(verdicts: Any, body: dict) -> dict:
@@ -138,7 +205,11 @@ class MessagesStub:
         self.batch_requests: List[dict] = []  # every request of every batch submitted
         self.calls: List[str] = []  # "METHOD path" of every call, batches included
         self.script: List[Action] = []
-        self.default: Callable[[dict], Any] = lambda body: tool_reply(rules_verdicts(parse_request(body)), body)
+        self.rejects: Set[str] = set()  # request parts refused with a 400, as a model would (REFUSALS)
+        self.thinks = False  # every default reply starts with a thinking block
+        self.refused = 0  # requests refused for a part in rejects
+        self.default: Callable[[dict], Any] = lambda body: answer(rules_verdicts(parse_request(body)), body,
+                                                                  stub.thinks)
         self.headers: List[Dict[str, str]] = []  # of every call
         self.delay = 0.0  # seconds before each answer to POST /v1/messages
         self.batch_polls = 1  # looks at a batch before it has ended
@@ -161,7 +232,11 @@ class MessagesStub:
                     return self._error(404, self.path)
                 with stub._lock:
                     stub.requests.append(body)
-                    action = stub.script.pop(0) if stub.script else stub.default
+                    refused = refusal(body, stub.rejects)
+                    if refused:
+                        stub.refused += 1
+                    action = Fail(400, message=refused) if refused else (
+                        stub.script.pop(0) if stub.script else stub.default)
                 if stub.delay:
                     stub._stopping.wait(stub.delay)
                 self._act(action, body)
@@ -204,7 +279,11 @@ class MessagesStub:
                 with stub._lock:
                     for request in body.get("requests", []):
                         stub.batch_requests.append(request)
-                        action = stub.script.pop(0) if stub.script else stub.default
+                        refused = refusal(request["params"], stub.rejects)
+                        if refused:
+                            stub.refused += 1
+                        action = Fail(400, message=refused) if refused else (
+                            stub.script.pop(0) if stub.script else stub.default)
                         results.append({"custom_id": request["custom_id"],
                                         "result": stub._batch_result(action, request["params"])})
                     batch_id = f"msgbatch_stub{next(stub._ids):04d}"
@@ -281,6 +360,11 @@ class MessagesStub:
                 "ended_at": stamp if ended else None, "archived_at": None, "cancel_initiated_at": None,
                 "results_url": f"{base}/v1/messages/batches/{batch['id']}/results" if ended else None}
 
+    def behave_like(self, model: str) -> "MessagesStub":
+        """Refuse what ``model`` refuses and think if it thinks (:data:`PROFILES`)."""
+        self.rejects, self.thinks = set(PROFILES[model][0]), PROFILES[model][1]
+        return self
+
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}"
@@ -293,6 +377,17 @@ class MessagesStub:
         self._stopping.set()
         self.server.shutdown()
         self.server.server_close()
+
+
+def stopped(code: int, out: str, err: str) -> str:
+    """The stop sentence of a run that stopped (exit 2, nothing on stdout, no traceback): the last
+    line of stderr, after at most the summary of what the run spent, when it sent anything."""
+    lines = err.splitlines()
+    assert code == 2 and out == "" and "Traceback" not in err and 1 <= len(lines) <= 2, err
+    if len(lines) == 2:
+        assert lines[0].startswith("groundlab: llm judge (") and " sent, " in lines[0], err
+    assert lines[-1].startswith("groundlab: "), err
+    return lines[-1]
 
 
 @pytest.fixture

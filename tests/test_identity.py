@@ -8,7 +8,7 @@ import json
 import pytest
 
 from groundlab import ClaimSplitter, DEFAULT_ABSTENTION_PHRASES, evaluate, get_judge, load_cases
-from groundlab.identity import alternatives, identity_line, judge_identity, splitting_identity
+from groundlab.identity import alternatives, identity_line, identity_text, judge_identity, splitting_identity
 
 from conftest import CASES, NOTES
 
@@ -52,10 +52,16 @@ def test_phrases_are_read_back_exactly_from_the_splitter(phrases):
 def test_llm_identity_has_model_prompt_version_and_prompt_hash():
     from groundlab.judges import llm
 
-    ident = judge_identity(get_judge("llm", model="claude-test", dry_run=True))
-    assert ident["model"] == "claude-test" and ident["prompt_version"] == llm.PROMPT_VERSION
+    ident = judge_identity(get_judge("llm", model="claude-haiku-4-5", dry_run=True))  # a forced tool call
+    assert ident["model"] == "claude-haiku-4-5" and ident["prompt_version"] == llm.PROMPT_VERSION
     blob = json.dumps({"system": llm.SYSTEM_PROMPT, "tool": llm.TOOL}, sort_keys=True, default=str)
     assert ident["prompt_sha256"] == hashlib.sha256(blob.encode()).hexdigest()
+    assert ident["request_shape"] == "forced record_verdicts tool call, temperature 0"
+    # A model answering in JSON is told another closing sentence and given the schema: another hash.
+    other = judge_identity(get_judge("llm", model="claude-opus-5-5", dry_run=True))
+    assert other["prompt_version"] == ident["prompt_version"] and other["prompt_sha256"] != ident["prompt_sha256"]
+    assert other["request_shape"].startswith("JSON output")
+    assert "requests: JSON output (output_config.format), adaptive thinking at effort low" in identity_text(other)
 
 
 def test_nli_identity_hashes_the_weights_it_loaded(tmp_path):

@@ -9,11 +9,13 @@ import time
 import pytest
 
 from groundlab import evaluate, get_judge, load_cases
+from groundlab.judges.llm import DEFAULT_MODEL
+from groundlab.judges.llm.prompt import THINKING_ROOM
 from groundlab.records import Evidence, Passage
 
 from conftest import CASES, NOTES
 from messages_stub import (HTML, KEY, Drop, Fail, Raw, Silent, messages_stub, parse_request,  # noqa: F401
-                           rules_verdicts, text_reply, tool_reply)
+                           rules_verdicts, stopped, text_reply, tool_reply)
 
 ANSWERED = 10
 ARGS = ("--cases", CASES, "--passages", NOTES)
@@ -27,8 +29,8 @@ def judge(tmp_path, **options):
 
 
 def one_sentence(code, out, err):
-    assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err, err
-    return err
+    """The sentence a run stopped with (after the summary of what it spent, if it sent anything)."""
+    return stopped(code, out, err)
 
 
 def edited(edit):
@@ -129,6 +131,10 @@ def test_a_reply_cut_at_max_tokens_says_so(messages_stub, tmp_path):
     ev = evaluate(load_cases(CASES, NOTES)[:1], judge(tmp_path))
     assert ev.claims["error"].isna().tolist() == [True, False, False]
     assert ev.claims["error"][1] == ("the reply gave no verdict for claim 2; the reply was cut off at its limit of "
+                                     "9,304 output tokens (thinking included)")  # 1,112 for the reply, 8,192 to think
+    messages_stub.script = [edited(cut)]
+    ev = evaluate(load_cases(CASES, NOTES)[:1], judge(tmp_path, model="claude-haiku-4-5"))
+    assert ev.claims["error"][1] == ("the reply gave no verdict for claim 2; the reply was cut off at its limit of "
                                      "1,112 output tokens")
 
 
@@ -184,7 +190,7 @@ def test_progress_lines_when_stderr_is_not_a_terminal(messages_stub, cli, tmp_pa
     assert code == 0
     lines = [line for line in err.splitlines() if " requests done (" in line]
     assert len(lines) >= 3, err
-    assert lines[0].startswith("groundlab: llm judge (claude-opus-5-5): ") and " of 10 requests done (" in lines[0]
+    assert lines[0].startswith(f"groundlab: llm judge ({DEFAULT_MODEL}): ") and " of 10 requests done (" in lines[0]
     assert "%) after " in lines[0]
 
 
@@ -212,7 +218,7 @@ def test_a_case_with_more_claims_than_one_reply_holds_is_judged_in_parts(message
              for _, text in request["claims"]]
     assert texts == [claim for claim, _ in pairs]  # every claim once, in order
     assert all(len(request["claims"]) <= 38 for request in sent)
-    assert all(body["max_tokens"] <= 8192 for body in messages_stub.requests)
+    assert all(body["max_tokens"] <= 8192 + THINKING_ROOM for body in messages_stub.requests)
     assert all(f"<answer>{pairs[0][1].answer}</answer>" in body["messages"][0]["content"]
                for body in messages_stub.requests)
     assert all(v.label == "supported" for v in verdicts)
@@ -232,7 +238,7 @@ def test_each_part_is_cached_on_its_own(messages_stub, tmp_path):
 def test_a_smaller_max_tokens_makes_smaller_parts(messages_stub, tmp_path):
     judge(tmp_path, max_tokens=1000).judge_batch(long_case(5))
     assert sorted(len(parse_request(b)["claims"]) for b in messages_stub.requests) == [1, 2, 2]
-    assert {b["max_tokens"] for b in messages_stub.requests} == {1000}
+    assert {b["max_tokens"] for b in messages_stub.requests} == {1000 + THINKING_ROOM}  # the reply, and room to think
 
 
 def test_the_dry_run_counts_the_parts(messages_stub, tmp_path):

@@ -8,11 +8,12 @@ import pandas as pd
 import pytest
 
 from groundlab import GroundlabError, evaluate, get_judge, load_cases
-from groundlab.judges.llm import DEFAULT_MODEL, LLMJudge, Request
+from groundlab.judges.llm import LLMJudge, Request
 from groundlab.records import Evidence, Passage
 
 from conftest import CASES, NOTES
-from messages_stub import KEY, Fail, messages_stub, parse_request, text_reply, tool_reply  # noqa: F401
+from messages_stub import (KEY, Fail, answer, messages_stub, parse_request, rules_verdicts, stopped,  # noqa: F401
+                           text_reply, tool_reply)
 
 ANSWERED = 10  # of the 12 sample cases, 2 abstain
 
@@ -38,9 +39,9 @@ def test_sample_score_is_one_request_per_answered_case_and_rerun_is_free(message
 
 def test_request_carries_question_passages_numbered_claims_and_forces_the_tool(messages_stub, tmp_path):
     cases = load_cases(CASES, NOTES)
-    evaluate([c for c in cases if c.id == "c01"], judge(tmp_path))
+    evaluate([c for c in cases if c.id == "c01"], judge(tmp_path, model="claude-haiku-4-5"))
     (body,) = messages_stub.requests
-    assert body["model"] == DEFAULT_MODEL and body["temperature"] == 0
+    assert body["model"] == "claude-haiku-4-5" and body["temperature"] == 0
     assert body["tool_choice"] == {"type": "tool", "name": "record_verdicts"}
     assert [t["name"] for t in body["tools"]] == ["record_verdicts"]
     seen = parse_request(body)
@@ -173,8 +174,9 @@ def test_the_same_refusal_on_the_first_requests_stops_the_run(messages_stub, cli
     report = tmp_path / "report.md"
     code, out, err = cli("score", "--judge", "llm", "--cases", CASES, "--passages", NOTES, "--no-cache",
                          "--concurrency", concurrency, "--report", report)
-    assert code == 2 and out == "" and not report.exists()
-    assert err.count("\n") == 1 and "refused the first 3 requests alike (HTTP 400" in err and "--model" in err
+    stop = stopped(code, out, err)
+    assert not report.exists()
+    assert "refused the first 3 requests alike (HTTP 400" in stop and "--model" in stop
     assert 3 <= len(messages_stub.requests) <= 3 + int(concurrency)
 
 
@@ -206,6 +208,10 @@ def test_errors_are_listed_with_their_reason(messages_stub, cli, tmp_path):
                          "--no-cache", "--concurrency", "1")
     assert code == 0
     assert "judge errors: 3 claims" in out
+    assert "c01 claim 2: the reply held no JSON object of verdicts (its text starts 'no tool')" in out
+    messages_stub.script = [lambda body: text_reply("no tool", body)]
+    code, out, err = cli("score", "--judge", "llm", "--model", "claude-haiku-4-5", "--cases", CASES, "--passages",
+                         NOTES, "--no-cache", "--concurrency", "1")
     assert "c01 claim 2: the reply held no record_verdicts tool call" in out
 
 
@@ -394,11 +400,12 @@ def test_dry_run_counts_the_fixed_part_of_every_request(cli, tmp_path):
     assert fixed == -(-(len(SYSTEM_PROMPT) + len(json.dumps(TOOL))) // 4) + TOOL_USE_OVERHEAD
     assert TOOL_USE_OVERHEAD == 300
     cases = load_cases(CASES, NOTES)
-    j = LLMJudge(cache=None, dry_run=True)
+    j = LLMJudge(cache=None, dry_run=True, model="claude-haiku-4-5")
     requests = [r for _, r in j.requests_for(claim_pairs(list(zip(cases, split_cases(cases)))))]
     expected = sum(-(-len(r.message()) // 4) + fixed for r in requests)
     assert j.estimate(claim_pairs(list(zip(cases, split_cases(cases))))).input_tokens == expected
-    code, out, err = cli("score", "--judge", "llm", "--dry-run", "--no-cache", "--cases", CASES, "--passages", NOTES)
+    code, out, err = cli("score", "--judge", "llm", "--model", "claude-haiku-4-5", "--dry-run", "--no-cache",
+                         "--cases", CASES, "--passages", NOTES)
     assert f"about {expected:,} input tokens (an estimate" in out
     assert f"plus a fixed {fixed:,} a request for the system prompt, the tool definition and about 300 tokens" in out
 
@@ -412,17 +419,16 @@ def test_dry_run_needs_no_key(monkeypatch, cli, tmp_path):
 
 def test_agree_repeat_reports_flip_rate_without_the_cache(messages_stub, cli, tmp_path):
     calls = {"n": 0}
-    steady = messages_stub.default
 
     def wobbly(body):
         # c03 (the credit-limit question) comes back supported, then unsupported, then supported.
         request = parse_request(body)
-        reply = steady(body)
+        verdicts = rules_verdicts(request)
         if "credit limit" in request["question"] and "Orion" in request["question"]:
             calls["n"] += 1
             if calls["n"] % 2 == 0:
-                reply["content"][0]["input"]["verdicts"][0]["verdict"] = "unsupported"
-        return reply
+                verdicts[0]["verdict"] = "unsupported"
+        return answer(verdicts, body)
     messages_stub.default = wobbly
     summary = cli.json("agree", "--judge", "llm", "--repeat", "3", "--cache", tmp_path / "c",
                        "--cases", CASES, "--passages", NOTES)
@@ -469,7 +475,8 @@ def test_label_export_alone_asks_once_per_case_and_takes_the_model_options(messa
     assert code == 0, err
     assert len(messages_stub.requests) == ANSWERED
     assert {b["model"] for b in messages_stub.requests} == {"claude-other"}
-    assert f"llm judge (claude-other at {messages_stub.url}): 10 requests sent" in err
+    assert f"llm judge (claude-other at {messages_stub.url}; JSON output" in err and "): 10 requests sent" in err
+    assert "the model table has no entry for claude-other" in err
     assert not (tmp_path / ".groundlab").exists()
 
 
@@ -515,9 +522,10 @@ def test_a_run_with_no_claim_judged_stops_with_one_sentence(messages_stub, cli, 
     report, sheet = tmp_path / "report.md", tmp_path / "sheet.csv"
     code, out, err = cli("score", "--judge", "llm", "--no-cache", "--report", report, "--cases", CASES,
                          "--passages", NOTES)
-    assert code == 2 and out == "" and not report.exists()
-    assert err.count("\n") == 1
-    assert "could not judge any of the 20 claims (the first: the reply held no record_verdicts tool call)" in err
+    stop = stopped(code, out, err)
+    assert not report.exists()
+    assert "could not judge any of the 20 claims (the first: the reply held no JSON object of verdicts" in stop
+    assert "10 requests sent" in err.splitlines()[0]  # what the run spent, before the sentence
     code, out, err = cli("label", "export", "--judge", "llm", "--no-cache", "--out", sheet, "--cases", CASES,
                          "--passages", NOTES)
     assert code == 2 and not sheet.exists() and "could not judge any of the 20 claims" in err and "--blind" in err

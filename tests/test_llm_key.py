@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from groundlab import evaluate, get_judge, load_cases
+from groundlab.judges.llm import DEFAULT_MODEL
 
 from conftest import CASES, NOTES
 from messages_stub import KEY, Fail, MessagesStub, messages_stub, parse_request, text_reply, tool_reply  # noqa: F401
@@ -35,7 +36,7 @@ def test_a_dotenv_endpoint_does_not_take_a_key_from_the_environment(messages_stu
     assert len(messages_stub.requests) == 10 and other_host.calls == []
     assert (f"warning: .env sets ANTHROPIC_BASE_URL={other_host.url}, but the key comes from the environment, so it "
             f"is sent to {messages_stub.url} instead") in err
-    assert f"llm judge (claude-opus-5-5 at {messages_stub.url}): 10 requests sent" in err
+    assert f"llm judge ({DEFAULT_MODEL} at {messages_stub.url}; " in err and "): 10 requests sent" in err
 
 
 def test_a_key_from_the_environment_without_an_endpoint_goes_to_anthropic_only(messages_stub, other_host, monkeypatch,
@@ -45,7 +46,7 @@ def test_a_key_from_the_environment_without_an_endpoint_goes_to_anthropic_only(m
     judge = get_judge("llm", cache=None)
     assert judge.endpoint.base_url == "https://api.anthropic.com" and judge.endpoint.origin == "the environment"
     code, out, err = cli("score", "--judge", "llm", "--dry-run", "--no-cache", *ARGS)
-    assert "(claude-opus-5-5 at https://api.anthropic.com) on 12 cases" in out and "Nothing was sent" in out
+    assert f"({DEFAULT_MODEL} at https://api.anthropic.com; " in out and "Nothing was sent" in out
     assert other_host.calls == [] and messages_stub.calls == []
 
 
@@ -62,7 +63,7 @@ def test_base_url_on_the_command_line_wins(messages_stub, other_host, monkeypatc
     monkeypatch.setenv("ANTHROPIC_BASE_URL", other_host.url)
     code, out, err = cli("score", "--judge", "llm", "--no-cache", "--base-url", messages_stub.url, *ARGS)
     assert code == 0 and len(messages_stub.requests) == 10 and other_host.calls == []
-    assert "warning" not in err and f"at {messages_stub.url})" in err
+    assert "warning" not in err and f"at {messages_stub.url}; " in err
 
 
 @pytest.mark.parametrize("url, says", [
@@ -119,7 +120,8 @@ def test_a_reply_that_echoes_the_key_is_kept_and_cached_without_it(messages_stub
 
 def test_the_summary_names_the_endpoint_and_the_model(messages_stub, cli):
     code, out, err = cli("score", "--judge", "llm", "--no-cache", "--model", "claude-sonnet-5-5", *ARGS)
-    assert f"llm judge (claude-sonnet-5-5 at {messages_stub.url}): 10 requests sent" in err
+    assert f"llm judge (claude-sonnet-5-5 at {messages_stub.url}; JSON output (output_config.format), adaptive " \
+           "thinking at effort low, default temperature): 10 requests sent" in err
 
 
 def test_the_redactor_leaves_ordinary_text_alone():

@@ -6,8 +6,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import List, Sequence
+from typing import Iterator, List, Sequence
 
 from ..records import GroundlabError
 from ..stats import percent
@@ -61,23 +62,23 @@ def evaluate_inputs(args: argparse.Namespace, runs: int = 1, judge=None):
 
     judge = judge or get_judge(args.judge, **judge_kwargs(args, cache=runs == 1))
     splitter = splitter_from(args)
-    if runs == 1:
-        from ..io import display_name, is_regular_file
+    with spending(judge):
+        if runs == 1:
+            from ..io import display_name, is_regular_file
 
-        path, passages = input_paths(args)
-        source = display_name(path)
-        big = is_regular_file(path) and Path(path).stat().st_size > 2_000_000
-        evs = [evaluate_file(path, passages, judge, splitter=splitter,
-                             workers=args.workers if args.workers is not None else (os.cpu_count() or 1),
-                             progress=sys.stderr.isatty() and big, while_waiting=import_statsmodels)]
-    else:
-        source, cases = load_inputs(args)
-        evs = [evaluate(cases, judge, splitter=splitter) for _ in range(runs)]
-    for ev in evs:
-        stop = nothing_judged(ev.judge, ev.claims["error"].tolist())
-        if stop:
-            raise GroundlabError(stop)
-    judge_summary(judge)
+            path, passages = input_paths(args)
+            source = display_name(path)
+            big = is_regular_file(path) and Path(path).stat().st_size > 2_000_000
+            evs = [evaluate_file(path, passages, judge, splitter=splitter,
+                                 workers=args.workers if args.workers is not None else (os.cpu_count() or 1),
+                                 progress=sys.stderr.isatty() and big, while_waiting=import_statsmodels)]
+        else:
+            source, cases = load_inputs(args)
+            evs = [evaluate(cases, judge, splitter=splitter) for _ in range(runs)]
+        for ev in evs:
+            stop = nothing_judged(ev.judge, ev.claims["error"].tolist())
+            if stop:
+                raise GroundlabError(stop)
     return source, (evs[0] if runs == 1 else evs)
 
 
@@ -85,6 +86,20 @@ def judge_summary(judge) -> None:
     """A model judge's model, endpoint, requests, tokens and price, on stderr."""
     if hasattr(judge, "summary"):
         print(f"groundlab: {judge.summary()}", file=sys.stderr)
+
+
+@contextmanager
+def spending(judge) -> Iterator[None]:
+    """Run the block, then print what a model judge spent: after the block, and also before a
+    stop (a one-sentence error, Ctrl-C) leaves it, when anything was sent, so a run that stops
+    still says what it cost."""
+    try:
+        yield
+    except (GroundlabError, KeyboardInterrupt):
+        if getattr(judge, "spent", False):
+            judge_summary(judge)
+        raise
+    judge_summary(judge)
 
 
 def dry_run(args: argparse.Namespace) -> int:
@@ -97,6 +112,8 @@ def dry_run(args: argparse.Namespace) -> int:
     runs = getattr(args, "repeat", 1)
     estimate = judge.estimate(pairs, runs=runs)  # repeated runs skip the cache: every run sends every request
     where = f" at {judge.endpoint.display}" if hasattr(judge, "endpoint") else ""
+    if isinstance(getattr(judge, "request_shape", None), str):
+        where += f"; {judge.request_shape}"
     emit(f"groundlab dry run: judge {args.judge} ({judge.model}{where}) on {len(cases)} cases, {len(pairs)} claims "
           f"({source}): {estimate}. Nothing was sent.")
     return 0

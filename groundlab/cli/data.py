@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 
 from ..records import GroundlabError
-from .common import emit, input_paths, judge_summary, splitter_from
-from .options import Parser, claim_options, common_options, judge_kwargs, judge_options
+from .common import emit, input_paths, spending, splitter_from
+from .options import Parser, claim_options, common_options, judge_kwargs, judge_options, model_options_given
 
 
 def add_commands(sub) -> None:
@@ -94,18 +94,16 @@ def cmd_label_export(args: argparse.Namespace) -> int:
     cases, passages = input_paths(args)
     judge = None
     if args.blind:
-        given = [name for name, value in (("--model", args.model), ("--cache", args.cache),
-                                          ("--no-cache", args.no_cache), ("--concurrency", args.concurrency))
-                 if value not in (None, False)]
+        given = model_options_given(args)
         if given:
-            raise GroundlabError(f"{given[0]} does not apply with --blind, which asks no judge; drop one of the two.")
+            raise GroundlabError(f"{', '.join(given)} do{'es' * (len(given) == 1)} not apply with --blind, which asks "
+                                 f"no judge; drop {'it' if len(given) == 1 else 'them'} or drop --blind.")
     else:
         # The options of `score`, so replies a `score --judge llm` run cached are found again.
         judge = get_judge(args.judge, **judge_kwargs(args))
-    report = export_sheet(cases, args.out, passages=passages, judge=judge, splitter=splitter_from(args),
-                          force=args.force)
-    if judge is not None:
-        judge_summary(judge)
+    with spending(judge):
+        report = export_sheet(cases, args.out, passages=passages, judge=judge, splitter=splitter_from(args),
+                              force=args.force)
     emit(f"{report}\nFill the label column, then run 'groundlab label import {report.out} --cases {cases} "
           "--out LABELED.jsonl'.")
     return 0

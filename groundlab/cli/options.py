@@ -7,7 +7,7 @@ import argparse
 import math
 import re
 import sys
-from typing import Dict
+from typing import Dict, List
 
 from ..records import GroundlabError
 
@@ -48,15 +48,15 @@ def claim_options(group: argparse._ArgumentGroup) -> None:
 def judge_options(parser: argparse.ArgumentParser, dry_run: bool = True) -> None:
     g = parser.add_argument_group("model judges (llm, nli)")
     g.add_argument("--model", metavar="NAME",
-                   help="llm: the model (default: $LLM_MODEL, else claude-opus-5-5); nli: a local model "
+                   help="llm: the model (default: $LLM_MODEL, else claude-sonnet-5-5); nli: a local model "
                         "folder or a name in the local Hugging Face cache")
     g.add_argument("--cache", metavar="DIR", help="llm: where replies are kept (default: .groundlab/cache)")
     g.add_argument("--no-cache", action="store_true", help="llm: neither read nor write the cache")
     g.add_argument("--concurrency", type=positive_int, metavar="N",
                    help="llm: requests in flight at once (default 4)")
     g.add_argument("--timeout", type=positive_number, metavar="S",
-                   help="llm: seconds one request may take, to the last byte of its reply (default 60); "
-                        "5 requests in a row that time out or cannot connect stop the run")
+                   help="llm: seconds one request may take, to the last byte of its reply (default 60, 120 for "
+                        "a model that thinks); 5 requests in a row that time out or cannot connect stop the run")
     g.add_argument("--base-url", metavar="URL",
                    help="llm: the API endpoint (default: ANTHROPIC_BASE_URL where the key is set, the "
                         "environment or .env, else https://api.anthropic.com)")
@@ -65,6 +65,9 @@ def judge_options(parser: argparse.ArgumentParser, dry_run: bool = True) -> None
                         "results can take up to 24 hours, and an interrupted run resumes the same batch")
     g.add_argument("--price-table", metavar="FILE",
                    help="llm: a JSON price table laid over the built-in one (default: $GROUNDLAB_PRICE_TABLE)")
+    g.add_argument("--model-table", metavar="FILE",
+                   help="llm: a JSON table of what each model accepts (forced tool call, temperature, thinking, "
+                        "JSON output, effort), laid over the built-in one (default: $GROUNDLAB_MODEL_TABLE)")
     if dry_run:
         g.add_argument("--dry-run", action="store_true",
                        help="llm: print the requests, tokens and price a run would cost, and send nothing")
@@ -80,16 +83,24 @@ def judge_options(parser: argparse.ArgumentParser, dry_run: bool = True) -> None
                    help="seeds the audit draw (default 0): the same seed, the same answers")
 
 
+#: The options of the model judges, as ``judge_options`` adds them: ``--option`` -> its attribute.
+MODEL_OPTIONS = {"--model": "model", "--cache": "cache", "--no-cache": "no_cache", "--concurrency": "concurrency",
+                 "--timeout": "timeout", "--base-url": "base_url", "--batch": "batch", "--price-table": "price_table",
+                 "--model-table": "model_table", "--dry-run": "dry_run"}
+
+
+def model_options_given(args: argparse.Namespace) -> List[str]:
+    """The model judges' options given on the command line, in the order ``--help`` lists them."""
+    return [option for option, name in MODEL_OPTIONS.items() if getattr(args, name, None) not in (None, False)]
+
+
 def judge_kwargs(args: argparse.Namespace, cache: bool = True) -> Dict:
     """The options of ``--judge``; one given to a judge that has no use for it is a mistake."""
     if args.judge == "cascade" or any(getattr(args, k, None) is not None for k in _CASCADE_OPTIONS):
         return cascade_kwargs(args, cache)
     dry_run = getattr(args, "dry_run", False)
-    given = {"--model": args.model, "--cache": args.cache, "--no-cache": args.no_cache,
-             "--concurrency": args.concurrency, "--timeout": args.timeout, "--base-url": args.base_url,
-             "--batch": args.batch, "--price-table": args.price_table, "--dry-run": dry_run}
-    allowed = {"llm": set(given), "nli": {"--model"}}.get(args.judge, set())
-    extra = [k for k, v in given.items() if v not in (None, False) and k not in allowed]
+    allowed = {"llm": set(MODEL_OPTIONS), "nli": {"--model"}}.get(args.judge, set())
+    extra = [option for option in model_options_given(args) if option not in allowed]
     if extra:
         raise GroundlabError(f"{extra[0]} does not apply to the {args.judge} judge; "
                              f"drop it{' or use --judge llm' if args.judge != 'llm' else ''}.")
@@ -100,7 +111,7 @@ def judge_kwargs(args: argparse.Namespace, cache: bool = True) -> Dict:
         elif args.cache:
             kwargs["cache"] = args.cache
         options = {"concurrency": args.concurrency, "timeout": args.timeout, "base_url": args.base_url,
-                   "price_table": args.price_table}
+                   "price_table": args.price_table, "model_table": args.model_table}
         kwargs.update({k: v for k, v in options.items() if v is not None})
         kwargs["batch"] = args.batch
         kwargs["dry_run"] = dry_run

@@ -1,4 +1,5 @@
-"""The LLM judge: one request per answered case, a forced tool call, a disk cache, honest failures.
+"""The LLM judge: one request per answered case, in the shape the model accepts, a disk cache,
+honest failures.
 
 1. **Request.** Consecutive claims with equal :class:`~groundlab.records.Evidence` (the same
    question, passages and answer: what :func:`groundlab.evaluate` passes for all claims of a
@@ -11,10 +12,12 @@
    repeats the question's premise unsupported. A case with more claims than one reply can hold
    (:func:`~.prompt.claims_per_request`, 38 at the default budget) goes out in several requests,
    its claims in order and the whole answer in each, each cached on its own.
-2. **Reply.** The model must call the ``record_verdicts`` tool with one entry per claim: its
-   number, a one-sentence reason (first, so it reasons before it decides), a verdict and the
-   smallest set of passage ids that support it. Ids written loosely (``[D07]``, ``d07``,
-   ``D07, D06``, escaped) are matched to the retrieved ones and become
+2. **Reply.** The model answers with one entry per claim: its number, a one-sentence reason
+   (first, so it reasons before it decides), a verdict and the smallest set of passage ids that
+   support it; through a forced ``record_verdicts`` tool call where the model accepts one, else as
+   a JSON answer constrained to the same schema (:mod:`.capabilities` says which model gets which
+   request shape, with or without temperature 0, thinking and effort). Ids written loosely
+   (``[D07]``, ``d07``, ``D07, D06``, escaped) are matched to the retrieved ones and become
    :attr:`Verdict.supported_by`, from which citation recall and precision follow without further
    requests. A ``supported`` verdict that names no retrieved passage leaves the claim's citation
    check undecided (noted in its reason), not failed.
@@ -27,8 +30,8 @@
    answering several requests in a row) stops the run with one sentence.
 
 Replies are cached on disk (``.groundlab/cache/`` by default, see :mod:`.cache`), keyed by judge
-version, model, prompt version, question, passages, answer and claims, and written one by one as
-they arrive, so a rerun sends nothing and an interrupted run resumes where it stopped; runs sharing
+version, model, prompt version, request shape, question, passages, answer and claims, and written
+one by one as they arrive, so a rerun sends nothing and an interrupted run resumes where it stopped; runs sharing
 a cache never pay twice for one request. With ``batch=True`` the requests go through the Message
 Batches API at half the price (:mod:`.batch`). The API key is read from ``ANTHROPIC_API_KEY`` with
 the endpoint set beside it (:mod:`.endpoint`), is sent to that endpoint only, and is removed from
@@ -48,22 +51,26 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from ...records import Evidence, GroundlabError, Verdict
-from . import pricing
+from . import capabilities, pricing
 from .cache import BUSY, HELD, ReplyCache, check_folder
+from .capabilities import Shape, choose
 from .endpoint import Endpoint, ForeignHost, Redactor, make_client, resolve, setting
 from .progress import Progress
 from .prompt import (CHARS_PER_TOKEN, OUTPUT_TOKENS_PER_CLAIM, PROMPT_VERSION, SYSTEM_PROMPT, TOOL, TOOL_NAME,
                      TOOL_USE_OVERHEAD, Request, claims_per_request, fixed_tokens, parse_reply, plan_requests,
-                     request_params)
-from .reply import MAX_REPLY_BYTES, Reply, TooSlow, Unusable, parse_json, read_body, read_message
+                     prompt_parts, request_params, thinking_estimate)
+from .reply import MAX_REPLY_BYTES, Reply, TooSlow, Unusable, parse_json, read_body, read_message, verdict_object
 
-DEFAULT_MODEL = "claude-opus-5-5"
+DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_CACHE = Path(".groundlab") / "cache"
 #: Seconds one request may take, from sending to the last byte of its reply. A request holds at
 #: most 38 claims (the reply budget), about 2,300 output tokens at 60 a verdict: 30 to 45 s at the
 #: 50 to 80 tokens a second of the larger models, so 60 s lets every honest reply arrive while an
 #: endpoint that never answers costs a minute an attempt, not two (``--timeout`` to change).
 DEFAULT_TIMEOUT = 60.0
+#: The same for a model that thinks before it answers: at effort low, a few hundred to two
+#: thousand thinking tokens more, up to 40 s at those speeds.
+DEFAULT_TIMEOUT_THINKING = 120.0
 #: A run stops when this many requests in a row time out or cannot connect: the endpoint is down
 #: or unreachable, and waiting out every request's retries would take half an hour.
 STOP_AFTER_UNREACHABLE = 5
@@ -87,7 +94,8 @@ class Usage:
     failed: int = 0  # gave up after retries, refused, or answered with something unusable
     retries: int = 0
     input_tokens: int = 0
-    output_tokens: int = 0
+    output_tokens: int = 0  # thinking tokens included, as the API bills them
+    thinking_tokens: int = 0  # of the output tokens, as far as the replies counted them
     cost: float = 0.0  # dollars, by the price table, of the replies with token counts
     unmetered: int = 0  # replies whose token counts were missing or not numbers
     batches: List[str] = field(default_factory=list)  # ids of the batches this run used
@@ -97,8 +105,9 @@ class Usage:
 class Estimate:
     """What a run would cost: requests to send, requests the cache answers, input tokens
     (estimated, each request's fixed part included), output tokens (estimated at
-    :data:`~.prompt.OUTPUT_TOKENS_PER_CLAIM` a claim) and their price (``None`` when the price
-    table has none for the model)."""
+    :data:`~.prompt.OUTPUT_TOKENS_PER_CLAIM` a claim, plus ``thinking_tokens`` for a model that
+    thinks, assumed at :data:`~.prompt.THINKING_ESTIMATE` a request) and their price (``None`` when
+    the price table has none for the model)."""
 
     requests: int
     cached: int
@@ -108,13 +117,23 @@ class Estimate:
     price: Optional[pricing.Price] = None
     batch: bool = False
     model: str = DEFAULT_MODEL
+    thinking_tokens: int = 0
+    shape: Shape = capabilities.FORCED_TOOL
 
     def __str__(self) -> str:
+        fixed = fixed_tokens(self.shape)
+        what = ("the system prompt and the schema of the answer" if self.shape.kind == "json" else
+                f"the system prompt, the tool definition and about {TOOL_USE_OVERHEAD} tokens the API adds for "
+                "tool use")
         text = (f"{self.requests} request{'s' * (self.requests != 1)} to send, {self.cached} answered "
                 f"from the cache; about {self.input_tokens:,} input tokens (an estimate: each request's "
-                f"text at {CHARS_PER_TOKEN} characters a token, plus a fixed {fixed_tokens():,} a request for "
-                f"the system prompt, the tool definition and about {TOOL_USE_OVERHEAD} tokens the API adds "
-                f"for tool use) and about {self.output_tokens:,} output tokens ({OUTPUT_TOKENS_PER_CLAIM} a claim)")
+                f"text at {CHARS_PER_TOKEN} characters a token, plus a fixed {fixed:,} a request for {what}) "
+                f"and about {self.output_tokens:,} output tokens ({OUTPUT_TOKENS_PER_CLAIM} a claim")
+        if self.thinking_tokens:
+            per = thinking_estimate(self.shape)
+            text += (f", and {self.thinking_tokens:,} of thinking, a guess at {per:,} a request: the model thinks "
+                     "as it decides, and the summary of a run gives what it counted")
+        text += ")"
         return f"{text}; {price_text(self.cost, self.price, self.batch, self.model, 'estimated price')}"
 
 
@@ -125,6 +144,14 @@ def price_text(cost: Optional[float], price: Optional[pricing.Price], batch: boo
                 "adds one)")
     half = " in batches, at half price," if batch else ""
     return f"{what} {pricing.money(cost or 0.0)}{half} at {price.describe()}"
+
+
+#: Words of the API's refusal of a request part, and the model table entry that avoids it.
+#: (Checked in order: the refusal of a disabled thinking names effort too.)
+_TABLE_HINTS = (("tool_choice", '"forced_tool": false', lambda shape: shape.kind == "tool"),
+                ("temperature", '"temperature": false', lambda shape: shape.temperature),
+                ("thinking.type.disabled", '"thinking": "always"', lambda shape: shape.thinking == "disabled"),
+                ("effort", '"effort": false', lambda shape: bool(shape.effort)))
 
 
 class _Abort(Exception):
@@ -158,7 +185,10 @@ class LLMJudge:
     stop the run. Ctrl-C stops a run at once, waits for retries included. ``base_url`` overrides
     the endpoint set beside the key; ``batch=True`` sends through the Message Batches API, polling
     every ``poll_interval`` seconds; ``price_table`` is a JSON file of prices laid over the
-    built-in table. ``dry_run=True`` builds a judge that can only :meth:`estimate`, and needs no key.
+    built-in table, ``model_table`` one of what each model accepts (:mod:`.capabilities`), from
+    which the request shape is chosen (:attr:`shape`). ``timeout`` defaults to 60 s, 120 s for a
+    model that thinks. ``dry_run=True`` builds a judge that can only :meth:`estimate`, and needs no
+    key.
     """
 
     name = "llm"
@@ -174,7 +204,7 @@ class LLMJudge:
         backoff: float = 1.0,
         max_backoff: float = 60.0,
         max_retry_after: float = MAX_RETRY_AFTER,
-        timeout: float = DEFAULT_TIMEOUT,
+        timeout: Optional[float] = None,
         stop_after_unreachable: int = STOP_AFTER_UNREACHABLE,
         max_tokens: Optional[int] = None,
         progress: bool = True,
@@ -183,12 +213,17 @@ class LLMJudge:
         batch: bool = False,
         poll_interval: Optional[float] = None,
         price_table: Union[str, os.PathLike, None] = None,
+        model_table: Union[str, os.PathLike, None] = None,
     ) -> None:
         if concurrency < 1:
             raise GroundlabError(f"--concurrency must be 1 or more, not {concurrency}.")
-        if not timeout > 0:
+        if timeout is not None and not timeout > 0:
             raise GroundlabError(f"--timeout must be a number of seconds above 0, not {timeout}.")
         self.model = model or setting("LLM_MODEL") or DEFAULT_MODEL
+        self.capabilities = capabilities.load(model_table).capabilities(self.model)
+        self.shape: Shape = choose(self.capabilities)
+        if timeout is None:
+            timeout = DEFAULT_TIMEOUT_THINKING if self.shape.thinks else DEFAULT_TIMEOUT
         self.cache = ReplyCache(Path(cache), self._warn) if cache is not None else None
         if self.cache is not None:
             check_folder(self.cache.folder)
@@ -217,6 +252,10 @@ class LLMJudge:
         self._redactor = Redactor(self.endpoint.key)
         if self.endpoint.note:
             self._warn(self.endpoint.note)
+        if not self.capabilities.known:
+            self._warn(f"the model table has no entry for {self.model}, so its requests take the shape every "
+                       f"current model accepts ({self.shape.describe()}); a model table of your own "
+                       "(--model-table FILE) can say what it accepts")
         if not dry_run:
             self._client = make_client(self.endpoint, self.timeout)
 
@@ -228,7 +267,26 @@ class LLMJudge:
         return plan_requests(pairs, claims_per_request(self.max_tokens))
 
     def _key(self, request: Request) -> str:
-        return request.key(self.model, self.version)
+        return request.key(self.model, self.version, self.shape)
+
+    def _params(self, request: Request) -> Dict[str, Any]:
+        return request_params(request, self.model, self.max_tokens, self.shape)
+
+    @property
+    def request_shape(self) -> str:
+        """The request shape in words, as the judge's identity records it."""
+        return self.shape.describe()
+
+    def prompt_parts(self) -> Dict[str, Any]:
+        """The system prompt and the tool or schema this judge sends, for its identity's hash."""
+        return prompt_parts(self.shape)
+
+    @property
+    def wants_all_pairs(self) -> bool:
+        """A batch run is one batch for the whole run, so :func:`groundlab.evaluate` hands this judge
+        every pair at once rather than a chunk at a time (each chunk would be a batch of its own,
+        waited for before the next is submitted)."""
+        return self.batch
 
     def _cached(self, request: Request) -> Optional[List[Verdict]]:
         """The verdicts of a cached reply the judge can use (a damaged or unusable entry is a miss)."""
@@ -237,7 +295,7 @@ class LLMJudge:
         found: List[List[Verdict]] = []
 
         def usable(reply: Any) -> bool:
-            verdicts, clean = self._verdicts(self._redactor.deep(reply), request)
+            verdicts, clean = self._verdicts(self._redactor.deep(reply), request, None)
             found.append(verdicts)
             return clean
 
@@ -252,15 +310,17 @@ class LLMJudge:
         ``runs`` > 1 for repeated runs, which skip the cache and send every request each time."""
         planned = [r for _, r in self.requests_for(pairs)]
         to_send = planned if runs > 1 else [r for r in planned if self._cached(r) is None]
-        input_tokens = runs * sum(r.estimated_tokens() for r in to_send)
-        output_tokens = runs * sum(OUTPUT_TOKENS_PER_CLAIM * len(r.claims) for r in to_send)
+        thinking = thinking_estimate(self.shape)
+        tokens = [(r.estimated_tokens(self.shape), OUTPUT_TOKENS_PER_CLAIM * len(r.claims) + thinking) for r in to_send]
+        input_tokens = runs * sum(i for i, _ in tokens)
+        output_tokens = runs * sum(o for _, o in tokens)
         price = self.price
         cost = None
         if price is not None:
-            cost = runs * sum(price.cost(r.estimated_tokens(), OUTPUT_TOKENS_PER_CLAIM * len(r.claims))
-                              for r in to_send) * self._discount()
+            cost = runs * sum(price.cost(i, o) for i, o in tokens) * self._discount()
         cached = 0 if runs > 1 else len(planned) - len(to_send)
-        return Estimate(runs * len(to_send), cached, input_tokens, output_tokens, cost, price, self.batch, self.model)
+        return Estimate(runs * len(to_send), cached, input_tokens, output_tokens, cost, price, self.batch, self.model,
+                        runs * thinking * len(to_send), self.shape)
 
     def _discount(self) -> float:
         return self.prices.batch_discount if self.batch else 1.0
@@ -297,8 +357,8 @@ class LLMJudge:
                 self._send_all(items, out)
         return out  # type: ignore[return-value]
 
-    def _verdicts(self, tool_input: Any, request: Request) -> Tuple[List[Verdict], bool]:
-        return parse_reply(tool_input, len(request.claims), [p.id for p in request.passages])
+    def _verdicts(self, payload: Any, request: Request, missing: Optional[str]) -> Tuple[List[Verdict], bool]:
+        return parse_reply(payload, len(request.claims), [p.id for p in request.passages], missing)
 
     def _place(self, item: _Item, verdicts: List[Verdict], out: List[Optional[Verdict]]) -> None:
         for start in item.starts:
@@ -393,6 +453,7 @@ class LLMJudge:
             return self._ask_with_retries(request)
         except _Abort as exc:
             with self._lock:
+                self.usage.failed += 1  # the request that stopped the run failed too
                 if self._aborted is None:
                     self._aborted = exc
             self._stop.set()
@@ -402,7 +463,7 @@ class LLMJudge:
         import anthropic
 
         n = len(request.claims)
-        kwargs = request_params(request, self.model, self.max_tokens)
+        kwargs = self._params(request)
         last = "no attempt was made"
         attempts = 0
         capped: Optional[str] = None
@@ -504,8 +565,19 @@ class LLMJudge:
             what = (f"refused the first {seen} requests alike ({problem}), so it would refuse every one" if refused else
                     f"answered the first {seen} requests alike with no usable message ({problem}), so it would "
                     "answer every one so")
+            hint = self._table_hint(problem) if refused else None
+            if hint:
+                raise _Abort(f"the API at {self.endpoint.display} {what}; {hint}, then run again.")
             raise _Abort(f"the API at {self.endpoint.display} {what}; check --model (or LLM_MODEL) and the endpoint "
                          "(ANTHROPIC_BASE_URL or --base-url), then run again.")
+
+    def _table_hint(self, problem: str) -> Optional[str]:
+        """How to fix a refusal of a part of the request that the model table said the model takes."""
+        for words, entry, sent in _TABLE_HINTS:
+            if words in problem and sent(self.shape):
+                return (f"{self.capabilities.table} says {self.model} takes this, so give it {entry} in a model table "
+                        "of your own (--model-table FILE, as docs/llm-judge.md shows)")
+        return None
 
     def _sleep(self, attempt: int, retry_after: Optional[float]) -> Optional[str]:
         """Wait before retry ``attempt + 1`` (not after the last attempt); a note when the API asked
@@ -527,13 +599,15 @@ class LLMJudge:
     def _received(self, request: Request, reply: Reply, batched: bool = False) -> Tuple[List[Verdict], bool]:
         """Count a reply, turn it into verdicts, and cache it when it is clean: ``(verdicts, cached)``."""
         self._meter(reply, batched)
-        verdicts, clean = self._verdicts(reply.tool_input, request)
+        payload, missing = verdict_object(reply, self.shape.kind == "json")
+        verdicts, clean = self._verdicts(payload, request, missing)
         if not clean and reply.stop_reason == "max_tokens":
-            cut = (f"; the reply was cut off at its limit of {request_params(request, self.model, self.max_tokens)['max_tokens']:,} "
-                   "output tokens")
+            cut = f"; the reply was cut off at its limit of {self._params(request)['max_tokens']:,} output tokens"
+            if self.shape.thinks:
+                cut += " (thinking included)"
             verdicts = [v if v.error is None else Verdict(None, v.reason + cut, error=v.error + cut) for v in verdicts]
         if clean:
-            return verdicts, self._keep(request, reply.tool_input)
+            return verdicts, self._keep(request, payload)
         with self._lock:
             self.failed_replies.append({"request": request, "stop_reason": reply.stop_reason, "content": reply.content,
                                         "error": next(v.error for v in verdicts if v.error)})
@@ -549,6 +623,7 @@ class LLMJudge:
                 return
             self.usage.input_tokens += reply.input_tokens
             self.usage.output_tokens += reply.output_tokens
+            self.usage.thinking_tokens += min(reply.thinking_tokens or 0, reply.output_tokens)
             if price is not None:
                 discount = self.prices.batch_discount if batched else 1.0
                 self.usage.cost += price.cost(reply.input_tokens, reply.output_tokens) * discount
@@ -557,7 +632,7 @@ class LLMJudge:
         if self.cache is None:
             return False
         entry = {"judge": self.name, "judge_version": self.version, "model": self.model,
-                 "prompt_version": PROMPT_VERSION,
+                 "prompt_version": PROMPT_VERSION, "request_shape": self.shape.key(),
                  "request": {"question": request.question,
                              "passages": [{"id": p.id, "text": p.text} for p in request.passages],
                              "answer": request.answer, "claims": list(request.claims)},
@@ -574,17 +649,27 @@ class LLMJudge:
         self.warnings.append(text)
         print(f"groundlab: warning: {text}.", file=sys.stderr, flush=True)
 
+    @property
+    def spent(self) -> bool:
+        """Whether this judge has sent anything that may be billed (a request, a retry, a batch)."""
+        u = self.usage
+        return bool(u.requests or u.failed or u.retries or u.batches)
+
     def summary(self) -> str:
         """One line: the model and endpoint; requests, cache hits, tokens and their price; retries
         and failures so far."""
         u = self.usage
-        line = (f"llm judge ({self.model} at {self.endpoint.display}): {u.requests} request{'s' * (u.requests != 1)} "
-                f"sent, {u.cached} answered from the cache; {u.input_tokens:,} input and {u.output_tokens:,} "
-                "output tokens")
+        line = (f"llm judge ({self.model} at {self.endpoint.display}; {self.shape.describe()}): {u.requests} "
+                f"request{'s' * (u.requests != 1)} sent, {u.cached} answered from the cache; {u.input_tokens:,} input "
+                f"and {u.output_tokens:,} output tokens")
+        if u.thinking_tokens:
+            line += f" ({u.thinking_tokens:,} of them thinking)"
         if u.requests:
             line += ", " + price_text(u.cost, self.price, False, self.model, "about")
             if u.batched:
                 line += f" ({u.batched} of the requests in batches, at half price)"
+        if u.batches:
+            line += f"; batch{'es' * (len(u.batches) > 1)} {', '.join(u.batches)}"
         if u.unmetered:
             line += f"; {u.unmetered} repl{'ies' if u.unmetered != 1 else 'y'} gave no usable token count (not priced)"
         if u.retries:
@@ -633,5 +718,6 @@ def _timeout_errors():
     return httpx.TimeoutException
 
 
-__all__ = ["LLMJudge", "DEFAULT_MODEL", "DEFAULT_CACHE", "DEFAULT_TIMEOUT", "MAX_RETRY_AFTER", "Estimate", "Usage",
-           "Request", "SYSTEM_PROMPT", "TOOL", "TOOL_NAME", "TOOL_USE_OVERHEAD", "fixed_tokens", "parse_reply"]
+__all__ = ["LLMJudge", "DEFAULT_MODEL", "DEFAULT_CACHE", "DEFAULT_TIMEOUT", "DEFAULT_TIMEOUT_THINKING",
+           "MAX_RETRY_AFTER", "Estimate", "Usage", "Request", "Shape", "SYSTEM_PROMPT", "TOOL", "TOOL_NAME", "TOOL_USE_OVERHEAD",
+           "fixed_tokens", "parse_reply"]

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Set
 
 from ...records import GroundlabError, Verdict
 from .progress import Progress
-from .prompt import request_params
 from .reply import (MAX_REPLY_BYTES, TooLarge, TooSlow, Unusable, batch_result, lines, parse_json, read_body,
                     read_message)
 
@@ -113,8 +112,7 @@ def _open_batches(judge: "LLMJudge", folder: Optional[Path], wanted: Set[str]) -
 
 
 def _create(judge: "LLMJudge", folder: Optional[Path], chunk: List["_Item"]) -> Dict[str, Any]:
-    requests = [{"custom_id": item.key, "params": request_params(item.request, judge.model, judge.max_tokens)}
-                for item in chunk]
+    requests = [{"custom_id": item.key, "params": judge._params(item.request)} for item in chunk]
     try:
         obj = _call(judge, "submit a batch",
                     lambda: _read(judge, judge._client.messages.batches.with_streaming_response.create(requests=requests)))
@@ -281,6 +279,9 @@ def _take(judge: "LLMJudge", item: "_Item", kind: str, payload: Any, out: list, 
     if kind == "errored" and error.get("type") == "invalid_request_error":
         message = " ".join(judge._redactor.text(str(error.get("message", ""))).split())[:160]
         problem = f"the batch refused this request (invalid_request_error: {message})"
+        hint = judge._table_hint(message)
+        if hint:
+            problem += f"; {hint}"
         judge._place(item, [Verdict(None, problem, error=problem)] * len(item.request.claims), out)
         with judge._lock:
             judge.usage.failed += 1

@@ -54,12 +54,23 @@ class PriceTable:
 
     def price(self, model: str) -> Optional[Price]:
         """The price of ``model``, also under its name without a date (``claude-x-20260101``)."""
-        if model in self.models:
-            return self.models[model]
-        stem, _, tail = model.rpartition("-")
-        if stem and tail.isdigit() and len(tail) == 8 and tail.isascii():
-            return self.models.get(stem)
-        return None
+        return entry_for(self.models, model)
+
+
+def entry_for(models: Mapping[str, Any], model: str) -> Any:
+    """``models[model]``, or the entry of its name without a date (``claude-x-20260101`` takes
+    ``claude-x``); ``None`` for a name the table lacks. Never a wider family: a later model of
+    the same line (``claude-x-2``) may take other parameters or cost more.
+
+    >>> entry_for({"claude-x": 1}, "claude-x-20260101"), entry_for({"claude-x": 1}, "claude-x-2")
+    (1, None)
+    """
+    if model in models:
+        return models[model]
+    stem, _, tail = model.rpartition("-")
+    if stem and tail.isdigit() and len(tail) == 8 and tail.isascii():
+        return models.get(stem)
+    return None
 
 
 def money(amount: float, exact: bool = False) -> str:
@@ -84,19 +95,7 @@ def load(path: Optional[str] = None) -> PriceTable:
     discount = float(built_in["batch_discount"])
     path = path or os.environ.get(PRICE_TABLE_VARIABLE) or None
     if path:
-        from ...io import read_text
-
-        text = read_text(path, "price table")
-        try:
-            own = json.loads(text)
-        except ValueError as exc:
-            raise InputError(f"the price table {path} is not JSON ({exc.msg} at line {exc.lineno}); "
-                             "fix it (docs/llm-judge.md shows the format).") from None
-        if not isinstance(own, dict) or not isinstance(own.get("models"), dict):
-            raise InputError(f"the price table {path} holds no \"models\" object; write it as "
-                             '{"date": ..., "models": {"MODEL": {"input": 4, "output": 20}}} (docs/llm-judge.md).')
-        date = own.get("date")
-        label = f"the price table {path}" + (f" of {date}" if isinstance(date, str) and date else "")
+        own, label = read_table(path, "price table", '{"date": ..., "models": {"MODEL": {"input": 4, "output": 20}}}')
         models.update(_models(own, label, path))
         if "batch_discount" in own:
             discount = own["batch_discount"]
@@ -104,6 +103,23 @@ def load(path: Optional[str] = None) -> PriceTable:
                 raise InputError(f"the price table {path}: batch_discount must be a number above 0 and at most 1, "
                                  f"not {discount!r}.")
     return PriceTable(models, float(discount))
+
+
+def read_table(path: str, what: str, example: str) -> Tuple[Dict[str, Any], str]:
+    """A table of one's own (``what``: "price table", "model table") read as JSON with a
+    ``"models"`` object, and the label a summary names it by; one sentence when it is not."""
+    from ...io import read_text
+
+    text = read_text(path, what)
+    try:
+        own = json.loads(text)
+    except ValueError as exc:
+        raise InputError(f"the {what} {path} is not JSON ({exc.msg} at line {exc.lineno}); "
+                         "fix it (docs/llm-judge.md shows the format).") from None
+    if not isinstance(own, dict) or not isinstance(own.get("models"), dict):
+        raise InputError(f"the {what} {path} holds no \"models\" object; write it as {example} (docs/llm-judge.md).")
+    date = own.get("date")
+    return own, f"the {what} {path}" + (f" of {date}" if isinstance(date, str) and date else "")
 
 
 def _number(value: Any) -> bool:

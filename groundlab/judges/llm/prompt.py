@@ -1,6 +1,7 @@
-"""What the llm judge asks and how it reads the answer: the system prompt, the forced tool, the
-user message of one request (every piece of text escaped inside its own tag), requests cut to fit
-the reply budget, and the verdicts parsed out of a ``record_verdicts`` tool input."""
+"""What the llm judge asks and how it reads the answer: the system prompt, the tool and the schema
+of the verdicts, the user message of one request (every piece of text escaped inside its own tag),
+the parameters of each request shape (:mod:`.capabilities`), requests cut to fit the reply budget,
+and the verdicts parsed out of the reply's ``{"verdicts": [...]}`` object."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ...records import VERDICTS, Evidence, Passage, Verdict
+from .capabilities import FORCED_TOOL, Shape
 
 #: Bumped whenever the system prompt, the message layout or the tool changes: old replies then
-#: stop matching the cache.
+#: stop matching the cache. (A request shape of its own, with its own closing sentence, is told
+#: apart by the shape in the cache key, not by this number.)
 PROMPT_VERSION = "2"
 TOOL_NAME = "record_verdicts"
 #: Characters per token for :meth:`LLMJudge.estimate`; counting exactly needs the network.
@@ -31,6 +34,15 @@ REPLY_BASE = 512
 REPLY_PER_CLAIM = 200
 #: Output tokens a verdict takes, for estimates (what the stub and real replies come to).
 OUTPUT_TOKENS_PER_CLAIM = 60
+#: Room for thinking added to ``max_tokens`` of a request to a model that thinks, on top of the
+#: reply budget (``max_tokens`` caps thinking and reply together). A cap, not a cost: only the
+#: tokens written are billed. At effort low a short classification thinks a few hundred tokens.
+THINKING_ROOM = 8192
+#: Thinking tokens a request is assumed to take, for estimates only: at the table's effort (low),
+#: and at a model's own default effort (medium or high) when none is sent. A guess: the summary of
+#: a run gives the thinking tokens the API counted.
+THINKING_ESTIMATE = {"low": 500}
+THINKING_ESTIMATE_DEFAULT = 2000
 
 SYSTEM_PROMPT = """\
 You check whether the claims of an assistant's answer are backed by the passages the assistant \
@@ -59,6 +71,13 @@ that together support the claim, each written as in its id attribute; leave it e
 verdict is supported. Record every claim, with the number it was given, through the \
 record_verdicts tool."""
 
+#: How the prompt of each shape ends: the forced and the offered tool say where the verdicts go;
+#: a JSON answer says what it holds (the schema constrains it as well).
+_TOOL_ENDING = "Record every claim, with the number it was given, through the record_verdicts tool."
+_JSON_ENDING = ("Answer with one JSON object and nothing else: {\"verdicts\": [...]}, holding for every claim, "
+                "with the number it was given, its claim, reason, verdict and supported_by.")
+_AUTO_ENDING = " Call it once, with every claim, and write nothing else."
+
 TOOL: Dict[str, Any] = {
     "name": TOOL_NAME,
     "description": "Record one verdict for every numbered claim.",
@@ -85,6 +104,38 @@ TOOL: Dict[str, Any] = {
         "required": ["verdicts"],
     },
 }
+
+#: The system prompt of a JSON answer and of an offered (not forced) tool: the same rules, another
+#: closing sentence.
+JSON_SYSTEM_PROMPT = SYSTEM_PROMPT[: -len(_TOOL_ENDING)] + _JSON_ENDING
+AUTO_SYSTEM_PROMPT = SYSTEM_PROMPT + _AUTO_ENDING
+
+
+def verdict_schema() -> Dict[str, Any]:
+    """The tool's input schema as structured outputs take it: every object closed
+    (``additionalProperties: false``), every property required."""
+    def close(node: Any) -> Any:
+        if isinstance(node, dict):
+            node = {k: close(v) for k, v in node.items()}
+            if node.get("type") == "object":
+                node["additionalProperties"] = False
+        elif isinstance(node, list):
+            node = [close(v) for v in node]
+        return node
+
+    return close(TOOL["input_schema"])
+
+
+def system_prompt(shape: Shape = FORCED_TOOL) -> str:
+    return {"tool": SYSTEM_PROMPT, "json": JSON_SYSTEM_PROMPT, "auto-tool": AUTO_SYSTEM_PROMPT}[shape.kind]
+
+
+def prompt_parts(shape: Shape = FORCED_TOOL) -> Dict[str, Any]:
+    """What the model is told besides the case, for the judge's identity: the system prompt and the
+    tool (a forced or offered tool) or the schema (a JSON answer)."""
+    if shape.kind == "json":
+        return {"system": JSON_SYSTEM_PROMPT, "schema": verdict_schema()}
+    return {"system": system_prompt(shape), "tool": TOOL}
 
 
 def _escape(text: str) -> str:
@@ -118,22 +169,37 @@ class Request:
         lines.append("</claims>")
         return "\n".join(lines)
 
-    def key(self, model: str, judge_version: str) -> str:
-        """The cache key: everything that decides the reply, and nothing secret."""
-        blob = json.dumps([judge_version, model, PROMPT_VERSION, self.question,
-                           [[p.id, p.text] for p in self.passages], self.answer, list(self.claims)],
-                          ensure_ascii=False, separators=(",", ":"))
+    def key(self, model: str, judge_version: str, shape: Shape = FORCED_TOOL) -> str:
+        """The cache key: everything that decides the reply (the request shape included), and
+        nothing secret. The forced-tool shape at temperature 0 keeps the key it had before shapes
+        were told apart, so its replies cached then are found again."""
+        parts = [judge_version, model, PROMPT_VERSION, self.question, [[p.id, p.text] for p in self.passages],
+                 self.answer, list(self.claims)]
+        if not shape.legacy:
+            parts.append(shape.key())
+        blob = json.dumps(parts, ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
-    def estimated_tokens(self) -> int:
+    def estimated_tokens(self, shape: Shape = FORCED_TOOL) -> int:
         """Input tokens of this request, estimated: its message plus :func:`fixed_tokens`."""
-        return math.ceil(len(self.message()) / CHARS_PER_TOKEN) + fixed_tokens()
+        return math.ceil(len(self.message()) / CHARS_PER_TOKEN) + fixed_tokens(shape)
 
 
-def fixed_tokens() -> int:
+def fixed_tokens(shape: Shape = FORCED_TOOL) -> int:
     """Input tokens every request carries whatever its case, estimated: the system prompt and the
-    tool definition at :data:`CHARS_PER_TOKEN`, plus :data:`TOOL_USE_OVERHEAD`."""
-    return math.ceil((len(SYSTEM_PROMPT) + len(json.dumps(TOOL))) / CHARS_PER_TOKEN) + TOOL_USE_OVERHEAD
+    tool definition (or the schema of a JSON answer) at :data:`CHARS_PER_TOKEN`, plus
+    :data:`TOOL_USE_OVERHEAD` for a request that offers a tool."""
+    if shape.kind == "json":
+        return math.ceil((len(JSON_SYSTEM_PROMPT) + len(json.dumps(verdict_schema()))) / CHARS_PER_TOKEN)
+    return math.ceil((len(system_prompt(shape)) + len(json.dumps(TOOL))) / CHARS_PER_TOKEN) + TOOL_USE_OVERHEAD
+
+
+def thinking_estimate(shape: Shape) -> int:
+    """Thinking tokens a request of ``shape`` is assumed to take, for estimates (0 when the model
+    does not think)."""
+    if not shape.thinks:
+        return 0
+    return THINKING_ESTIMATE.get(shape.effort or "", THINKING_ESTIMATE_DEFAULT)
 
 
 #: Noted in the reason of a ``supported`` verdict that names no passage the request held.
@@ -235,8 +301,11 @@ def plan_requests(pairs: Sequence[Tuple[str, Evidence]], most: int) -> List[Tupl
     return out
 
 
-def parse_reply(tool_input: Any, n_claims: int, passage_ids: Sequence[str]) -> Tuple[List[Verdict], bool]:
-    """Verdicts for ``n_claims`` claims from a ``record_verdicts`` tool input, and whether all were clean.
+def parse_reply(tool_input: Any, n_claims: int, passage_ids: Sequence[str],
+                missing: Optional[str] = None) -> Tuple[List[Verdict], bool]:
+    """Verdicts for ``n_claims`` claims from the reply's ``{"verdicts": [...]}`` object (a
+    ``record_verdicts`` tool input, or a JSON answer), and whether all were clean; ``missing`` says
+    why a reply held no such object.
 
     >>> vs, clean = parse_reply({"verdicts": [{"claim": 1, "verdict": "supported",
     ...     "supported_by": ["D1"], "reason": "D1 says so."}]}, 1, ["D1"])
@@ -250,10 +319,10 @@ def parse_reply(tool_input: Any, n_claims: int, passage_ids: Sequence[str]) -> T
         return [Verdict(None, message, error=message) for _ in range(n_claims)], False
 
     if tool_input is None:
-        return fail(f"the reply held no {TOOL_NAME} tool call")
+        return fail(missing or f"the reply held no {TOOL_NAME} tool call")
     items = tool_input.get("verdicts") if isinstance(tool_input, dict) else None
     if not isinstance(items, list):
-        return fail(f"the {TOOL_NAME} call held no list of verdicts")
+        return fail("the reply held no list of verdicts")
     by_number: Dict[int, List[dict]] = {}
     for item in items:
         number = item.get("claim") if isinstance(item, dict) else None
@@ -301,12 +370,29 @@ def parse_reply(tool_input: Any, n_claims: int, passage_ids: Sequence[str]) -> T
     return verdicts, clean
 
 
-def request_params(request: Request, model: str, max_tokens: Optional[int] = None) -> Dict[str, Any]:
-    """The Messages API parameters of ``request``: temperature 0, the tool forced, and a reply
-    budget that grows with its claims."""
-    return dict(
-        model=model, temperature=0, system=SYSTEM_PROMPT, tools=[TOOL],
-        tool_choice={"type": "tool", "name": TOOL_NAME},
-        max_tokens=reply_tokens(len(request.claims), max_tokens),
+def request_params(request: Request, model: str, max_tokens: Optional[int] = None,
+                   shape: Shape = FORCED_TOOL) -> Dict[str, Any]:
+    """The Messages API parameters of ``request`` in ``shape``: the tool forced, a JSON answer
+    constrained to the verdicts' schema, or the tool offered; temperature 0 where the shape sends
+    it; thinking disabled, or left adaptive at the shape's effort; and a reply budget that grows
+    with its claims, plus :data:`THINKING_ROOM` for a model that thinks."""
+    params: Dict[str, Any] = dict(
+        model=model, system=system_prompt(shape),
+        max_tokens=reply_tokens(len(request.claims), max_tokens) + (THINKING_ROOM if shape.thinks else 0),
         messages=[{"role": "user", "content": request.message()}],
     )
+    if shape.temperature:
+        params["temperature"] = 0
+    output_config: Dict[str, Any] = {}
+    if shape.kind == "json":
+        output_config["format"] = {"type": "json_schema", "schema": verdict_schema()}
+    else:
+        params["tools"] = [TOOL]
+        params["tool_choice"] = {"type": "tool", "name": TOOL_NAME} if shape.kind == "tool" else {"type": "auto"}
+    if shape.thinking == "disabled":
+        params["thinking"] = {"type": "disabled"}
+    if shape.effort and shape.thinks:
+        output_config["effort"] = shape.effort
+    if output_config:
+        params["output_config"] = output_config
+    return params

@@ -1,11 +1,16 @@
 """What comes back from the API, read without trusting it: a body of bounded size and time, JSON,
 a message with a list of content blocks, token counts that are numbers. Anything else is one
 sentence (:class:`Unusable`), never a traceback; a reply whose token counts are unusable is still
-used (it was paid for), and counted as unmetered."""
+used (it was paid for), and counted as unmetered.
+
+The verdicts come in a ``record_verdicts`` tool call or, from a JSON answer, as the text of the
+reply; ``thinking`` and ``redacted_thinking`` blocks, which a thinking model puts first, are
+skipped (:func:`verdict_object`)."""
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, List, Optional, Tuple, Union
@@ -82,15 +87,18 @@ def parse_json(data: bytes, content_type: Optional[str] = None) -> Any:
 
 @dataclass
 class Reply:
-    """A message read from the API: the ``record_verdicts`` input (``None`` without the call),
-    why the model stopped, its token counts (``None`` when the reply gave none usable), and its
-    content blocks (redacted) to keep when the reply fails."""
+    """A message read from the API: the ``record_verdicts`` input (``None`` without the call), the
+    text of its text blocks, why the model stopped, its token counts (``None`` when the reply gave
+    none usable; ``thinking_tokens``, part of the output tokens, when the reply counts them), and
+    its content blocks (redacted) to keep when the reply fails."""
 
     tool_input: Any
     stop_reason: Optional[str]
     input_tokens: Optional[int]
     output_tokens: Optional[int]
     content: List[Any] = field(default_factory=list)
+    text: str = ""
+    thinking_tokens: Optional[int] = None
 
     @property
     def metered(self) -> bool:
@@ -122,14 +130,49 @@ def _read_message(obj: Any, redactor: Redactor) -> Reply:
         raise Unusable("the endpoint answered with a message that holds no list of content")
     content = redactor.deep(content)
     tool_input = None
+    texts: List[str] = []
     for block in content:
-        if isinstance(block, dict) and block.get("type") == "tool_use" and block.get("name") == TOOL_NAME:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "tool_use" and block.get("name") == TOOL_NAME and tool_input is None:
             tool_input = block.get("input")
-            break
+        elif block.get("type") == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
     usage = obj.get("usage") if isinstance(obj.get("usage"), dict) else {}
+    details = usage.get("output_tokens_details") if isinstance(usage.get("output_tokens_details"), dict) else {}
     stop = obj.get("stop_reason")
     return Reply(tool_input, stop if isinstance(stop, str) else None, _count(usage.get("input_tokens")),
-                 _count(usage.get("output_tokens")), content)
+                 _count(usage.get("output_tokens")), content, "".join(texts),
+                 _count(details.get("thinking_tokens")))
+
+
+_FENCE = re.compile(r"\A```(?:json)?\s*\n?(.*?)\n?```\Z", re.S | re.I)
+
+
+def verdict_object(reply: Reply, json_answer: bool) -> Tuple[Any, Optional[str]]:
+    """The reply's ``{"verdicts": [...]}`` object: the ``record_verdicts`` tool input if the reply
+    made the call, else its text read as JSON; ``(None, why)`` when it holds neither.
+    ``json_answer`` says the request asked for a JSON answer (what a missing one is called)."""
+    if reply.tool_input is not None:
+        return reply.tool_input, None
+    text = reply.text.strip()
+    fenced = _FENCE.match(text)
+    if fenced:
+        text = fenced.group(1).strip()
+    if text.startswith("{"):
+        try:
+            obj = json.loads(text)
+        except (ValueError, RecursionError):
+            obj = None
+        if isinstance(obj, dict) and "verdicts" in obj:
+            return obj, None
+    if reply.stop_reason == "refusal":
+        return None, "the model declined to answer (stop_reason refusal)"
+    if not json_answer:
+        return None, f"the reply held no {TOOL_NAME} tool call"
+    start = " ".join(reply.text.split())[:60]
+    return None, "the reply held no JSON object of verdicts" + (f" (its text starts {start!r})" if start else
+                                                                  " (it held no text)")
 
 
 def batch_result(obj: Any) -> Tuple[Optional[str], str, Any]:
