@@ -152,7 +152,7 @@ class MeasureComparison:
         """The comparison in plain words, e.g. ``B hallucinates on 7 fewer of 120 answers; ...``."""
         a_name, b_name = self.names
         if not self.defined:
-            return f"{LABELS[self.name]}: nothing to compare ({_left_out_words(self.left_out) or 'no pairs'})."
+            return f"{LABELS[self.name]}: nothing to compare ({left_out_words(self.left_out) or 'no pairs'})."
         if self.table is not None:
             what = _WORDS[self.name]
             more = self.table["b_only"] - self.table["a_only"]
@@ -196,6 +196,8 @@ _WORDS = {
     "false_abstention": {"verb": "declines", "unit": "answerable questions"},
     "agreement": {"verb": "agrees with the person on", "unit": "labeled claims"},
 }
+FAITHFULNESS_NOTE = ("(claims do not pair across the two sides: the range takes each question's claims on both sides "
+                     "as one cluster, and p is that fit's Wald test, not McNemar)")
 NEWCOMBE = "Newcombe 1998 method 10 (paired, hybrid score)"
 MCNEMAR = "McNemar exact (discordant pairs)"
 CLUSTERED = "least squares, cluster-robust by question (paired), t with questions - 1 df"
@@ -340,6 +342,27 @@ class Comparison:
         out.update({name: m.to_dict() for name, m in self.measures.items()})
         out["judge_identity"] = self.judge_identity
         return out
+
+    def explained(self) -> List[Tuple[str, List[str]]]:
+        """Each measure in plain words, with its notes: what it left out, and how faithfulness was
+        compared (claims do not pair)."""
+        out = []
+        for name, m in self.measures.items():
+            notes = []
+            left = left_out_words(m.left_out)
+            if left:
+                notes.append(f"left out: {left}")
+            if name == "faithfulness" and m.defined:
+                notes.append(FAITHFULNESS_NOTE)
+            # an undefined measure's sentence already starts with its name
+            out.append((m.sentence() if not m.defined else f"{LABELS[name]}: {m.sentence()}", notes))
+        return out
+
+    def reading(self) -> str:
+        """How to read the differences and their ranges."""
+        a, b = self.names
+        return (f"differences are in points ({b}'s rate minus {a}'s); ranges are 95%: Newcombe's paired interval, "
+                "and for faithfulness the cluster-robust one.")
 
     def one_sided(self) -> List[str]:
         """Sentences on the cases found on one side only (empty when every case paired)."""
@@ -684,10 +707,15 @@ def p_text(p: Optional[float]) -> str:
     return f"p = {p:.2g}" if p < 0.1 else f"p = {p:.2f}"
 
 
-def _left_out_words(left_out: Mapping[str, int]) -> str:
+def left_out_words(left_out: Mapping[str, int]) -> str:
+    """What a measure left out, in words.
+
+    >>> left_out_words({"answered by A only": 2, "answered by neither": 0, "undecided by the judge": 1})
+    '2 answered by A only; 1 undecided by the judge'
+    """
     return "; ".join(f"{n} {why}" for why, n in left_out.items() if n)
 
 
 __all__ = ["Baseline", "Comparison", "JudgeDiff", "MeasureComparison", "PAIR_BY", "Pairing", "claim_verdicts",
-           "compare", "compare_evaluations", "judge_diff", "mcnemar_exact", "pair_cases", "paired_difference",
-           "p_text", "points", "read_baseline"]
+           "compare", "compare_evaluations", "judge_diff", "left_out_words", "mcnemar_exact", "pair_cases",
+           "paired_difference", "p_text", "points", "read_baseline"]

@@ -36,7 +36,12 @@ NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"
 
 #: Parameters that name a file or folder: made absolute, so they mean what they meant where the
 #: command was typed (an empty one stays empty: "none").
-PATH_PARAMETERS = ("cases", "passages", "figures_dir", "report", "work_dir", "filled_sheet", "judged_file")
+PATH_PARAMETERS = ("cases", "passages", "figures_dir", "report", "work_dir", "filled_sheet", "judged_file",
+                   "cases_b", "passages_b", "judged_file_b")
+
+#: The parameter that marks a notebook comparing two configurations: it runs only when the run
+#: is given a second cases file (``--cases-b``).
+SECOND_CASES = "cases_b"
 
 #: The nbconvert template of the HTML copies (``groundlab/data/templates/groundlab``).
 HTML_TEMPLATE = "groundlab"
@@ -179,14 +184,16 @@ def declared_default(notebook: Path, name: str) -> Any:
         return None
 
 
-def judges_to_run(notebooks: Sequence[Path], parameters: Mapping[str, Any]) -> List[str]:
+def judges_to_run(notebooks: Sequence[Path], parameters: Mapping[str, Any],
+                  shared: str = "judged_file") -> List[str]:
     """The judges the notebooks of a run use (``judge``, and ``judges`` of notebook 02), each
     once: what a run judges before the notebooks start, for all of them. Only notebooks that take
-    a shared result (a ``judged_file`` parameter) count."""
+    a shared result (a ``shared`` parameter: ``judged_file`` for the cases, ``judged_file_b`` for
+    the second configuration's) count."""
     names: List[str] = []
     for nb in notebooks:
         declared = notebook_parameters(nb)
-        if "judged_file" not in declared:
+        if shared not in declared:
             continue
         for name in ("judge", "judges"):
             if name not in declared:
@@ -226,6 +233,15 @@ def check_values(parameters: Mapping[str, Any], options: Optional[Mapping[str, s
             if _bad_number(value) or value < 1 or value != int(value):
                 raise GroundlabError(f"{label} must be a whole number of 1 or more, not {_show(value)}; it is "
                                      "how many answers to draw for labeling.")
+        elif name == "pair_by":
+            from .compare import PAIR_BY
+
+            if value not in PAIR_BY:
+                raise GroundlabError(f"{label} must be {' or '.join(PAIR_BY)}, not {_show(value)}.")
+        elif name == "names":
+            from .workbook import check_names
+
+            check_names(value, label)
         elif name == "shares":
             if value not in ("equal", "proportional"):
                 raise GroundlabError(f"{label} must be equal or proportional, not {_show(value)}.")
@@ -270,10 +286,12 @@ def kernel_imports_this_groundlab() -> Iterator[None]:
 
 
 def run_notebooks(notebooks: Sequence[Path], out: Path, plans: Mapping[Path, Mapping[str, Any]],
-                  progress: Callable[[str], None] = lambda message: None, shown: str = "") -> RunResult:
+                  progress: Callable[[str], None] = lambda message: None, shown: str = "",
+                  metadata: Optional[Mapping[Path, Mapping[str, Any]]] = None) -> RunResult:
     """Execute ``notebooks`` in order into the folder ``out``, each with its ``plans`` parameters
     (:func:`plan_parameters`) and an HTML copy beside it. ``shown``: ``out`` as messages name it
-    (as the person typed it; default: relative to the current folder).
+    (as the person typed it; default: relative to the current folder). ``metadata``: what to
+    record in each executed notebook's metadata under ``groundlab`` (the judge's identity).
 
     Stops at the first notebook that fails, keeping its partial output, with a
     :class:`NotebookFailed` naming the notebook and the cell.
@@ -285,13 +303,19 @@ def run_notebooks(notebooks: Sequence[Path], out: Path, plans: Mapping[Path, Map
             progress(f"[{k}/{len(notebooks)}] {nb.name}: running")
             start = time.monotonic()
             executed = out / nb.name
+            fields = (metadata or {}).get(nb)
             try:
                 _execute(nb, executed, plans[nb], Path.cwd(), str(Path(shown or relative(out)) / nb.name))
             except NotebookFailed:
+                if fields and executed.exists():
+                    with contextlib.suppress(Exception):  # the failure is what matters
+                        record_metadata(executed, fields)
                 if executed.exists():
                     with contextlib.suppress(Exception):  # the failure is what matters, not its HTML copy
                         result.html.append(to_html(executed))
                 raise
+            if fields:
+                record_metadata(executed, fields)
             try:
                 result.html.append(to_html(executed))
             except Exception as exc:  # nbconvert without its templates: the notebook itself is fine
@@ -338,6 +362,18 @@ def _execute(source: Path, executed: Path, parameters: Mapping[str, Any], cwd: P
         raise NotebookFailed(f"{source.name} could not run ({type(exc).__name__}: {_one_line(str(exc))}); "
                              f"what it wrote is in {shown}.", source.name, None, executed) from None
     _put(tmp, executed)
+
+
+def record_metadata(executed: Path, fields: Mapping[str, Any]) -> None:
+    """Add ``fields`` to an executed notebook's metadata, under ``groundlab``: what produced its
+    figures (the judge's identity), kept with the notebook wherever it goes."""
+    import nbformat
+
+    from .outputs import write_bytes
+
+    nb = nbformat.read(str(executed), as_version=4)
+    nb.metadata.setdefault("groundlab", {}).update(json.loads(json.dumps(dict(fields), default=str)))
+    write_bytes(executed, nbformat.writes(nb).encode("utf-8"))
 
 
 def _put(tmp: Path, target: Path) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Mapping, Optional, Sequence, Union
 
 from .evaluate import Evaluation
+from .identity import identity_line
 from .io import PathLike, check_output, write_atomic
 from .records import GroundlabError
 from .metrics import citations_undecided, has_person_labels, outcomes, risk_weighted_score
@@ -78,6 +79,8 @@ def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = 
         "",
         f"Judge {code_span(s['judge'])} on {s['cases']} cases{f' from {code_span(source)}' if source else ''}, "
         f"{stamp}.",
+        "",
+        f"These figures come from {identity_line(evaluation.claims.attrs.get('judge'))}.",
         "",
         f"1. **Hallucination rate per answer:** {rate_line(r['hallucination rate'], 'answered cases')}."
         + (f" By the person's labels: {rate_line(r['hallucination rate by the person'], 'labeled answers')}."

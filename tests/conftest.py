@@ -14,6 +14,8 @@ from groundlab.cli import main
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"
 CASES = DATA / "grounded_cases.jsonl"
+#: The same questions answered by a second configuration of the assistant.
+CASES_B = DATA / "grounded_cases_b.jsonl"
 NOTES = DATA / "notes.jsonl"
 
 C06_ABSTAINS = "I can't find when the credit memo will arrive in the retrieved notes."

@@ -315,3 +315,24 @@ def test_evaluations_by_different_judges_are_refused(sample_cases):
     with pytest.raises(GroundlabError, match="judged by different judges"):
         compare(sample_cases, sample_cases, evaluations=(evaluate(sample_cases, "rules"),
                                                         evaluate(sample_cases, "lexical")))
+
+
+def test_the_documented_comparison_is_what_the_command_prints(cli, monkeypatch):
+    """docs/compare-and-gate.md shows `groundlab compare` on the sample set and its second
+    configuration; those figures are the command's (the judge's identity line aside, which moves
+    with groundlab's version and abstention phrases)."""
+    import re
+
+    from conftest import ROOT
+
+    doc = (ROOT / "docs" / "compare-and-gate.md").read_text(encoding="utf-8")
+    block = re.search(r"```\n\$ (groundlab compare [^\n]*)\n(.*?)```", doc, re.S)
+    command, shown = block.group(1).split(), block.group(2)
+    monkeypatch.chdir(ROOT)
+    code, out, err = cli(*command[1:])
+    assert code == 0, err
+
+    def figures(text):
+        return [line for line in text.splitlines() if not line.startswith("judge ")]
+
+    assert figures(out) == figures(shown)

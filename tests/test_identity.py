@@ -104,3 +104,31 @@ def test_identity_line_escapes_outside_text():
     assert "<b>" not in page and "<script>" not in page
     assert "<code>&lt;b&gt;m`x&lt;/b&gt;</code>" in page and "<code>&lt;script&gt;|_x_</code>" in page
     assert identity_line(None) == "judge unknown"
+
+
+def test_the_steering_report_names_the_judge_and_escapes_what_it_quotes(cli, sample_args, tmp_path):
+    """report.md and report.html (of score --report and of the workbook) carry the identity line; a
+    phrase or pattern holding markup shows as text."""
+    from groundlab.report import html_report, steering_report
+    from groundlab.workbook import claim_splitter, write_steering_report
+
+    hostile = "<script>alert(1)</script>|_x_"
+    splitter = claim_splitter(r"\[(\w+)\]<b>?", [hostile])
+    ev = evaluate(load_cases(CASES, NOTES), "rules", splitter=splitter)
+    text = steering_report(ev)
+    line = next(x for x in text.splitlines() if x.startswith("These figures come from "))
+    assert line == f"These figures come from {identity_line(ev.claims.attrs['judge'])}."
+    assert f"extra phrase `{hostile}`" in line and "citations `\\[(\\w+)\\]<b>?`" in line
+    page = html_report(text)
+    assert "<script>alert" not in page and "<b>?" not in page
+    assert "extra phrase <code>&lt;script&gt;alert(1)&lt;/script&gt;|_x_</code>" in page
+    assert "citations <code>\\[(\\w+)\\]&lt;b&gt;?</code>" in page
+    written = write_steering_report(ev, 1.0, tmp_path / "report.md")
+    assert line in (tmp_path / "report.md").read_text(encoding="utf-8") and len(written.paths) == 2
+    assert "These figures come from judge rules 1" in (tmp_path / "report.html").read_text(encoding="utf-8")
+    code, _, err = cli("score", *sample_args, "--judge", "lexical", "--abstention-phrase", hostile,
+                       "--report", tmp_path / "score.md")
+    assert code == 0, err
+    report = (tmp_path / "score.md").read_text(encoding="utf-8")
+    assert "These figures come from judge lexical 1 \u00b7 threshold 0.75 \u00b7 groundlab " in report
+    assert f"extra phrase `{hostile}`" in report

@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import CASES, NOTES, ROOT
+from conftest import CASES, CASES_B, NOTES, ROOT
 from messages_stub import KEY, messages_stub  # noqa: F401 (a fixture)
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
@@ -27,7 +27,7 @@ PARAMETER_LINE = re.compile(r"^[a-z_][a-z0-9_]*: [\w\[\], ]+ = .+  # \S.*$")
 
 def test_the_notebooks_are_there():
     assert [nb.name for nb in NOTEBOOKS] == ["01-groundedness.ipynb", "02-judge-agreement.ipynb",
-                                             "03-risk-report.ipynb", "04-labeling.ipynb"]
+                                             "03-risk-report.ipynb", "04-labeling.ipynb", "05-compare.ipynb"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -53,7 +53,8 @@ def test_notebook_hygiene(path):
     assert nb.metadata["kernelspec"]["name"] == "python3"
 
 
-@pytest.mark.parametrize("name", [nb.name for nb in NOTEBOOKS] + ["notes.jsonl", "grounded_cases.jsonl"])
+@pytest.mark.parametrize("name", [nb.name for nb in NOTEBOOKS] + ["notes.jsonl", "grounded_cases.jsonl",
+                                                                   "grounded_cases_b.jsonl"])
 def test_packaged_copies_match(name):
     """groundlab/data/ ships copies of data/ and notebooks/ so `groundlab run` works after pip install."""
     source = ROOT / ("notebooks" if name.endswith(".ipynb") else "data") / name
@@ -80,13 +81,14 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
     try:
         code, stdout, err = cli("run", "-p", "cases", c06_abstains.name, "--passages", NOTES, "--judge", "lexical",
                                 "--penalty", "3", "-p", "margin", "0.1", "-p", "judges", "lexical,rules",
-                                "--out", "out", "--notebooks", ROOT / "notebooks")
+                                "--cases-b", CASES_B, "--out", "out", "--notebooks", ROOT / "notebooks")
     finally:
         os.umask(old)
     out = tmp_path / "out"
     assert code == 0, err
     assert "groundlab run: judging 12 cases with lexical, rules\n" in err  # once, for every notebook
-    assert "groundlab run: 4 notebooks from " in err
+    assert f"groundlab run: judging 12 cases of {os.path.relpath(CASES_B, tmp_path)} with lexical\n" in err
+    assert "groundlab run: 5 notebooks from " in err and "skipped" not in err
     notes = os.path.relpath(NOTES, tmp_path)
     for k, nb in enumerate(NOTEBOOKS, 1):
         assert f"[{k}/{len(NOTEBOOKS)}] {nb.name}: done" in err
@@ -110,7 +112,11 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
         for cell in _figure_cells(executed):  # every chart shows in its cell, not only on disk
             assert any("image/png" in o.get("data", {}) for o in cell.outputs), (nb.name, cell.source)
             assert not any("PosixPath" in o.get("data", {}).get("text/plain", "") for o in cell.outputs)
-    assert len([c for nb in NOTEBOOKS for c in _figure_cells(out / nb.name)]) == 7
+    assert len([c for nb in NOTEBOOKS for c in _figure_cells(out / nb.name)]) == 8
+    for nb in NOTEBOOKS:  # every executed notebook records the judge behind its figures
+        pinned = nbformat.read(out / nb.name, as_version=4).metadata["groundlab"]
+        assert pinned["judge_identity"]["name"] == "lexical" and pinned["judge_identity"]["version"] == "1"
+        assert pinned["judge_line"].startswith("judge lexical 1 \u00b7 threshold 0.75 \u00b7 groundlab ")
     injected = next(c for c in _cells(out / "02-judge-agreement.ipynb")
                     if "injected-parameters" in c.metadata.get("tags", []))
     assert 'judges = ["lexical", "rules"]' in injected.source
@@ -126,8 +132,9 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
     assert "Outcomes: 5 correct, 3 abstained, 4 wrong" in report
     assert "on unanswerable questions 67% (2 of 3 unanswerable cases" in report
     assert "![What confident errors cost](figures/penalty_curve.png)" in report
+    assert "These figures come from judge lexical 1 \u00b7 threshold 0.75 \u00b7 groundlab " in report
     for name in ("confusion_matrix", "confusion_matrices", "judge_agreement", "verdict_split",
-                 "severity_split", "interval_width", "penalty_curve"):
+                 "severity_split", "interval_width", "penalty_curve", "compare"):
         assert (out / "figures" / f"{name}.png").stat().st_size > 10_000
         svg = (out / "figures" / f"{name}.svg").read_text(encoding="utf-8")
         assert "<text" in svg  # text stays text, editable in a slide tool
@@ -138,6 +145,22 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
     # the pages for people: no code, no local absolute path, no Python reprs, no script
     page = (out / "report.html").read_text(encoding="utf-8")
     assert page.count('<img src="data:image/png;base64,') == 3 and "@media print" in page
+    assert "<p>These figures come from judge lexical 1 \u00b7 threshold 0.75" in page
+    assert "These figures come from judge lexical 1" in (out / "01-groundedness.html").read_text(encoding="utf-8")
+
+    # notebook 05: the second configuration judged once, compared with the first
+    injected = next(c for c in _cells(out / "05-compare.ipynb") if "injected-parameters" in c.metadata.get("tags", []))
+    assert f'cases_b = "{os.path.relpath(CASES_B, tmp_path)}"' in injected.source
+    assert 'judged_file_b = "out/judged_b.pkl"' in injected.source and "passages_b" not in injected.source
+    compared = (out / "05-compare.html").read_text(encoding="utf-8")
+    for words in ("12 questions paired by id, both judged by <code>lexical</code>",
+                  "Verdicts from the run's shared results, each file judged once.",
+                  "These figures come from judge lexical 1",
+                  "hallucination rate: B hallucinates on as many of 7 answers given by both as A (A alone on 2, B "
+                  "alone on 2); the difference is +0.0 points, 95% range -45.3 to +45.3: could be noise, p = 1.00.",
+                  "abstention: B declines 1 more of 3 unanswerable questions",
+                  "differences are in points (B's rate minus A's)"):
+        assert words in compared, words
     for html_file in [out / "report.html"] + [out / nb.with_suffix(".html").name for nb in NOTEBOOKS]:
         text = html_file.read_text(encoding="utf-8")
         relative_root = os.path.relpath(ROOT, tmp_path)  # ../../../work/...: relative, as typed
@@ -153,8 +176,105 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
     for path in out.rglob("*"):  # written with the user's umask, not 0600
         if path.is_file():
             assert path.stat().st_mode & 0o777 == 0o640, path
-    assert stdout.startswith("wrote out/: 4 executed notebooks, 4 HTML copies, 7 figures (PNG and SVG), "
-                             "report.md, report.html.")
+    assert record["judge_identity"]["name"] == "lexical" and record["judge_line"] == pinned["judge_line"]
+    assert set(record["judge_identities"]) == {"lexical", "rules"} and "skipped" not in record
+    assert record["command"]["cases_b"] == os.path.relpath(CASES_B, tmp_path)
+    assert stdout == "wrote out/: 5 executed notebooks, 5 HTML copies, 8 figures (PNG and SVG), report.md, report.html.\n"
+
+
+HOSTILE_ID = "<img src=x onerror=alert(1)>"
+HOSTILE_QUESTION = '<script>alert("q")</script> **Who** | approves [x](javascript:alert(2))?'
+
+
+def _hostile_pair(folder: Path):
+    """Two configurations of a small set whose ids, questions and passages hold markup, with a case
+    on each side that the other lacks."""
+    passage = [{"id": "KB7", "text": "Refunds over 500 EUR are approved by the team lead."}]
+    good = "The team lead approves refunds over 500 EUR [KB7]."
+    bad = "The finance director approves refunds over 900 EUR [KB7]."
+    rows_a, rows_b = [], []
+    for k, (x, y) in enumerate([(bad, good), (bad, good), (good, bad), (good, good)]):
+        cid = HOSTILE_ID if k == 0 else f"q{k}"
+        question = HOSTILE_QUESTION if k == 0 else f"Who approves refunds for team {k}?"
+        rows_a.append({"id": cid, "question": question, "retrieved": passage, "answer": x, "answerable": True})
+        rows_b.append({"id": cid, "question": question, "retrieved": passage, "answer": y, "answerable": True})
+    rows_a.append({"id": "<b>only-a</b>", "question": "<i>Asked of A</i>?", "retrieved": passage, "answer": good})
+    rows_b.append({"id": "only-b`", "question": "<svg onload=alert(3)>", "retrieved": passage, "answer": good})
+    paths = []
+    for name, rows in (("a.jsonl", rows_a), ("b.jsonl", rows_b)):
+        paths.append(folder / name)
+        paths[-1].write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return paths
+
+
+def test_run_compares_two_configurations_and_escapes_what_they_hold(cli, tmp_path, monkeypatch):
+    """Notebook 05 run by groundlab run with two case files: its chart in its cell, the sentences, every
+    table, and markup in ids, questions, names and abstention phrases shown as text, never run."""
+    monkeypatch.chdir(tmp_path)
+    a, b = _hostile_pair(tmp_path)
+    folder = tmp_path / "nbs"
+    folder.mkdir()
+    shutil.copy(ROOT / "notebooks" / "05-compare.ipynb", folder)
+    code, stdout, err = cli("run", "--cases", a.name, "--cases-b", b.name, "--notebooks", folder, "--out", "out",
+                            "-p", "names", "<b>old</b>,new|x", "--abstention-phrase", "<script>nope</script>")
+    assert code == 0, err
+    out = tmp_path / "out"
+    assert "groundlab run: judging 5 cases of b.jsonl with rules" in err
+    assert stdout == "wrote out/: 1 executed notebook, 1 HTML copy, 1 figure (PNG and SVG).\n"
+    figure_cells = _figure_cells(out / "05-compare.ipynb")
+    assert len(figure_cells) == 1 and any("image/png" in o.get("data", {}) for o in figure_cells[0].outputs)
+    assert (out / "figures" / "compare.png").stat().st_size > 10_000
+    assert "<text" in (out / "figures" / "compare.svg").read_text(encoding="utf-8")
+    page = (out / "05-compare.html").read_text(encoding="utf-8")
+    lowered = page.lower()
+    for raw in ("<script>alert", "<img src=x", "<svg onload", "<b>old</b>", "<i>asked", "<b>only-a</b>",
+                "href=\"javascript", "<script>nope"):
+        assert raw not in lowered, raw
+    for shown in ("&lt;img src=x onerror=alert(1)&gt;",  # the id, in the question-by-question table
+                  '&lt;script&gt;alert("q")&lt;/script&gt; **Who** | approves [x](javascript:alert(2))?',
+                  "&lt;svg onload=alert(3)&gt;", "&lt;b&gt;only-a&lt;/b&gt;", "only-b`",  # one side only
+                  "<code>&lt;script&gt;nope&lt;/script&gt;</code>"):  # the judge's identity
+        assert shown in page, shown
+    # the plain-words sentences, with the names as written
+    assert "&lt;b&gt;old&lt;/b&gt;" in page and "new|x hallucinates on 1 fewer of 4 answers given by both" in page
+    assert "only in &lt;b&gt;old&lt;/b&gt;: 1 case (&lt;b&gt;only-a&lt;/b&gt;), left out" in page
+    pinned = nbformat.read(out / "05-compare.ipynb", as_version=4).metadata["groundlab"]
+    assert pinned["judge_identity"]["splitting"]["extra_abstention_phrases"] == ["<script>nope</script>"]
+
+
+def _quick_notebook(path: Path) -> Path:
+    return _notebook(path, [("code", 'cases: str = "cases.jsonl"  # the cases', ["parameters"]),
+                            ("code", 'print("ran", cases)', [])])
+
+
+def test_run_without_a_second_configuration_skips_notebook_05(cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "nbs"
+    _quick_notebook(folder / "01-quick.ipynb")
+    _quick_notebook(folder / "only" / "01-quick.ipynb")
+    shutil.copy(ROOT / "notebooks" / "05-compare.ipynb", folder)
+    code, stdout, err = cli("run", "--cases", CASES, "--passages", NOTES, "--notebooks", folder, "--out", "out")
+    assert code == 0, err
+    why = "it compares two configurations; give the second one's cases with --cases-b FILE"
+    assert f"groundlab run: 05-compare.ipynb skipped: {why}\n" in err
+    assert "groundlab run: 1 notebook from " in err and "05-compare.ipynb: running" not in err
+    assert stdout.endswith(f"05-compare.ipynb was skipped ({why}).\n")
+    assert not (tmp_path / "out" / "05-compare.ipynb").exists() and not (tmp_path / "out" / "judged_b.pkl").exists()
+    record = json.loads((tmp_path / "out" / "run.json").read_text(encoding="utf-8"))
+    assert record["status"] == "succeeded" and record["skipped"] == {"05-compare.ipynb": why}
+    # a parameter only the skipped notebook takes would do nothing: refused
+    code, stdout, err = cli("run", "--cases", CASES, "--passages", NOTES, "--notebooks", folder, "--out", "again",
+                            "-p", "pair_by", "question")
+    assert code == 2 and not stdout and not (tmp_path / "again").exists()
+    assert err == ("groundlab: -p pair_by is a parameter of 05-compare.ipynb only, which the run skips without a "
+                   "second configuration; add --cases-b FILE, or drop -p pair_by.\n")
+    code, stdout, err = cli("run", "--cases", CASES, "--passages", NOTES, "--cases-b", CASES_B, "--notebooks",
+                            tmp_path / "nbs" / "only", "--out", "again")
+    assert code == 2 and not (tmp_path / "again").exists()
+    assert "--cases-b gives a second configuration, but no notebook in " in err and "compares two" in err
+    (folder / "01-quick.ipynb").unlink()  # nothing left to run
+    code, stdout, err = cli("run", "--cases", CASES, "--passages", NOTES, "--notebooks", folder, "--out", "again")
+    assert code == 2 and "05-compare.ipynb compares two configurations and there is no other notebook to run" in err
 
 
 BROKEN = [
@@ -221,7 +341,22 @@ def test_run_refuses_mistakes_before_running(cli, tmp_path):
     taken = tmp_path / "taken"
     taken.mkdir()
     (taken / "mine.txt").write_text("keep", encoding="utf-8")
+    bad_b = tmp_path / "bad_b.jsonl"
+    lines = CASES_B.read_text(encoding="utf-8").splitlines()
+    bad_b.write_text("\n".join(lines[:2] + [lines[2].replace('"D01"', '"D99"')] + lines[3:]) + "\n", encoding="utf-8")
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({"id": "x1", "question": "?", "retrieved": ["D01"], "answer": "No."}) + "\n",
+                     encoding="utf-8")
     for argv, message in [
+        # the second configuration is checked as strictly as the first, before anything runs
+        (("--cases-b", tmp_path / "missing.jsonl", "--out", tmp_path / "f"), "missing.jsonl does not exist"),
+        (("--cases-b", bad_b, "--out", tmp_path / "f"), "bad_b.jsonl line 3 (case c03): retrieved passage 'D99'"),
+        (("--cases-b", other, "--out", tmp_path / "f"), "no case of A has a matching id in B (12 and 1 cases)"),
+        (("--passages-b", NOTES, "--out", tmp_path / "f"), "--passages-b names B's passages, but no --cases-b"),
+        (("--cases-b", CASES_B, "-p", "cases_b", CASES_B, "--out", tmp_path / "f"),
+         "--cases-b and -p cases_b both set cases_b"),
+        (("--cases-b", CASES_B, "-p", "pair_by", "text", "--out", tmp_path / "f"), "-p pair_by must be id or question"),
+        (("--cases-b", CASES_B, "-p", "names", "A,A", "--out", tmp_path / "f"), "-p names must be two different names"),
         (("--out", taken), "already exists and is not empty"),
         (("-p", "pnealty", "3", "--out", tmp_path / "a"), "no notebook has a parameter called 'pnealty'"),
         (("--judge", "nosuch", "--out", tmp_path / "b"), "there is no judge called 'nosuch'"),
@@ -302,7 +437,8 @@ def test_init_copies_the_notebooks(cli, tmp_path):
     assert code == 0, err
     for nb in NOTEBOOKS:
         assert filecmp.cmp(nb, tmp_path / "notebooks" / nb.name, shallow=False)
-    assert (tmp_path / "data" / "grounded_cases.jsonl").exists()
+    for name in ("grounded_cases.jsonl", "grounded_cases_b.jsonl", "notes.jsonl"):
+        assert filecmp.cmp(ROOT / "data" / name, tmp_path / "data" / name, shallow=False)
     code, _, err = cli("init", tmp_path)
     assert code == 2 and "--force" in err
 

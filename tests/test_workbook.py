@@ -245,3 +245,109 @@ def test_tables_escape_what_they_show():
         html = styled.to_html()
         assert "<script>" not in html and "<img" not in html
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "&lt;img src=x onerror=alert(1)&gt;" in html
+
+
+# ---------------------------------------------------------------- two configurations (notebook 05)
+
+
+def test_two_configurations_of_the_sample_set():
+    """The sample set against its second configuration: what the default notebook 05 shows."""
+    from conftest import CASES, CASES_B
+
+    compared = workbook.compare_files(CASES, CASES_B, NOTES, "rules")
+    m = compared.result.measures
+    assert m["hallucination_rate"].table == {"both": 1, "a_only": 3, "b_only": 2, "neither": 1}
+    assert m["abstention"].table == {"both": 1, "a_only": 0, "b_only": 2, "neither": 0}
+    assert m["false_abstention"].table == {"both": 0, "a_only": 1, "b_only": 1, "neither": 7}
+    assert {name: x.verdict for name, x in m.items()} == dict.fromkeys(m, "could be noise")
+    table = workbook.comparison_table(compared).set_index("measure")
+    assert table.loc["hallucination rate", ["A", "B", "B \u2212 A (points)", "95% range", "test", "pairs"]].tolist() == [
+        "4/7 = 57% (25%\u201384%)", "3/7 = 43% (16%\u201375%)", "-14.3", "-59.8 to +39.7", "McNemar exact, p = 1.00",
+        "7: A alone 3, B alone 2"]
+    assert table.loc["hallucination rate", "left out"] == "3 answered by A only; 1 answered by B only; 1 answered by neither"
+    assert table.loc["faithfulness", "pairs"] == "20 and 17 claims in 11 questions"
+    assert table.loc["faithfulness", "test"] == "clustered t, p = 0.36"
+    changed = workbook.changed_questions(compared).set_index("case")
+    assert changed["for B"].to_dict() == {"c02": "better", "c03": "worse", "c05": "better", "c06": "better",
+                                          "c07": "worse", "c08": "better", "c09": "worse", "c11": "better",
+                                          "c12": "better"}
+    assert changed.loc["c03", ["A", "B", "A: claims not backed", "B: claims not backed"]].tolist() == [
+        "correct", "wrong", "0 of 2", "1 of 2"]
+    outcomes_ = workbook.comparison_outcomes(compared, 3).set_index("configuration")
+    assert outcomes_[["right", "declined", "wrong", "score at penalty 3"]].values.tolist() == [[4, 2, 6, -14.0],
+                                                                                              [5, 4, 3, -4.0]]
+    assert workbook.one_sided_table(compared).empty
+    said = workbook.comparison_sentences(compared)._repr_markdown_()
+    assert said.startswith("- hallucination rate: B hallucinates on 1 fewer of 7 answers given by both \\(A alone on 3, "
+                           "B alone on 2\\)")
+    assert "  - left out: 3 answered by A only; 1 answered by B only; 1 answered by neither" in said
+    summary = compared._repr_markdown_()
+    assert "12 questions paired by id, both judged by `rules`." in summary
+    assert "These figures come from judge rules 1 \u00b7 threshold 0.75 \u00b7 groundlab " in summary
+
+
+def test_two_configurations_use_the_runs_shared_results_only_for_their_own_files(tmp_path):
+    from conftest import CASES, CASES_B
+
+    judged = {}
+    for side, cases in (("a", CASES), ("b", CASES_B)):
+        judged[side] = tmp_path / f"{side}.pkl"
+        workbook.save_judged(judged[side], workbook.compare_judges(load_cases(cases, NOTES), ["rules"]),
+                             workbook.judged_inputs(cases, NOTES))
+    shared = workbook.compare_files(CASES, CASES_B, NOTES, judged_file=judged["a"], judged_file_b=judged["b"])
+    here = workbook.compare_files(CASES, CASES_B, NOTES)
+    assert shared.result.to_dict() == here.result.to_dict()
+    assert shared.origin == "Verdicts from the run's shared results, each file judged once." and not here.origin
+    with pytest.raises(GroundlabError, match="was judged from other cases"):
+        workbook.compare_files(CASES, CASES_B, NOTES, judged_file=judged["b"], judged_file_b=judged["b"])
+
+
+def test_two_configurations_refuse_what_cannot_be_compared(tmp_path):
+    from conftest import CASES, CASES_B
+
+    for kwargs, message in [({"cases_b": ""}, "cases_b is empty"),
+                            ({"names": ["A", "A"]}, "names must be two different names"),
+                            ({"names": ["A"]}, "names must be two different names"),
+                            ({"pair_by": "text"}, "cases pair by id or question")]:
+        args = {"cases": CASES, "cases_b": CASES_B, "passages": NOTES, **kwargs}
+        with pytest.raises(GroundlabError, match=message):
+            workbook.compare_files(**args)
+
+
+def test_comparison_text_escapes_names_ids_and_questions(tmp_path):
+    import json
+
+    rows_a = [{"id": "<b>x</b>", "question": "<script>q</script>?", "retrieved": [{"id": "P1", "text": "Paid in 30 days."}],
+               "answer": "Paid in 30 days [P1]."}]
+    rows_b = [dict(rows_a[0], answer="Paid in 45 days [P1].")]
+    rows_b.append(dict(rows_a[0], id="only|b", question="[link](javascript:x)"))
+    paths = []
+    for name, rows in (("a.jsonl", rows_a), ("b.jsonl", rows_b)):
+        paths.append(tmp_path / name)
+        paths[-1].write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    compared = workbook.compare_files(*paths, names=["<i>old</i>", "new"])
+    said = workbook.comparison_sentences(compared)._repr_markdown_() + compared._repr_markdown_()
+    assert "<i>" not in said and "&lt;i&gt;old&lt;/i&gt;" in said and "only\\|b" in said
+    for frame in (workbook.changed_questions(compared), workbook.one_sided_table(compared),
+                  workbook.comparison_table(compared)):
+        page = workbook.table(frame).to_html()
+        assert "<script>" not in page and "<b>x" not in page and "<i>old" not in page
+    assert "&lt;script&gt;q&lt;/script&gt;?" in workbook.table(workbook.changed_questions(compared)).to_html()
+    assert workbook.one_sided_table(compared).values.tolist() == [["new", "only|b", "[link](javascript:x)"]]
+
+
+def test_judge_line_names_every_judge_and_escapes_outside_text(sample_cases):
+    from groundlab.compare import compare
+
+    ev = evaluate(sample_cases, "lexical")
+    assert workbook.judge_line(ev)._repr_markdown_().startswith("These figures come from judge lexical 1 \u00b7 ")
+    both = workbook.judge_line(workbook.compare_judges(sample_cases, ["lexical", "rules"]))._repr_markdown_()
+    assert both.startswith("These figures come from:\n\n- judge lexical 1") and "\n- judge rules 1" in both
+    assert workbook.judge_line(compare(sample_cases, sample_cases))._repr_markdown_().startswith(
+        "These figures come from judge rules 1")
+    hostile = {"name": "llm", "version": "1", "model": "<img src=x onerror=alert(1)>", "groundlab": "0.1.0"}
+    line = workbook.judge_line(hostile)._repr_markdown_()
+    assert line == "These figures come from judge llm 1 \u00b7 model `<img src=x onerror=alert(1)>` \u00b7 groundlab 0.1.0."
+    assert workbook.judge_line(None)._repr_markdown_() == "These figures come from judge unknown."
+    with pytest.raises(GroundlabError, match="judge_line takes a judged result"):
+        workbook.judge_line(3)

@@ -85,19 +85,13 @@ def comparison_text(result) -> str:
         rows.append([LABELS[name], _cell(m.a), _cell(m.b), points(m.difference),
                      f"{points(m.low)} to {points(m.high)}", f"{p_text(m.p_value)} ({test})"])
     lines = [head, identity_text(result.judge_identity), "", table(rows), ""]
-    for name, m in result.measures.items():
-        lines.append(f"{LABELS[name]}: {m.sentence()}")
-        left = "; ".join(f"{n} {why}" for why, n in m.left_out.items() if n)
-        if left:
-            lines.append(f"  left out: {left}")
-        if name == "faithfulness":
-            lines.append("  (claims do not pair across the two sides: the range takes each question's claims on both "
-                         "sides as one cluster, and p is that fit's Wald test, not McNemar)")
+    for sentence, notes in result.explained():
+        lines.append(sentence)
+        lines += [f"  {note}" for note in notes]
     one_sided = result.one_sided()
     if one_sided:
         lines += [""] + one_sided
-    lines.append("differences are in points (B's rate minus A's); ranges are 95%: Newcombe's paired interval, "
-                 "and for faithfulness the cluster-robust one.")
+    lines.append(result.reading())
     return "\n".join(lines)
 
 

@@ -6,7 +6,7 @@ import argparse
 import shutil
 import sys
 from pathlib import Path
-from typing import Dict
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..records import GroundlabError
 from .common import emit, input_paths
@@ -23,6 +23,11 @@ def add_commands(sub) -> None:
     p = sub.add_parser("run", help="run the notebooks (papermill) into a new report folder: notebooks, HTML, "
                                    "figures, report.md and report.html")
     claim_options(input_options(p))
+    g = p.add_argument_group("a second configuration, to compare with the first (notebook 05)")
+    g.add_argument("--cases-b", metavar="FILE",
+                   help="the answers of a second configuration (another prompt, model or retriever) to the same "
+                        "questions; notebook 05 compares them with --cases (without it, notebook 05 is skipped)")
+    g.add_argument("--passages-b", metavar="FILE", help="B's passages, when they are another file than --passages")
     p.add_argument("--judge", metavar="NAME", help="the judge the notebooks use (default: each notebook's own, rules)")
     p.add_argument("--penalty", type=number, metavar="P",
                    help="what a wrong answer costs, in correct answers (default: the notebooks' own, 1)")
@@ -39,7 +44,7 @@ def add_commands(sub) -> None:
     p.set_defaults(func=cmd_run)
 
 
-SAMPLE_FILES = ("notes.jsonl", "grounded_cases.jsonl")
+SAMPLE_FILES = ("notes.jsonl", "grounded_cases.jsonl", "grounded_cases_b.jsonl")
 
 
 def cmd_init(args: argparse.Namespace) -> int:
@@ -72,7 +77,8 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 
 #: ``groundlab run`` options that set a notebook parameter, which ``-p NAME VALUE`` may set instead.
-RUN_OPTIONS = {"cases": "--cases", "passages": "--passages", "judge": "--judge", "penalty": "--penalty"}
+RUN_OPTIONS = {"cases": "--cases", "passages": "--passages", "judge": "--judge", "penalty": "--penalty",
+               "cases_b": "--cases-b", "passages_b": "--passages-b"}
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -91,6 +97,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     from ..outputs import FAILED_FILE, RUN_FILE, Claim, claim_folder, new_run_folder
     from ..evaluate import split_cases
+    from ..identity import identity_text
     from ..workbook import claim_splitter, compare_judges, judged_inputs, save_judged
 
     # Check everything that can be checked before anything runs or is written, so a mistake is
@@ -104,7 +111,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         seen.add(name)
         if name in options:
             raise GroundlabError(f"{options[name]} and -p {name} both set {name}; give it once.")
-        if name in ("cases", "passages", "judge"):  # -p cases X is --cases X
+        if name in ("cases", "passages", "judge", "cases_b", "passages_b"):  # -p cases X is --cases X
             setattr(args, name, value)
         else:
             parameters[name] = parse_value(value)
@@ -125,6 +132,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     check_values({k: v for k, v in parameters.items() if k == "judge" or k in options}, options)
     notebooks = find_notebooks(Path(args.notebooks) if args.notebooks else None)
     check_parameter_names(notebooks, [name for name, _ in args.parameter])
+    cases_b, passages_b = _second_configuration(args, passages)
+    notebooks, skipped = _without_second_configuration(notebooks, cases_b, [name for name, _ in args.parameter])
+    if cases_b:
+        parameters["cases_b"] = cases_b
+        if args.passages_b is not None:
+            parameters["passages_b"] = passages_b
     abstention = parameters.get("abstention_phrases") or []
     splitter = claim_splitter(parameters.get("citation_pattern") or "",
                               abstention if isinstance(abstention, list) else [str(abstention)],
@@ -133,11 +146,15 @@ def cmd_run(args: argparse.Namespace) -> int:
                                      "--abstention-phrase" if args.abstention_phrase else "-p abstention_phrases"))
     loaded = load_cases(cases, passages)  # as `groundlab check` reads them: every field, every passage id
     split_cases(loaded, splitter)  # and one label per claim
+    loaded_b = None
+    if cases_b:  # the second configuration is read, checked and paired as strictly
+        loaded_b = load_cases(cases_b, passages_b)
+        split_cases(loaded_b, splitter)
     filled = parameters.get("filled_sheet")
     if filled and str(filled).strip() and not Path(str(filled)).is_file():
         raise GroundlabError(f"-p filled_sheet {filled} does not exist; give the labeling sheet as people "
                              "filled it, or leave filled_sheet out.")
-    inputs = [cases, passages, filled] + [str(nb) for nb in notebooks]
+    inputs = [cases, passages, filled, cases_b, passages_b] + [str(nb) for nb in notebooks]
     claim = None
     if args.out:
         out = Path(args.out)
@@ -151,40 +168,67 @@ def cmd_run(args: argparse.Namespace) -> int:
             if folder.exists():
                 break
         reserved = ([nb.name for nb in notebooks] + [nb.with_suffix(".html").name for nb in notebooks]
-                    + ["report.md", "report.html", "figures", "labeling", JUDGED_FILE, RUN_FILE, FAILED_FILE])
+                    + ["report.md", "report.html", "figures", "labeling", JUDGED_FILE, JUDGED_FILE_B, RUN_FILE,
+                       FAILED_FILE])
         claim = claim_folder(out, args.force, reserved, inputs)
     defaults = {name: declared_default(nb, name) for nb in notebooks for name in ("judge",)
                 if declared_default(nb, name) is not None}
     probe = plan_parameters(notebooks, parameters, Path("reports") / "new")  # values as the notebooks get them
     check_values({name: value for plan in probe.values() for name, value in plan.items() if name != "judge"},
                  options)
+    if loaded_b is not None:
+        from ..compare import pair_cases
+
+        pairing = {name: value for plan in probe.values() for name, value in plan.items()
+                   if name in ("pair_by", "names")}
+        pair_cases(loaded, loaded_b, str(pairing.get("pair_by", "id")),
+                   tuple(pairing.get("names") or ("A", "B")))  # type: ignore[arg-type]
 
     # One judged result for every notebook of the run: each judge judges the cases once, here.
-    judges = judges_to_run(notebooks, parameters)
+    # The second configuration's cases likewise, for the notebook that compares.
     main = str(parameters.get("judge", defaults.get("judge", "")))
-    if judges:
-        print(f"groundlab run: judging {plural(len(loaded), 'case', 'cases')} with {', '.join(judges)}",
+    judged_here = {}
+    for label, these, shared in (("", loaded, "judged_file"), ("B: ", loaded_b, "judged_file_b")):
+        judges = judges_to_run(notebooks, parameters, shared) if these is not None else []
+        if not judges:
+            continue
+        which = f" of {relative(cases_b)}" if label else ""
+        print(f"groundlab run: judging {plural(len(these), 'case', 'cases')}{which} with {', '.join(judges)}",
               file=sys.stderr)
-        comparison = compare_judges(loaded, judges, splitter)
+        comparison = compare_judges(these, judges, splitter)
         if main in comparison.unavailable:  # the judge every notebook reports on judged nothing
-            raise GroundlabError(comparison.unavailable[main].rstrip(".") + ".")
+            raise GroundlabError(label + comparison.unavailable[main].rstrip(".") + ".")
+        judged_here[shared] = comparison
 
-    folder = (claim or Claim(new_run_folder("reports"), [])).take(
-        {"cases": relative(cases), "passages": relative(passages) if passages else "",
-         "parameters": {k: v for k, v in args.parameter}})
+    command = {"cases": relative(cases), "passages": relative(passages) if passages else "",
+               "parameters": {k: v for k, v in args.parameter}}
+    if cases_b:
+        command.update(cases_b=relative(cases_b), passages_b=relative(passages_b) if passages_b else "")
+    folder = (claim or Claim(new_run_folder("reports"), [])).take(command)
     out = folder.path
-    if judges:
-        judged = out / JUDGED_FILE
-        save_judged(judged, comparison, judged_inputs(cases, passages, parameters.get("citation_pattern") or "",
-                                                      parameters.get("abstention_phrases") or []))
-        parameters["judged_file"] = judged
+    claim_settings = (parameters.get("citation_pattern") or "", parameters.get("abstention_phrases") or [])
+    for shared, comparison in judged_here.items():
+        b_side = shared == "judged_file_b"
+        judged = out / (JUDGED_FILE_B if b_side else JUDGED_FILE)
+        save_judged(judged, comparison, judged_inputs(cases_b if b_side else cases, passages_b if b_side else passages,
+                                                      *claim_settings))
+        parameters[shared] = judged
     plans = plan_parameters(notebooks, parameters, out)
+    identities = judge_identities(judged_here.values())
+    if identities:
+        folder.write_record(judge_identity=identities.get(main), judge_line=identity_text(identities.get(main)),
+                            judge_identities=identities)
+    if skipped:
+        folder.write_record(skipped=skipped)
     shown = args.out or relative(out)
+    for name, why in skipped.items():
+        print(f"groundlab run: {name} skipped: {why}", file=sys.stderr)
     print(f"groundlab run: {plural(len(notebooks), 'notebook', 'notebooks')} from {notebooks[0].parent} "
           f"into {shown}", file=sys.stderr)
     try:
         result = run_notebooks(notebooks, out, plans, shown=shown,
-                               progress=lambda line: print(line, file=sys.stderr))
+                               progress=lambda line: print(line, file=sys.stderr),
+                               metadata=notebook_identities(notebooks, plans, identities))
     except NotebookFailed as exc:
         folder.finish("failed", {"notebook": exc.notebook, "cell": exc.cell, "message": str(exc)},
                       message=f"This run failed: {exc}")
@@ -202,9 +246,75 @@ def cmd_run(args: argparse.Namespace) -> int:
         parts.append("report.md")
     if (out / "report.html").exists():
         parts.append("report.html")
-    emit(f"wrote {shown.rstrip('/')}/: " + ", ".join(parts) + ".")
+    emit(f"wrote {shown.rstrip('/')}/: " + ", ".join(parts) + "."
+         + "".join(f" {name} was skipped ({why})." for name, why in skipped.items()))
     return 0
+
+
+def _second_configuration(args: argparse.Namespace, passages: Optional[str]) -> Tuple[str, Optional[str]]:
+    """The second configuration's cases and passages (``--cases-b``, ``--passages-b``); ``""`` and
+    ``None`` without one. B's passages default to A's."""
+    if args.passages_b is not None and not args.cases_b:
+        raise GroundlabError("--passages-b names B's passages, but no --cases-b gives B's cases; add --cases-b FILE "
+                             "or drop --passages-b.")
+    if not args.cases_b:
+        return "", None
+    return str(args.cases_b), (str(args.passages_b) if args.passages_b else passages)
+
+
+def _without_second_configuration(notebooks: List[Path], cases_b: str,
+                                  given: Sequence[str]) -> Tuple[List[Path], Dict[str, str]]:
+    """The notebooks to run: without a second cases file, the ones that compare two configurations
+    are skipped (each named with why). A ``-p`` parameter only they take is refused, since it would
+    do nothing."""
+    from ..notebooks import SECOND_CASES, notebook_parameters
+
+    comparing = [nb for nb in notebooks if SECOND_CASES in notebook_parameters(nb)]
+    if cases_b:
+        if not comparing:
+            raise GroundlabError(f"--cases-b gives a second configuration, but no notebook in {notebooks[0].parent} "
+                                 "compares two (05-compare does); drop --cases-b, or run the workbook's notebooks.")
+        return notebooks, {}
+    kept = [nb for nb in notebooks if nb not in comparing]
+    if not comparing:
+        return notebooks, {}
+    names = ", ".join(nb.name for nb in comparing)
+    if not kept:
+        raise GroundlabError(f"{names} compare{'s' * (len(comparing) == 1)} two configurations and there is no other "
+                             "notebook to run; give the second one's cases with --cases-b FILE.")
+    for name in given:
+        if not any(name in notebook_parameters(nb) for nb in kept):
+            raise GroundlabError(f"-p {name} is a parameter of {names} only, which the run skips without a second "
+                                 "configuration; add --cases-b FILE, or drop -p " + name + ".")
+    return kept, {nb.name: "it compares two configurations; give the second one's cases with --cases-b FILE"
+                  for nb in comparing}
+
+
+def judge_identities(comparisons) -> Dict[str, Dict]:
+    """The identity of every judge the run judged with, by name."""
+    out: Dict[str, Dict] = {}
+    for comparison in comparisons:
+        for name, ev in comparison.evaluations.items():
+            identity = ev.claims.attrs.get("judge")
+            if identity is not None:
+                out.setdefault(name, identity)
+    return out
+
+
+def notebook_identities(notebooks: Sequence[Path], plans: Dict, identities: Dict[str, Dict]) -> Dict[Path, Dict]:
+    """Per notebook, what its metadata records: the identity of the judge it reports on."""
+    from ..identity import identity_text
+    from ..notebooks import declared_default
+
+    out = {}
+    for nb in notebooks:
+        name = plans[nb].get("judge", declared_default(nb, "judge"))
+        if name in identities:
+            out[nb] = {"judge_identity": identities[name], "judge_line": identity_text(identities[name])}
+    return out
 
 
 #: The run's judged result, shared by its notebooks (``judged_file``).
 JUDGED_FILE = "judged.pkl"
+#: The second configuration's judged result, for the notebook that compares (``judged_file_b``).
+JUDGED_FILE_B = "judged_b.pkl"
