@@ -426,13 +426,29 @@ def passage_table(passages: Union[PathLike, Mapping[str, Passage], None]) -> Tup
     return load_passages(passages), _display(passages)
 
 
+def load_cases_with_records(path: PathLike, passages: Union[PathLike, Mapping[str, Passage], None] = None
+                            ) -> Tuple[List[Case], List[dict]]:
+    """:func:`load_cases` of a cases file, and the JSON objects of its lines as written, from one
+    read: standard input or a pipe can be read only once."""
+    table, passages_name = passage_table(passages)
+    records: List[dict] = []
+    with paused_gc():
+        cases = [case for _, case in iter_cases(path, table, passages_name, records=records)]
+    if not cases:
+        raise InputError(empty_cases_message(path))
+    return cases, records
+
+
 def iter_cases(path: PathLike, table: Optional[Mapping[str, Passage]], passages_name: str,
-               span: Optional[Span] = None) -> Iterator[Tuple[int, Case]]:
+               span: Optional[Span] = None, records: Optional[List[dict]] = None) -> Iterator[Tuple[int, Case]]:
     """``(line number, case)`` for each case of ``path`` (or of a ``span`` of it), checked;
-    an :class:`InputError` carries the ``line`` it stopped at."""
+    an :class:`InputError` carries the ``line`` it stopped at. ``records``, when given, gets each
+    line's JSON object as written."""
     seen: Dict[str, int] = {}
     name = _display(path)
     for number, obj in iter_jsonl(path, "cases", span):
+        if records is not None:
+            records.append(obj)
         source = f"{name} line {number}"
         try:
             case = _case(obj, source, table, passages_name)

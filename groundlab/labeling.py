@@ -43,7 +43,7 @@ import pandas as pd
 
 from .claims import ClaimSplitter
 from .evaluate import claim_pairs, judge_pairs, split_cases
-from .io import PathLike, check_output, iter_jsonl, load_cases, plural, read_csv, write_atomic
+from .io import PathLike, check_output, load_cases, load_cases_with_records, plural, read_csv, write_atomic
 from .judges import Judge, get_judge, nothing_judged
 from .records import VERDICTS, Case, GroundlabError, InputError, Passage
 
@@ -543,8 +543,7 @@ def import_labels(sheet_path: PathLike, cases_path: PathLike, out: PathLike, *, 
     """
     check_output(out, force, [sheet_path, cases_path])
     splitter = splitter or ClaimSplitter()
-    records = [obj for _, obj in iter_jsonl(cases_path, "cases")]
-    cases = load_cases(cases_path, _AnyPassage())
+    cases, records = load_cases_with_records(cases_path, _AnyPassage())  # one read: the cases may come from a pipe
     found, rows = read_labels(sheet_path, cases, splitter=splitter, partial=partial)
     claims = {case.id: splitter.split(case.id, case.answer).claims for case in cases}
     new_records, report = apply_labels(records, cases, found, claims)

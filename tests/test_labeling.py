@@ -5,13 +5,16 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
 from groundlab import GroundlabError, load_cases
 from groundlab.labeling import SHEET_COLUMNS, fill_labels, read_sheet, sheet_frame, work_dir, write_sheet
 
-from conftest import CASES, NOTES
+from conftest import CASES, NOTES, ROOT
 
 
 def records(path):
@@ -333,3 +336,14 @@ def test_work_dir(tmp_path):
     assert work_dir(tmp_path / "a" / "b").is_dir()
     with pytest.raises(GroundlabError, match="work_dir is empty"):
         work_dir("")  # a round's folder is kept: no temporary folder left behind
+
+
+def test_label_import_reads_the_cases_from_standard_input(tmp_path, unlabeled, sheet):
+    """The cases file is read once, so it may come through a pipe: the same labels as from the file."""
+    filled = save_rows(tmp_path / "filled.csv", fill(read_rows(sheet), SAMPLE_LABELS))
+    out = tmp_path / "labeled.jsonl"
+    proc = subprocess.run([sys.executable, "-m", "groundlab", "label", "import", str(filled), "--cases", "-",
+                           "--out", str(out)], input=unlabeled.read_bytes(), capture_output=True, cwd=ROOT,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert proc.returncode == 0, proc.stderr
+    assert records(out) == records(CASES)
