@@ -78,6 +78,10 @@ day week month year quarter hour minute second time percent cent euro dollar pou
 order invoice line person approver signature supplier vendor customer document page step reminder
 payment delivery shipment pallet box case copy week month year working business calendar full extra
 additional more single further appointment visit service user account
+approval reviewer manager owner signer release level stage round attempt request ticket license licence
+seat device location site plant warehouse store branch office address field record entry option reason
+condition rule exception warning error click call email letter notice batch run cycle shift slot session
+transfer refund credit charge fee rate
 """.split())
 
 _AMOUNT = (r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:\.\d{3})+,\d+|\d{1,3}(?:[\u00a0\u202f ]\d{3})+(?![\d.,]\d)"

@@ -42,7 +42,11 @@ they this those to up was we were what when which while who why will with yes yo
 
 NEGATIONS: FrozenSet[str] = frozenset({"not", "cannot", "never", "no"})
 
-_WORD = re.compile(r"[a-z][a-z'\-]*")
+# A letter of any script, then letters, ' or -: "résumé" and "müssen" are words, not pieces.
+_WORD = re.compile(r"[^\W\d_][^\W\d_'\-]*(?:['\-][^\W\d_]+)*['\-]?")
+# Scripts written without spaces (Chinese, Japanese, Korean): a run of their characters is read as
+# its overlapping pairs of characters, so a claim is compared piece by piece, not as one long word.
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 # "No. 256" numbers something; it negates nothing.
 _NUMBER_MARKER = re.compile(r"\bnos?\.\s*(?=\d)")
 
@@ -56,6 +60,11 @@ def content_words(text: str) -> Tuple[Dict[str, str], bool]:
     if "no" in lowered:
         lowered = _NUMBER_MARKER.sub(" ", lowered)
     for surface in _WORD.findall(lowered):
+        if _CJK.search(surface):
+            for run in _CJK.findall(surface):
+                for k in range(max(1, len(run) - 1)):
+                    words.setdefault(run[k:k + 2], run[k:k + 2])
+            continue
         word = surface.rstrip("'-")
         if word in NEGATIONS or word.endswith("n't"):
             negated = True
