@@ -9,6 +9,7 @@ import pytest
 
 import groundlab
 from groundlab import GroundlabError, Passage, evaluate, guard, guard_outcomes, load_cases
+from groundlab import workbook
 from groundlab.claims import ClaimSplitter
 from groundlab.guard import DEFAULT_NOTICE, as_passages, judge_object
 from groundlab.numbers import mentions
@@ -324,6 +325,21 @@ def test_guard_outcomes_over_unlabeled_answers_leave_the_labeled_measures_undefi
     frame = guard_outcomes(evaluate(stripped, "rules"))
     assert (frame.loc[frame["over"].str.contains("person"), "total"] == 0).all()
     assert frame.loc[frame["total"] == 0, "rate"].isna().all()
+
+
+def test_guard_tables_for_the_notebook_escape_what_they_show(sample_cases, tmp_path):
+    table = workbook.guard_outcome_table(guard_outcomes(evaluate(sample_cases, "rules")))
+    assert list(table.columns) == ["measure", "counted over", "flag", "hide", "route"]
+    assert table.loc[3, "flag"] == "1/14 = 7% (1%\u201331%)" and table.loc[4, "route"] == "1/5 = 20% (4%\u201362%)"
+    examples = workbook.guard_examples(sample_cases)
+    assert list(examples["case"]) == ["c02", "c05", "c06", "c08", "c10", "c11"]
+    c05 = examples.set_index("case").loc["c05"]
+    assert c05["person"] == "every claim supported" and c05["sent to a person"] == "route"
+    assert examples.set_index("case").loc["c02", "sent to a person"] == "flag, hide, route"
+    hostile = [type(c)(c.id, c.question, c.retrieved, c.answer + " <img src=x onerror=alert(1)>", c.answerable,
+                       None, c.source) for c in sample_cases[:1]]
+    html = workbook.table(workbook.guard_examples(hostile, every=True)).to_html()
+    assert "<img" not in html and "&lt;img src=x onerror=alert(1)&gt;" in html
 
 
 def test_rewrite_shows_judged_claims_in_another_mode_without_judging_again():
