@@ -43,7 +43,7 @@ def add_commands(sub) -> None:
                    help=f"hide: stands in for hidden sentences (default: {DEFAULT_NOTICE!r})")
     p.add_argument("--judge", default=DEFAULT_JUDGE, metavar="NAME",
                    help="; ".join(f"{k}: {v}" for k, v in describe_judges().items())
-                        + ". rules and lexical take about a millisecond an answer; llm waits for one request an "
+                        + ". rules and lexical take 0.3 to 3 ms an answer; llm waits for one request an "
                           "answer, and a claim it cannot judge is flagged")
     p.add_argument("--max-record-bytes", type=positive_int, default=MAX_RECORD_BYTES, metavar="N",
                    help=f"a longer line is answered with an error and skipped (default: {MAX_RECORD_BYTES:,})")
