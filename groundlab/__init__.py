@@ -9,6 +9,7 @@
 from .claims import ClaimSplitter, DEFAULT_ABSTENTION_PHRASES, DEFAULT_CITATION_PATTERN
 from .evaluate import Evaluation, evaluate, split_cases
 from .io import load_cases, load_passages, sample_path
+from .guard import GuardResult, guard, guard_outcomes
 from .judges import DEFAULT_JUDGE, get_judge, judge_names
 from .metrics import (
     Agreement,
@@ -40,7 +41,7 @@ __all__ = [
     "InputError", "Passage", "Rate", "VERDICTS", "Verdict", "abstention_rate", "accuracy_score",
     "agreement", "answers_needed", "citation_precision", "citation_problems", "citation_recall",
     "citations_undecided", "cohens_kappa", "disagreements", "evaluate", "faithfulness",
-    "false_abstention_rate", "get_judge", "hallucination_rate", "interval_half_width", "judge_names", "load_cases",
+    "false_abstention_rate", "get_judge", "guard", "GuardResult", "guard_outcomes", "hallucination_rate", "interval_half_width", "judge_names", "load_cases",
     "load_passages", "outcomes", "penalty_for_confidence", "risk_weighted_score", "sample_path",
     "split_cases", "verdict_counts", "wilson_interval",
 ]
