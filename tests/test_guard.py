@@ -92,12 +92,15 @@ def test_a_refusal_and_a_heading_are_never_touched():
 
 def test_cjk_marker_follows_the_full_width_stop_without_a_space():
     passages = ["订单 4500017311 因数量差异被冻结。"]
-    answer = "订单 4500017312 被冻结 [1]。请联系采购员。"
+    answer = "订单 4500017312 被冻结 [1]。订单因数量差异被冻结。"
     result = guard("订单为什么被冻结？", passages, answer)
-    assert result.text == "订单 4500017312 被冻结 [1]。\u26a0请联系采购员。"
+    assert result.text == "订单 4500017312 被冻结 [1]。\u26a0订单因数量差异被冻结。"
     assert result.flagged[0].verdict == "contradicted" and "4500017312" in result.flagged[0].reason
     _spans_map(result, answer)
-    assert guard("订单为什么被冻结？", passages, answer, mode="hide").text == DEFAULT_NOTICE + "请联系采购员。"
+    assert guard("订单为什么被冻结？", passages, answer, mode="hide").text == DEFAULT_NOTICE + "订单因数量差异被冻结。"
+    # a sentence the passage does not hold is flagged too: read as pairs of characters, not passed unread
+    other = guard("订单为什么被冻结？", passages, "订单因数量差异被冻结。请联系采购员。")
+    assert other.text == "订单因数量差异被冻结。请联系采购员。\u26a0" and other.flagged[0].verdict == "unsupported"
 
 
 # ---------------------------------------------------------------- hide
