@@ -158,15 +158,19 @@ class _Piece:
 
     def __init__(self, text: str, one_sentence: bool) -> None:
         found = mentions(text)
-        words, _ = content_words(_without_numbers(text, found))
-        self.words = frozenset(words)
         self.numbers = _Numbers(found)
-        parts = [text] if one_sentence else split_sentences(text)
+        if one_sentence:
+            words, negated = content_words(_without_numbers(text, found))
+            self.words = frozenset(words)
+            self.sentences = ((self.words, negated, text),)
+            return
         sentences = []
-        for sentence in parts:
+        for sentence in split_sentences(text):
             sw, neg = content_words(_without_numbers(sentence, mentions(sentence)))
             sentences.append((frozenset(sw), neg, sentence))
         self.sentences = tuple(sentences)
+        # Words never straddle sentences: the passage's words are its sentences' words, read once.
+        self.words = frozenset().union(*(s[0] for s in sentences))
 
 
 class _Context:
