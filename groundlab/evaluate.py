@@ -27,7 +27,7 @@ from ._gc import paused_gc
 from .claims import ClaimSplitter, Split, shorten
 from .io import (PathLike, Span, duplicate_id_message, empty_cases_message, iter_cases, load_cases,
                  passage_table, split_file)
-from .judges import Judge, Pair, get_judge
+from .judges import DEFAULT_JUDGE, Judge, Pair, get_judge
 from .parallel import can_fork, in_workers
 from .records import Case, Evidence, InputError, Passage, Verdict
 
@@ -86,7 +86,7 @@ def label_count_message(case: Case, split: Split, splitter: ClaimSplitter) -> st
 
 def evaluate(
     cases: Sequence[Case],
-    judge: Union[str, Judge] = "rules",
+    judge: Union[str, Judge] = DEFAULT_JUDGE,
     *,
     splitter: Optional[ClaimSplitter] = None,
     progress: Union[bool, Callable[[int], None]] = False,
@@ -101,7 +101,7 @@ def evaluate(
     >>> from groundlab import load_cases, sample_path
     >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")))
     >>> ev.claims.verdict.value_counts().to_dict()
-    {'supported': 13, 'unsupported': 4, 'contradicted': 3}
+    {'supported': 14, 'contradicted': 3, 'unsupported': 3}
     """
     judge = get_judge(judge) if isinstance(judge, str) else judge
     splitter = splitter or ClaimSplitter()
@@ -204,7 +204,7 @@ PARALLEL_MIN_BYTES = 5_000_000
 def evaluate_file(
     cases: PathLike,
     passages: Union[PathLike, Mapping[str, Passage], None] = None,
-    judge: Union[str, Judge] = "rules",
+    judge: Union[str, Judge] = DEFAULT_JUDGE,
     *,
     splitter: Optional[ClaimSplitter] = None,
     workers: int = 1,

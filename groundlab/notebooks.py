@@ -36,7 +36,8 @@ NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"
 
 #: Parameters that name a file or folder: made absolute, so they mean what they meant where the
 #: command was typed (an empty one stays empty: "none").
-PATH_PARAMETERS = ("cases", "passages", "figures_dir", "report", "work_dir", "filled_sheet", "judged_file")
+PATH_PARAMETERS = ("cases", "passages", "figures_dir", "report", "work_dir", "filled_sheet", "judged_file",
+                   "judge_config")
 
 #: The nbconvert template of the HTML copies (``groundlab/data/templates/groundlab``).
 HTML_TEMPLATE = "groundlab"

@@ -110,7 +110,7 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
         for cell in _figure_cells(executed):  # every chart shows in its cell, not only on disk
             assert any("image/png" in o.get("data", {}) for o in cell.outputs), (nb.name, cell.source)
             assert not any("PosixPath" in o.get("data", {}).get("text/plain", "") for o in cell.outputs)
-    assert len([c for nb in NOTEBOOKS for c in _figure_cells(out / nb.name)]) == 7
+    assert len([c for nb in NOTEBOOKS for c in _figure_cells(out / nb.name)]) == 8
     injected = next(c for c in _cells(out / "02-judge-agreement.ipynb")
                     if "injected-parameters" in c.metadata.get("tags", []))
     assert 'judges = ["lexical", "rules"]' in injected.source
@@ -126,7 +126,7 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
     assert "Outcomes: 5 correct, 3 abstained, 4 wrong" in report
     assert "on unanswerable questions 67% (2 of 3 unanswerable cases" in report
     assert "![What confident errors cost](figures/penalty_curve.png)" in report
-    for name in ("confusion_matrix", "confusion_matrices", "judge_agreement", "verdict_split",
+    for name in ("confusion_matrix", "confusion_matrices", "judge_agreement", "judge_roc", "verdict_split",
                  "severity_split", "interval_width", "penalty_curve"):
         assert (out / "figures" / f"{name}.png").stat().st_size > 10_000
         svg = (out / "figures" / f"{name}.svg").read_text(encoding="utf-8")
@@ -153,7 +153,7 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
     for path in out.rglob("*"):  # written with the user's umask, not 0600
         if path.is_file():
             assert path.stat().st_mode & 0o777 == 0o640, path
-    assert stdout.startswith("wrote out/: 4 executed notebooks, 4 HTML copies, 7 figures (PNG and SVG), "
+    assert stdout.startswith("wrote out/: 4 executed notebooks, 4 HTML copies, 8 figures (PNG and SVG), "
                              "report.md, report.html.")
 
 
@@ -377,5 +377,5 @@ def test_run_splits_claims_as_told(cli, tmp_path, monkeypatch):
     assert 'abstention_phrases = ["no record of"]' in injected
     assert 'citation_pattern = "\\\\(source (\\\\w+)\\\\)"' in injected
     with open(tmp_path / "out" / "judged.pkl", "rb") as fh:
-        claims = pickle.load(fh)["evaluations"]["rules"].claims
+        claims = pickle.load(fh)["evaluations"]["signals"].claims
     assert claims[["text", "cites"]].values.tolist() == [["Orders ship daily.", ("K1",)]]

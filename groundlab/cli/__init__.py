@@ -25,9 +25,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"groundlab {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
-    from . import compare, data, measure, workbook
+    from . import calibrate, compare, data, measure, workbook
 
-    for family in (workbook, measure, compare, data):
+    for family in (workbook, measure, compare, data, calibrate):
         family.add_commands(sub)
     return parser
 

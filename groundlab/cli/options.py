@@ -31,7 +31,7 @@ def common_options(parser: argparse.ArgumentParser) -> None:
                    help="; ".join(f"{k}: {v}" for k, v in describe_judges().items()))
     g.add_argument("--workers", type=positive_int, default=None, metavar="N",
                    help="processes that read and judge a large cases file (5 MB or more) with the "
-                        "rules judges (default: one per core)")
+                        "offline judges: signals, rules, lexical (default: one per core)")
     claim_options(g)
 
 
@@ -46,7 +46,10 @@ def claim_options(group: argparse._ArgumentGroup) -> None:
 
 
 def judge_options(parser: argparse.ArgumentParser, dry_run: bool = True) -> None:
-    g = parser.add_argument_group("model judges (llm, nli)")
+    g = parser.add_argument_group("judge settings (signals, llm, nli)")
+    g.add_argument("--judge-config", metavar="JUDGE.json",
+                   help="signals: the weights and threshold 'groundlab calibrate' fitted on your labels "
+                        "(default: the ones shipped with groundlab)")
     g.add_argument("--model", metavar="NAME",
                    help="llm: the model (default: $LLM_MODEL, else claude-opus-5-5); nli: a local model "
                         "folder or a name in the local Hugging Face cache")
@@ -62,14 +65,19 @@ def judge_options(parser: argparse.ArgumentParser, dry_run: bool = True) -> None
 def judge_kwargs(args: argparse.Namespace, cache: bool = True) -> Dict:
     """The options of ``--judge``; one given to a judge that has no use for it is a mistake."""
     dry_run = getattr(args, "dry_run", False)
+    config = getattr(args, "judge_config", None)
     given = {"--model": args.model, "--cache": args.cache, "--no-cache": args.no_cache,
-             "--concurrency": args.concurrency, "--dry-run": dry_run}
-    allowed = {"llm": set(given), "nli": {"--model"}}.get(args.judge, set())
+             "--concurrency": args.concurrency, "--dry-run": dry_run, "--judge-config": config}
+    allowed = {"llm": set(given) - {"--judge-config"}, "nli": {"--model"},
+               "signals": {"--judge-config"}}.get(args.judge, set())
     extra = [k for k, v in given.items() if v not in (None, False) and k not in allowed]
     if extra:
+        fits = "signals" if extra[0] == "--judge-config" else "llm"
         raise GroundlabError(f"{extra[0]} does not apply to the {args.judge} judge; "
-                             f"drop it{' or use --judge llm' if args.judge != 'llm' else ''}.")
+                             f"drop it{f' or use --judge {fits}' if args.judge != fits else ''}.")
     kwargs: Dict = {"model": args.model} if args.model else {}
+    if config:
+        kwargs["config"] = config
     if args.judge == "llm":
         if args.no_cache or not cache:
             kwargs["cache"] = None
