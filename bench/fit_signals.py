@@ -121,7 +121,8 @@ def main(argv=None) -> int:
             r = ranges[judge_name]
             print(f"  {judge_name:8s} caught {f.caught.with_range()}, false alarms {f.false_alarms.with_range()}, "
                   f"balanced accuracy {f.balanced_accuracy:.2f} ({r['balanced_accuracy'][0]:.2f}\u2013"
-                  f"{r['balanced_accuracy'][1]:.2f}), kappa {f.kappa:.2f} ({r['kappa'][0]:.2f}\u2013{r['kappa'][1]:.2f})")
+                  f"{r['balanced_accuracy'][1]:.2f}), kappa {f.kappa:.2f} ({r['kappa'][0]:.2f}\u2013"
+                  f"{r['kappa'][1]:.2f})")
         d = ranges["difference"]
         print(f"  signals \u2212 rules: balanced accuracy {d['balanced_accuracy'][0]:+.2f} to "
               f"{d['balanced_accuracy'][1]:+.2f}, kappa {d['kappa'][0]:+.2f} to {d['kappa'][1]:+.2f}")

@@ -171,15 +171,17 @@ def rate_ranges(frame: pd.DataFrame, ax: Optional[Axes] = None, hue: Optional[st
 
 
 @_styled
-def roc_curve(frame: pd.DataFrame, ax: Optional[Axes] = None, neighbours: int = 2,
+def roc_curve(frame: pd.DataFrame, ax: Optional[Axes] = None, moves: Optional[pd.DataFrame] = None,
               title: Optional[str] = None) -> Axes:
     """The judge's ROC curve on the labeled claims: hallucinated claims caught against supported
     claims flagged (false alarms) as its score threshold moves, the judge's own point marked and
-    the nearest points on either side labeled with what moving there would change.
+    lettered points for the threshold moved down and up, with what each move would change.
 
-    ``frame``: :func:`groundlab.workbook.roc_frame` (``caught``, ``hallucinated``,
-    ``false_alarms``, ``supported``, their rates and ``chosen``).
+    ``frame``: :func:`groundlab.workbook.roc_frame`; ``moves``: the points to letter (default
+    :func:`groundlab.workbook.threshold_points` of ``frame``).
     """
+    from .workbook import threshold_points
+
     ax = _axes(ax, (7.5, 6.5))
     judge = f" ({frame['judge'].iloc[0]})" if len(frame) and "judge" in frame else ""
     ax.set_title(title or f"Caught against false alarms as the threshold moves{judge}", pad=12)
@@ -192,25 +194,19 @@ def roc_curve(frame: pd.DataFrame, ax: Optional[Axes] = None, neighbours: int = 
     curve = frame[~frame["chosen"]]
     chosen = frame[frame["chosen"]].iloc[0]
     ax.plot([0, 1], [0, 1], color=OKABE_ITO["black"], ls=":", lw=1, label="flagging at random")
-    ax.plot(curve["false_alarm_rate"], curve["caught_rate"], color=OKABE_ITO["blue"], lw=2.5, marker="o", ms=5,
-            drawstyle="default", label="the judge's score at every threshold")
+    ax.plot(curve["false_alarm_rate"], curve["caught_rate"], color=OKABE_ITO["blue"], lw=2.5, marker="o", ms=4,
+            label="the judge's score at every threshold")
     ax.plot(chosen["false_alarm_rate"], chosen["caught_rate"], "o", color=OKABE_ITO["vermillion"], ms=14,
             label=f"its verdicts: caught {int(chosen['caught'])}/{int(chosen['hallucinated'])}, "
                   f"false alarms {int(chosen['false_alarms'])}/{int(chosen['supported'])}", zorder=5)
-    others = curve.drop_duplicates(["caught", "false_alarms"])
-    others = others[(others["caught"] != chosen["caught"]) | (others["false_alarms"] != chosen["false_alarms"])]
-    lower = others[(others["caught"] <= chosen["caught"]) & (others["false_alarms"] <= chosen["false_alarms"])]
-    higher = others[(others["caught"] >= chosen["caught"]) & (others["false_alarms"] >= chosen["false_alarms"])]
-    higher = higher[higher["threshold"] != np.inf]
-    moves = pd.concat([lower.tail(neighbours), higher.head(neighbours)])
+    moves = threshold_points(frame) if moves is None else moves
     lines = []
-    for letter, r in zip("ABCDEFGH", moves.itertuples()):
-        d_caught, d_alarms = int(r.caught - chosen["caught"]), int(r.false_alarms - chosen["false_alarms"])
+    for letter, r in zip("ABCDEFGH", moves[~moves["chosen"]].itertuples()):
         ax.plot(r.false_alarm_rate, r.caught_rate, "o", ms=11, mfc="white", mec=OKABE_ITO["black"], mew=1.5, zorder=6)
         ax.annotate(letter, (r.false_alarm_rate, r.caught_rate), ha="center", va="center", fontsize=8,
                     fontweight="bold", zorder=7)
-        lines.append(f"{letter}  threshold {r.threshold:.2f}: {d_caught:+d} caught, "
-                     f"{d_alarms:+d} false alarm{'s' * (abs(d_alarms) != 1)}")
+        lines.append(f"{letter}  threshold {r.threshold:.2f}: {r.caught_change:+d} caught, "
+                     f"{r.false_alarm_change:+d} false alarm{'s' * (abs(r.false_alarm_change) != 1)}")
     threshold = chosen["threshold"]
     if threshold == threshold:  # not NaN
         ax.annotate(f"threshold {threshold:.2f}", (chosen["false_alarm_rate"], chosen["caught_rate"]),

@@ -549,37 +549,61 @@ def roc_frame(evaluation: Evaluation) -> pd.DataFrame:
     return frame[_ROC_COLUMNS]
 
 
-def threshold_moves(roc: pd.DataFrame, steps: int = 3) -> pd.DataFrame:
-    """What moving the judge's threshold would cost: the judge's point and the ``steps`` nearest
-    operating points on either side of it, each with its caught claims and false alarms and the
-    change from the judge's point (a lower threshold flags fewer claims: fewer caught, fewer
-    false alarms).
+#: How far :func:`threshold_points` moves the judge's threshold, down and up.
+THRESHOLD_STEPS = (-0.2, -0.1, -0.05, 0.05, 0.1, 0.2)
+
+
+def threshold_points(roc: pd.DataFrame, steps: Sequence[float] = THRESHOLD_STEPS) -> pd.DataFrame:
+    """The judge's point and the points its threshold moved by each of ``steps`` would give (within
+    0 and 1; a move that changes nothing, or lands where a smaller one did, is left out): the
+    columns of :func:`roc_frame` and ``caught_change`` and ``false_alarm_change``, from the judge's
+    point. Only the judge's point when it has no threshold."""
+    if roc.empty:
+        return roc.assign(caught_change=pd.Series(dtype=int), false_alarm_change=pd.Series(dtype=int))
+    chosen = roc[roc["chosen"]].iloc[0]
+    curve = roc[~roc["chosen"]].sort_values("threshold")
+    rows = [chosen]
+    seen = {(chosen["caught"], chosen["false_alarms"])}
+    t0 = chosen["threshold"]
+    if t0 == t0:  # not NaN
+        for step in sorted(steps, key=abs):
+            t = t0 + step
+            if not 0 < t < 1:
+                continue
+            # a claim is flagged below the threshold: t flags what the lowest curve point at or above it flags
+            point = curve[curve["threshold"] >= t].iloc[0].copy()
+            key = (point["caught"], point["false_alarms"])
+            if key in seen:
+                continue
+            seen.add(key)
+            point["threshold"] = round(t, 4)
+            rows.append(point)
+    out = pd.DataFrame(rows).sort_values("threshold", kind="stable").reset_index(drop=True)
+    out["caught_change"] = (out["caught"] - chosen["caught"]).astype(int)
+    out["false_alarm_change"] = (out["false_alarms"] - chosen["false_alarms"]).astype(int)
+    return out
+
+
+def threshold_moves(roc: pd.DataFrame, steps: Sequence[float] = THRESHOLD_STEPS) -> pd.DataFrame:
+    """What moving the judge's threshold would cost, for reading: the judge's point and the points
+    of :func:`threshold_points`, each with its claims caught and false alarms and the change from
+    the judge's point (a lower threshold flags fewer claims: fewer caught, fewer false alarms).
 
     >>> from groundlab import evaluate, load_cases, sample_path
     >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")), "signals")
-    >>> threshold_moves(roc_frame(ev), steps=1)["change"].tolist()
-    ['1 fewer caught', "the judge's verdicts", '1 more false alarm']
+    >>> threshold_moves(roc_frame(ev))[["threshold", "change"]].values.tolist()
+    [['0.17', '1 fewer caught'], ['0.37', "the judge's verdicts"], ['0.47', '1 more false alarm']]
     """
     columns = ["threshold", "caught", "false alarms", "change"]
-    if roc.empty:
-        return pd.DataFrame(columns=columns)
-    chosen = roc[roc["chosen"]].iloc[0]
-    curve = roc[~roc["chosen"]].drop_duplicates(["caught", "false_alarms"])
-    curve = curve[(curve["caught"] != chosen["caught"]) | (curve["false_alarms"] != chosen["false_alarms"])]
-    below = curve[(curve["caught"] <= chosen["caught"]) & (curve["false_alarms"] <= chosen["false_alarms"])]
-    above = curve[(curve["caught"] >= chosen["caught"]) & (curve["false_alarms"] >= chosen["false_alarms"])]
-    picked = pd.concat([below.tail(steps), chosen.to_frame().T, above.head(steps)])
     rows = []
-    for r in picked.itertuples():
-        d_caught, d_alarms = int(r.caught - chosen["caught"]), int(r.false_alarms - chosen["false_alarms"])
+    for r in threshold_points(roc, steps).itertuples():
         if r.chosen:
             change = "the judge's verdicts"
         else:
-            parts = [_more_or_fewer(d_caught, "caught", "caught"), _more_or_fewer(d_alarms, "false alarm", "false alarms")]
+            parts = [_more_or_fewer(r.caught_change, "caught", "caught"),
+                     _more_or_fewer(r.false_alarm_change, "false alarm", "false alarms")]
             change = ", ".join(p for p in parts if p)
-        threshold = r.threshold
-        shown = ("flags every claim" if threshold == math.inf else
-                 "—" if threshold != threshold else f"{threshold:.2f}")
+        shown = "\u2014" if r.threshold != r.threshold else f"{r.threshold:.2f}"
         rows.append({"threshold": shown, "caught": f"{int(r.caught)}/{int(r.hallucinated)}",
                      "false alarms": f"{int(r.false_alarms)}/{int(r.supported)}", "change": change})
     return pd.DataFrame(rows, columns=columns)

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from ..records import GroundlabError
-from .common import emit, splitter_from
+from .common import emit, input_paths, splitter_from
 from .options import claim_options, fraction, input_options
 
 
@@ -39,8 +39,6 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                                        write_config)
     from ..records import Evidence
 
-    if args.cases is None:
-        raise GroundlabError("give the labeled cases with --cases FILE (cases with \"labels\", one verdict per claim).")
     if args.max_false_alarms is not None and not 0 < args.max_false_alarms < 1:
         raise GroundlabError(f"--max-false-alarms must be more than 0 and less than 1 (100%), not "
                              f"{args.max_false_alarms:g}; e.g. 0.1 or 10%.")
@@ -48,7 +46,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if out.exists() and not args.force:  # before the fitting, which takes a while
         raise GroundlabError(f"{out} already exists; nothing was written (choose another --out, or pass --force "
                              "to replace it).")
-    cases = load_cases(args.cases, args.passages)
+    source, passages = input_paths(args)
+    cases = load_cases(source, passages)
     with_labels = [case for case in cases if case.labels is not None]
     splits = split_cases(with_labels, splitter_from(args))
     claims = []
@@ -58,7 +57,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         for claim, label in zip(split.claims, case.labels or ()):
             claims.append(LabeledClaim(case.id, claim.number, claim.text, evidence, label, case.id))
     if not claims:
-        raise GroundlabError(f"{args.cases} holds no labeled claims ({plural(len(cases), 'case', 'cases')}, none with "
+        raise GroundlabError(f"{source} holds no labeled claims ({plural(len(cases), 'case', 'cases')}, none with "
                              f"\"labels\"); calibrating needs at least {MIN_PER_CLASS} supported and {MIN_PER_CLASS} "
                              "contradicted or unsupported claims labeled by a person ('groundlab label export' makes "
                              "a sheet to label).")
@@ -71,8 +70,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     pairs = [(c.text, c.evidence) for c in claims]
     shipped = Figures.of(labels, [v.label for v in get_judge("signals").judge_batch(pairs)])
     rules = Figures.of(labels, [v.label for v in get_judge("rules").judge_batch(pairs)])
-    data = result.config(f"{len(claims)} labeled claims of {args.cases}", args.max_false_alarms,
-                         {"cases": str(args.cases)})
+    data = result.config(f"{len(claims)} labeled claims of {source}", args.max_false_alarms,
+                         {"cases": str(source)})
     write_config(out, data, force=args.force)
     if args.json:
         emit(json.dumps(data))
@@ -81,9 +80,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             else f"false alarms at most {args.max_false_alarms:.0%}")
     names = ("intercept",) + tuple(data["weights"])[1:]
     lines = [
-        f"groundlab calibrate: {plural(len(claims), 'labeled claim', 'labeled claims')} in {plural(len(labeled), 'case', 'cases')} "
-        f"({args.cases}); {result.decided_by_rules} decided by a rule (framing, numbers, negation, a missing clause), the rest by the "
-        "model",
+        f"groundlab calibrate: {plural(len(claims), 'labeled claim', 'labeled claims')} in "
+        f"{plural(len(labeled), 'case', 'cases')} ({source}); {result.decided_by_rules} decided by a rule (framing, "
+        "numbers, negation, a missing clause), the rest by the model",
         "",
         "weights:   " + ", ".join(f"{n} {data['weights'][n]:+.3f}" for n in names),
         f"threshold: {result.threshold:.4f} ({rule})",

@@ -92,7 +92,8 @@ def measure(claims: Sequence[LabeledClaim]) -> Measured:
         rows.append(signals.values if signals is not None else (0.0,) * len(FEATURES))
     X = np.array(rows, dtype=float).reshape(len(claims), len(FEATURES))
     y = np.array([c.label == "supported" for c in claims], dtype=bool)
-    return Measured(list(claims), np.array(routes, dtype=object), X, y, np.array([c.group for c in claims], dtype=object))
+    groups = np.array([c.group for c in claims], dtype=object)
+    return Measured(list(claims), np.array(routes, dtype=object), X, y, groups)
 
 
 # ---------------------------------------------------------------- steps 2 and 3
@@ -148,8 +149,8 @@ def choose_threshold(score: np.ndarray, supported: np.ndarray, max_false_alarms:
         if not len(ok):
             raise GroundlabError(
                 f"no threshold keeps false alarms at or below {max_false_alarms:.0%}: the rules alone (numbers the "
-                f"evidence lacks, negation flips, clauses mostly missing) flag {false_alarms.min():.0%} of the supported claims; allow more "
-                "with --max-false-alarms, or leave it out to choose by balanced accuracy.")
+                f"evidence lacks, negation flips, clauses mostly missing) flag {false_alarms.min():.0%} of the "
+                "supported claims; allow more with --max-false-alarms, or leave it out to choose by balanced accuracy.")
         best = ok[np.argmax(candidates[ok])]
     else:
         balanced = (caught + 1 - false_alarms) / 2
@@ -218,7 +219,8 @@ class Figures:
                 "confusion": self.confusion}
 
     def line(self) -> str:
-        """``caught 204/337 = 61% (55%–66%), false alarms 78/295 = 26% (22%–32%), balanced accuracy 0.67, kappa 0.29``"""
+        """One line: ``caught 173/337 = 51% (46%–57%), false alarms 58/295 = 20% (16%–25%), balanced
+        accuracy 0.66, kappa 0.27``."""
         return (f"caught {self.caught.with_range()}, false alarms {self.false_alarms.with_range()}, balanced "
                 f"accuracy {self.balanced_accuracy:.2f}, kappa {self.kappa:.2f}")
 
@@ -324,16 +326,18 @@ def check_enough(measured: Measured, folds: int = FOLDS, max_false_alarms: Optio
         raise GroundlabError(
             f"too few labeled claims to calibrate: {sup_model} supported and {not_model} contradicted or unsupported "
             f"among the {int(model.sum())} the model decides (the rest are framing sentences, numbers the evidence "
-            f"lacks, negation flips or clauses mostly missing); at least {MIN_PER_CLASS} of each are needed, since with fewer each of the "
-            f"{folds} folds tests fewer than 6 of a kind and the ranges are too wide to choose a threshold on.")
+            f"lacks, negation flips or clauses mostly missing); at least {MIN_PER_CLASS} of each are needed, since "
+            f"with fewer each of the {folds} folds tests fewer than 6 of a kind and the ranges are too wide to choose "
+            "a threshold on.")
     if max_false_alarms is not None:
         ruled = np.isin(measured.routes, ("number", "negation", "clause")) & measured.y
         floor = ruled.sum() / supported
         if floor > max_false_alarms:
             raise GroundlabError(
                 f"no threshold keeps false alarms at or below {max_false_alarms:.0%}: the rules alone (numbers the "
-                f"evidence lacks, negation flips, clauses mostly missing) flag {int(ruled.sum())} of the {supported} supported claims "
-                f"({floor:.0%}); allow more with --max-false-alarms, or leave it out to choose by balanced accuracy.")
+                f"evidence lacks, negation flips, clauses mostly missing) flag {int(ruled.sum())} of the {supported} "
+                f"supported claims ({floor:.0%}); allow more with --max-false-alarms, or leave it out to choose by "
+                "balanced accuracy.")
     groups = len(set(measured.groups.tolist()))
     if groups < folds:
         raise GroundlabError(f"the labeled claims come from {groups} case(s); cross-validation needs claims from at "
