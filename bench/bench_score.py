@@ -1,6 +1,7 @@
-"""Time `groundlab score --judge rules` end to end on N synthetic cases and print the figures.
+"""Time `groundlab score` end to end on N synthetic cases and print the figures.
 
-    python bench/bench_score.py            # 100,000 cases, 3 runs
+    python bench/bench_score.py                    # 100,000 cases, 3 runs, the default judge
+    python bench/bench_score.py --judge rules      # another judge
     python bench/bench_score.py --n 20000 --runs 1
 
 Prints cases, claims, wall seconds per run (best and median), peak memory of the command (max
@@ -23,6 +24,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT))
 
 from make_cases import main as make_cases  # noqa: E402
 
@@ -56,12 +58,12 @@ def _kib(pid: int, field: str) -> int:
     return 0
 
 
-def run_once(cases: Path, workers: str, watch_memory: bool) -> tuple:
+def run_once(cases: Path, workers: str, watch_memory: bool, judge: str) -> tuple:
     """One run in a fresh process: wall seconds, peak RSS of the main process, peak of the
     proportional set size (PSS) summed over the command and its workers (shared pages counted
     once), both in MB, and the parsed JSON. Reading PSS costs CPU, so timed runs don't watch."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    cmd = [sys.executable, "-m", "groundlab", "score", "--judge", "rules", "--json", "--workers", workers,
+    cmd = [sys.executable, "-m", "groundlab", "score", "--judge", judge, "--json", "--workers", workers,
            "--cases", str(cases), "--passages", str(ROOT / "data" / "notes.jsonl")]
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT)
@@ -89,19 +91,30 @@ def main(argv=None) -> int:
     ap.add_argument("--n", type=int, default=100_000, help="number of cases (default 100000)")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--workers", default="2", help="groundlab --workers (default 2: this machine's cores)")
+    ap.add_argument("--judge", default=None, help="the judge (default: groundlab's default judge)")
     args = ap.parse_args(argv)
+    if args.judge is None:
+        from groundlab.judges import DEFAULT_JUDGE
+
+        args.judge = DEFAULT_JUDGE
     cases = HERE / "out" / f"cases_{args.n}.jsonl"
     if not cases.exists():
         make_cases([str(args.n), str(cases)])
-    runs = [run_once(cases, args.workers, watch_memory=False) for _ in range(args.runs)]
-    _, rss, pss, result = run_once(cases, args.workers, watch_memory=True)
+    load_before = os.getloadavg()
+    runs = [run_once(cases, args.workers, watch_memory=False, judge=args.judge) for _ in range(args.runs)]
+    _, rss, pss, result = run_once(cases, args.workers, watch_memory=True, judge=args.judge)
     walls = [r[0] for r in runs]
     scale = args.n / 100_000
     best, median = min(walls), statistics.median(walls)
+    print(f"judge            {args.judge}")
     print(f"cases            {result['cases']}")
     print(f"claims           {result['claims']}")
     print(f"workers          {args.workers}")
     print(f"wall seconds     best {best:.2f}, median {median:.2f} over {args.runs} run(s)")
+    print(f"claims per s     {result['claims'] / best:,.0f} end to end on {args.workers} worker(s), "
+          f"{result['claims'] / best / int(args.workers):,.0f} per worker")
+    print(f"load average     {', '.join(f'{x:.2f}' for x in load_before)} before, "
+          f"{', '.join(f'{x:.2f}' for x in os.getloadavg())} after, on {os.cpu_count()} cores")
     print(f"peak memory MB   {rss:.0f} max RSS of the main process; "
           f"{pss:.0f} PSS summed over all its processes")
     print(f"target           {TARGET_SECONDS * scale:.2f} s, {TARGET_MB:.0f} MB (5 s per 100,000 cases)")

@@ -41,6 +41,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 import pandas as pd
 
 from .evaluate import Evaluation, evaluate
+from .judges import DEFAULT_JUDGE
 from .io import PathLike, load_cases
 from .records import VERDICTS, Case, GroundlabError, InputError
 from .stats import Rate, percent
@@ -374,7 +375,7 @@ class Comparison:
         return out
 
 
-def compare(a: Union[PathLike, Sequence[Case]], b: Union[PathLike, Sequence[Case]], judge: Any = "rules", *,
+def compare(a: Union[PathLike, Sequence[Case]], b: Union[PathLike, Sequence[Case]], judge: Any = DEFAULT_JUDGE, *,
             passages: Optional[PathLike] = None, passages_b: Optional[PathLike] = None, pair_by: str = "id",
             splitter: Any = None, names: Tuple[str, str] = ("A", "B"),
             evaluations: Optional[Tuple[Evaluation, Evaluation]] = None, sources: Optional[Tuple[str, str]] = None,

@@ -28,7 +28,7 @@ from ._gc import paused_gc
 from .claims import ClaimSplitter, Split, shorten
 from .io import (PathLike, Span, duplicate_id_message, empty_cases_message, is_regular_file, iter_cases,
                  load_cases, passage_table, split_file)
-from .judges import Judge, Pair, get_judge
+from .judges import DEFAULT_JUDGE, Judge, Pair, get_judge
 from .kinds import claim_kinds
 from .parallel import can_fork, in_workers
 from .records import Case, Evidence, InputError, Passage, Verdict
@@ -112,7 +112,7 @@ def resolve_aliases(split: Split, aliases: Mapping[str, str]) -> Split:
 
 def evaluate(
     cases: Union[Sequence[Case], pd.DataFrame, Sequence[Mapping]],
-    judge: Union[str, Judge] = "rules",
+    judge: Union[str, Judge] = DEFAULT_JUDGE,
     *,
     splitter: Optional[ClaimSplitter] = None,
     progress: Union[bool, Callable[[int], None]] = False,
@@ -130,7 +130,7 @@ def evaluate(
     >>> from groundlab import load_cases, sample_path
     >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")))
     >>> ev.claims.verdict.value_counts().to_dict()
-    {'supported': 13, 'unsupported': 4, 'contradicted': 3}
+    {'supported': 14, 'contradicted': 3, 'unsupported': 3}
     """
     if isinstance(cases, pd.DataFrame) or (len(cases) and not isinstance(cases[0], Case)):
         cases = load_cases(cases)
@@ -272,7 +272,7 @@ PARALLEL_MIN_BYTES = 5_000_000
 def evaluate_file(
     cases: PathLike,
     passages: Union[PathLike, Mapping[str, Passage], None] = None,
-    judge: Union[str, Judge] = "rules",
+    judge: Union[str, Judge] = DEFAULT_JUDGE,
     *,
     splitter: Optional[ClaimSplitter] = None,
     workers: int = 1,

@@ -44,7 +44,7 @@ import pandas as pd
 from .claims import ClaimSplitter
 from .evaluate import claim_pairs, judge_pairs, split_cases
 from .io import PathLike, check_output, load_cases, load_cases_with_records, plural, read_csv, write_atomic
-from .judges import Judge, get_judge, nothing_judged
+from .judges import DEFAULT_JUDGE, Judge, get_judge, nothing_judged
 from .records import VERDICTS, Case, GroundlabError, InputError, Passage
 
 SHEET_COLUMNS: Tuple[str, ...] = ("case_id", "claim_no", "question", "claim", "cites", "passages",
@@ -128,7 +128,7 @@ class ImportReport:
 # ---------------------------------------------------------------- export
 
 
-def sheet_frame(cases: Sequence[Case], *, judge: Union[str, Judge, None] = "rules",
+def sheet_frame(cases: Sequence[Case], *, judge: Union[str, Judge, None] = DEFAULT_JUDGE,
                 splitter: Optional[ClaimSplitter] = None) -> pd.DataFrame:
     """The labeling sheet as a DataFrame of strings, one row per claim (see the module docstring).
 
@@ -197,7 +197,7 @@ def write_sheet(sheet: pd.DataFrame, out: PathLike, *, force: bool = False,
 
 
 def export_sheet(cases_path: PathLike, out: PathLike, *, passages: Optional[PathLike] = None,
-                 judge: Union[str, Judge, None] = "rules", splitter: Optional[ClaimSplitter] = None,
+                 judge: Union[str, Judge, None] = DEFAULT_JUDGE, splitter: Optional[ClaimSplitter] = None,
                  force: bool = False) -> ExportReport:
     """Write the labeling sheet of a cases file (see :func:`sheet_frame`)."""
     check_output(out, force, [cases_path] + ([passages] if passages else []))
@@ -256,7 +256,7 @@ class Round:
 
 
 def write_round(cases_path: PathLike, design: pd.DataFrame, folder: PathLike, *,
-                passages: Optional[PathLike] = None, judge: Union[str, Judge, None] = "rules",
+                passages: Optional[PathLike] = None, judge: Union[str, Judge, None] = DEFAULT_JUDGE,
                 splitter: Optional[ClaimSplitter] = None) -> Round:
     """Write a labeling round into ``folder``: the drawn cases of ``cases_path`` (see
     :func:`groundlab.sampling.write_sample`) and their sheet, never replacing a sheet someone may

@@ -173,7 +173,7 @@ def risk_weighted_score(cases: pd.DataFrame, penalty: float = 1.0, *, withhold_f
     ``by="person"``: scored by the person's labels (see :func:`outcomes`).
 
     >>> from groundlab import evaluate, load_cases, sample_path
-    >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")))
+    >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")), "rules")
     >>> risk_weighted_score(ev.cases, 3), risk_weighted_score(ev.cases, 3, withhold_flagged=True)
     (-14.0, 4.0)
     """

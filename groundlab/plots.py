@@ -170,6 +170,63 @@ def rate_ranges(frame: pd.DataFrame, ax: Optional[Axes] = None, hue: Optional[st
     return ax
 
 
+@_styled
+def roc_curve(frame: pd.DataFrame, ax: Optional[Axes] = None, moves: Optional[pd.DataFrame] = None,
+              title: Optional[str] = None) -> Axes:
+    """The judge's ROC curve on the labeled claims: hallucinated claims caught against supported
+    claims flagged (false alarms) as its score threshold moves, the judge's own point marked and
+    lettered points for the threshold moved down and up, with what each move would change.
+
+    ``frame``: :func:`groundlab.workbook.roc_frame`; ``moves``: the points to letter (default
+    :func:`groundlab.workbook.threshold_points` of ``frame``).
+    """
+    from .workbook import threshold_points
+
+    ax = _axes(ax, (7.5, 6.5))
+    judge = f" ({frame['judge'].iloc[0]})" if len(frame) and "judge" in frame else ""
+    ax.set_title(title or f"Caught against false alarms as the threshold moves{judge}", pad=12)
+    if frame.empty or not frame["hallucinated"].iloc[0] or not frame["supported"].iloc[0]:
+        why = ("no labeled claim has a score" if frame.empty else
+               "the labeled claims are all of one kind: a curve needs both")
+        ax.text(0.5, 0.5, f"nothing to draw: {why}", ha="center", va="center", transform=ax.transAxes, fontsize=13)
+        ax.set_axis_off()
+        return ax
+    curve = frame[~frame["chosen"]]
+    chosen = frame[frame["chosen"]].iloc[0]
+    ax.plot([0, 1], [0, 1], color=OKABE_ITO["black"], ls=":", lw=1, label="flagging at random")
+    ax.plot(curve["false_alarm_rate"], curve["caught_rate"], color=OKABE_ITO["blue"], lw=2.5, marker="o", ms=4,
+            label="the judge's score at every threshold")
+    ax.plot(chosen["false_alarm_rate"], chosen["caught_rate"], "o", color=OKABE_ITO["vermillion"], ms=14,
+            label=f"its verdicts: caught {int(chosen['caught'])}/{int(chosen['hallucinated'])}, "
+                  f"false alarms {int(chosen['false_alarms'])}/{int(chosen['supported'])}", zorder=5)
+    moves = threshold_points(frame) if moves is None else moves
+    lines = []
+    for letter, r in zip("ABCDEFGH", moves[~moves["chosen"]].itertuples()):
+        ax.plot(r.false_alarm_rate, r.caught_rate, "o", ms=11, mfc="white", mec=OKABE_ITO["black"], mew=1.5, zorder=6)
+        ax.annotate(letter, (r.false_alarm_rate, r.caught_rate), ha="center", va="center", fontsize=8,
+                    fontweight="bold", zorder=7)
+        lines.append(f"{letter}  threshold {r.threshold:.2f}: {r.caught_change:+d} caught, "
+                     f"{r.false_alarm_change:+d} false alarm{'s' * (abs(r.false_alarm_change) != 1)}")
+    threshold = chosen["threshold"]
+    if threshold == threshold:  # not NaN
+        ax.annotate(f"threshold {threshold:.2f}", (chosen["false_alarm_rate"], chosen["caught_rate"]),
+                    xytext=(12, -22), textcoords="offset points", fontsize=12, fontweight="bold",
+                    color=OKABE_ITO["vermillion"], zorder=8,
+                    bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="none", alpha=0.9))
+    if lines:
+        ax.text(0.97, 0.5, "moving the threshold to\n" + "\n".join(lines), transform=ax.transAxes, ha="right",
+                va="center", multialignment="left", fontsize=10.5, family="monospace",
+                bbox=dict(boxstyle="round,pad=0.4", fc="white", ec="#bbbbbb", alpha=0.95))
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.02, 1.04)
+    _percent_axis(ax.xaxis)
+    _percent_axis(ax.yaxis)
+    ax.set_xlabel(f"false alarms: supported claims flagged (of {int(chosen['supported'])})")
+    ax.set_ylabel(f"caught: hallucinated claims flagged (of {int(chosen['hallucinated'])})")
+    ax.legend(loc="lower right", frameon=True, fontsize=10.5)
+    return ax
+
+
 # ---------------------------------------------------------------- verdicts
 
 

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Dict, Mapping, Optional, Union
 import pandas as pd
 
 from .io import PathLike, check_output, iter_jsonl, write_atomic
+from .judges import DEFAULT_JUDGE
 from .records import GroundlabError
 
 if TYPE_CHECKING:  # imported where used: the labeling module loads the judges
@@ -69,7 +70,7 @@ def strata_table(cases: pd.DataFrame) -> pd.DataFrame:
     >>> from groundlab import evaluate, load_cases, sample_path
     >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")))
     >>> strata_table(ev.cases).values.tolist()
-    [['contradicted', 3], ['unsupported', 3], ['supported', 4], ['abstained', 2]]
+    [['contradicted', 3], ['unsupported', 2], ['supported', 5], ['abstained', 2]]
     """
     counts = judge_strata(cases).value_counts()
     names = _ordered(counts.index)
@@ -341,7 +342,7 @@ class LabeledSample:
                 f"{table(self.rates, percents=('rate', 'low', 'high')).to_html()}")
 
 
-def weigh_back(log_cases: pd.DataFrame, read: Union["ImportReport", "SheetWaiting"], judge: str = "rules",
+def weigh_back(log_cases: pd.DataFrame, read: Union["ImportReport", "SheetWaiting"], judge: str = DEFAULT_JUDGE,
                passages: Optional[PathLike] = None, splitter: Optional["ClaimSplitter"] = None
                ) -> Union[LabeledSample, "SheetWaiting"]:
     """The labeled sample of a round, judged and weighed back to the log (:class:`LabeledSample`).

@@ -5,12 +5,12 @@ passages, as ``groundlab score --fail-if`` fails a pipeline step.
 >>> summary = assert_grounded(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl"),
 ...                           max_hallucination_rate=0.7, fail_if=["false_abstention.high > 50%"])
 >>> summary["hallucination_rate"]["rate"]
-0.6
->>> assert_grounded(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl"), max_hallucination_rate=0.5)
+0.5
+>>> assert_grounded(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl"), max_hallucination_rate=0.4)
 Traceback (most recent call last):
 ...
-AssertionError: the answers are less grounded than required (judge rules, 12 cases):
-  hallucination_rate.rate > 0.5 (it is 0.6: 6/10 answered, 60%, 95% range 31%\u201383%)
+AssertionError: the answers are less grounded than required (judge signals, 12 cases):
+  hallucination_rate.rate > 0.4 (it is 0.5: 5/10 answered, 50%, 95% range 24%\u201376%)
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from .io import PathLike
+from .judges import DEFAULT_JUDGE
 from .records import Case
 
 #: The keyword limits and the condition each one stands for: a limit is broken when its
@@ -35,7 +36,7 @@ LIMITS = {
 
 
 def assert_grounded(cases: Union[PathLike, Sequence[Case]], passages: Optional[PathLike] = None,
-                    judge: Any = "rules", *, max_hallucination_rate: Optional[float] = None,
+                    judge: Any = DEFAULT_JUDGE, *, max_hallucination_rate: Optional[float] = None,
                     min_faithfulness: Optional[float] = None, max_false_abstention: Optional[float] = None,
                     min_abstention: Optional[float] = None, min_citation_precision: Optional[float] = None,
                     min_citation_recall: Optional[float] = None, fail_if: Iterable[str] = (),

@@ -28,7 +28,7 @@ import pandas as pd
 from .claims import DEFAULT_ABSTENTION_PHRASES, ClaimSplitter
 from .evaluate import Evaluation, evaluate, split_cases
 from .io import PathLike, load_cases
-from .judges import get_judge, nothing_judged
+from .judges import DEFAULT_JUDGE, get_judge, nothing_judged
 from .metrics import (
     agreement,
     citation_problems,
@@ -51,7 +51,7 @@ WITHHOLDS = "withholding the answers the judge flags"
 _RATE_COLUMNS = ["measure", "count", "total", "rate", "low", "high"]
 
 
-def evaluate_files(cases: PathLike, passages: Optional[PathLike] = None, judge: str = "rules",
+def evaluate_files(cases: PathLike, passages: Optional[PathLike] = None, judge: str = DEFAULT_JUDGE,
                    splitter: Optional[ClaimSplitter] = None) -> Evaluation:
     """Load a cases file (and the passages its ids refer to) and judge every claim."""
     return evaluate(load_cases(cases, passages), judge, splitter=splitter)
@@ -260,14 +260,15 @@ def _md_text(text: str) -> str:
     return markdown_text(text)
 
 
-def compare_judges(cases: Sequence[Case], judges: Iterable[str], splitter: Optional[ClaimSplitter] = None
-                   ) -> JudgeComparison:
+def compare_judges(cases: Sequence[Case], judges: Iterable[str], splitter: Optional[ClaimSplitter] = None,
+                   judge_config: Optional[PathLike] = None) -> JudgeComparison:
     """Judge ``cases`` with each judge in ``judges``.
 
     A judge that cannot be loaded (not registered, or its optional package missing), or that
     could not judge a single claim (a model judge whose every request failed), is skipped and
     named in :attr:`JudgeComparison.unavailable` with the reason, so one missing model judge
-    does not stop a comparison of the others.
+    does not stop a comparison of the others. ``judge_config`` (a file ``groundlab calibrate``
+    wrote) gives the signals judge its weights and threshold.
     """
     judges = list(judges)
     result = JudgeComparison()
@@ -275,7 +276,7 @@ def compare_judges(cases: Sequence[Case], judges: Iterable[str], splitter: Optio
         if name in result.evaluations or name in result.unavailable:
             continue
         try:
-            judge = get_judge(name)
+            judge = get_judge(name, **judge_config_options(name, judge_config))
         except ImportError as exc:
             result.unavailable[name] = f"a package it needs is not installed: {exc}"
             continue
@@ -290,8 +291,29 @@ def compare_judges(cases: Sequence[Case], judges: Iterable[str], splitter: Optio
         result.evaluations[name] = ev
     if not result.evaluations:
         raise GroundlabError("none of the judges " + ", ".join(map(repr, judges)) + " is available; "
-                             "list at least one of rules, lexical.")
+                             "list at least one of signals, rules, lexical.")
     return result
+
+
+def judge_config_options(name: str, judge_config: Optional[PathLike]) -> Dict[str, Any]:
+    """The options that give judge ``name`` the config ``judge_config`` (only the signals judge
+    takes one; an empty path is none)."""
+    if judge_config is None or not str(judge_config).strip() or name != "signals":
+        return {}
+    return {"config": str(judge_config)}
+
+
+def check_judge_config(judge_config: Optional[PathLike], judges: Sequence[str], what: str = "judge_config") -> None:
+    """Refuse, in one sentence, a judge config that cannot be read, or one given where no judge
+    uses it."""
+    if judge_config is None or not str(judge_config).strip():
+        return
+    from .judges.signals import load_config
+
+    load_config(judge_config)
+    if "signals" not in judges:
+        raise GroundlabError(f"{what} {judge_config} is for the signals judge, which is not among the judges here "
+                             f"({', '.join(judges) or 'none'}); use the signals judge, or leave {what} out.")
 
 
 # ---------------------------------------------------------------- one judged result per run
@@ -353,31 +375,48 @@ def load_judged(path: PathLike, inputs: Mapping[str, Any]) -> JudgeComparison:
 
 def judged_cases(cases: PathLike, passages: Optional[PathLike], judges: Iterable[str], *,
                  judged_file: PathLike = "", citation_pattern: Optional[str] = "",
-                 abstention_phrases: Sequence[str] = ()) -> JudgeComparison:
+                 abstention_phrases: Sequence[str] = (), judge_config: Optional[PathLike] = None) -> JudgeComparison:
     """The cases judged by each of ``judges``: from ``judged_file`` (the result ``groundlab run``
     judged once for all its notebooks) when one is given, else judged here.
 
     A judge the shared result does not hold is judged here; a judge that cannot run here, or
-    judged nothing, is named in ``unavailable``.
+    judged nothing, is named in ``unavailable``. ``judge_config`` gives the signals judge the
+    weights of a file ``groundlab calibrate`` wrote (``""``: the shipped ones; ``None``: whatever
+    the shared result was judged with); a shared result judged with other weights is refused.
     """
     judges = list(dict.fromkeys(judges))
     splitter = claim_splitter(citation_pattern, abstention_phrases)
     passages = passages or None
+    if judge_config is not None:
+        check_judge_config(judge_config, judges)
     if str(judged_file).strip():
         comparison = load_judged(judged_file, judged_inputs(cases, passages, citation_pattern, abstention_phrases))
+        if judge_config is not None and "signals" in comparison.evaluations:
+            _check_shared_config(judged_file, comparison.evaluations["signals"], judge_config)
         missing = [j for j in judges if j not in comparison.evaluations and j not in comparison.unavailable]
         if missing:
-            extra = compare_judges(load_cases(cases, passages), missing, splitter)
+            extra = compare_judges(load_cases(cases, passages), missing, splitter, judge_config)
             comparison.evaluations.update(extra.evaluations)
             comparison.unavailable.update(extra.unavailable)
         comparison.evaluations = {j: comparison.evaluations[j] for j in judges if j in comparison.evaluations}
         comparison.unavailable = {j: comparison.unavailable[j] for j in judges if j in comparison.unavailable}
         origin = "Verdicts from the run's shared result, judged once for all its notebooks."
     else:
-        comparison = compare_judges(load_cases(cases, passages), judges, splitter)
+        comparison = compare_judges(load_cases(cases, passages), judges, splitter, judge_config)
         origin = ""
     comparison.cases_path, comparison.passages_path, comparison.origin = str(cases), str(passages or ""), origin
     return comparison
+
+
+def _check_shared_config(judged_file: PathLike, evaluation: Evaluation, judge_config: PathLike) -> None:
+    from .judges.signals import load_config
+
+    want = load_config(judge_config if str(judge_config).strip() else None).sha256
+    have = (evaluation.claims.attrs.get("judge") or {}).get("config_sha256")
+    if have != want:
+        raise GroundlabError(f"judged_file {judged_file} was judged by the signals judge with other weights than "
+                             f"judge_config {str(judge_config) or '(the shipped ones)'}; give the same judge_config "
+                             "the run used, or leave judged_file empty to judge the cases here.")
 
 
 def check_cases(cases: PathLike, passages: Optional[PathLike], splitter: Optional[ClaimSplitter] = None) -> List[Case]:
@@ -453,6 +492,128 @@ def verdict_differences(comparison: JudgeComparison) -> pd.DataFrame:
     columns = comparison.judges
     differs = table[columns].nunique(axis=1, dropna=False) > 1
     return table[differs].reset_index(drop=True)
+
+
+# ---------------------------------------------------------------- the judge's threshold
+
+_ROC_COLUMNS = ["threshold", "caught", "hallucinated", "false_alarms", "supported", "caught_rate",
+                "false_alarm_rate", "chosen", "judge"]
+
+
+def judge_threshold(evaluation: Evaluation) -> Optional[float]:
+    """The score threshold the judge's verdicts were given with (from its identity), if it has one."""
+    settings = (evaluation.claims.attrs.get("judge") or {}).get("settings") or {}
+    value = settings.get("threshold")
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def roc_frame(evaluation: Evaluation) -> pd.DataFrame:
+    """The judge's ROC curve on the claims a person labeled: for every threshold a claim's
+    ``score`` can be held to (a claim scoring below it is flagged), the hallucinated claims caught
+    and the supported claims flagged (false alarms), as counts and rates.
+
+    One row per operating point, from flagging nothing to flagging everything; the row
+    ``chosen`` is the judge's own point, counted from its verdicts (for the signals judge the
+    same as its threshold on the score; a rules judge also flags by negation, which its score,
+    the word coverage, does not show). Empty when the judge gives no scores or nothing is labeled.
+
+    >>> from groundlab import evaluate, load_cases, sample_path
+    >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")), "signals")
+    >>> roc_frame(ev).query("chosen")[["caught", "hallucinated", "false_alarms", "supported"]].values.tolist()
+    [[6, 6, 0, 14]]
+    """
+    import numpy as np
+
+    claims = evaluation.claims
+    labeled = claims[claims["label"].notna() & claims["verdict"].notna() & claims["score"].notna()]
+    if labeled.empty:
+        return pd.DataFrame(columns=_ROC_COLUMNS)
+    score = labeled["score"].to_numpy(dtype=float)
+    hallucinated = (labeled["label"] != "supported").to_numpy()
+    n_h, n_s = int(hallucinated.sum()), int((~hallucinated).sum())
+    rows = []
+    for t in list(np.unique(score)) + [math.inf]:
+        flagged = score < t
+        rows.append({"threshold": float(t), "caught": int((flagged & hallucinated).sum()), "hallucinated": n_h,
+                     "false_alarms": int((flagged & ~hallucinated).sum()), "supported": n_s, "chosen": False})
+    flagged = (labeled["verdict"] != "supported").to_numpy()
+    chosen = judge_threshold(evaluation)
+    rows.append({"threshold": chosen if chosen is not None else math.nan,
+                 "caught": int((flagged & hallucinated).sum()), "hallucinated": n_h,
+                 "false_alarms": int((flagged & ~hallucinated).sum()), "supported": n_s, "chosen": True})
+    frame = pd.DataFrame(rows)
+    frame["caught_rate"] = frame["caught"] / n_h if n_h else math.nan
+    frame["false_alarm_rate"] = frame["false_alarms"] / n_s if n_s else math.nan
+    frame["judge"] = evaluation.judge
+    frame = frame.sort_values(["false_alarm_rate", "caught_rate", "chosen"], kind="stable").reset_index(drop=True)
+    return frame[_ROC_COLUMNS]
+
+
+#: How far :func:`threshold_points` moves the judge's threshold, down and up.
+THRESHOLD_STEPS = (-0.2, -0.1, -0.05, 0.05, 0.1, 0.2)
+
+
+def threshold_points(roc: pd.DataFrame, steps: Sequence[float] = THRESHOLD_STEPS) -> pd.DataFrame:
+    """The judge's point and the points its threshold moved by each of ``steps`` would give (within
+    0 and 1; a move that changes nothing, or lands where a smaller one did, is left out): the
+    columns of :func:`roc_frame` and ``caught_change`` and ``false_alarm_change``, from the judge's
+    point. Only the judge's point when it has no threshold."""
+    if roc.empty:
+        return roc.assign(caught_change=pd.Series(dtype=int), false_alarm_change=pd.Series(dtype=int))
+    chosen = roc[roc["chosen"]].iloc[0]
+    curve = roc[~roc["chosen"]].sort_values("threshold")
+    rows = [chosen]
+    seen = {(chosen["caught"], chosen["false_alarms"])}
+    t0 = chosen["threshold"]
+    if t0 == t0:  # not NaN
+        for step in sorted(steps, key=abs):
+            t = t0 + step
+            if not 0 < t < 1:
+                continue
+            # a claim is flagged below the threshold: t flags what the lowest curve point at or above it flags
+            point = curve[curve["threshold"] >= t].iloc[0].copy()
+            key = (point["caught"], point["false_alarms"])
+            if key in seen:
+                continue
+            seen.add(key)
+            point["threshold"] = round(t, 4)
+            rows.append(point)
+    out = pd.DataFrame(rows).sort_values("threshold", kind="stable").reset_index(drop=True)
+    out["caught_change"] = (out["caught"] - chosen["caught"]).astype(int)
+    out["false_alarm_change"] = (out["false_alarms"] - chosen["false_alarms"]).astype(int)
+    return out
+
+
+def threshold_moves(roc: pd.DataFrame, steps: Sequence[float] = THRESHOLD_STEPS) -> pd.DataFrame:
+    """What moving the judge's threshold would cost, for reading: the judge's point and the points
+    of :func:`threshold_points`, each with its claims caught and false alarms and the change from
+    the judge's point (a lower threshold flags fewer claims: fewer caught, fewer false alarms).
+
+    >>> from groundlab import evaluate, load_cases, sample_path
+    >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")), "signals")
+    >>> threshold_moves(roc_frame(ev))[["threshold", "change"]].values.tolist()
+    [['0.17', '1 fewer caught'], ['0.37', "the judge's verdicts"], ['0.47', '1 more false alarm']]
+    """
+    columns = ["threshold", "caught", "false alarms", "change"]
+    rows = []
+    for r in threshold_points(roc, steps).itertuples():
+        if r.chosen:
+            change = "the judge's verdicts"
+        else:
+            parts = [_more_or_fewer(r.caught_change, "caught", "caught"),
+                     _more_or_fewer(r.false_alarm_change, "false alarm", "false alarms")]
+            change = ", ".join(p for p in parts if p)
+        shown = "\u2014" if r.threshold != r.threshold else f"{r.threshold:.2f}"
+        rows.append({"threshold": shown, "caught": f"{int(r.caught)}/{int(r.hallucinated)}",
+                     "false alarms": f"{int(r.false_alarms)}/{int(r.supported)}", "change": change})
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _more_or_fewer(delta: int, one: str, many: str) -> str:
+    if not delta:
+        return ""
+    word = one if abs(delta) == 1 else many
+    return f"{abs(delta)} {'more' if delta > 0 else 'fewer'} {word}"
 
 
 # ---------------------------------------------------------------- planning charts

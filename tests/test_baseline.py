@@ -27,7 +27,7 @@ def test_baseline_from_agree_json_shows_the_claim_that_moved(tmp_path, cli, samp
     old = tmp_path / "old.json"
     code, out, _ = cli("agree", *sample_args, "--judge", "lexical", "--json")
     old.write_text(out, encoding="utf-8")
-    a = cli.json("agree", *sample_args, "--baseline", old)
+    a = cli.json("agree", *sample_args, "--judge", "rules", "--baseline", old)
     b = a["baseline"]
     assert (b["compared"], b["verdict_changed"], b["now_agree"], b["no_longer_agree"]) == (20, 1, 1, 0)
     assert b["judge"] == "lexical" and b["judge_identity"]["name"] == "lexical"
@@ -35,7 +35,7 @@ def test_baseline_from_agree_json_shows_the_claim_that_moved(tmp_path, cli, samp
         [("c08", 1, "supported", "contradicted", "now agrees")]
     assert (b["agreement"]["a"]["count"], b["agreement"]["b"]["count"]) == (17, 18)
     assert b["agreement"]["table"] == {"both": 17, "a_only": 0, "b_only": 1, "neither": 2}
-    code, text, _ = cli("agree", *sample_args, "--baseline", old)
+    code, text, _ = cli("agree", *sample_args, "--judge", "rules", "--baseline", old)
     assert code == 0
     section = text.split("against the baseline")[1]
     assert "(judge lexical 1" in section
@@ -66,12 +66,12 @@ def test_matching_totals_with_mismatched_claims_become_visible(tmp_path, cli, sa
         return frame
 
     old = _claims_file(tmp_path, swap)
-    b = cli.json("agree", *sample_args, "--baseline", old)["baseline"]
+    b = cli.json("agree", *sample_args, "--judge", "rules", "--baseline", old)["baseline"]
     assert b["agreement"]["a"]["count"] == b["agreement"]["b"]["count"] == 18
     assert (b["verdict_changed"], b["now_agree"], b["no_longer_agree"]) == (2, 1, 1)
     assert b["agreement"]["table"]["a_only"] == b["agreement"]["table"]["b_only"] == 1
     assert b["judge"] is None and b["judge_identity"] is None
-    _, text, _ = cli("agree", *sample_args, "--baseline", old)
+    _, text, _ = cli("agree", *sample_args, "--judge", "rules", "--baseline", old)
     assert "18/20 (90%) before, 18/20 (90%) now; 1 now agree, 1 no longer agree: the same totals on different claims" \
         in text
     assert "c01 claim 1: unsupported -> supported (person supported: now agrees)" in text
@@ -88,11 +88,12 @@ def test_claims_whose_text_changed_are_said_not_mispaired(tmp_path, cli, sample_
                                "label": None, "reason": ""}])
         return pd.concat([frame, extra], ignore_index=True)
 
-    b = cli.json("agree", *sample_args, "--baseline", _claims_file(tmp_path, reword))["baseline"]
+    old = _claims_file(tmp_path, reword)
+    b = cli.json("agree", *sample_args, "--judge", "rules", "--baseline", old)["baseline"]
     assert (b["compared"], b["text_changed"], b["new"], b["gone"], b["verdict_changed"]) == (18, 1, 1, 1, 0)
     unpaired = {(u["case_id"], u["claim"]): u["status"] for u in b["unpaired"]}
     assert unpaired == {("c02", 1): "text changed", ("c03", 2): "new", ("c03", 9): "gone"}
-    _, text, _ = cli("agree", *sample_args, "--baseline", _claims_file(tmp_path, reword))
+    _, text, _ = cli("agree", *sample_args, "--judge", "rules", "--baseline", _claims_file(tmp_path, reword))
     assert "text changed: 1 claim" in text and "was 'The supplier delivered 70 pieces.'" in text
 
 

@@ -64,7 +64,7 @@ def test_unlabeled_log_scores_and_agreement_skips(tmp_path, cli):
             obj = json.loads(line)
             obj.pop("labels"), obj.pop("answerable")
             fh.write(json.dumps(obj) + "\n")
-    s = cli.json("score", "--cases", log, "--passages", NOTES)
+    s = cli.json("score", "--cases", log, "--passages", NOTES, "--judge", "rules")
     assert s["hallucination_rate"]["hallucinated"] == 6 and s["hallucination_rate"]["low"] > 0
     assert s["hallucination_rate_by_person"] is None
     assert s["abstention"] == {"abstained": 0, "unanswerable": 0, "rate": None, "low": None, "high": None}
@@ -113,12 +113,12 @@ def test_parallel_gives_the_same_frames(monkeypatch, sample_cases):
     one = evaluate(many, workers=1)
     two = evaluate(many, workers=2)
     assert one.claims.equals(two.claims) and one.cases.equals(two.cases)
-    assert hallucination_rate(two.cases).count == 6 * 40
+    assert hallucination_rate(two.cases).count == 5 * 40  # the default judge, signals, flags 5 of 10
 
 
 def test_judge_registry():
-    assert judge_names()[:2] == ["lexical", "rules"]
-    assert get_judge().name == "rules"
+    assert judge_names()[:3] == ["lexical", "rules", "signals"]
+    assert get_judge().name == "signals"
     verdicts = get_judge("lexical").judge_batch([
         ("Incomplete orders can be billed.", Evidence("Q?", (Passage("D05", "Incomplete orders cannot be billed."),))),
         ("It costs 12 euros.", Evidence("Q?", (Passage("P", "It costs 10 euros."),))),

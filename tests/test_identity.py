@@ -89,9 +89,9 @@ def test_every_output_carries_the_identity(cli, sample_args):
     agree = cli.json("agree", *sample_args, *extra)
     compared = cli.json("compare", CASES, CASES, "--passages", NOTES, *extra)
     for out in (score, agree, compared):
-        assert out["judge_identity"]["name"] == "rules"
+        assert out["judge_identity"]["name"] == "signals"  # the default judge
         assert out["judge_identity"]["splitting"]["extra_abstention_phrases"] == ["no idea"]
-    assert score["judge"] == "rules"  # the judge's name stays where it was
+    assert score["judge"] == "signals"  # the judge's name stays where it was
 
 
 def test_identity_line_escapes_outside_text():

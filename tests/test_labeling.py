@@ -79,7 +79,7 @@ def test_export_layout(cli, tmp_path):
     code, stdout, err = cli("label", "export", "--cases", CASES, "--passages", NOTES, "--out", out)
     assert code == 0, err
     assert stdout.startswith(f"wrote 22 rows to {out}: 20 claims of 12 cases, plus 2 rows for answers "
-                             "without claims (set answerable there); judge rules suggestions.")
+                             "without claims (set answerable there); judge signals suggestions.")
     data = out.read_bytes()
     assert b"\r\n" in data  # spreadsheet line ends between rows
     rows = read_rows(out)

@@ -112,7 +112,7 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
         for cell in _figure_cells(executed):  # every chart shows in its cell, not only on disk
             assert any("image/png" in o.get("data", {}) for o in cell.outputs), (nb.name, cell.source)
             assert not any("PosixPath" in o.get("data", {}).get("text/plain", "") for o in cell.outputs)
-    assert len([c for nb in NOTEBOOKS for c in _figure_cells(out / nb.name)]) == 9
+    assert len([c for nb in NOTEBOOKS for c in _figure_cells(out / nb.name)]) == 10
     for nb in NOTEBOOKS:  # every executed notebook records the judge behind its figures
         pinned = nbformat.read(out / nb.name, as_version=4).metadata["groundlab"]
         assert pinned["judge_identity"]["name"] == "lexical" and pinned["judge_identity"]["version"] == "1"
@@ -133,7 +133,7 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
     assert "on unanswerable questions 67% (2 of 3 unanswerable cases" in report
     assert "![What confident errors cost](figures/penalty_curve.png)" in report
     assert "These figures come from judge lexical 1 \u00b7 threshold 0.75 \u00b7 groundlab " in report
-    for name in ("confusion_matrix", "confusion_matrices", "judge_agreement", "verdict_split",
+    for name in ("confusion_matrix", "confusion_matrices", "judge_agreement", "judge_roc", "verdict_split",
                  "severity_split", "interval_width", "penalty_curve", "compare",
                  "guard_outcomes"):
         assert (out / "figures" / f"{name}.png").stat().st_size > 10_000
@@ -180,7 +180,7 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
     assert record["judge_identity"]["name"] == "lexical" and record["judge_line"] == pinned["judge_line"]
     assert set(record["judge_identities"]) == {"lexical", "rules"} and "skipped" not in record
     assert record["command"]["cases_b"] == os.path.relpath(CASES_B, tmp_path)
-    assert stdout == "wrote out/: 5 executed notebooks, 5 HTML copies, 9 figures (PNG and SVG), report.md, report.html.\n"
+    assert stdout == "wrote out/: 5 executed notebooks, 5 HTML copies, 10 figures (PNG and SVG), report.md, report.html.\n"
 
 
 HOSTILE_ID = "<img src=x onerror=alert(1)>"
@@ -514,5 +514,5 @@ def test_run_splits_claims_as_told(cli, tmp_path, monkeypatch):
     assert 'abstention_phrases = ["no record of"]' in injected
     assert 'citation_pattern = "\\\\(source (\\\\w+)\\\\)"' in injected
     with open(tmp_path / "out" / "judged.pkl", "rb") as fh:
-        claims = pickle.load(fh)["evaluations"]["rules"].claims
+        claims = pickle.load(fh)["evaluations"]["signals"].claims
     assert claims[["text", "cites"]].values.tolist() == [["Orders ship daily.", ("K1",)]]

@@ -25,9 +25,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"groundlab {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
-    from . import compare, data, guard, measure, workbook
+    from . import calibrate, compare, data, guard, measure, workbook
 
-    for family in (workbook, measure, compare, data, guard):
+    for family in (workbook, measure, compare, data, guard, calibrate):
         family.add_commands(sub)
     return parser
 

@@ -30,7 +30,7 @@ def add_commands(sub) -> None:
     g.add_argument("--judge", default=DEFAULT_JUDGE, metavar="NAME",
                    help="the judge for both sides; " + "; ".join(f"{k}: {v}" for k, v in describe_judges().items()))
     g.add_argument("--workers", type=positive_int, default=None, metavar="N",
-                   help="processes that judge a large run with the rules judges (default: one per core)")
+                   help="processes that judge a large run with the offline judges (signals, rules, lexical) (default: one per core)")
     claim_options(g)
     judge_options(p, dry_run=False)
     p.add_argument("--json", action="store_true", help="print every figure as one JSON object")

@@ -31,7 +31,7 @@ def common_options(parser: argparse.ArgumentParser) -> None:
                    help="; ".join(f"{k}: {v}" for k, v in describe_judges().items()))
     g.add_argument("--workers", type=positive_int, default=None, metavar="N",
                    help="processes that read and judge a large cases file (5 MB or more) with the "
-                        "rules judges (default: one per core)")
+                        "offline judges: signals, rules, lexical (default: one per core)")
     claim_options(g)
 
 
@@ -46,7 +46,10 @@ def claim_options(group: argparse._ArgumentGroup) -> None:
 
 
 def judge_options(parser: argparse.ArgumentParser, dry_run: bool = True) -> None:
-    g = parser.add_argument_group("model judges (llm, nli)")
+    g = parser.add_argument_group("judge settings (signals, llm, nli)")
+    g.add_argument("--judge-config", metavar="JUDGE.json",
+                   help="signals: the weights and threshold 'groundlab calibrate' fitted on your labels "
+                        "(default: the ones shipped with groundlab)")
     g.add_argument("--model", metavar="NAME",
                    help="llm: the model (default: $LLM_MODEL, else claude-sonnet-5-5); nli: a local model "
                         "folder or a name in the local Hugging Face cache")
@@ -83,10 +86,11 @@ def judge_options(parser: argparse.ArgumentParser, dry_run: bool = True) -> None
                    help="seeds the audit draw (default 0): the same seed, the same answers")
 
 
-#: The options of the model judges, as ``judge_options`` adds them: ``--option`` -> its attribute.
+#: The judges' own options, as ``judge_options`` adds them: ``--option`` -> its attribute (all but
+#: ``--judge-config`` are the model judges').
 MODEL_OPTIONS = {"--model": "model", "--cache": "cache", "--no-cache": "no_cache", "--concurrency": "concurrency",
                  "--timeout": "timeout", "--base-url": "base_url", "--batch": "batch", "--price-table": "price_table",
-                 "--model-table": "model_table", "--dry-run": "dry_run"}
+                 "--model-table": "model_table", "--dry-run": "dry_run", "--judge-config": "judge_config"}
 
 
 def model_options_given(args: argparse.Namespace) -> List[str]:
@@ -99,12 +103,17 @@ def judge_kwargs(args: argparse.Namespace, cache: bool = True) -> Dict:
     if args.judge == "cascade" or any(getattr(args, k, None) is not None for k in _CASCADE_OPTIONS):
         return cascade_kwargs(args, cache)
     dry_run = getattr(args, "dry_run", False)
-    allowed = {"llm": set(MODEL_OPTIONS), "nli": {"--model"}}.get(args.judge, set())
+    config = getattr(args, "judge_config", None)
+    allowed = {"llm": set(MODEL_OPTIONS) - {"--judge-config"}, "nli": {"--model"},
+               "signals": {"--judge-config"}}.get(args.judge, set())
     extra = [option for option in model_options_given(args) if option not in allowed]
     if extra:
+        fits = "signals" if extra[0] == "--judge-config" else "llm"
         raise GroundlabError(f"{extra[0]} does not apply to the {args.judge} judge; "
-                             f"drop it{' or use --judge llm' if args.judge != 'llm' else ''}.")
+                             f"drop it{f' or use --judge {fits}' if args.judge != fits else ''}.")
     kwargs: Dict = {"model": args.model} if args.model else {}
+    if config:
+        kwargs["config"] = config
     if args.judge == "llm":
         if args.no_cache or not cache:
             kwargs["cache"] = None

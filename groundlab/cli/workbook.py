@@ -28,7 +28,10 @@ def add_commands(sub) -> None:
                    help="the answers of a second configuration (another prompt, model or retriever) to the same "
                         "questions; notebook 05 compares them with --cases (without it, notebook 05 is skipped)")
     g.add_argument("--passages-b", metavar="FILE", help="B's passages, when they are another file than --passages")
-    p.add_argument("--judge", metavar="NAME", help="the judge the notebooks use (default: each notebook's own, rules)")
+    p.add_argument("--judge", metavar="NAME", help="the judge the notebooks use (default: each notebook's own, signals)")
+    p.add_argument("--judge-config", metavar="JUDGE.json",
+                   help="the signals judge's weights and threshold, as 'groundlab calibrate' wrote them "
+                        "(default: the ones shipped with groundlab)")
     p.add_argument("--penalty", type=number, metavar="P",
                    help="what a wrong answer costs, in correct answers (default: the notebooks' own, 1)")
     p.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
@@ -78,7 +81,7 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 #: ``groundlab run`` options that set a notebook parameter, which ``-p NAME VALUE`` may set instead.
 RUN_OPTIONS = {"cases": "--cases", "passages": "--passages", "judge": "--judge", "penalty": "--penalty",
-               "cases_b": "--cases-b", "passages_b": "--passages-b"}
+               "cases_b": "--cases-b", "passages_b": "--passages-b", "judge_config": "--judge-config"}
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -98,7 +101,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ..outputs import FAILED_FILE, RUN_FILE, Claim, claim_folder, new_run_folder
     from ..evaluate import split_cases
     from ..identity import identity_text
-    from ..workbook import claim_splitter, compare_judges, judged_inputs, save_judged
+    from ..workbook import check_judge_config, claim_splitter, compare_judges, judged_inputs, save_judged
 
     # Check everything that can be checked before anything runs or is written, so a mistake is
     # one sentence, not a failed notebook.
@@ -111,7 +114,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         seen.add(name)
         if name in options:
             raise GroundlabError(f"{options[name]} and -p {name} both set {name}; give it once.")
-        if name in ("cases", "passages", "judge", "cases_b", "passages_b"):  # -p cases X is --cases X
+        if name in ("cases", "passages", "judge", "cases_b", "passages_b", "judge_config"):  # -p cases X is --cases X
             setattr(args, name, value)
         else:
             parameters[name] = parse_value(value)
@@ -129,6 +132,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         parameters["judge"] = args.judge
     if args.penalty is not None:
         parameters["penalty"] = args.penalty
+    if args.judge_config is not None:
+        parameters["judge_config"] = args.judge_config
     check_values({k: v for k, v in parameters.items() if k == "judge" or k in options}, options)
     notebooks = find_notebooks(Path(args.notebooks) if args.notebooks else None)
     check_parameter_names(notebooks, [name for name, _ in args.parameter])
@@ -154,7 +159,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if filled and str(filled).strip() and not Path(str(filled)).is_file():
         raise GroundlabError(f"-p filled_sheet {filled} does not exist; give the labeling sheet as people "
                              "filled it, or leave filled_sheet out.")
-    inputs = [cases, passages, filled, cases_b, passages_b] + [str(nb) for nb in notebooks]
+    inputs = [cases, passages, filled, cases_b, passages_b, parameters.get("judge_config")] + [str(nb) for nb in notebooks]
     claim = None
     if args.out:
         out = Path(args.out)
@@ -187,6 +192,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     # One judged result for every notebook of the run: each judge judges the cases once, here.
     # The second configuration's cases likewise, for the notebook that compares.
     main = str(parameters.get("judge", defaults.get("judge", "")))
+    judge_config = parameters.get("judge_config")
+    check_judge_config(judge_config, judges_to_run(notebooks, parameters, "judged_file"),
+                       "--judge-config" if args.judge_config is not None else "-p judge_config")
     judged_here = {}
     for label, these, shared in (("", loaded, "judged_file"), ("B: ", loaded_b, "judged_file_b")):
         judges = judges_to_run(notebooks, parameters, shared) if these is not None else []
@@ -195,7 +203,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         which = f" of {relative(cases_b)}" if label else ""
         print(f"groundlab run: judging {plural(len(these), 'case', 'cases')}{which} with {', '.join(judges)}",
               file=sys.stderr)
-        comparison = compare_judges(these, judges, splitter)
+        comparison = compare_judges(these, judges, splitter, judge_config)
         if main in comparison.unavailable:  # the judge every notebook reports on judged nothing
             raise GroundlabError(label + comparison.unavailable[main].rstrip(".") + ".")
         judged_here[shared] = comparison

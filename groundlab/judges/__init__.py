@@ -31,7 +31,9 @@ _REGISTRY: Dict[str, Tuple[str, str, str]] = {
     "lexical": ("groundlab.judges.rules", "LexicalJudge",
                 "numbers and content-word coverage (free, offline)"),
     "rules": ("groundlab.judges.rules", "RulesJudge",
-              "lexical plus a negation check (free, offline; the default)"),
+              "lexical plus a negation check (free, offline; the reference method)"),
+    "signals": ("groundlab.judges.signals", "SignalsJudge",
+                "numbers, scoped negation, word forms and word pairs weighed by a fitted model (free, offline)"),
     "llm": ("groundlab.judges.llm", "LLMJudge",
             "a Claude model through the Anthropic API, one request per answered case (needs ANTHROPIC_API_KEY)"),
     "nli": ("groundlab.judges.nli", "NLIJudge",
@@ -40,7 +42,7 @@ _REGISTRY: Dict[str, Tuple[str, str, str]] = {
                 "--first on every claim, --then on the answers it flags and an --audit share of the rest"),
 }
 
-DEFAULT_JUDGE = "rules"
+DEFAULT_JUDGE = "signals"
 
 
 def register(name: str, module: str, cls: str, description: str) -> None:

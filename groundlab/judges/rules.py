@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Dict, FrozenSet, List, Sequence, Tuple
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from ..claims import split_sentences
 from ..numbers import Mention, mentions
@@ -234,6 +234,19 @@ def _supported(covered: int, n: int, found: Tuple[str, ...]) -> Verdict:
     return Verdict("supported", reason, coverage)
 
 
+def number_verdict(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str = "") -> Optional[Verdict]:
+    """Step 1: the verdict on a claim with a number the evidence does not give (``None`` when the
+    evidence gives them all); ``suffix`` ends the reason."""
+    missing = [m for m in claim_numbers if not have.has(m)]
+    if not missing:
+        return None
+    listed = ", ".join(_written(m.surface) for m in missing)
+    if have.shown:
+        return Verdict("contradicted", f"number {listed} is not in the evidence, which gives {have.listed()}{suffix}",
+                       0.0)
+    return Verdict("unsupported", f"number {listed} is not in the evidence, which gives no numbers{suffix}", 0.0)
+
+
 def _quote(sentence: str, limit: int = 90) -> str:
     return sentence if len(sentence) <= limit else sentence[: limit - 1] + "\u2026"
 
@@ -268,15 +281,9 @@ class LexicalJudge:
 
     def _judge(self, claim: _ClaimText, context: _Context) -> Verdict:
         if claim.numbers:
-            have = context.numbers
-            missing = [m for m in claim.numbers if not have.has(m)]
-            if missing:
-                listed = ", ".join(_written(m.surface) for m in missing)
-                if have.shown:
-                    return Verdict("contradicted", f"number {listed} is not in the evidence, "
-                                   f"which gives {have.listed()}", 0.0)
-                return Verdict("unsupported", f"number {listed} is not in the evidence, "
-                               "which gives no numbers", 0.0)
+            flagged = number_verdict(claim.numbers, context.numbers)
+            if flagged is not None:
+                return flagged
 
         words = claim.words
         if not words:

@@ -1,0 +1,99 @@
+"""``groundlab calibrate``: fit the signals judge's weights and threshold on a person's labels.
+
+The work is done in :mod:`groundlab.judges.calibration`; this module reads the options, prints
+the cross-validated figures next to those of the shipped weights and of the rules judge on the
+same labels, and writes the judge config that ``--judge-config`` then uses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..records import GroundlabError
+from .common import emit, input_paths, splitter_from
+from .options import claim_options, fraction, input_options
+
+
+def add_commands(sub) -> None:
+    """Add ``calibrate`` to the ``groundlab`` subcommands."""
+    p = sub.add_parser("calibrate", help="fit the signals judge's weights and threshold on your labeled cases "
+                                         "(cross-validated), for --judge-config")
+    claim_options(input_options(p))
+    p.add_argument("--out", required=True, metavar="JUDGE.json", help="the judge config to write")
+    p.add_argument("--max-false-alarms", type=fraction, default=None, metavar="R",
+                   help="choose the threshold that catches most while flagging at most this share of supported "
+                        "claims, as 0.1 or 10%% (default: the best balanced accuracy)")
+    p.add_argument("--force", action="store_true", help="replace --out if it exists")
+    p.add_argument("--json", action="store_true", help="print the judge config written, as JSON")
+    p.set_defaults(func=cmd_calibrate)
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from ..evaluate import split_cases
+    from ..io import load_cases, plural
+    from ..judges import get_judge
+    from ..judges.calibration import (MIN_PER_CLASS, Figures, LabeledClaim, check_enough, fit, measure, shipped_prior,
+                                       write_config)
+    from ..records import Evidence
+
+    if args.max_false_alarms is not None and not 0 < args.max_false_alarms < 1:
+        raise GroundlabError(f"--max-false-alarms must be more than 0 and less than 1 (100%), not "
+                             f"{args.max_false_alarms:g}; e.g. 0.1 or 10%.")
+    out = Path(args.out)
+    if out.exists() and not args.force:  # before the fitting, which takes a while
+        raise GroundlabError(f"{out} already exists; nothing was written (choose another --out, or pass --force "
+                             "to replace it).")
+    source, passages = input_paths(args)
+    cases = load_cases(source, passages)
+    with_labels = [case for case in cases if case.labels is not None]
+    splits = split_cases(with_labels, splitter_from(args))
+    claims = []
+    labeled = [case for case, split in zip(with_labels, splits) if split.claims]
+    for case, split in zip(with_labels, splits):
+        evidence = Evidence(case.question, case.retrieved, case.answer)
+        for claim, label in zip(split.claims, case.labels or ()):
+            claims.append(LabeledClaim(case.id, claim.number, claim.text, evidence, label, case.id))
+    if not claims:
+        raise GroundlabError(f"{source} holds no labeled claims ({plural(len(cases), 'case', 'cases')}, none with "
+                             f"\"labels\"); calibrating needs at least {MIN_PER_CLASS} supported and {MIN_PER_CLASS} "
+                             "contradicted or unsupported claims labeled by a person ('groundlab label export' makes "
+                             "a sheet to label).")
+    measured = measure(claims)
+    check_enough(measured, max_false_alarms=args.max_false_alarms)  # one sentence, before anything else is said
+    print(f"groundlab calibrate: {plural(len(claims), 'labeled claim', 'labeled claims')} in "
+          f"{plural(len(labeled), 'case', 'cases')}; fitting and cross-validating", file=sys.stderr)
+    result = fit(claims, max_false_alarms=args.max_false_alarms, prior=shipped_prior(), measured=measured)
+    labels = [c.label for c in claims]
+    pairs = [(c.text, c.evidence) for c in claims]
+    shipped = Figures.of(labels, [v.label for v in get_judge("signals").judge_batch(pairs)])
+    rules = Figures.of(labels, [v.label for v in get_judge("rules").judge_batch(pairs)])
+    data = result.config(f"{len(claims)} labeled claims of {source}", args.max_false_alarms,
+                         {"cases": str(source)})
+    write_config(out, data, force=args.force)
+    if args.json:
+        emit(json.dumps(data))
+        return 0
+    rule = ("the best balanced accuracy" if args.max_false_alarms is None
+            else f"false alarms at most {args.max_false_alarms:.0%}")
+    names = ("intercept",) + tuple(data["weights"])[1:]
+    lines = [
+        f"groundlab calibrate: {plural(len(claims), 'labeled claim', 'labeled claims')} in "
+        f"{plural(len(labeled), 'case', 'cases')} ({source}); {result.decided_by_rules} decided by a rule (framing, "
+        "numbers, negation, a missing clause), the rest by the model",
+        "",
+        "weights:   " + ", ".join(f"{n} {data['weights'][n]:+.3f}" for n in names),
+        f"threshold: {result.threshold:.4f} ({rule})",
+        "",
+        "cross-validated (5 folds of whole cases; each fold judged with weights and threshold fitted on the others):",
+        f"  calibrated         {result.cross_validated.line()}",
+        "on the same labels, without calibration:",
+        f"  shipped weights    {shipped.line()}",
+        f"  rules judge        {rules.line()}",
+        "",
+        f"wrote {out}; use it with --judge signals --judge-config {out} (score, agree, compare, label export, run).",
+    ]
+    emit("\n".join(lines))
+    return 0

@@ -1,0 +1,826 @@
+"""The signals judge: several signals of support, weighed by a small logistic model.
+
+The rules judges count the claim's words in the evidence. On answers written by real models
+that flags many sentences a person finds supported: a word in another form ("colonized" for
+"colonization"), a sentence that frames the answer ("Based on the provided passages, here is the
+answer."), a sentence that talks about the passages ("Passage 2 states that ..."), a "no"
+somewhere else in a long evidence sentence, an HTML entity. This judge keeps what the rules
+judges do well (numbers compared by value, a reason a person can read) and reads a claim so:
+
+1. **Text.** HTML entities are decoded and tags dropped, in the claim and in the evidence.
+2. **Framing.** A sentence that only frames the answer ("Here is a summary in 84 words or less.",
+   "I hope this helps.") is no fact: ``supported``, with the reason ``framing sentence, not a
+   fact`` and score 1. Framing lead-ins ("Based on the passages,", "Overall,", "Passage 2 states
+   that", "The author believes") and references to passages ("(Passage 3)") are set aside and
+   the rest of the sentence is judged; the reason says what was set aside.
+3. **Numbers** (as in the rules judges, :mod:`groundlab.numbers`): a number the evidence does not
+   give makes the claim ``contradicted`` when the evidence has numbers of its own, else
+   ``unsupported``; score 0.
+4. **Negation, scoped.** The evidence sentence and clause that share most words with the claim
+   are found; when exactly one of the two negates the words they share (the negation stands in
+   that clause, and the clause holds every word the claim negates), ``contradicted``, score 0. A
+   negation elsewhere in the sentence, or one the other side says in other words ("does not
+   meet" / "falls far short of"), decides nothing.
+5. **Signals**, each a number between 0 and 1 (words are compared by their stems, Snowball's
+   English stemmer, so "launched" finds "launch"):
+   ``coverage``, the share of the claim's content words in the evidence; ``pairs``, the share of
+   its adjacent content-word pairs found adjacent in the evidence (an invented detail built
+   from words the evidence has elsewhere breaks pairs); ``sentence``, the share found in the one
+   evidence sentence that holds most of them, and ``window`` in two sentences in a row;
+   ``names``, the share of its names (capitalised words inside the sentence) the evidence lacks;
+   ``length``, how long the claim is; ``numbers``, whether it has numbers, all found.
+6. **Score.** A logistic model weighs the signals into ``score``, the probability that a person
+   finds the claim supported; ``supported`` at or above the threshold, else ``unsupported``. Its
+   weights and threshold come from ``groundlab/data/signals.json``, fitted on two public labeled
+   claim sets (``bench/fit_signals.py``), or from a file ``groundlab calibrate`` fitted on your
+   own labels (``get_judge("signals", config="judge.json")``).
+
+Every verdict carries a reason that names the signals behind it. Speed comes from the rules
+judges' way: each passage is analysed once and its words, stems, pairs, sentences and numbers are
+reused for every claim judged against it.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Union
+
+from ..claims import split_sentences
+from ..numbers import Mention, mentions
+from ..records import Evidence, GroundlabError, Verdict
+from .rules import _Numbers, _quote, _without_numbers, _written, number_verdict
+
+# ---------------------------------------------------------------- words
+
+#: Function words: never content words. The rules judges' list, and the other pronouns,
+#: auxiliaries, determiners, prepositions and adverbs that say nothing a passage must back.
+STOP_WORDS: FrozenSet[str] = frozenset("""
+a about above after again against all almost along already also although always am among an and another any
+anyone anything are around as at be became because become been before being below between both but by can
+could did do does doing done down during each either else enough etc even ever every few for from further
+had has have having he her here hers herself him himself his how however i if in including into is it its
+itself just least less let like many may me might mine more most much must my myself nor now of off often on
+once one only onto or other others otherwise our ours ourselves out over own per perhaps quite rather really
+same several shall she should since so some something still such than that the their theirs them themselves
+then there therefore these they this those though through throughout thus to too toward towards under until
+up upon us very via was we well were what whatever when whenever where whereas whether which while who whom
+whose why will with within without would yet you your yours yourself yourselves
+""".split())
+
+#: Words that negate what follows them in their clause.
+NEGATIONS: FrozenSet[str] = frozenset({"not", "no", "never", "cannot", "none", "neither", "nor", "nobody",
+                                       "nothing", "nowhere", "without"})
+
+#: Words that end a clause: a negation reaches no further.
+_CLAUSE_WORDS: FrozenSet[str] = frozenset({"but", "while", "whereas", "although", "though", "however", "which",
+                                          "who", "whom", "whose", "because", "since", "unless", "until", "if",
+                                          "when", "where", "and", "or", "so", "yet", "then", "after", "before"})
+
+_TOKEN = re.compile(r"[^\W\d_][^\W_]*(?:['\u2019][^\W\d_]+)*|[,;:()\u2013\u2014]|--")
+_TAG = re.compile(r"</?[A-Za-z][^<>]{0,200}>")
+# "No. 256" numbers something; it negates nothing.
+_NUMBER_MARKER = re.compile(r"\b(?:no|nos|nr)\.\s*(?=\d)", re.IGNORECASE)
+_PUNCT = frozenset((",", ";", ":", "(", ")", "\u2013", "\u2014", "--"))
+
+
+def _stemmer():
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+_STEMMER = _stemmer()
+_STEMS: Dict[str, str] = {}
+
+
+def stem(word: str) -> str:
+    """The Snowball English stem of a lower-case word, cached: "colonization" and "colonized"
+    give "colon"."""
+    found = _STEMS.get(word)
+    if found is None:
+        found = _STEMMER.stemWord(word)
+        if len(_STEMS) < 500_000:
+            _STEMS[word] = found
+    return found
+
+
+def clean_text(text: str) -> str:
+    """``text`` with HTML entities decoded (``&nbsp;``, ``&ldquo;``), tags dropped and curly
+    apostrophes made straight.
+
+    >>> clean_text("Open&nbsp;iTunes &ldquo;now&rdquo; <b>here</b>")
+    'Open iTunes \u201cnow\u201d  here '
+    """
+    if "&" in text:
+        text = html.unescape(text)
+    if "<" in text:
+        text = _TAG.sub(" ", text)
+    return text.replace("\u00a0", " ").replace("\u2019", "'")
+
+
+class _Words:
+    """The content words of one sentence, in order: ``stems`` (one per content word, repeats
+    kept), ``surfaces`` (as written), ``clauses`` (the clause number of each), ``names`` (stems of
+    acronyms and of capitalised words not first in the sentence), ``negated`` (stems within the
+    scope of a negation: from the negation to the end of its clause) and ``has_negation``.
+
+    A clause ends at a comma, semicolon, colon, bracket or dash, and before a word that starts
+    another clause (but, which, because, and, or, ...). Words are split at hyphens ("cold-hearted"
+    gives "cold" and "hearted"), lower-cased, without a possessive 's; words of fewer than three
+    letters (but acronyms) and :data:`STOP_WORDS` are left out."""
+
+    __slots__ = ("stems", "surfaces", "names", "negated", "clauses", "has_negation")
+
+    def __init__(self, text: str) -> None:
+        stems: List[str] = []
+        surfaces: List[str] = []
+        names: List[str] = []
+        clauses: List[int] = []
+        negated: List[str] = []
+        has_negation = False
+        clause = 0
+        in_scope = False
+        first = True
+        if "o." in text or "O." in text or "r." in text:
+            text = _NUMBER_MARKER.sub(" ", text)
+        kinds = _KINDS
+        for token in _TOKEN.findall(text):
+            kind, s, name, capital = kinds.get(token) or _kind(token)
+            if kind == _WORD:
+                stems.append(s)
+                surfaces.append(token)
+                clauses.append(clause)
+                if name or (capital and not first):
+                    names.append(s)
+                if in_scope:
+                    negated.append(s)
+                first = False
+            elif kind == _BREAK:
+                clause += 1
+                in_scope = False
+            elif kind == _NEGATION:
+                has_negation = in_scope = True
+                first = False
+            elif kind == _CLAUSE:
+                clause += 1
+                in_scope = False
+                first = False
+            else:
+                first = False
+        self.stems = tuple(stems)
+        self.surfaces = tuple(surfaces)
+        self.names = frozenset(names)
+        self.clauses = tuple(clauses)
+        self.negated = frozenset(negated)
+        self.has_negation = has_negation
+
+
+# What a token is: a clause break (punctuation), a negation, a word that starts a clause, a word
+# left out, or a content word; decided once per token and kept.
+_BREAK, _NEGATION, _CLAUSE, _SKIP, _WORD = range(5)
+_KINDS: Dict[str, Tuple[int, str, bool, bool]] = {}
+
+
+def _kind(token: str) -> Tuple[int, str, bool, bool]:
+    """(kind, stem, always a name (an acronym), capitalised) of a token, cached."""
+    if token in _PUNCT:
+        found = (_BREAK, "", False, False)
+    else:
+        lower = token.lower()
+        if lower.endswith("n't") or lower in NEGATIONS:
+            found = (_NEGATION, "", False, False)
+        elif lower in _CLAUSE_WORDS:
+            found = (_CLAUSE, "", False, False)
+        else:
+            if lower.endswith("'s"):
+                lower = lower[:-2]
+            acronym = len(token) > 1 and token.isupper()
+            if (len(lower) < 3 or lower in STOP_WORDS) and not acronym:
+                found = (_SKIP, "", False, False)
+            else:
+                found = (_WORD, stem(lower), acronym, token[0].isupper())
+    if len(_KINDS) < 500_000:
+        _KINDS[token] = found
+    return found
+
+
+def _pairs(words: _Words) -> FrozenSet[Tuple[str, str]]:
+    """Adjacent content-word pairs within one clause, and pairs one word apart (an adjective put
+    in between keeps a pair)."""
+    stems, clauses = words.stems, words.clauses
+    out = set()
+    for k in range(len(stems) - 1):
+        if clauses[k] == clauses[k + 1]:
+            out.add((stems[k], stems[k + 1]))
+        if k + 2 < len(stems) and clauses[k] == clauses[k + 2]:
+            out.add((stems[k], stems[k + 2]))
+    return frozenset(out)
+
+
+def _claim_pairs(words: _Words) -> Tuple[Tuple[str, str], ...]:
+    stems, clauses = words.stems, words.clauses
+    return tuple(dict.fromkeys((stems[k], stems[k + 1]) for k in range(len(stems) - 1)
+                               if clauses[k] == clauses[k + 1] and stems[k] != stems[k + 1]))
+
+
+# ---------------------------------------------------------------- framing
+
+
+def _alternatives(words: str) -> str:
+    return "(?:" + "|".join(words.split()) + ")"
+
+
+_SOURCE = (r"(?:passages?|documents?|docs?|sources?|notes?|context|contexts|texts?|excerpts?|articles?|"
+           r"snippets?|search\s+results?|results|materials?|information|data|records?|extracts?|"
+           r"knowledge\s+base|references?|paragraphs?|sections?|chunks?)")
+_NUMBERED = r"(?:\s*(?:#\s*)?[A-Za-z]?\d+(?:\s*(?:,|and|&|-|\u2013|to)\s*[A-Za-z]?\d+)*)"
+_SAY = _alternatives(
+    "states? stated says? said mentions? mentioned notes? noted explains? explained indicates? indicated "
+    "suggests? suggested believes? believed argues? argued claims? claimed reports? reported describes? "
+    "described shows? showed shown highlights? highlighted emphasi[sz]es? emphasi[sz]ed stresses? stressed "
+    "concludes? concluded adds? added confirms? confirmed specifies? specified clarifies? clarified "
+    "outlines? outlined details? detailed discusses? discussed covers? covered lists? listed provides? "
+    "provided gives? gave reveals? revealed writes? wrote recommends? recommended advises? advised "
+    "feels? felt thinks? thought")
+_OPENERS = _alternatives(
+    r"overall in\s+summary in\s+short in\s+conclusion in\s+brief in\s+essence to\s+summari[sz]e "
+    r"to\s+sum\s+up all\s+in\s+all essentially basically in\s+general generally\s+speaking in\s+other\s+words "
+    r"to\s+answer\s+your\s+question to\s+answer\s+the\s+question in\s+answer\s+to\s+your\s+question "
+    r"in\s+a\s+nutshell simply\s+put put\s+simply ultimately finally additionally furthermore moreover also "
+    r"however importantly notably specifically first(?:ly)? second(?:ly)? third(?:ly)? lastly next then "
+    r"yes no sure certainly of\s+course absolutely indeed")
+
+#: What may open a sentence and is set aside: the rest of the sentence is judged.
+_LEAD_IN_PATTERNS: Tuple[str, ...] = (
+    # "Overall,", "In summary,", "Yes,"
+    r"^\s*" + _OPENERS + r"\s*[,:]\s*",
+    # "Here is the answer:", "Below are the steps:"
+    r"^\s*(?:here|below)\s+(?:is|are)\s+[^:.!?]{0,60}:\s*",
+    # "Based on the provided passages,", "According to passage 2,", "As stated in the documents,"
+    r"^\s*(?:based\s+(?:solely\s+|only\s+)?on|according\s+to|as\s+(?:stated|described|mentioned|noted|explained|"
+    r"shown|outlined|indicated|given|written|said|seen)\s+in|from|per|as\s+per|drawing\s+on|judging\s+by|going\s+by)"
+    r"\s+(?:the\s+|these\s+|this\s+|those\s+|my\s+|your\s+)?(?:(?:provided|given|retrieved|available|above|"
+    r"following|supplied|attached|cited|referenced|relevant|two|three|four|five|several|various|first|second|"
+    r"third|last|same)\s+)*(?:information\s+(?:in|from)\s+the\s+)?" + _SOURCE + _NUMBERED +
+    r"?(?:\s+(?:provided|given|above|below|retrieved|here|you\s+(?:provided|gave|shared)))?\s*[,:]\s*",
+    # "Passage 2 states that", "The author believes", "The documents also mention that"
+    r"^\s*(?:(?:the|this|that|these|those|each|both|all|one|another|every)\s+(?:of\s+the\s+)?)?(?:(?:provided|given|"
+    r"retrieved|above|first|second|third|last|cited|same)\s+)*(?:" + _SOURCE + _NUMBERED + r"?|author|authors|writer|"
+    r"writers|article's\s+author|speaker)\s+(?:(?:also|further|clearly|explicitly|specifically|only|then|"
+    r"furthermore|additionally|briefly|directly|simply)\s+)?(?:" + _SAY + r")(?:\s+(?:that|how|what|"
+    r"whether))?\s*[,:]?\s*",
+    # "It is stated in passage 2 that", "It is mentioned that"
+    r"^\s*it\s+is\s+(?:also\s+)?(?:stated|mentioned|noted|explained|said|shown|indicated|suggested|reported)"
+    r"(?:\s+in\s+(?:the\s+)?" + _SOURCE + _NUMBERED + r"?)?\s+that\s+",
+    # "In passage 2,", "In the documents,"
+    r"^\s*in\s+(?:the\s+)?(?:(?:provided|given|retrieved|above|first|second|third|last)\s+)*" + _SOURCE +
+    _NUMBERED + r"?\s*,\s*",
+)
+#: The lead-ins as one pattern; the first that matches is set aside.
+LEAD_IN = re.compile("|".join(f"(?:{p})" for p in _LEAD_IN_PATTERNS), re.IGNORECASE)
+
+#: References to passages inside a sentence, set aside: "(Passage 3)", "[Document 2, 4]", "(see source 1)".
+PASSAGE_REFERENCE = re.compile(
+    r"[(\[]\s*(?:see\s+|cf\.?\s+|from\s+|source:\s*|according\s+to\s+)?(?:the\s+)?" + _SOURCE + _NUMBERED +
+    r"(?:\s*[,;]\s*(?:" + _SOURCE + r")?" + _NUMBERED + r")*\s*[)\]]"
+    r"|\b(?:in|from|per|see|according\s+to)\s+(?:" + _SOURCE + r")" + _NUMBERED + r"\b"
+    r"|\b(?:passages?|documents?|sources?|excerpts?|snippets?)" + _NUMBERED + r"\b",
+    re.IGNORECASE)
+
+#: Sentences that only frame the answer: nothing in them is a fact about the question.
+_FRAMING_PATTERNS: Tuple[str, ...] = (
+    # "Here is a summary in 84 words or less.", "Below are the steps."
+    r"^\s*(?:here|below|above|following)\s+(?:is|are|you\s+go|'s)\b(?![^:]*:\s*\S)",
+    r"^\s*the\s+following\s+(?:is|are)\b(?![^:]*:\s*\S)",
+    r"^\s*(?:this|the)\s+(?:answer|summary|response|reply|overview|list)\s+(?:is\s+)?(?:as\s+follows|below|"
+    r"follows|is\s+based\s+on\b.*)\W*$",
+    r"^\s*(?:i\s+)?hope\s+(?:this|that|it)\s+helps\b",
+    r"^\s*(?:please\s+)?(?:let\s+me\s+know|feel\s+free|don't\s+hesitate|do\s+not\s+hesitate)\b",
+    r"^\s*(?:sure|certainly|of\s+course|absolutely|great\s+question|good\s+question|thanks?(?:\s+you)?(?:\s+for"
+    r"\s+(?:asking|your\s+question))?|okay|ok)\W*$",
+    r"^\s*(?:let\s+me|i\s+will|i'll|i\s+can)\s+(?:explain|summari[sz]e|answer|help|walk\s+you|break\s+(?:it|this)"
+    r"\s+down|outline|list|describe|go\s+through)\b(?![^:]*:\s*\S)",
+    r"^\s*(?:i\s+)?summari[sz](?:e|ed|ing)\b.*\b(?:passages?|documents?|text|article|words?)\W*$",
+    r"^\s*(?:the\s+)?answer\s+(?:to\s+(?:your|the)\s+question\s+)?(?:is\s+)?(?:as\s+follows|below)\W*$",
+)
+#: The framing sentences as one pattern.
+FRAMING = re.compile("|".join(f"(?:{p})" for p in _FRAMING_PATTERNS), re.IGNORECASE)
+
+
+class Framed:
+    """A claim with its framing set aside: ``text`` (what is judged), ``set_aside`` (the lead-ins
+    and passage references taken out, as written) and ``framing`` (the whole sentence only frames
+    the answer)."""
+
+    __slots__ = ("text", "set_aside", "framing")
+
+    def __init__(self, text: str, set_aside: Tuple[str, ...], framing: bool) -> None:
+        self.text, self.set_aside, self.framing = text, set_aside, framing
+
+
+@lru_cache(maxsize=16384)
+def frame(text: str) -> Framed:
+    """Set aside a claim's framing (see the module docstring, step 2).
+
+    >>> f = frame("Passage 2 states that the buyer contacts the vendor (Passage 3).")
+    >>> f.text, f.set_aside, f.framing
+    ('the buyer contacts the vendor.', ('Passage 2 states that', '(Passage 3)'), False)
+    >>> frame("Here is a summary in 84 words or less.").framing
+    True
+    """
+    set_aside: List[str] = []
+    rest = _lead_ins(text, set_aside)
+    lowered = rest.lower()
+    if any(hint in lowered for hint in _REFERENCE_HINTS):
+        found = [m.group().strip() for m in PASSAGE_REFERENCE.finditer(rest)]
+        if found:
+            set_aside += found
+            rest = PASSAGE_REFERENCE.sub(" ", rest)
+            rest = _lead_ins(re.sub(r"\s+([.,;:!?])", r"\1", re.sub(r"\s{2,}", " ", rest)).strip(), set_aside)
+    framing = FRAMING.match(rest) is not None or not _LETTERS.search(rest)
+    return Framed(rest, tuple(s for s in set_aside if s), framing)
+
+
+def _lead_ins(text: str, set_aside: List[str]) -> str:
+    """``text`` without the lead-ins it opens with (noted in ``set_aside``); never all of it."""
+    for _ in range(4):
+        m = LEAD_IN.match(text)
+        if m is None or m.end() >= len(text):
+            break
+        set_aside.append(m.group().strip().rstrip(",:").strip())
+        text = text[m.end():]
+    return text
+
+
+#: A sentence without any of these holds no reference to a passage (the search is skipped).
+_REFERENCE_HINTS = ("passage", "document", "source", "excerpt", "snippet", "context", "article", "note", "text",
+                    "result", "paragraph", "section", "chunk", "record", "reference", "material", "data", "doc",
+                    "information", "extract", "knowledge")
+_LETTERS = re.compile(r"[^\W\d_]{2,}")
+
+
+# ---------------------------------------------------------------- evidence
+
+
+class _Sentence:
+    """One evidence sentence: its stems, whether it negates, and per clause its stems and the
+    stems within the scope of a negation."""
+
+    __slots__ = ("text", "stemset", "negation", "clauses", "pairs")
+
+    def __init__(self, text: str, found: Sequence[Mention]) -> None:
+        words = _Words(_without_numbers(text, found))
+        self.text = text
+        self.stemset = frozenset(words.stems)
+        self.negation = words.has_negation
+        self.pairs = _pairs(words)
+        clauses: Dict[int, Tuple[set, set]] = {}
+        for s, c in zip(words.stems, words.clauses):
+            stems, negated = clauses.setdefault(c, (set(), set()))
+            stems.add(s)
+            if s in words.negated:
+                negated.add(s)
+        self.clauses = tuple((frozenset(a), frozenset(b)) for a, b in clauses.values())
+
+
+class _Piece:
+    """A question or a passage, analysed once: stems, pairs, numbers, sentences, and for each
+    sentence the stems of it and the next one (a window of two sentences in a row)."""
+
+    __slots__ = ("stems", "pairs", "numbers", "sentences", "windows")
+
+    def __init__(self, text: str, one_sentence: bool) -> None:
+        text = clean_text(text)
+        found = mentions(text)
+        self.numbers = _Numbers(found)
+        sentences = []
+        if one_sentence:
+            sentences.append(_Sentence(text, found))
+        else:
+            # The numbers of each sentence are those of the passage that lie within it: the
+            # passage is searched for numbers once.
+            pos, k = 0, 0
+            for part in split_sentences(text):
+                start = text.find(part, pos)
+                if start < 0:  # the splitter changed the text (invisible marks): search the sentence
+                    sentences.append(_Sentence(part, mentions(part)))
+                    continue
+                end = start + len(part)
+                while k < len(found) and found[k].start < start:
+                    k += 1
+                inside = []
+                j = k
+                while j < len(found) and found[j].end <= end:
+                    m = found[j]
+                    inside.append(m._replace(start=m.start - start, end=m.end - start))
+                    j += 1
+                sentences.append(_Sentence(part, inside))
+                pos = end
+        self.sentences = sentences = tuple(sentences)
+        self.stems = frozenset().union(*(s.stemset for s in sentences))
+        self.pairs = frozenset().union(*(s.pairs for s in sentences))
+        self.windows = tuple(s.stemset | sentences[k + 1].stemset if k + 1 < len(sentences) else s.stemset
+                             for k, s in enumerate(sentences))
+
+
+#: Evidence with more sentences than this finds the claim's best sentence through an index.
+_INDEX_FROM = 24
+
+
+class _Context:
+    """Evidence (a question and some passages) put together from its analysed pieces; long
+    evidence gets an index from each stem to the sentences that hold it."""
+
+    __slots__ = ("stems", "pairs", "numbers", "sentences", "windows", "index")
+
+    def __init__(self, pieces: Sequence[_Piece]) -> None:
+        if len(pieces) == 1:
+            self.stems, self.pairs, self.numbers = pieces[0].stems, pieces[0].pairs, pieces[0].numbers
+        else:
+            self.stems = frozenset().union(*(p.stems for p in pieces))
+            self.pairs = frozenset().union(*(p.pairs for p in pieces))
+            self.numbers = _Numbers.union([p.numbers for p in pieces])
+        self.sentences = tuple(s for p in pieces for s in p.sentences)
+        self.windows = tuple(w for p in pieces for w in p.windows)
+        index: Optional[Dict[str, List[int]]] = None
+        if len(self.sentences) > _INDEX_FROM:
+            index = {}
+            for k, s in enumerate(self.sentences):
+                for st in s.stemset:
+                    index.setdefault(st, []).append(k)
+        self.index = index
+
+
+@lru_cache(maxsize=16384)
+def _passage_piece(text: str) -> _Piece:
+    return _Piece(text, one_sentence=False)
+
+
+@lru_cache(maxsize=16384)
+def _question_piece(question: str) -> _Piece:
+    return _Piece(question, one_sentence=True)
+
+
+@lru_cache(maxsize=16384)
+def _context(question: str, texts: Tuple[str, ...]) -> _Context:
+    return _Context([_question_piece(question)] + [_passage_piece(t) for t in texts])
+
+
+# ---------------------------------------------------------------- the claim
+
+
+class _Claim:
+    __slots__ = ("framed", "words", "stems", "stemset", "pairs", "numbers", "negated", "clauses")
+
+    def __init__(self, text: str) -> None:
+        framed = frame(clean_text(text))
+        self.framed = framed
+        found = mentions(framed.text)
+        self.words = _Words(_without_numbers(framed.text, found))
+        self.stems = tuple(dict.fromkeys(self.words.stems))
+        self.stemset = frozenset(self.stems)
+        self.pairs = _claim_pairs(self.words)
+        self.negated = self.words.has_negation
+        # the clauses of two content words or more: (their stems, the words as written)
+        clauses: Dict[int, Dict[str, str]] = {}
+        for st, surface, c in zip(self.words.stems, self.words.surfaces, self.words.clauses):
+            clauses.setdefault(c, {}).setdefault(st, surface)
+        self.clauses = tuple((tuple(words), tuple(dict.fromkeys(words.values()))) for words in clauses.values()
+                             if len(words) >= 2) if len(clauses) > 1 else ()
+        first: Dict[str, Mention] = {}
+        for m in found:
+            first.setdefault(m.value, m)
+        self.numbers = tuple(first.values())
+
+
+@lru_cache(maxsize=16384)
+def _claim(text: str) -> _Claim:
+    return _Claim(text)
+
+
+#: The signals, in the order of the weights.
+FEATURES: Tuple[str, ...] = ("coverage", "pairs", "sentence", "window", "names")
+
+
+class Signals:
+    """What the judge measured on one claim: the signal values and the details a reason names."""
+
+    __slots__ = ("values", "n", "covered", "missing", "pairs_found", "pairs_total", "best", "best_found",
+                 "names_missing", "numbers_found")
+
+    def __init__(self, values, n, covered, missing, pairs_found, pairs_total, best, best_found, names_missing,
+                 numbers_found):
+        self.values, self.n, self.covered, self.missing = values, n, covered, missing
+        self.pairs_found, self.pairs_total, self.best, self.best_found = pairs_found, pairs_total, best, best_found
+        self.names_missing, self.numbers_found = names_missing, numbers_found
+
+
+def _signals(claim: _Claim, context: _Context) -> Signals:
+    stems = claim.stems
+    n = len(stems)
+    have = context.stems
+    missing = [s for s in stems if s not in have]
+    covered = n - len(missing)
+    coverage = covered / n
+    pairs = claim.pairs
+    if pairs:
+        cp = context.pairs
+        pairs_found = sum(1 for p in pairs if p in cp)
+        pair_share = pairs_found / len(pairs)
+    else:
+        pairs_found = 0
+        pair_share = coverage
+    # The sentence (and two sentences in a row) holding most of the claim's words.
+    stemset = claim.stemset
+    sentences, windows = context.sentences, context.windows
+    if context.index is None:
+        candidates: Sequence[int] = range(len(sentences))
+    else:
+        index = context.index
+        candidates = sorted({k for s in stems for k in index.get(s, ())})
+    best, best_found, window = -1, 0, 0
+    for k in candidates:
+        found = len(stemset & sentences[k].stemset)
+        if found > best_found:
+            best, best_found = k, found
+        if found:
+            w = len(stemset & windows[k])
+            if w > window:
+                window = w
+    names = claim.words.names
+    names_missing = [s for s in names if s not in have] if names else []
+    values = (coverage, pair_share, best_found / n, window / n,
+              len(names_missing) / len(names) if names else 0.0)
+    return Signals(values, n, covered, missing, pairs_found, len(pairs), best, best_found, names_missing,
+                   len(claim.numbers))
+
+
+def _invented_clause(claim: _Claim, context: _Context) -> Optional[Tuple[Tuple[str, ...], int, int]]:
+    """A clause of the claim (of two content words or more, in a claim of several clauses) with
+    fewer than half of its content words in the evidence: a detail added to what the evidence
+    says. Its words as written, how many of its content words the evidence has, and of how many."""
+    have = context.stems
+    for stems, surfaces in claim.clauses:
+        found = sum(1 for st in stems if st in have)
+        if 2 * found < len(stems):
+            return surfaces, found, len(stems)
+    return None
+
+
+def _negation_flip(claim: _Claim, context: _Context, best: int) -> Optional[str]:
+    """The evidence sentence whose aligned clause negates what the claim asserts, or asserts what
+    the claim negates; ``None`` when there is no such flip (see the module docstring, step 4)."""
+    if best < 0:
+        return None
+    sentence = context.sentences[best]
+    if not (claim.negated or sentence.negation):
+        return None
+    stemset = claim.stemset
+    # The clause of the evidence sentence sharing most words with the claim.
+    clause, negated, shared = None, None, 0
+    for stems, neg in sentence.clauses:
+        k = len(stemset & stems)
+        if k > shared:
+            clause, negated, shared = stems, neg, k
+    if clause is None or shared < max(2, math.ceil(0.75 * len(stemset))):
+        return None  # the clause does not say what the claim says: a flip would mean nothing
+    claim_negated = claim.words.negated
+    if claim.negated and not negated:
+        if claim_negated and claim_negated <= clause:
+            return sentence.text
+    elif negated and not claim.negated and negated & stemset:
+        return sentence.text
+    return None
+
+
+# ---------------------------------------------------------------- the judge
+
+
+DEFAULT_CONFIG = "signals.json"
+
+#: What a judge config file says it is.
+CONFIG_KIND = "groundlab judge config"
+
+
+class JudgeConfig:
+    """The weights and threshold of the signals judge, read from a file and checked.
+
+    ``path`` is where it came from (``None``: the weights shipped with groundlab), ``sha256`` the
+    hash of its bytes (recorded in the judge's identity), ``data`` the parsed file."""
+
+    def __init__(self, data: Mapping[str, Any], path: Optional[Path], sha256: str) -> None:
+        self.data, self.path, self.sha256 = dict(data), path, sha256
+        self.weights = tuple(float(data["weights"][name]) for name in FEATURES)
+        self.intercept = float(data["weights"]["intercept"])
+        self.threshold = float(data["threshold"])
+
+
+def load_config(path: Union[str, Path, None] = None) -> JudgeConfig:
+    """A judge config: the file ``groundlab calibrate`` wrote, or (``None``) the one shipped with
+    groundlab. A file that is not one says so in one sentence."""
+    import hashlib
+
+    if path is None:
+        raw = resources.files("groundlab").joinpath("data", DEFAULT_CONFIG).read_bytes()
+        where, shown = None, f"groundlab/data/{DEFAULT_CONFIG}"
+    else:
+        where = Path(path)
+        shown = str(where)
+        try:
+            raw = where.read_bytes()
+        except OSError as exc:
+            raise GroundlabError(f"judge config {shown} cannot be read ({exc.strerror or exc}); give the file "
+                                 "'groundlab calibrate --out' wrote.") from None
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise GroundlabError(f"judge config {shown} is not JSON; give the file 'groundlab calibrate --out' "
+                             "wrote.") from None
+    check_config(data, shown)
+    return JudgeConfig(data, where, hashlib.sha256(raw).hexdigest())
+
+
+def check_config(data: Any, shown: str) -> None:
+    """Refuse, in one sentence, a judge config of the wrong shape or of another judge."""
+    if not isinstance(data, dict) or data.get("kind") != CONFIG_KIND:
+        raise GroundlabError(f"judge config {shown} is not a groundlab judge config (no \"kind\": "
+                             f"\"{CONFIG_KIND}\"); give the file 'groundlab calibrate --out' wrote.")
+    if data.get("judge") != SignalsJudge.name:
+        raise GroundlabError(f"judge config {shown} is for the {data.get('judge')!r} judge, not "
+                             f"{SignalsJudge.name!r}; use it with that judge, or calibrate this one.")
+    weights = data.get("weights")
+    names = ("intercept",) + FEATURES
+    if not isinstance(weights, dict) or any(not _finite(weights.get(k)) for k in names):
+        missing = [k for k in names if not isinstance(weights, dict) or not _finite(weights.get(k))]
+        raise GroundlabError(f"judge config {shown} lacks a number for the weight {missing[0]!r} (it needs "
+                             f"{', '.join(names)}); calibrate again to write a complete file.")
+    if not _finite(data.get("threshold")) or not 0 < float(data["threshold"]) < 1:
+        raise GroundlabError(f"judge config {shown} needs a \"threshold\" between 0 and 1; calibrate again "
+                             "to write a complete file.")
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+@lru_cache(maxsize=1)
+def _shipped() -> JudgeConfig:
+    return load_config(None)
+
+
+@lru_cache(maxsize=4096)
+def _framing_verdict(set_aside: Tuple[str, ...]) -> Verdict:
+    return Verdict("supported", "framing sentence, not a fact" + _aside(set_aside), 1.0)
+
+
+#: Verdicts kept per judge for claims met again against the same evidence.
+_MEMO_SIZE = 65536
+
+
+class SignalsJudge:
+    """Numbers, scoped negation and word signals weighed by a logistic model (see the module
+    docstring). ``config``: a judge config file ``groundlab calibrate`` wrote, or ``None`` for
+    the weights shipped with groundlab; ``threshold`` overrides its threshold."""
+
+    name = "signals"
+    version = "1"
+    #: Pure Python on local data: a large run may be split over processes.
+    cpu_bound = True
+
+    def __init__(self, config: Union[str, Path, JudgeConfig, None] = None,
+                 threshold: Optional[float] = None) -> None:
+        if isinstance(config, JudgeConfig):
+            self.config = config
+        else:
+            self.config = _shipped() if config is None else load_config(config)
+        if threshold is not None and not 0 < threshold < 1:
+            raise ValueError("threshold must be in (0, 1)")
+        self.threshold = float(self.config.threshold if threshold is None else threshold)
+        self._weights = self.config.weights
+        self._intercept = self.config.intercept
+        self._memo: Dict[Tuple[_Claim, _Context], Verdict] = {}
+
+    def identity(self) -> Dict[str, Any]:
+        """The weights behind the verdicts: which file and its sha256."""
+        return {"config": str(self.config.path) if self.config.path else f"groundlab/data/{DEFAULT_CONFIG}",
+                "config_sha256": self.config.sha256}
+
+    def judge_batch(self, pairs: Sequence[Tuple[str, Evidence]]) -> List[Verdict]:
+        out = []
+        last, context = None, None
+        memo = self._memo
+        for text, evidence in pairs:
+            if evidence is not last:  # the claims of one case share one Evidence
+                last = evidence
+                context = _context(evidence.question, tuple([p.text for p in evidence.passages]))
+            claim = _claim(text)
+            # The same claim against the same evidence (a repeated answer, the cited passages
+            # being all the retrieved ones) is judged once.
+            key = (claim, context)
+            verdict = memo.get(key)
+            if verdict is None:
+                verdict = self._judge(claim, context)
+                if len(memo) >= _MEMO_SIZE:
+                    memo.clear()
+                memo[key] = verdict
+            out.append(verdict)
+        return out
+
+    def judge(self, text: str, evidence: Evidence) -> Verdict:
+        """The verdict on one claim."""
+        return self.judge_batch([(text, evidence)])[0]
+
+    def score(self, signals: Signals) -> float:
+        """The probability, by the model, that a person finds a claim with these signals supported."""
+        z = self._intercept
+        for w, v in zip(self._weights, signals.values):
+            z += w * v
+        return 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
+
+    def measure(self, text: str, evidence: Evidence) -> Tuple[str, Optional[Signals]]:
+        """How a claim is decided: ``("framing", None)``, ``("number", None)``, ``("empty", None)``
+        (no content words), ``("negation", signals)``, ``("clause", signals)`` (a clause mostly
+        missing from the evidence) or ``("model", signals)``; what the fit of the weights reads."""
+        route, signals, _ = _decide(_claim(text), _context(evidence.question,
+                                                            tuple(p.text for p in evidence.passages)))
+        return route, signals
+
+    def _judge(self, claim: _Claim, context: _Context) -> Verdict:
+        route, signals, detail = _decide(claim, context)
+        aside = _aside(claim.framed.set_aside)
+        if route == "model":
+            p = self.score(signals)
+            label = "supported" if p >= self.threshold else "unsupported"
+            return Verdict(label, _reason(label, p, self.threshold, claim, signals) + aside, p)
+        if route == "framing":
+            return _framing_verdict(claim.framed.set_aside)
+        if route == "number":
+            return detail
+        if route == "empty":
+            return Verdict("supported", f"no content words to check{aside}", 1.0)
+        if route == "negation":
+            side = "the claim negates what the evidence says" if claim.words.negated \
+                else "the evidence negates what the claim says"
+            return Verdict("contradicted", f"negation flip: {side} (\"{_quote(detail)}\"); "
+                           f"{signals.covered}/{signals.n} content words in the evidence{aside}", 0.0)
+        words, found, total = detail
+        return Verdict("unsupported", f"the clause \"{_quote(' '.join(words), 60)}\" has {found}/{total} content "
+                       f"words in the evidence; the claim {signals.covered}/{signals.n}{aside}", 0.0)
+
+
+def _decide(claim: _Claim, context: _Context) -> Tuple[str, Optional[Signals], Any]:
+    """Which step decides a claim (see the module docstring), its signals when measured, and what
+    the step found: the number verdict, the negated evidence sentence, or the missing clause."""
+    if claim.framed.framing:
+        return "framing", None, None
+    if claim.numbers:
+        flagged = number_verdict(claim.numbers, context.numbers, _aside(claim.framed.set_aside))
+        if flagged is not None:
+            return "number", None, flagged
+    if not claim.stems:
+        return "empty", None, None
+    signals = _signals(claim, context)
+    flipped = _negation_flip(claim, context, signals.best)
+    if flipped is not None:
+        return "negation", signals, flipped
+    if claim.clauses:
+        invented = _invented_clause(claim, context)
+        if invented is not None:
+            return "clause", signals, invented
+    return "model", signals, None
+
+
+def _aside(set_aside: Tuple[str, ...]) -> str:
+    if not set_aside:
+        return ""
+    return "; set aside: " + ", ".join(f"\"{_quote(s, 40)}\"" for s in set_aside)
+
+
+def _reason(label: str, p: float, threshold: float, claim: _Claim, s: Signals) -> str:
+    sign = "\u2265" if label == "supported" else "<"
+    parts = [f"score {p:.2f} {sign} {threshold:.2f}",
+             f"{s.covered}/{s.n} content words in the evidence"]
+    if s.missing:
+        surface = dict(zip(claim.words.stems, claim.words.surfaces))
+        shown = [surface.get(m, m) for m in s.missing[:5]]
+        more = ", \u2026" if len(s.missing) > 5 else ""
+        parts[-1] += f" (missing: {', '.join(shown)}{more})"
+    if s.pairs_total:
+        parts.append(f"{s.pairs_found}/{s.pairs_total} word pairs")
+    parts.append(f"best sentence holds {s.best_found}/{s.n}")
+    if s.names_missing:
+        surface = dict(zip(claim.words.stems, claim.words.surfaces))
+        parts.append(f"names not in the evidence: {', '.join(surface.get(m, m) for m in s.names_missing[:3])}")
+    if claim.numbers:
+        parts.append(f"numbers {', '.join(_written(m.surface) for m in claim.numbers)} found")
+    return "; ".join(parts)
+
+
+__all__ = ["FEATURES", "JudgeConfig", "SignalsJudge", "Signals", "clean_text", "check_config", "frame",
+           "load_config", "stem"]

@@ -1,0 +1,227 @@
+"""The signals judge: what the rules judges flag wrongly on real answers is now supported, what
+they catch is still caught, and every verdict says why."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from groundlab import evaluate, load_cases
+from groundlab.identity import judge_identity
+from groundlab.judges import DEFAULT_JUDGE, get_judge
+from groundlab.judges.signals import FEATURES, clean_text, frame, load_config
+from groundlab.records import Evidence, GroundlabError, Passage
+
+from conftest import CASES, NOTES
+
+
+def ev(*texts: str, question: str = "What happens?") -> Evidence:
+    return Evidence(question, tuple(Passage(f"P{k}", t) for k, t in enumerate(texts, 1)))
+
+
+def judged(claim: str, *texts: str, judge: str = "signals", question: str = "What happens?"):
+    return get_judge(judge).judge(claim, ev(*texts, question=question))
+
+
+def test_signals_is_the_default_judge():
+    assert DEFAULT_JUDGE == "signals" and get_judge().name == "signals"
+
+
+# ---------------------------------------------------------------- false alarms of the rules judges
+
+
+@pytest.mark.parametrize("claim, passage", [
+    # word forms
+    ("The settlers colonized the coast.", "The colonization of the coast by settlers began early."),
+    ("He was cold.", "The officer was described as cold-hearted."),
+    ("Approvals are released by the analyst.", "The analyst releases the approval."),
+    # HTML entities in the answer
+    ("Open&nbsp;iTunes and click &ldquo;Store&rdquo;.", "Open iTunes and click \u201cStore\u201d."),
+])
+def test_word_forms_and_entities_are_supported(claim, passage):
+    assert judged(claim, passage, judge="rules").label != "supported"  # what the rules judge says
+    verdict = judged(claim, passage)
+    assert verdict.label == "supported", verdict.reason
+    assert 0 <= verdict.score <= 1 and verdict.reason.startswith("score ")
+
+
+def test_no_before_a_number_negates_nothing():
+    """"No. 256" numbers an issue (the rules judges already read it so, through groundlab.numbers)."""
+    passage = "Psylocke's new body first appeared in Uncanny X-Men No. 256 in 1989."
+    for judge in ("rules", "signals"):
+        verdict = judged("Psylocke first appeared in Uncanny X-Men No. 256.", passage, judge=judge)
+        assert verdict.label == "supported", (judge, verdict.reason)
+    assert judged("Psylocke did not appear in Uncanny X-Men No. 256.", passage).label == "contradicted"
+
+
+@pytest.mark.parametrize("claim", [
+    "Based on the provided passages, here is the answer.",
+    "Here is a summary in 84 words or less.",
+    "(Passage 3).",
+    "I hope this helps!",
+])
+def test_framing_sentences_are_no_facts(claim):
+    passage = "The buyer contacts the vendor when the price variance is above tolerance."
+    assert judged(claim, passage, judge="rules").label != "supported"
+    verdict = judged(claim, passage)
+    assert verdict.label == "supported" and verdict.score == 1.0
+    assert verdict.reason.startswith("framing sentence, not a fact")
+
+
+@pytest.mark.parametrize("claim, set_aside", [
+    ("Passage 2 states that the buyer contacts the vendor.", "Passage 2 states that"),
+    ("The buyer contacts the vendor (Passage 3).", "(Passage 3)"),
+    ("Overall, the author believes the buyer contacts the vendor.", "the author believes"),
+    ("According to the documents, the buyer contacts the vendor.", "According to the documents"),
+])
+def test_passage_references_and_lead_ins_are_set_aside_and_the_rest_is_judged(claim, set_aside):
+    passage = "If the price variance is above tolerance, the buyer contacts the vendor."
+    assert judged(claim, passage, judge="rules").label != "supported"
+    verdict = judged(claim, passage)
+    assert verdict.label == "supported", verdict.reason
+    assert f"set aside: " in verdict.reason and set_aside in verdict.reason
+    # what is left is still a fact: an invented one is flagged
+    invented = claim.replace("buyer contacts the vendor", "plant manager signs a waiver")
+    assert judged(invented, passage).label == "unsupported"
+
+
+def test_a_negation_elsewhere_in_the_evidence_sentence_decides_nothing():
+    passage = ("The credit analyst releases the order within the day, but no approval is needed when the "
+               "amount is small.")
+    claim = "The credit analyst releases the order within the day."
+    assert judged(claim, passage, judge="rules").label == "contradicted"  # the rules judge's false alarm
+    verdict = judged(claim, passage)
+    assert verdict.label == "supported", verdict.reason
+
+
+def test_a_negation_said_in_other_words_is_no_flip():
+    verdict = judged("The plant does not meet the emission standard.",
+                     "The plant falls far short of the emission standard.")
+    assert verdict.label != "contradicted" and "negation" not in verdict.reason
+
+
+# ---------------------------------------------------------------- still caught
+
+
+@pytest.mark.parametrize("claim, passage, shown", [
+    ("The supplier delivered 80 of 100 pieces.", "The supplier delivered 90 of 100 pieces.", "number 80"),
+    ("Refunds over 700 EUR need the team lead.", "Refunds over 500 EUR need the team lead.", "number 700 EUR"),
+    ("The error code is PRC-113.", "Error PRC-112 means a price condition is missing.", "number PRC-113"),
+])
+def test_invented_numbers_are_contradicted(claim, passage, shown):
+    verdict = judged(claim, passage)
+    assert verdict.label == "contradicted" and verdict.score == 0.0
+    assert verdict.reason.startswith(shown)
+
+
+@pytest.mark.parametrize("claim, passage, side", [
+    ("Yes, incomplete orders can be billed once they are delivered.",
+     "Incomplete orders cannot be delivered or billed.", "the evidence negates"),
+    ("The analyst does not release the order.", "Below 2 percent the analyst releases the order.",
+     "the claim negates"),
+    ("The payment run never pays blocked invoices.", "The payment run pays blocked invoices once a day.",
+     "the claim negates"),
+])
+def test_negation_flips_are_contradicted(claim, passage, side):
+    verdict = judged(claim, passage)
+    assert verdict.label == "contradicted", verdict.reason
+    assert verdict.reason.startswith(f"negation flip: {side}") and verdict.score == 0.0
+
+
+def test_invented_details_are_unsupported_and_the_reason_names_the_signals():
+    verdict = judged("The plant manager signs a waiver for the invoice.",
+                     "A quantity variance above the tolerance blocks the invoice for payment until someone "
+                     "resolves it.")
+    assert verdict.label == "unsupported" and verdict.score < get_judge("signals").threshold
+    for words in ("score", "content words in the evidence", "missing: plant, manager, signs, waiver", "word pairs",
+                  "best sentence holds"):
+        assert words in verdict.reason
+
+
+def test_a_clause_the_evidence_lacks_is_unsupported_however_well_the_rest_is_backed():
+    evidence = ev("The credit analyst reviews the open items.", "The weather was sunny.")
+    verdict = get_judge("signals").judge("The credit analyst reviews the open items and planners review exceptions.",
+                                         evidence)
+    assert verdict.label == "unsupported" and verdict.score == 0.0
+    assert verdict.reason.startswith('the clause "planners review exceptions" has 1/3 content words in the evidence')
+    both = ev("The credit analyst reviews the open items.", "Planners review the exceptions every morning.")
+    assert get_judge("signals").judge("The credit analyst reviews the open items and planners review exceptions.",
+                                      both).label == "supported"
+
+
+def test_swapped_roles_break_word_pairs():
+    """Every word of the claim is in the evidence; its pairs are not: what the pairs signal sees."""
+    judge = get_judge("signals")
+    evidence = ev("The commissioner apologised to the mayor after the council meeting.")
+    route, swapped = judge.measure("The mayor apologised to the commissioner.", evidence)
+    _, kept = judge.measure("The commissioner apologised to the mayor.", evidence)
+    assert route == "model"
+    values = dict(zip(FEATURES, swapped.values))
+    assert values["coverage"] == 1.0 and values["pairs"] < dict(zip(FEATURES, kept.values))["pairs"] == 1.0
+
+
+def test_sample_set_paraphrase_is_no_false_alarm_and_scores_are_probabilities():
+    ev_signals = evaluate(load_cases(CASES, NOTES), "signals")
+    claims = ev_signals.claims
+    assert claims["score"].between(0, 1).all()
+    assert claims["verdict"].value_counts().to_dict() == {"supported": 14, "contradicted": 3, "unsupported": 3}
+    # c05's "an amended bill or a credit note" for "a corrected invoice or a credit memo": the
+    # rules judges' false alarm on the sample set (SPEC 6) is supported here
+    c05 = claims[(claims["case_id"] == "c05") & (claims["claim"] == 2)].iloc[0]
+    assert c05["label"] == "supported" and c05["verdict"] == "supported"
+    threshold = get_judge("signals").threshold
+    model = claims[claims["reason"].str.startswith("score ")]
+    assert ((model["score"] >= threshold) == (model["verdict"] == "supported")).all()
+
+
+# ---------------------------------------------------------------- the text
+
+
+def test_clean_text_decodes_entities_and_drops_tags():
+    assert clean_text("a&amp;b <em>c</em>&#39;s") == "a&b  c 's"
+
+
+def test_frame_keeps_a_fact_that_opens_like_a_lead_in():
+    assert not frame("Here the buyer contacts the vendor.").framing
+    here = frame("Here is the answer: the buyer contacts the vendor.")
+    assert not here.framing and here.text == "the buyer contacts the vendor."
+    assert frame("The passage states nothing about refunds.").text == "nothing about refunds."
+
+
+# ---------------------------------------------------------------- the config and identity
+
+
+def test_identity_pins_the_weights(tmp_path):
+    shipped = judge_identity(get_judge("signals"))
+    assert shipped["config"] == "groundlab/data/signals.json" and len(shipped["config_sha256"]) == 64
+    assert shipped["settings"]["threshold"] == load_config().threshold
+    data = json.loads(json.dumps(load_config().data))
+    data["threshold"] = 0.6
+    mine = tmp_path / "judge.json"
+    mine.write_text(json.dumps(data), encoding="utf-8")
+    own = judge_identity(get_judge("signals", config=mine))
+    assert own["config"] == str(mine) and own["config_sha256"] != shipped["config_sha256"]
+    assert own["settings"]["threshold"] == 0.6
+
+
+@pytest.mark.parametrize("content, words", [
+    ("not json {", "is not JSON"),
+    ('{"weights": {}}', "is not a groundlab judge config"),
+    ('{"kind": "groundlab judge config", "judge": "nli", "weights": {}, "threshold": 0.5}', "is for the 'nli' judge"),
+    ('{"kind": "groundlab judge config", "judge": "signals", "weights": {"intercept": 1}, "threshold": 0.5}',
+     "lacks a number for the weight 'coverage'"),
+])
+def test_a_bad_judge_config_is_one_sentence(cli, sample_args, tmp_path, content, words):
+    path = tmp_path / "judge.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(GroundlabError, match=words):
+        get_judge("signals", config=path)
+    code, out, err = cli("score", *sample_args, "--judge-config", path)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert words in err and str(path) in err
+
+
+def test_a_judge_config_needs_the_signals_judge(cli, sample_args, tmp_path):
+    code, _, err = cli("agree", *sample_args, "--judge", "rules", "--judge-config", tmp_path / "judge.json")
+    assert code == 2 and "--judge-config does not apply to the rules judge; drop it or use --judge signals" in err
