@@ -52,7 +52,7 @@ import pandas as pd
 from .claims import INVISIBLE, ClaimSplitter
 from .evaluate import Evaluation, judge_pairs
 from .io import _json_type
-from .judges import DEFAULT_JUDGE, Judge, get_judge
+from .judges import Judge, get_judge
 from .records import Claim, Evidence, GroundlabError, Passage
 
 #: What the guard does with a sentence its passages do not back.
@@ -153,11 +153,17 @@ ROUTE_RULES: Dict[str, RouteRule] = {
 Retrieved = Sequence[Union[Passage, Mapping[str, object], str]]
 
 
+#: The guard's judge unless told otherwise: ``rules``, which catches more of the hallucinated claims
+#: than the default ``signals`` judge (82% against 68% on the public claim sets, see docs/judges.md)
+#: at the price of more false alarms. A guard is there to catch; what it flags a person can clear.
+GUARD_JUDGE = "rules"
+
+
 def guard(
     question: str,
     retrieved: Retrieved,
     answer: str,
-    judge: Union[str, Judge] = DEFAULT_JUDGE,
+    judge: Union[str, Judge] = GUARD_JUDGE,
     mode: str = "flag",
     *,
     splitter: Optional[ClaimSplitter] = None,

@@ -233,7 +233,7 @@ def hallucination_breakdown(claims: pd.DataFrame, cases: pd.DataFrame, *,
     everywhere.
 
     >>> from groundlab import evaluate, load_cases, sample_path
-    >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")))
+    >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")), "rules")
     >>> hallucination_breakdown(ev.claims, ev.cases)[["group", "hallucinated", "total"]].values.tolist()
     [['id', 1, 2], ['date', 2, 2], ['quantity', 2, 6], ['other', 3, 11]]
     """
@@ -308,7 +308,7 @@ def weighted_risk_score(claims: pd.DataFrame, cases: pd.DataFrame, weights: Dict
     answer with a wrong amount costs five times a vague one. With every weight 1 both agree.
 
     >>> from groundlab import evaluate, load_cases, sample_path
-    >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")))
+    >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")), "rules")
     >>> weights = {"id": 2, "date": 3}
     >>> weighted_risk_score(ev.claims, ev.cases, {}, 3), weighted_risk_score(ev.claims, ev.cases, weights, 3)
     (-14.0, -29.0)

@@ -19,7 +19,7 @@ def test_frames_as_written_read_back(cli, sample_args, tmp_path, suffix):
     claims, cases = tmp_path / f"claims{suffix}", tmp_path / f"cases{suffix}"
     code, out, err = cli("score", *sample_args, "--claims-out", claims, "--cases-out", cases)
     assert code == 0, err
-    assert out.startswith("groundlab score: judge rules")
+    assert out.startswith("groundlab score: judge signals")  # the default judge
     assert f"wrote the claim frame (20 rows) to {claims}" in err and f"wrote the case frame (12 rows) to {cases}" in err
     ev = evaluate(load_cases(CASES, NOTES))
     read = pd.read_csv if suffix == ".csv" else pd.read_parquet

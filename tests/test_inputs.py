@@ -45,7 +45,7 @@ def test_cases_from_stdin():
     by_file = run("score", "--cases", CASES, "--passages", NOTES, "--json")
     assert json.loads(proc.stdout) == json.loads(by_file.stdout)
     proc = run("score", "--cases", "-", "--passages", NOTES, stdin=CASES.read_bytes())
-    assert proc.stdout.startswith(b"groundlab score: judge rules, 12 cases, 20 claims (stdin)")
+    assert proc.stdout.startswith(b"groundlab score: judge signals, 12 cases, 20 claims (stdin)")
 
 
 def test_cases_through_a_pipe_and_dev_stdin():

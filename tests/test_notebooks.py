@@ -217,7 +217,8 @@ def test_run_compares_two_configurations_and_escapes_what_they_hold(cli, tmp_pat
     folder.mkdir()
     shutil.copy(ROOT / "notebooks" / "05-compare.ipynb", folder)
     code, stdout, err = cli("run", "--cases", a.name, "--cases-b", b.name, "--notebooks", folder, "--out", "out",
-                            "-p", "names", "<b>old</b>,new|x", "--abstention-phrase", "<script>nope</script>")
+                            "-p", "names", "<b>old</b>,new|x", "--abstention-phrase", "<script>nope</script>",
+                            "--judge", "rules")
     assert code == 0, err
     out = tmp_path / "out"
     assert "groundlab run: judging 5 cases of b.jsonl with rules" in err

@@ -131,12 +131,12 @@ def test_claims_the_judge_could_not_decide_are_left_out(ev):
 
 
 def test_score_shows_the_breakdown_and_json_adds_it_only_when_asked(cli, with_process):
-    code, out, _ = cli("score", "--cases", with_process, "--passages", NOTES)
+    code, out, _ = cli("score", "--cases", with_process, "--passages", NOTES, "--judge", "rules")
     assert code == 0
     assert "kind quantity" in out and "2/6 claims" in out and "process procure-to-pay" in out and "3/5 answers" in out
-    plain = cli.json("score", "--cases", with_process, "--passages", NOTES)
+    plain = cli.json("score", "--cases", with_process, "--passages", NOTES, "--judge", "rules")
     assert "by_kind" not in plain and "by_process" not in plain
-    s = cli.json("score", "--cases", with_process, "--passages", NOTES, "--breakdown")
+    s = cli.json("score", "--cases", with_process, "--passages", NOTES, "--breakdown", "--judge", "rules")
     assert list(s)[:len(plain)] == list(plain)  # the existing keys, in order, then the new ones
     assert s["by_kind"][2] == {"kind": "quantity", "hallucinated": 2, "claims": 6, "rate": 2 / 6,
                                "low": pytest.approx(wilson_interval(2, 6)[0]),
@@ -192,7 +192,7 @@ def test_targets_table_passes_and_fails_on_the_upper_end(tmp_path, ev):
 
 
 def test_score_with_targets_exits_1_when_one_fails_and_0_when_all_pass(cli, tmp_path, with_process):
-    args = ("score", "--cases", with_process, "--passages", NOTES, "--penalty", "3")
+    args = ("score", "--cases", with_process, "--passages", NOTES, "--penalty", "3", "--judge", "rules")
     code, out, err = cli(*args, "--targets", write(tmp_path, TARGETS))
     assert code == 1
     assert "targets met: 3 of 7" in out and "no data" in out and "weighted risk score: -29" in out

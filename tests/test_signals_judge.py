@@ -122,6 +122,11 @@ def test_invented_numbers_are_contradicted(claim, passage, shown):
      "the claim negates"),
     ("The payment run never pays blocked invoices.", "The payment run pays blocked invoices once a day.",
      "the claim negates"),
+    # the claim's words spread over two clauses of the evidence sentence
+    ("The invoice can be paid before the variance is cleared.",
+     "The invoice cannot be paid until the variance is cleared.", "the evidence negates"),
+    # the negation reaches across "or"
+    ("Incomplete orders can be billed.", "Incomplete orders cannot be delivered or billed.", "the evidence negates"),
 ])
 def test_negation_flips_are_contradicted(claim, passage, side):
     verdict = judged(claim, passage)
@@ -225,3 +230,16 @@ def test_a_bad_judge_config_is_one_sentence(cli, sample_args, tmp_path, content,
 def test_a_judge_config_needs_the_signals_judge(cli, sample_args, tmp_path):
     code, _, err = cli("agree", *sample_args, "--judge", "rules", "--judge-config", tmp_path / "judge.json")
     assert code == 2 and "--judge-config does not apply to the rules judge; drop it or use --judge signals" in err
+
+
+def test_the_question_is_no_statement_to_contradict_or_to_back():
+    """The user's question shares the claim's words but asserts nothing: a negated answer is read
+    against the passage, and a yes that only restates the question is not backed by it."""
+    question = "Can an incomplete order be billed?"
+    judge = get_judge("signals")
+    said = judge.judge("No, incomplete orders cannot be billed.",
+                       Evidence(question, (Passage("P", "Incomplete orders cannot be delivered or billed."),)))
+    assert said.label == "supported", said.reason
+    restated = judge.judge("Yes, incomplete orders can be billed.",
+                           Evidence(question, (Passage("P", "Billing runs every night."),)))
+    assert restated.label == "unsupported", restated.reason

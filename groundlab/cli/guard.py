@@ -24,7 +24,8 @@ MAX_RECORD_BYTES = 8_000_000
 def add_commands(sub) -> None:
     """Add ``guard`` to the ``groundlab`` subcommands."""
     from ..guard import DEFAULT_MARKER, DEFAULT_NOTICE, MODES, ROUTE_RULES
-    from ..judges import DEFAULT_JUDGE, describe_judges
+    from ..guard import GUARD_JUDGE
+    from ..judges import describe_judges
 
     p = sub.add_parser("guard", help="judge live answers and flag, hide or route the sentences their passages "
                                      "do not back (JSON lines in, JSON lines out)")
@@ -41,7 +42,7 @@ def add_commands(sub) -> None:
                    help=f"flag: put after each sentence not backed (default: {DEFAULT_MARKER})")
     p.add_argument("--notice", default=DEFAULT_NOTICE, metavar="TEXT",
                    help=f"hide: stands in for hidden sentences (default: {DEFAULT_NOTICE!r})")
-    p.add_argument("--judge", default=DEFAULT_JUDGE, metavar="NAME",
+    p.add_argument("--judge", default=GUARD_JUDGE, metavar="NAME",
                    help="; ".join(f"{k}: {v}" for k, v in describe_judges().items())
                         + ". rules and lexical take 0.3 to 3 ms an answer; llm waits for one request an "
                           "answer, and a claim it cannot judge is flagged")

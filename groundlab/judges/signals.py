@@ -168,8 +168,10 @@ class _Words:
                 has_negation = in_scope = True
                 first = False
             elif kind == _CLAUSE:
-                clause += 1
-                in_scope = False
+                # "cannot be delivered or billed": a negation reaches the words its "or" joins.
+                if not (in_scope and token.lower() in ("or", "nor")):
+                    clause += 1
+                    in_scope = False
                 first = False
             else:
                 first = False
@@ -372,11 +374,13 @@ class _Sentence:
     """One evidence sentence: its stems, whether it negates, and per clause its stems and the
     stems within the scope of a negation."""
 
-    __slots__ = ("text", "stemset", "negation", "clauses", "pairs")
+    __slots__ = ("text", "stemset", "negation", "clauses", "pairs", "asks")
 
     def __init__(self, text: str, found: Sequence[Mention]) -> None:
         words = _Words(_without_numbers(text, found))
         self.text = text
+        # A question (the user's, or one a passage asks) asserts nothing a claim could contradict.
+        self.asks = text.rstrip().endswith(("?", "\uff1f"))
         self.stemset = frozenset(words.stems)
         self.negation = words.has_negation
         self.pairs = _pairs(words)
@@ -546,6 +550,8 @@ def _signals(claim: _Claim, context: _Context) -> Signals:
         candidates = sorted({k for s in stems for k in index.get(s, ())})
     best, best_found, window = -1, 0, 0
     for k in candidates:
+        if sentences[k].asks:
+            continue  # a question backs nothing: "Can an order be billed?" is no "orders can be billed"
         found = len(stemset & sentences[k].stemset)
         if found > best_found:
             best, best_found = k, found
@@ -582,14 +588,25 @@ def _negation_flip(claim: _Claim, context: _Context, best: int) -> Optional[str]
     if not (claim.negated or sentence.negation):
         return None
     stemset = claim.stemset
-    # The clause of the evidence sentence sharing most words with the claim.
-    clause, negated, shared = None, None, 0
-    for stems, neg in sentence.clauses:
-        k = len(stemset & stems)
-        if k > shared:
-            clause, negated, shared = stems, neg, k
-    if clause is None or shared < max(2, math.ceil(0.75 * len(stemset))):
-        return None  # the clause does not say what the claim says: a flip would mean nothing
+    need = max(2, math.ceil(0.75 * len(stemset)))
+    # The fewest clauses in a row of the evidence sentence that say what the claim says ("The
+    # invoice cannot be paid | until the variance is cleared" for "The invoice can be paid before
+    # the variance is cleared"); among as many, the one sharing most words. A negation in a clause
+    # outside them does not reach the claim.
+    clauses = sentence.clauses
+    clause, negated, best_key = None, None, None
+    for i in range(len(clauses)):
+        stems, neg = frozenset(), frozenset()
+        for j in range(i, len(clauses)):
+            stems, neg = stems | clauses[j][0], neg | clauses[j][1]
+            shared = len(stemset & stems)
+            if shared >= need:
+                key = (j - i, -shared)
+                if best_key is None or key < best_key:
+                    clause, negated, best_key = stems, neg, key
+                break
+    if clause is None:
+        return None  # no run of clauses says what the claim says: a flip would mean nothing
     claim_negated = claim.words.negated
     if claim.negated and not negated:
         if claim_negated and claim_negated <= clause:
