@@ -31,6 +31,9 @@ def add_commands(sub) -> None:
     p.add_argument("--judge", metavar="NAME", help="the judge the notebooks use (default: each notebook's own, rules)")
     p.add_argument("--penalty", type=number, metavar="P",
                    help="what a wrong answer costs, in correct answers (default: the notebooks' own, 1)")
+    p.add_argument("--targets", metavar="FILE.toml",
+                   help="targets per process and kind of claim (docs/severity.md): notebook 03 and the report add "
+                        "the pass/fail table and the weighted risk score")
     p.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                    help="any other notebook parameter (repeatable); VALUE is read as JSON when it can "
                         "be (3, true, [\"lexical\", \"rules\"]), a list may also be written a,b")
@@ -78,7 +81,7 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 #: ``groundlab run`` options that set a notebook parameter, which ``-p NAME VALUE`` may set instead.
 RUN_OPTIONS = {"cases": "--cases", "passages": "--passages", "judge": "--judge", "penalty": "--penalty",
-               "cases_b": "--cases-b", "passages_b": "--passages-b"}
+               "cases_b": "--cases-b", "passages_b": "--passages-b", "targets": "--targets"}
 #: The inputs a run reads, by parameter, in the order they are read; one that is standard input or a
 #: pipe is read once and kept in the run folder as ``inputs/<parameter>.jsonl``.
 STREAMED = ("cases", "passages", "cases_b", "passages_b")
@@ -114,7 +117,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         seen.add(name)
         if name in options:
             raise GroundlabError(f"{options[name]} and -p {name} both set {name}; give it once.")
-        if name in ("cases", "passages", "judge", "cases_b", "passages_b"):  # -p cases X is --cases X
+        if name in ("cases", "passages", "judge", "cases_b", "passages_b", "targets"):  # -p cases X is --cases X
             setattr(args, name, value)
         else:
             parameters[name] = parse_value(value)
@@ -140,6 +143,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     check_values({k: v for k, v in parameters.items() if k == "judge" or k in options}, options)
     notebooks = find_notebooks(Path(args.notebooks) if args.notebooks else None)
     check_parameter_names(notebooks, [name for name, _ in args.parameter])
+    targets = _check_targets(args.targets, notebooks)
+    if targets:
+        parameters["targets"] = targets
     cases_b, passages_b = _second_configuration(args, passages)
     notebooks, skipped = _without_second_configuration(notebooks, cases_b, [name for name, _ in args.parameter])
     if cases_b:
@@ -169,7 +175,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if filled and str(filled).strip() and not Path(str(filled)).is_file():
         raise GroundlabError(f"-p filled_sheet {filled} does not exist; give the labeling sheet as people "
                              "filled it, or leave filled_sheet out.")
-    inputs = [cases, passages, filled, cases_b, passages_b] + [str(nb) for nb in notebooks]
+    inputs = [cases, passages, filled, cases_b, passages_b, targets] + [str(nb) for nb in notebooks]
     claim = None
     if args.out:
         out = Path(args.out)
@@ -219,6 +225,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                "parameters": {k: v for k, v in args.parameter}}
     if cases_b:
         command.update(cases_b=_shown(cases_b, kept), passages_b=_shown(passages_b, kept) if passages_b else "")
+    if targets:
+        command["targets"] = relative(targets)
     if kept:  # what came from standard input or a pipe, and where the run keeps it
         command["kept_inputs"] = {display_name(path): copy for path, copy in kept.items()}
     folder = (claim or Claim(new_run_folder("reports"), [])).take(command)
@@ -285,6 +293,25 @@ def _shown(path, kept: Dict[str, str]) -> str:
     from ..notebooks import relative
 
     return display_name(path) if str(path) in kept else relative(path)
+
+
+def _check_targets(path: Optional[str], notebooks: Sequence[Path]) -> str:
+    """The targets file of ``--targets`` (or ``-p targets``), read and checked as ``score --targets``
+    reads it, before anything runs; "" without one."""
+    from ..io import is_regular_file
+    from ..notebooks import notebook_parameters
+    from ..targets import load_targets
+
+    if path is None or not str(path).strip():
+        return ""
+    if not any("targets" in notebook_parameters(nb) for nb in notebooks):
+        raise GroundlabError(f"--targets sets the targets of notebook 03, and no notebook in {notebooks[0].parent} "
+                             "takes them; drop --targets, or run the workbook's notebooks.")
+    if str(path) == "-" or (Path(path).exists() and not Path(path).is_dir() and not is_regular_file(path)):
+        raise GroundlabError(f"--targets {path} is standard input or a pipe, which the "
+                             "notebooks cannot read again; save the targets to a file and pass its path.")
+    load_targets(path)
+    return str(path)
 
 
 def _second_configuration(args: argparse.Namespace, passages: Optional[str]) -> Tuple[str, Optional[str]]:
