@@ -132,15 +132,20 @@ def _line_error(message: str, line: int) -> InputError:
     return error
 
 
-def iter_jsonl(path: PathLike, what: str, span: Optional[Span] = None) -> Iterator[Tuple[int, dict]]:
+def iter_jsonl(path: PathLike, what: str, span: Optional[Span] = None,
+               fh: Optional[BinaryIO] = None) -> Iterator[Tuple[int, dict]]:
     """Yield ``(line_number, object)`` for each non-blank line of a JSONL file (or of a ``span``
     of it, see :func:`split_file`). ``-`` reads standard input; a pipe is read like a file.
 
     The file is read line by line (a large log is never held twice in memory); a missing file,
     bytes that are not UTF-8, a line that is not a JSON object, nests too deeply or is longer than
     :data:`MAX_LINE_BYTES`, and more than :data:`MAX_LINES` lines stop it with an
-    :class:`InputError` naming the file and line.
+    :class:`InputError` naming the file and line. ``fh``: read from it instead (the input opened
+    or read already), the messages still naming ``path``.
     """
+    if fh is not None:
+        yield from jsonl_objects(fh, _display(path))
+        return
     start, stop, first = span or (0, -1, 1)
     with open_input(path, what) as fh:
         if start:
@@ -321,12 +326,13 @@ def check_output(path: PathLike, force: bool, inputs: Sequence[PathLike] = ()) -
     return path
 
 
-def load_passages(path: PathLike) -> Dict[str, Passage]:
-    """Read a passages file (``{"id", "text"}`` a line) into a dict keyed by id."""
+def load_passages(path: PathLike, fh: Optional[BinaryIO] = None) -> Dict[str, Passage]:
+    """Read a passages file (``{"id", "text"}`` a line) into a dict keyed by id (from ``fh``, when
+    given, as :func:`iter_jsonl`)."""
     path = Path(path)
     passages: Dict[str, Passage] = {}
     lines: Dict[str, int] = {}
-    for number, obj in iter_jsonl(path, "passages"):
+    for number, obj in iter_jsonl(path, "passages", fh=fh):
         where = f"{_display(path)} line {number}"
         passage = _passage(obj, where)
         if passage.id in passages:
@@ -439,14 +445,74 @@ def load_cases_with_records(path: PathLike, passages: Union[PathLike, Mapping[st
     return cases, records
 
 
+def read_cases_once(cases: PathLike, passages: Optional[PathLike] = None,
+                    read: Optional[Dict[str, bytes]] = None) -> List[Case]:
+    """:func:`load_cases` of a cases file and its passages file, for a command that hands the
+    inputs on to others (``groundlab run`` to its notebooks): an input that is not a regular file
+    (``-``, a pipe, a device) can be read only once, so it is read here, checked line by line as it
+    comes, and its bytes put in ``read`` under its path as given, for the caller to keep. An input
+    already in ``read`` is read from there. Messages name each input as given (``stdin`` for ``-``).
+
+    All of an input that is read this way is held in memory, up to :data:`MAX_DOCUMENT_BYTES`.
+    """
+    read = {} if read is None else read
+    if isinstance(passages, str) and not passages.strip():
+        passages = None
+    if passages is None or is_regular_file(passages):
+        table, passages_name = passage_table(passages)
+    else:
+        with _read_once(passages, "passages", read) as fh:
+            table, passages_name = load_passages(passages, fh), _display(passages)
+    source = contextlib.nullcontext(None) if is_regular_file(cases) else _read_once(cases, "cases", read)
+    with source as fh, paused_gc():
+        found = [case for _, case in iter_cases(cases, table, passages_name, fh=fh)]
+    if not found:
+        raise InputError(empty_cases_message(cases))
+    return found
+
+
+class _Keeping:
+    """A stream read line by line that keeps every byte read, up to :data:`MAX_DOCUMENT_BYTES`."""
+
+    def __init__(self, fh: BinaryIO, path: PathLike):
+        self.fh, self.path, self.parts, self.size = fh, path, [], 0
+
+    def readline(self, limit: int = -1) -> bytes:
+        raw = self.fh.readline(limit)
+        self.size += len(raw)
+        if self.size > MAX_DOCUMENT_BYTES:
+            raise InputError(f"{_display(self.path)} is larger than {_mb(MAX_DOCUMENT_BYTES)}, more than groundlab "
+                             "keeps in memory from a stream; save it to a file and pass its path.")
+        self.parts.append(raw)
+        return raw
+
+    def read(self) -> bytes:
+        return b"".join(self.parts)
+
+
+@contextlib.contextmanager
+def _read_once(path: PathLike, what: str, read: Dict[str, bytes]) -> Iterator[BinaryIO]:
+    """``path`` to read: from ``read`` when it was read already, else opened and kept there once
+    read to its end without an error."""
+    key = os.fspath(path)
+    if key in read:
+        yield io.BytesIO(read[key])  # type: ignore[misc]
+        return
+    with open_input(path, what) as fh:
+        kept = _Keeping(fh, path)
+        yield kept  # type: ignore[misc]
+        read[key] = kept.read()
+
+
 def iter_cases(path: PathLike, table: Optional[Mapping[str, Passage]], passages_name: str,
-               span: Optional[Span] = None, records: Optional[List[dict]] = None) -> Iterator[Tuple[int, Case]]:
-    """``(line number, case)`` for each case of ``path`` (or of a ``span`` of it), checked;
-    an :class:`InputError` carries the ``line`` it stopped at. ``records``, when given, gets each
-    line's JSON object as written."""
+               span: Optional[Span] = None, records: Optional[List[dict]] = None,
+               fh: Optional[BinaryIO] = None) -> Iterator[Tuple[int, Case]]:
+    """``(line number, case)`` for each case of ``path`` (or of a ``span`` of it, or read from
+    ``fh`` as :func:`iter_jsonl`), checked; an :class:`InputError` carries the ``line`` it stopped
+    at. ``records``, when given, gets each line's JSON object as written."""
     seen: Dict[str, int] = {}
     name = _display(path)
-    for number, obj in iter_jsonl(path, "cases", span):
+    for number, obj in iter_jsonl(path, "cases", span, fh):
         if records is not None:
             records.append(obj)
         source = f"{name} line {number}"

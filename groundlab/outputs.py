@@ -32,6 +32,8 @@ from .records import GroundlabError
 RUN_FILE = "run.json"
 #: Written beside the outputs of a run that failed, in one sentence.
 FAILED_FILE = "FAILED.txt"
+#: Where a run keeps an input it read from standard input or a pipe, for its notebooks to read.
+INPUTS_DIR = "inputs"
 _KIND = "groundlab run"
 
 
@@ -111,6 +113,13 @@ class RunFolder:
     def write_record(self, **fields) -> None:
         self.record.update(fields)
         write_bytes(self.path / RUN_FILE, (json.dumps(self.record, indent=2, ensure_ascii=False) + "\n").encode())
+
+    def keep_input(self, rel: str, data: bytes) -> Path:
+        """Keep an input read from standard input or a pipe at ``rel`` (under :data:`INPUTS_DIR`),
+        where the notebooks read it; listed in the manifest, so ``--force`` clears it as any output."""
+        if Path(rel).parts[0] != INPUTS_DIR or ".." in Path(rel).parts:
+            raise ValueError(f"an input is kept under {INPUTS_DIR}/, not at {rel}")
+        return write_bytes(self.path / rel, data)
 
     def written(self) -> Dict[str, str]:
         """Every regular file under the folder that the run wrote (relative path -> SHA-256)."""

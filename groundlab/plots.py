@@ -255,6 +255,61 @@ def severity_split(frame: pd.DataFrame, ax: Optional[Axes] = None, title: Option
     return ax
 
 
+@_styled
+def breakdown_ranges(frame: pd.DataFrame, axes: Optional[Sequence[Axes]] = None,
+                     title: Optional[str] = None) -> List[Axes]:
+    """Where the problems are: the hallucinated share by kind of claim and by process, each a
+    point with its Wilson 95% range and its count, one panel each (the process panel only when
+    some case names its process).
+
+    ``frame``: :func:`groundlab.metrics.hallucination_breakdown` (``by``, ``group``,
+    ``hallucinated``, ``total``, ``unit``, ``rate``, ``low``, ``high``). Group names come from
+    the cases and are drawn as plain text (a ``$`` is not read as mathematics); a long one is
+    shortened.
+    """
+    panels = [(by, frame[frame["by"] == by]) for by in ("kind", "process") if (frame["by"] == by).any()]
+    captions = {"kind": "by kind of claim: claims not supported (a claim counts under each kind it states)",
+                "process": "by process: answers with a claim not supported"}
+    if axes is None:
+        rows = [max(1, len(rows)) for _, rows in panels] or [1]
+        _, axes = plt.subplots(len(rows), 1, figsize=(9.5, 1.2 + 1.1 * len(rows) + 0.5 * sum(rows)),
+                               layout="constrained", sharex=True, squeeze=False,
+                               gridspec_kw={"height_ratios": [r + 0.8 for r in rows]})
+        axes = list(axes[:, 0])
+    axes = list(axes)
+    axes[0].figure.suptitle(title or "Where the problems are", fontsize=15, fontweight="bold")
+    if not panels:
+        axes[0].text(0.5, 0.5, "nothing to show: no judged claims", ha="center", va="center",
+                     transform=axes[0].transAxes, fontsize=13)
+        axes[0].set_axis_off()
+        return axes
+    for (by, rows), ax, colour in zip(panels, axes, (OKABE_ITO["blue"], OKABE_ITO["vermillion"])):
+        for y, row in enumerate(rows.itertuples()):
+            ax.plot([row.low, row.high], [y, y], color=colour, lw=3, solid_capstyle="butt")
+            ax.plot(row.rate, y, "o", color=colour, ms=10)
+            unit = row.unit if row.total != 1 else row.unit[:-1]
+            ax.annotate(f"{row.hallucinated}/{row.total} {unit}", (row.high, y), xytext=(8, 0),
+                        textcoords="offset points", va="center", fontsize=11, color=colour)
+        ax.set_yticks(range(len(rows)), [_plain(group) for group in rows["group"]])
+        ax.set_ylim(len(rows) - 0.5, -0.5)
+        ax.set_xlim(0, 1.18)
+        ax.set_xticks([0, 0.25, 0.5, 0.75, 1])
+        _percent_axis(ax.xaxis)
+        ax.set_title(captions[by], loc="left", fontsize=12.5, fontweight="normal", pad=8)
+        ax.grid(axis="y", visible=False)
+    axes[len(panels) - 1].set_xlabel("share not supported, with its Wilson 95% range")
+    return axes
+
+
+def _plain(text: object, limit: int = 40) -> str:
+    """Outside text as matplotlib draws it literally: ``$`` escaped (else it starts mathematics),
+    one line, shortened to ``limit`` characters."""
+    text = " ".join(str(text).split())
+    if len(text) > limit:
+        text = text[:limit - 1] + "\u2026"
+    return text.replace("$", r"\$")
+
+
 # ---------------------------------------------------------------- planning
 
 

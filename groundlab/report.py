@@ -11,7 +11,7 @@ import html
 import re
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, List, Mapping, Optional, Sequence, Union
 
 from .evaluate import Evaluation
 from .identity import identity_line
@@ -20,6 +20,9 @@ from .records import GroundlabError
 from .metrics import citations_undecided, has_person_labels, outcomes, risk_weighted_score
 from .stats import Rate, percent
 from .summary import agree_summary, rates, score_summary
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .targets import Targets
 
 #: First line of every report groundlab writes; a file that starts otherwise is not replaced
 #: without ``--force``, since it may be a person's own document.
@@ -62,8 +65,11 @@ def rate_line(rate: Rate, noun: str) -> str:
     return f"{percent(rate.rate)} ({rate.count} of {rate.total} {noun}; 95% range {percent(low)}\u2013{percent(high)})"
 
 
-def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = "") -> str:
-    """The one-page steering report as Markdown text."""
+def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = "",
+                    targets: Optional["Targets"] = None) -> str:
+    """The one-page steering report as Markdown text: the measures, then where the problems are
+    (by kind of claim and by process, each with its 95% range), and with ``targets``
+    (:func:`groundlab.targets.load_targets`) the pass/fail table and the weighted risk score."""
     s = score_summary(evaluation, penalty)
     undecided = citations_undecided(evaluation.claims)
     a = agree_summary(evaluation)
@@ -111,7 +117,8 @@ def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = 
         "",
         f"Outcomes: {o['correct']} correct, {o['abstained']} abstained, {o['wrong']} wrong. "
         f"Risk-weighted score {s['risk_weighted_score']:+g} with penalty {s['penalty']:g} "
-        "(correct \u2212 penalty \u00d7 wrong; an abstention scores 0).",
+        "(correct \u2212 penalty \u00d7 wrong; an abstention scores 0)."
+        + (_weighted_score(evaluation, s["penalty"], targets) if targets is not None else ""),
         (f"Citations: recall {rate_line(r['citation recall'], 'supported claims')}, "
          f"precision {rate_line(r['citation precision'], 'citations')}." if r["citation precision"].total
          else "Citations: every citation check was left undecided." if undecided
@@ -121,7 +128,68 @@ def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = 
            if undecided else ""),
         "",
     ]
+    lines += breakdown_lines(evaluation)
+    if targets is not None:
+        lines += target_lines(evaluation, targets)
     return "\n".join(lines)
+
+
+def breakdown_lines(evaluation: Evaluation) -> List[str]:
+    """The report's compact table of the hallucinated share by kind of claim and by process, each
+    with its count and Wilson 95% range (:func:`groundlab.metrics.hallucination_breakdown`)."""
+    from .metrics import hallucination_breakdown
+
+    frame = hallucination_breakdown(evaluation.claims, evaluation.cases)
+    if frame.empty:
+        return ["**Where the problems are:** no judged claim to break down by kind or process.", ""]
+    processes = (frame["by"] == "process").any()
+    lines = ["**Where the problems are**, by the kind of fact a claim states (claims not supported; a claim "
+             "counts under each kind it states)" + (" and by process (answers with a claim not supported)"
+                                                     if processes else "; no case names its process") + ":",
+             "", "| | not supported | count | 95% range |", "| --- | ---: | ---: | --- |"]
+    for row in frame.itertuples():
+        unit = row.unit if row.total != 1 else row.unit[:-1]
+        lines.append(f"| {row.by} {markdown_text(row.group)} | {percent(row.rate)} | "
+                     f"{row.hallucinated} of {row.total} {unit} | {percent(row.low)}\u2013{percent(row.high)} |")
+    return lines + [""]
+
+
+def target_lines(evaluation: Evaluation, targets: "Targets") -> List[str]:
+    """The report's pass/fail table against ``targets``: one row per target, judged on the upper
+    end of the rate's 95% range (:func:`groundlab.targets.target_table`)."""
+    from .targets import target_table
+
+    table = target_table(targets, evaluation.claims, evaluation.cases)
+    met = int((table["status"] == "pass").sum())
+    lines = [f"**Targets** from {code_span(targets.source)}, each met when the whole 95% range is at or below its "
+             f"maximum: {met} of {len(table)} met.", ""]
+    if table.empty:
+        return lines
+    lines += ["| target | max | rate | 95% range | status |", "| --- | ---: | ---: | --- | --- |"]
+    for row in table.itertuples():
+        if row.total:
+            rate = f"{percent(row.rate)} ({row.hallucinated} of {row.total})"
+            span = f"{percent(row.low)}\u2013{percent(row.high)}"
+        else:
+            rate, span = "n/a", "\u2014"
+        status = ("fail: more answers needed" if row.status == "fail" and row.rate <= row.max_rate
+                  else str(row.status))
+        lines.append(f"| {markdown_text(row.target)} | {_max(row.max_rate)} | {rate} | {span} | {status} |")
+    return lines + [""]
+
+
+def _max(rate: float) -> str:
+    """A target's maximum as written: 2.5% stays 2.5%."""
+    return f"{100 * rate:.4g}%"
+
+
+def _weighted_score(evaluation: Evaluation, penalty: float, targets: "Targets") -> str:
+    from .metrics import weighted_risk_score
+
+    score = weighted_risk_score(evaluation.claims, evaluation.cases, targets.weights, penalty)
+    named = ", ".join(f"{markdown_text(kind)} {weight:g}" for kind, weight in targets.weights.items())
+    return (f" Weighted by what each wrong answer got wrong, {score:+g} (its heaviest wrong kind weighs "
+            + (f"{named}, others 1" if named else "1: the targets give no weights") + ").")
 
 
 def _control(evaluation: Evaluation, penalty: float) -> str:
@@ -175,6 +243,10 @@ code { font-family: Menlo, Consolas, monospace; font-size: 0.95em; background: #
 figure { margin: 1.2rem 0; break-inside: avoid; page-break-inside: avoid; }
 figure img { max-width: 100%; height: auto; border: 1px solid #ddd; }
 figcaption { font-size: 0.9rem; color: #444; margin-top: 0.3rem; }
+table { border-collapse: collapse; margin: 0.4rem 0 0.8rem; font-size: 0.92em; break-inside: avoid; }
+th, td { padding: 0.1rem 0.7rem 0.1rem 0; border-bottom: 1px solid #ddd; vertical-align: top;
+         overflow-wrap: anywhere; }
+th { border-bottom: 1px solid #999; }
 @page { size: A4; margin: 16mm 14mm; }
 @media print {
   body { max-width: none; margin: 0; padding: 0; font-size: 10pt; }
@@ -192,7 +264,7 @@ def html_report(markdown: str, figures: Mapping[str, Union[str, "Path"]] = ()) -
     from markdown_it import MarkdownIt
 
     body = markdown.split("\n", 1)[1] if markdown.startswith(MARKER) else markdown
-    rendered = MarkdownIt("commonmark", {"html": False}).render(body)
+    rendered = MarkdownIt("commonmark", {"html": False}).enable("table").render(body)
     parts = []
     if figures:
         parts.append("<h2>Figures</h2>")

@@ -21,7 +21,7 @@ import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 import pandas as pd
 
@@ -43,6 +43,9 @@ from .records import VERDICTS, Case, GroundlabError
 from .report import code_span, steering_report, write_report
 from .summary import rates
 from .stats import Rate, UndefinedRateWarning, answers_needed, interval_bounds, interval_half_width, percent
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .targets import Targets
 
 #: The two policies of the penalty curve.
 AS_IT_IS = "as it is"
@@ -784,6 +787,86 @@ def guard_examples(cases: Sequence[Case], judge: str = "rules", splitter: Option
     return pd.DataFrame(rows, columns=["case", "answer as given", "person", "flag", "hide", "sent to a person", "why"])
 
 
+# ---------------------------------------------------------------- severity by kind and process
+
+
+def breakdown_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """:func:`groundlab.metrics.hallucination_breakdown` for reading: one row per kind of claim
+    and per process, what is counted (``1 of 2 claims``), the rate and its Wilson 95% range
+    (show it with ``table(..., percents=("rate", "low", "high"))``).
+
+    >>> from groundlab import evaluate, load_cases, sample_path
+    >>> from groundlab.metrics import hallucination_breakdown
+    >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")))
+    >>> breakdown_table(hallucination_breakdown(ev.claims, ev.cases)).iloc[0, :3].tolist()
+    ['kind of claim', 'id', '1 of 2 claims not supported']
+    """
+    by = {"kind": "kind of claim", "process": "process", "process kind": "process / kind"}
+    out = pd.DataFrame({
+        "by": frame["by"].map(by),
+        "group": frame["group"],
+        "count": [f"{h} of {t} {u if t != 1 else u[:-1]} "
+                  + ("not supported" if u == "claims" else "with a claim not supported")
+                  for h, t, u in zip(frame["hallucinated"], frame["total"], frame["unit"])],
+        "rate": frame["rate"], "low": frame["low"], "high": frame["high"]})
+    return out.reset_index(drop=True)
+
+
+@dataclass(repr=False)
+class TargetCheck:
+    """The cases measured against a targets file: the pass/fail ``table``
+    (:func:`groundlab.targets.target_table`), and the weighted risk score beside the plain one.
+    Shows itself in a notebook as a sentence and the table, every name escaped."""
+
+    table: pd.DataFrame
+    source: str
+    penalty: float
+    plain: float
+    weighted: float
+    weights: Dict[str, float]
+
+    @property
+    def met(self) -> int:
+        return int((self.table["status"] == "pass").sum())
+
+    def sentences(self) -> List[str]:
+        named = ", ".join(f"{kind} {weight:g}" for kind, weight in self.weights.items())
+        return [f"Targets from {self.source}, each met when the whole 95% range is at or below its maximum: "
+                f"{self.met} of {len(self.table)} met.",
+                f"Weighted risk score {self.weighted:+g} beside the plain {self.plain:+g} at penalty "
+                f"{self.penalty:g}: a wrong answer weighs as much as the heaviest kind of fact it got wrong ("
+                + (f"{named}, others 1" if named else "every kind 1: the file gives no weights") + ")."]
+
+    def _repr_html_(self) -> str:
+        text = "".join(f"<p>{_escape(line)}</p>" for line in self.sentences())
+        if self.table.empty:
+            return text
+        shown = self.table[["target", "max_rate", "hallucinated", "total", "rate", "low", "high", "status", "note"]]
+        return text + table(shown.rename(columns={"max_rate": "max"}),
+                            percents=("max", "rate", "low", "high")).to_html()
+
+    def __repr__(self) -> str:
+        return "\n".join(self.sentences())
+
+
+def check_targets(evaluation: Evaluation, targets: Union[PathLike, "Targets", None], penalty: float = 1.0):
+    """The cases of ``evaluation`` against ``targets`` (a targets file, docs/severity.md, or what
+    :func:`groundlab.targets.load_targets` read): a :class:`TargetCheck`; without targets (``""``
+    or ``None``), a note saying how to add them."""
+    from .metrics import weighted_risk_score
+    from .targets import Targets, load_targets, target_table
+
+    if targets is None or (not isinstance(targets, Targets) and not str(targets).strip()):
+        return Sentences([("No targets file is set (the parameter targets, or groundlab run --targets FILE): "
+                           "set one for a pass/fail table per process and kind of claim and the weighted risk "
+                           "score (docs/severity.md).", [])])
+    goals = targets if isinstance(targets, Targets) else load_targets(targets)
+    return TargetCheck(target_table(goals, evaluation.claims, evaluation.cases), goals.source, penalty,
+                       risk_weighted_score(evaluation.cases, penalty),
+                       weighted_risk_score(evaluation.claims, evaluation.cases, goals.weights, penalty),
+                       dict(goals.weights))
+
+
 # ---------------------------------------------------------------- the report
 
 
@@ -808,19 +891,24 @@ class SteeringReport:
 
 def write_steering_report(evaluation: Evaluation, penalty: float, path: PathLike, source: str = "",
                           figures: Optional[Mapping[str, Union[str, "os.PathLike[str]"]]] = None,
-                          html: bool = True) -> SteeringReport:
+                          html: bool = True, targets: Union[PathLike, "Targets", None] = None) -> SteeringReport:
     """Write the one-page steering report to ``path`` (Markdown) and, with ``html``, beside it as
     a page that embeds its figures and prints on its own (``report.html``).
 
     ``figures`` maps a caption to an exported PNG; each is linked below the Markdown report,
     relative to the report's folder, so the page shows them wherever the folder is moved.
+    ``targets``: a targets file (or what :func:`groundlab.targets.load_targets` read) adds the
+    pass/fail table and the weighted risk score; ``""`` or ``None`` for none.
     """
     from urllib.parse import quote
 
     from .report import html_report, markdown_text
+    from .targets import Targets, load_targets
 
+    if targets is not None and not isinstance(targets, Targets):
+        targets = load_targets(targets) if str(targets).strip() else None
     path = Path(path)
-    text = steering_report(evaluation, penalty, source)
+    text = steering_report(evaluation, penalty, source, targets)
     if figures:
         lines = ["## Figures", ""]
         for caption, image in figures.items():
@@ -829,7 +917,7 @@ def write_steering_report(evaluation: Evaluation, penalty: float, path: PathLike
         text = text + "\n" + "\n".join(lines)
     written = [write_report(path, text)]
     if html:
-        page = html_report(steering_report(evaluation, penalty, source), figures or {})
+        page = html_report(steering_report(evaluation, penalty, source, targets), figures or {})
         written.append(write_report(path.with_suffix(".html"), page))
     return SteeringReport(text, written)
 

@@ -224,12 +224,15 @@ LINK = "[click me](javascript:alert(2))"
 PIPE = "a | b | c"
 TICKS = "``` `tick` ``"
 REASON = f"{SCRIPT} {HANDLER} {LINK} {PIPE} {TICKS} <b onmouseover=alert(3)>hover</b>"
+#: A process name as a cases file may hold it: markup, a Markdown link, pipes, backticks, and dollar
+#: signs (which a chart would read as mathematics).
+PROCESS = f"$x$ 5$ {SCRIPT} {LINK} {PIPE} {TICKS}"
 
 HOSTILE = [
-    {"id": SCRIPT, "question": f"Why is the invoice blocked {HANDLER}?", "answerable": True,
+    {"id": SCRIPT, "question": f"Why is the invoice blocked {HANDLER}?", "answerable": True, "process": PROCESS,
      "retrieved": [{"id": "P1", "text": f"The invoice is blocked until the credit memo arrives {SCRIPT}. {LINK}"}],
      "answer": f"The invoice is blocked until the credit memo arrives {HANDLER} [P1].", "labels": ["supported"]},
-    {"id": f"c2 {PIPE} {TICKS}", "question": f"What does {LINK} mean | here?",
+    {"id": f"c2 {PIPE} {TICKS}", "question": f"What does {LINK} mean | here?", "process": PROCESS,
      "retrieved": [{"id": "P2", "text": f"Pipes {PIPE} split cells; {TICKS} open code."}],
      "answer": f"Pipes split cells {PIPE} [P2]. Ticks {TICKS} open code <b onmouseover=alert(3)>hover</b> [P2]."},
     {"id": "c3", "question": "Who signs the waiver?", "answerable": False,
@@ -295,8 +298,10 @@ def test_hostile_text_shows_as_text_in_every_page(cli, messages_stub, tmp_path):
     messages_stub.default = hostile_reasons
     cases = tmp_path / f"cases {HANDLER}.jsonl"
     cases.write_text("".join(json.dumps(c) + "\n" for c in HOSTILE), encoding="utf-8")
+    targets = tmp_path / f"targets {HANDLER}.toml"  # the process named in a targets file, keys in TOML quotes
+    targets.write_text(f"[process]\n{json.dumps(PROCESS)} = 0.5\n[kind]\nother = 0.5\n", encoding="utf-8")
     code, out, err = cli("run", "--cases", cases.name, "--judge", "llm", "-p", "n_sample", "3",
-                         "--out", "out", "--notebooks", ROOT / "notebooks")
+                         "--targets", targets.name, "--out", "out", "--notebooks", ROOT / "notebooks")
     assert code == 0, err
     folder = tmp_path / "out"
     pages = sorted(folder.glob("*.html"))
@@ -314,6 +319,16 @@ def test_hostile_text_shows_as_text_in_every_page(cli, messages_stub, tmp_path):
     assert _live_content(rendered, own_images=("figures/",)) == []
     assert cases.name in _visible_text(rendered)
     assert cases.name in _visible_text((folder / "report.html").read_text(encoding="utf-8"))
+    # the process name, in the breakdown and the targets table of the report and notebook 03
+    process = " ".join(PROCESS.split())
+    assert f"process {process}" in _visible_text(rendered) and targets.name in _visible_text(rendered)
+    page = _visible_text((folder / "report.html").read_text(encoding="utf-8"))
+    assert page.count(f"process {process}") == 2 and targets.name in page  # a row of each table
+    notebook = _visible_text((folder / "03-risk-report.html").read_text(encoding="utf-8"))
+    assert notebook.count(process) >= 2 and targets.name in notebook
+    # the chart draws it as text, escaped in its SVG, never as markup or mathematics
+    svg = (folder / "figures" / "breakdown.svg").read_text(encoding="utf-8")
+    assert "<script" not in svg and '>$x$ 5$ &lt;script&gt;alert("x")&lt;/script&gt;' in svg
 
 
 def test_hostile_text_in_a_bad_cases_file_is_refused_before_the_run(cli, tmp_path):

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 
 import pandas as pd
@@ -17,7 +18,7 @@ import groundlab.io as gio
 from groundlab import InputError, evaluate, hallucination_rate, load_cases, load_passages
 from groundlab.summary import score_summary
 
-from conftest import CASES, NOTES, ROOT
+from conftest import CASES, CASES_B, NOTES, ROOT
 
 ENV = dict(os.environ, PYTHONPATH=str(ROOT))
 
@@ -91,6 +92,110 @@ def test_import_from_stdin(tmp_path):
 def test_stdin_once():
     proc = run("score", "--cases", "-", "--passages", "-", stdin=b"")
     assert proc.returncode == 2 and "only one of them can" in one_sentence(proc.stderr)
+
+
+# ---------------------------------------------------------------- groundlab run from standard input and pipes
+
+#: What `groundlab run` hands its notebooks: the cases judged once (judged.pkl, which the notebook
+#: loads only for the very cases it is given) and, in the second, B's cases and passages.
+READER = [('cases: str = ""  # the cases\npassages: str = ""  # their passages\njudge: str = "rules"  # the judge\n'
+           'judged_file: str = ""  # the shared result', ["parameters"]),
+          ("from groundlab import workbook\n"
+           "ev = workbook.judged_cases(cases, passages, [judge], judged_file=judged_file).get(judge)\n"
+           "print(len(ev.cases), 'cases judged, from', cases, 'with', passages)", [])]
+READER_B = [('cases_b: str = ""  # B\'s cases\npassages_b: str = ""  # B\'s passages\n'
+             'passages: str = ""  # A\'s passages', ["parameters"]),
+            ("import groundlab as gl\n"
+             "print(len(gl.load_cases(cases_b, passages_b or passages)), 'B cases, from', cases_b)", [])]
+
+
+def _notebooks(folder, *cells):
+    import nbformat
+
+    folder.mkdir()
+    for k, notebook in enumerate(cells, 1):
+        nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                               "language": "python"}})
+        for source, tags in notebook:
+            nb.cells.append(nbformat.v4.new_code_cell(source, metadata={"tags": tags} if tags else {}))
+        nbformat.write(nb, folder / f"0{k}-{'b' if k == 2 else 'a'}.ipynb")
+    return folder
+
+
+def _printed(executed) -> str:
+    import nbformat
+
+    return "".join(o.get("text", "") for c in nbformat.read(executed, as_version=4).cells for o in c.outputs)
+
+
+def test_run_reads_the_cases_from_stdin_once_and_keeps_them(tmp_path):
+    """`groundlab run --cases -`: the cases are read once, checked, kept in the run folder, which the
+    notebooks read and the record names; --force replaces them with the next run's."""
+    folder = _notebooks(tmp_path / "nbs", READER)
+    out = tmp_path / "out"
+    proc = run("run", "--cases", "-", "--passages", NOTES, "--notebooks", folder, "--out", out,
+               stdin=CASES.read_bytes())
+    assert proc.returncode == 0, proc.stderr
+    kept = out / "inputs" / "cases.jsonl"
+    assert kept.read_bytes() == CASES.read_bytes()
+    assert f"12 cases judged, from {os.path.relpath(kept, ROOT)} with" in _printed(out / "01-a.ipynb")
+    record = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert record["status"] == "succeeded"
+    assert record["command"]["cases"] == "stdin" and record["command"]["kept_inputs"] == {"stdin": "inputs/cases.jsonl"}
+    assert "inputs/cases.jsonl" in record["files"]  # in the manifest: --force may clear it
+    three = "".join(CASES.read_text(encoding="utf-8").splitlines(keepends=True)[:3])
+    proc = run("run", "--cases", "-", "--passages", NOTES, "--notebooks", folder, "--out", out, "--force",
+               stdin=three.encode())
+    assert proc.returncode == 0, proc.stderr
+    assert kept.read_text(encoding="utf-8") == three
+    assert "3 cases judged" in _printed(out / "01-a.ipynb")
+
+
+def test_run_reads_pipes_and_a_second_configuration_from_stdin(tmp_path):
+    """Cases and passages through pipes, B's cases from standard input: each read once (B's passages
+    are A's pipe, not read again), each kept, each named as given."""
+    folder = _notebooks(tmp_path / "nbs", READER, READER_B)
+    out = tmp_path / "out"
+    proc = run(f"run --cases <(cat {CASES}) --passages <(cat {NOTES}) --cases-b - --notebooks {folder} --out {out}",
+               stdin=CASES_B.read_bytes(), shell=True)
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "inputs" / "cases.jsonl").read_bytes() == CASES.read_bytes()
+    assert (out / "inputs" / "passages.jsonl").read_bytes() == NOTES.read_bytes()
+    assert (out / "inputs" / "cases_b.jsonl").read_bytes() == CASES_B.read_bytes()
+    assert sorted(p.name for p in (out / "inputs").iterdir()) == ["cases.jsonl", "cases_b.jsonl", "passages.jsonl"]
+    assert "12 cases judged" in _printed(out / "01-a.ipynb")
+    assert "12 B cases, from" in _printed(out / "02-b.ipynb") and "inputs/cases_b.jsonl" in _printed(out / "02-b.ipynb")
+    command = json.loads((out / "run.json").read_text(encoding="utf-8"))["command"]
+    assert command["cases"].startswith("/dev/fd/") and command["cases_b"] == "stdin"
+    assert command["passages_b"] == command["passages"]
+    assert set(command["kept_inputs"].values()) == {"inputs/cases.jsonl", "inputs/passages.jsonl",
+                                                    "inputs/cases_b.jsonl"}
+
+
+def test_run_refuses_bad_input_from_stdin_in_one_sentence(tmp_path):
+    """A bad line read from standard input is named as stdin's, before any folder is made."""
+    folder = _notebooks(tmp_path / "nbs", READER, READER_B)
+    lines = CASES.read_text(encoding="utf-8").splitlines()
+    for argv, stdin, message in [
+        (("--cases", "-", "--passages", NOTES), "\n".join(lines[:1] + ["{oops"] + lines[1:]),
+         "groundlab: stdin line 2 is not valid JSON (Expecting property name enclosed in double quotes at column 2); "
+         "each line must be one JSON object.\n"),
+        (("--cases", "-", "--passages", NOTES), lines[2].replace('"D01"', '"D99"'),
+         f"stdin line 1 (case c03): retrieved passage 'D99' is not in {NOTES}; fix the id or add the passage there."),
+        (("--cases", CASES, "--passages", "-"), '{"id": "D01"}\n',
+         "stdin line 1: passage 'D01' needs a string \"text\""),
+        (("--cases", "-", "--passages", NOTES), "", "cases file stdin holds no cases"),
+        (("--cases", "-", "--passages", NOTES, "--cases-b", "-"), "",
+         "groundlab: --cases and --cases-b both read standard input (-); only one of them can, so pass the other as "
+         "a file.\n"),
+        (("--cases", CASES, "--passages", "-", "--cases-b", CASES_B, "--passages-b", "-"), "",
+         "--passages and --passages-b both read standard input"),
+    ]:
+        proc = run("run", *argv, "--notebooks", folder, "--out", tmp_path / "out", stdin=stdin.encode())
+        assert proc.returncode == 2 and proc.stdout == b"", (argv, proc.stderr)
+        err = one_sentence(proc.stderr)
+        assert message in err and tempfile.gettempdir() not in err.replace(str(NOTES), ""), err  # no temporary file
+        assert not (tmp_path / "out").exists()
 
 
 # ---------------------------------------------------------------- devices, nesting, long lines

@@ -112,7 +112,14 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
         for cell in _figure_cells(executed):  # every chart shows in its cell, not only on disk
             assert any("image/png" in o.get("data", {}) for o in cell.outputs), (nb.name, cell.source)
             assert not any("PosixPath" in o.get("data", {}).get("text/plain", "") for o in cell.outputs)
-    assert len([c for nb in NOTEBOOKS for c in _figure_cells(out / nb.name)]) == 10
+    assert len([c for nb in NOTEBOOKS for c in _figure_cells(out / nb.name)]) == 11
+    for name in ("03-risk-report.ipynb", "04-labeling.ipynb"):  # the judge's line right after the judged cases
+        cells = [c for c in _cells(out / name) if "injected-parameters" not in c.metadata.get("tags", [])]
+        judged = next(k for k, c in enumerate(cells) if "workbook.judged_cases(" in c.source)
+        assert cells[judged + 1].source == "workbook.judge_line(ev)", name
+        shown = cells[judged + 1].outputs[0]["data"]["text/markdown"]
+        assert shown.startswith("These figures come from judge lexical 1 \u00b7 threshold 0.75 \u00b7 groundlab "), name
+        assert "These figures come from judge lexical 1" in (out / name).with_suffix(".html").read_text(encoding="utf-8")
     for nb in NOTEBOOKS:  # every executed notebook records the judge behind its figures
         pinned = nbformat.read(out / nb.name, as_version=4).metadata["groundlab"]
         assert pinned["judge_identity"]["name"] == "lexical" and pinned["judge_identity"]["version"] == "1"
@@ -133,8 +140,11 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
     assert "on unanswerable questions 67% (2 of 3 unanswerable cases" in report
     assert "![What confident errors cost](figures/penalty_curve.png)" in report
     assert "These figures come from judge lexical 1 \u00b7 threshold 0.75 \u00b7 groundlab " in report
+    assert ("**Where the problems are**, by the kind of fact a claim states (claims not supported; a claim counts "
+            "under each kind it states); no case names its process:") in report
+    assert "| kind quantity |" in report and "| process" not in report and "**Targets**" not in report
     for name in ("confusion_matrix", "confusion_matrices", "judge_agreement", "judge_roc", "verdict_split",
-                 "severity_split", "interval_width", "penalty_curve", "compare",
+                 "severity_split", "breakdown", "interval_width", "penalty_curve", "compare",
                  "guard_outcomes"):
         assert (out / "figures" / f"{name}.png").stat().st_size > 10_000
         svg = (out / "figures" / f"{name}.svg").read_text(encoding="utf-8")
@@ -146,6 +156,7 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
     # the pages for people: no code, no local absolute path, no Python reprs, no script
     page = (out / "report.html").read_text(encoding="utf-8")
     assert page.count('<img src="data:image/png;base64,') == 3 and "@media print" in page
+    assert page.count("<table>") == 1 and "<td>kind quantity</td>" in page  # the breakdown, as a table
     assert "<p>These figures come from judge lexical 1 \u00b7 threshold 0.75" in page
     assert "These figures come from judge lexical 1" in (out / "01-groundedness.html").read_text(encoding="utf-8")
 
@@ -180,7 +191,81 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
     assert record["judge_identity"]["name"] == "lexical" and record["judge_line"] == pinned["judge_line"]
     assert set(record["judge_identities"]) == {"lexical", "rules"} and "skipped" not in record
     assert record["command"]["cases_b"] == os.path.relpath(CASES_B, tmp_path)
-    assert stdout == "wrote out/: 5 executed notebooks, 5 HTML copies, 10 figures (PNG and SVG), report.md, report.html.\n"
+    assert stdout == "wrote out/: 5 executed notebooks, 5 HTML copies, 11 figures (PNG and SVG), report.md, report.html.\n"
+
+
+def test_run_with_targets_breaks_the_report_down_by_kind_and_process(cli, tmp_path, monkeypatch):
+    """Cases in two processes, a targets file: notebook 03 and the report show the breakdown by kind
+    and by process with its ranges, the pass/fail table and the weighted risk score beside the plain
+    one; the breakdown chart is saved and shown in its cell."""
+    from test_severity import PROCESS, TARGETS
+
+    monkeypatch.chdir(tmp_path)
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text("".join(json.dumps(dict(obj, **({"process": PROCESS[obj["id"]]} if obj["id"] in PROCESS else {})))
+                             + "\n" for obj in map(json.loads, CASES.read_text(encoding="utf-8").splitlines())),
+                     encoding="utf-8")
+    (tmp_path / "targets.toml").write_text(TARGETS, encoding="utf-8")
+    folder = tmp_path / "nbs"
+    folder.mkdir()
+    shutil.copy(ROOT / "notebooks" / "03-risk-report.ipynb", folder)
+    code, stdout, err = cli("run", "--cases", "cases.jsonl", "--passages", NOTES, "--penalty", "3",
+                            "--targets", "targets.toml", "--notebooks", folder, "--out", "out", "--judge", "rules")
+    assert code == 0, err
+    out = tmp_path / "out"
+    injected = next(c for c in _cells(out / "03-risk-report.ipynb") if "injected-parameters" in c.metadata.get("tags", []))
+    assert 'targets = "targets.toml"' in injected.source
+    assert json.loads((out / "run.json").read_text(encoding="utf-8"))["command"]["targets"] == "targets.toml"
+
+    report = (out / "report.md").read_text(encoding="utf-8")
+    for row in ("| kind date | 100% | 2 of 2 claims | 34%\u2013100% |",
+                "| kind quantity | 33% | 2 of 6 claims | 10%\u201370% |",
+                "| process order\\-to\\-cash | 33% | 1 of 3 answers | 6%\u201379% |",
+                "| process procure\\-to\\-pay | 60% | 3 of 5 answers | 23%\u201388% |",
+                "| process \\(no process\\) | 100% | 2 of 2 answers | 34%\u2013100% |",
+                "**Targets** from `targets.toml`, each met when the whole 95% range is at or below its maximum: "
+                "3 of 7 met.",
+                "| all answers | 70% | 60% (6 of 10) | 31%\u201383% | fail: more answers needed |",
+                "| kind amount | 5% | n/a | \u2014 | no data |",
+                "| kind date | 50% | 100% (2 of 2) | 34%\u2013100% | fail |",
+                "| process procure\\-to\\-pay | 90% | 60% (3 of 5) | 23%\u201388% | pass |",
+                "| procure\\-to\\-pay / quantity | 95% | 50% (2 of 4) | 15%\u201385% | pass |",
+                "Risk-weighted score -14 with penalty 3 (correct \u2212 penalty \u00d7 wrong; an abstention scores 0). "
+                "Weighted by what each wrong answer got wrong, -29 (its heaviest wrong kind weighs id 2, date 3, "
+                "others 1)."):
+        assert row in report, row
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert page.count("<table>") == 2 and "<td>process procure-to-pay</td>" in page
+    assert "<td>fail: more answers needed</td>" in page
+
+    notebook = (out / "03-risk-report.html").read_text(encoding="utf-8")
+    assert "Weighted risk score -29 beside the plain -14 at penalty 3" in notebook
+    assert "3 of 7 met" in notebook and "order-to-cash" in notebook
+    chart = next(c for c in _figure_cells(out / "03-risk-report.ipynb") if "breakdown" in c.source)
+    assert any("image/png" in o.get("data", {}) for o in chart.outputs)
+    assert (out / "figures" / "breakdown.png").stat().st_size > 10_000
+    svg = (out / "figures" / "breakdown.svg").read_text(encoding="utf-8")
+    assert "procure-to-pay" in svg and "by process: answers with a claim not supported" in svg
+
+    # -p targets is --targets; a bad targets file stops the run before anything is written
+    (tmp_path / "bad.toml").write_text("[kind]\namount = 1.5\n", encoding="utf-8")
+    for argv, message in [
+        (("--targets", "bad.toml"), "bad.toml: kind.amount = 1.5 is not a rate between 0 and 1; write 2% as 0.02."),
+        (("-p", "targets", "bad.toml"), "bad.toml: kind.amount = 1.5 is not a rate between 0 and 1"),
+        (("--targets", "targets.toml", "-p", "targets", "targets.toml"), "--targets and -p targets both set targets"),
+        (("--targets", "nope.toml"), "targets file nope.toml does not exist"),
+        (("--targets", "-"), "--targets - is standard input or a pipe, which the notebooks cannot read again"),
+    ]:
+        code, stdout, err = cli("run", "--cases", "cases.jsonl", "--passages", NOTES, "--notebooks", folder,
+                                "--out", "again", *argv)
+        assert code == 2 and not stdout and err.count("\n") == 1 and message in err, (argv, err)
+        assert not (tmp_path / "again").exists()
+    only_01 = tmp_path / "only"
+    only_01.mkdir()
+    shutil.copy(ROOT / "notebooks" / "01-groundedness.ipynb", only_01)
+    code, _, err = cli("run", "--cases", "cases.jsonl", "--passages", NOTES, "--notebooks", only_01, "--out", "again",
+                       "--targets", "targets.toml")
+    assert code == 2 and "--targets sets the targets of notebook 03, and no notebook in" in err
 
 
 HOSTILE_ID = "<img src=x onerror=alert(1)>"

@@ -7,6 +7,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from PIL import Image  # noqa: E402
 
@@ -71,6 +72,32 @@ def test_severity_split(sample_cases):
     ev = evaluate(sample_cases, "rules")
     ax = _labelled(plots.severity_split(workbook.verdict_frame(ev.claims, flagged_only=True)))
     assert [t.get_text() for t in ax.texts] == ["3 (43%)", "4 (57%)"]
+
+
+def test_breakdown_ranges_by_kind_and_process(sample_cases):
+    from groundlab.metrics import hallucination_breakdown
+
+    ev = evaluate(sample_cases, "rules")
+    ev.cases["process"] = ev.cases["case_id"].map({"c01": "p2p", "c02": "p2p", "c03": "$x$ <b>o2c</b>" + "o" * 60})
+    axes = plots.breakdown_ranges(hallucination_breakdown(ev.claims, ev.cases))
+    assert len(axes) == 2 and axes[0].figure is axes[1].figure
+    assert [t.get_text() for t in axes[0].get_yticklabels()] == ["id", "date", "quantity", "other"]
+    labels = [t.get_text() for t in axes[1].get_yticklabels()]
+    assert labels[0] == "\\$x\\$ <b>o2c</b>" + "o" * 25 + "\u2026" and labels[1:] == ["p2p", "(no process)"]
+    assert [t.get_text() for t in axes[0].texts] == ["1/2 claims", "2/2 claims", "2/6 claims", "3/11 claims"]
+    assert axes[1].texts[0].get_text() == "0/1 answer"
+    assert axes[0].get_title(loc="left").startswith("by kind of claim") and axes[1].get_xlabel()
+    axes[0].figure.canvas.draw()  # the dollar signs are drawn as text, not read as mathematics
+
+
+def test_breakdown_ranges_with_kinds_only_or_nothing(sample_cases):
+    from groundlab.metrics import BREAKDOWN_COLUMNS, hallucination_breakdown
+
+    ev = evaluate(sample_cases)
+    axes = plots.breakdown_ranges(hallucination_breakdown(ev.claims, ev.cases), title="By kind")
+    assert len(axes) == 1 and axes[0].figure.get_suptitle() == "By kind"
+    axes = plots.breakdown_ranges(pd.DataFrame(columns=BREAKDOWN_COLUMNS))
+    assert axes[0].texts[0].get_text() == "nothing to show: no judged claims"
 
 
 def test_interval_width_marks_today_and_needed(sample_cases):

@@ -281,3 +281,78 @@ def test_a_target_over_answers_the_judge_could_not_decide_has_no_data(tmp_path, 
                                            'kind = "quantity"\nmax_rate = 0.5\n'))
     table = target_table(targets, claims, cases)
     assert table["status"].tolist() == ["no data", "no data"] and table["total"].tolist() == [0, 0]
+
+
+# ---------------------------------------------------------------- the steering report and notebook 03
+
+
+def test_report_breaks_the_problems_down_and_checks_targets(tmp_path, ev):
+    from groundlab.report import html_report, steering_report
+
+    ev.cases.loc[ev.cases["case_id"] == "c08", "process"] = "o2c | <b>x</b> [y](javascript:z)"
+    text = steering_report(ev, 3, "cases.jsonl", load_targets(write(tmp_path, TARGETS)))
+    table = text[text.index("**Where the problems are**"):text.index("**Targets**")]
+    assert table.splitlines()[2:] == [
+        "| | not supported | count | 95% range |", "| --- | ---: | ---: | --- |",
+        "| kind id | 50% | 1 of 2 claims | 9%\u201391% |",
+        "| kind date | 100% | 2 of 2 claims | 34%\u2013100% |",
+        "| kind quantity | 33% | 2 of 6 claims | 10%\u201370% |",
+        "| kind other | 27% | 3 of 11 claims | 10%\u201357% |",
+        "| process o2c \\| &lt;b&gt;x&lt;/b&gt; \\[y\\]\\(javascript:z\\) | 100% | 1 of 1 answer | 21%\u2013100% |",
+        "| process order\\-to\\-cash | 0% | 0 of 2 answers | 0%\u201366% |",
+        "| process procure\\-to\\-pay | 60% | 3 of 5 answers | 23%\u201388% |",
+        "| process \\(no process\\) | 100% | 2 of 2 answers | 34%\u2013100% |", ""]
+    assert "3 of 7 met." in text and "| process order\\-to\\-cash | 20% | 0% (0 of 2) | 0%\u201366% | fail: more" in text
+    assert "Weighted by what each wrong answer got wrong, -29 (its heaviest wrong kind weighs id 2, date 3, others 1)." \
+        in text
+    page = html_report(text)
+    assert page.count("<table>") == 2 and "<script" not in page.lower() and "href" not in page
+    assert "<td>process o2c | &lt;b&gt;x&lt;/b&gt; [y](javascript:z)</td>" in page  # one cell, shown as written
+    assert "<td>kind amount</td>\n<td style=\"text-align:right\">5%</td>" in page
+    plain = steering_report(ev, 3)
+    assert "**Targets**" not in plain and "Weighted by" not in plain and "| kind id |" in plain
+
+
+def test_report_without_processes_or_claims(sample_cases):
+    from dataclasses import replace
+
+    from groundlab.report import steering_report
+
+    text = steering_report(evaluate(sample_cases))
+    assert "(claims not supported; a claim counts under each kind it states); no case names its process:" in text
+    assert "| process" not in text
+    silent = [replace(case, answer="I can't find that in the retrieved notes.", labels=None) for case in sample_cases]
+    assert "**Where the problems are:** no judged claim to break down by kind or process." in steering_report(
+        evaluate(silent))
+
+
+def test_score_report_carries_the_targets(cli, tmp_path, with_process):
+    report = tmp_path / "report.md"
+    code, out, err = cli("score", "--cases", with_process, "--passages", NOTES, "--penalty", "3",
+                         "--targets", write(tmp_path, TARGETS), "--report", report, "--judge", "rules")
+    assert code == 1  # targets not met; the report is written all the same
+    text = report.read_text(encoding="utf-8")
+    assert "| process procure\\-to\\-pay | 60% | 3 of 5 answers | 23%\u201388% |" in text
+    assert "3 of 7 met." in text and "| kind amount | 5% | n/a | \u2014 | no data |" in text
+    assert "Risk-weighted score -14 with penalty 3" in text and "Weighted by what each wrong answer got wrong, -29" in text
+
+
+def test_notebook_views_of_the_breakdown_and_targets(tmp_path, ev):
+    from groundlab import workbook
+
+    frame = workbook.breakdown_table(hallucination_breakdown(ev.claims, ev.cases))
+    assert frame.columns.tolist() == ["by", "group", "count", "rate", "low", "high"]
+    assert frame.iloc[4, :3].tolist() == ["process", "order-to-cash", "1 of 3 answers with a claim not supported"]
+    assert frame["by"].tolist()[:4] == ["kind of claim"] * 4
+    none = workbook.check_targets(ev, "", 3)
+    assert "No targets file is set" in none._repr_markdown_()
+    check = workbook.check_targets(ev, write(tmp_path, TARGETS), 3)
+    assert (check.met, len(check.table), check.plain, check.weighted) == (3, 7, -14.0, -29.0)
+    assert repr(check).splitlines()[1] == ("Weighted risk score -29 beside the plain -14 at penalty 3: a wrong answer "
+                                           "weighs as much as the heaviest kind of fact it got wrong (id 2, date 3, "
+                                           "others 1).")
+    hostile = write(tmp_path, '[process]\n"<script>p2p</script>" = 0.5\n', "hostile.toml")
+    page = workbook.check_targets(ev, hostile, 1)._repr_html_()
+    assert "<script" not in page and "process &lt;script&gt;p2p&lt;/script&gt;" in page and "no data" in page
+    with pytest.raises(InputError, match="is not a rate between 0 and 1"):
+        workbook.check_targets(ev, write(tmp_path, "max_rate = 2\n", "bad.toml"))

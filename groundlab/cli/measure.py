@@ -161,7 +161,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     breakdown = not args.json or args.breakdown or targets is not None
     severity = _severity(ev, penalty, targets, judge, breakdown)
     if args.report:
-        write_report(Path(args.report), steering_report(ev, penalty, source), force=args.force)
+        write_report(Path(args.report), steering_report(ev, penalty, source, targets), force=args.force)
     if frames:
         from ..io import write_frame
 

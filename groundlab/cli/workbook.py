@@ -34,6 +34,9 @@ def add_commands(sub) -> None:
                         "(default: the ones shipped with groundlab)")
     p.add_argument("--penalty", type=number, metavar="P",
                    help="what a wrong answer costs, in correct answers (default: the notebooks' own, 1)")
+    p.add_argument("--targets", metavar="FILE.toml",
+                   help="targets per process and kind of claim (docs/severity.md): notebook 03 and the report add "
+                        "the pass/fail table and the weighted risk score")
     p.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                    help="any other notebook parameter (repeatable); VALUE is read as JSON when it can "
                         "be (3, true, [\"lexical\", \"rules\"]), a list may also be written a,b")
@@ -81,11 +84,15 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 #: ``groundlab run`` options that set a notebook parameter, which ``-p NAME VALUE`` may set instead.
 RUN_OPTIONS = {"cases": "--cases", "passages": "--passages", "judge": "--judge", "penalty": "--penalty",
-               "cases_b": "--cases-b", "passages_b": "--passages-b", "judge_config": "--judge-config"}
+               "cases_b": "--cases-b", "passages_b": "--passages-b", "judge_config": "--judge-config",
+               "targets": "--targets"}
+#: The inputs a run reads, by parameter, in the order they are read; one that is standard input or a
+#: pipe is read once and kept in the run folder as ``inputs/<parameter>.jsonl``.
+STREAMED = ("cases", "passages", "cases_b", "passages_b")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from ..io import load_cases, plural
+    from ..io import display_name, is_stdin, plural, read_cases_once
     from ..notebooks import (
         check_parameter_names,
         check_values,
@@ -98,7 +105,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         run_notebooks,
         NotebookFailed,
     )
-    from ..outputs import FAILED_FILE, RUN_FILE, Claim, claim_folder, new_run_folder
+    from ..outputs import FAILED_FILE, INPUTS_DIR, RUN_FILE, Claim, claim_folder, new_run_folder
     from ..evaluate import split_cases
     from ..identity import identity_text
     from ..workbook import check_judge_config, claim_splitter, compare_judges, judged_inputs, save_judged
@@ -114,7 +121,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         seen.add(name)
         if name in options:
             raise GroundlabError(f"{options[name]} and -p {name} both set {name}; give it once.")
-        if name in ("cases", "passages", "judge", "cases_b", "passages_b", "judge_config"):  # -p cases X is --cases X
+        if name in ("cases", "passages", "judge", "cases_b", "passages_b", "judge_config",
+                    "targets"):  # -p cases X is --cases X
             setattr(args, name, value)
         else:
             parameters[name] = parse_value(value)
@@ -126,6 +134,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.abstention_phrase:
         parameters["abstention_phrases"] = list(args.abstention_phrase)
     cases, passages = input_paths(args)
+    stdin = [RUN_OPTIONS[name] for name, path in zip(STREAMED, (cases, passages, args.cases_b, args.passages_b))
+             if is_stdin(path)]
+    if len(stdin) > 1:
+        raise GroundlabError(f"{stdin[0]} and {stdin[1]} both read standard input (-); only one of them can, so "
+                             "pass the other as a file.")
     parameters["cases"] = cases
     parameters["passages"] = passages
     if args.judge is not None:
@@ -137,6 +150,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     check_values({k: v for k, v in parameters.items() if k == "judge" or k in options}, options)
     notebooks = find_notebooks(Path(args.notebooks) if args.notebooks else None)
     check_parameter_names(notebooks, [name for name, _ in args.parameter])
+    targets = _check_targets(args.targets, notebooks)
+    if targets:
+        parameters["targets"] = targets
     cases_b, passages_b = _second_configuration(args, passages)
     notebooks, skipped = _without_second_configuration(notebooks, cases_b, [name for name, _ in args.parameter])
     if cases_b:
@@ -149,17 +165,25 @@ def cmd_run(args: argparse.Namespace) -> int:
                               names=("--citation-pattern" if args.citation_pattern is not None else
                                      "-p citation_pattern",
                                      "--abstention-phrase" if args.abstention_phrase else "-p abstention_phrases"))
-    loaded = load_cases(cases, passages)  # as `groundlab check` reads them: every field, every passage id
+    # As `groundlab check` reads them: every field, every passage id. Standard input or a pipe is
+    # read once, here, and kept in the run folder for the notebooks.
+    streamed: Dict[str, bytes] = {}
+    loaded = read_cases_once(cases, passages, streamed)
     split_cases(loaded, splitter)  # and one label per claim
     loaded_b = None
     if cases_b:  # the second configuration is read, checked and paired as strictly
-        loaded_b = load_cases(cases_b, passages_b)
+        loaded_b = read_cases_once(cases_b, passages_b, streamed)
         split_cases(loaded_b, splitter)
+    kept: Dict[str, str] = {}  # an input read from a stream -> its copy in the run folder
+    for name, path in zip(STREAMED, (cases, passages, cases_b, passages_b)):
+        if path and str(path) in streamed:
+            kept.setdefault(str(path), f"{INPUTS_DIR}/{name}.jsonl")
     filled = parameters.get("filled_sheet")
     if filled and str(filled).strip() and not Path(str(filled)).is_file():
         raise GroundlabError(f"-p filled_sheet {filled} does not exist; give the labeling sheet as people "
                              "filled it, or leave filled_sheet out.")
-    inputs = [cases, passages, filled, cases_b, passages_b, parameters.get("judge_config")] + [str(nb) for nb in notebooks]
+    inputs = ([cases, passages, filled, cases_b, passages_b, targets, parameters.get("judge_config")]
+              + [str(nb) for nb in notebooks])
     claim = None
     if args.out:
         out = Path(args.out)
@@ -173,8 +197,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             if folder.exists():
                 break
         reserved = ([nb.name for nb in notebooks] + [nb.with_suffix(".html").name for nb in notebooks]
-                    + ["report.md", "report.html", "figures", "labeling", JUDGED_FILE, JUDGED_FILE_B, RUN_FILE,
-                       FAILED_FILE])
+                    + ["report.md", "report.html", "figures", "labeling", INPUTS_DIR, JUDGED_FILE, JUDGED_FILE_B,
+                       RUN_FILE, FAILED_FILE])
         claim = claim_folder(out, args.force, reserved, inputs)
     defaults = {name: declared_default(nb, name) for nb in notebooks for name in ("judge",)
                 if declared_default(nb, name) is not None}
@@ -200,7 +224,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         judges = judges_to_run(notebooks, parameters, shared) if these is not None else []
         if not judges:
             continue
-        which = f" of {relative(cases_b)}" if label else ""
+        which = f" of {_shown(cases_b, kept)}" if label else ""
         print(f"groundlab run: judging {plural(len(these), 'case', 'cases')}{which} with {', '.join(judges)}",
               file=sys.stderr)
         comparison = compare_judges(these, judges, splitter, judge_config)
@@ -208,12 +232,26 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise GroundlabError(label + comparison.unavailable[main].rstrip(".") + ".")
         judged_here[shared] = comparison
 
-    command = {"cases": relative(cases), "passages": relative(passages) if passages else "",
+    command = {"cases": _shown(cases, kept), "passages": _shown(passages, kept) if passages else "",
                "parameters": {k: v for k, v in args.parameter}}
     if cases_b:
-        command.update(cases_b=relative(cases_b), passages_b=relative(passages_b) if passages_b else "")
+        command.update(cases_b=_shown(cases_b, kept), passages_b=_shown(passages_b, kept) if passages_b else "")
+    if targets:
+        command["targets"] = relative(targets)
+    if kept:  # what came from standard input or a pipe, and where the run keeps it
+        command["kept_inputs"] = {display_name(path): copy for path, copy in kept.items()}
     folder = (claim or Claim(new_run_folder("reports"), [])).take(command)
     out = folder.path
+    if kept:
+        for path, copy in kept.items():
+            folder.keep_input(copy, streamed[path])
+        cases, passages, cases_b, passages_b = (out / kept[str(p)] if p and str(p) in kept else p
+                                                for p in (cases, passages, cases_b, passages_b))
+        parameters.update(cases=cases, passages=passages)
+        if cases_b:
+            parameters["cases_b"] = cases_b
+            if args.passages_b is not None:
+                parameters["passages_b"] = passages_b
     claim_settings = (parameters.get("citation_pattern") or "", parameters.get("abstention_phrases") or [])
     for shared, comparison in judged_here.items():
         b_side = shared == "judged_file_b"
@@ -257,6 +295,34 @@ def cmd_run(args: argparse.Namespace) -> int:
     emit(f"wrote {shown.rstrip('/')}/: " + ", ".join(parts) + "."
          + "".join(f" {name} was skipped ({why})." for name, why in skipped.items()))
     return 0
+
+
+def _shown(path, kept: Dict[str, str]) -> str:
+    """An input as the run's record names it: as given for standard input or a pipe (``stdin``),
+    else relative to the current folder."""
+    from ..io import display_name
+    from ..notebooks import relative
+
+    return display_name(path) if str(path) in kept else relative(path)
+
+
+def _check_targets(path: Optional[str], notebooks: Sequence[Path]) -> str:
+    """The targets file of ``--targets`` (or ``-p targets``), read and checked as ``score --targets``
+    reads it, before anything runs; "" without one."""
+    from ..io import is_regular_file
+    from ..notebooks import notebook_parameters
+    from ..targets import load_targets
+
+    if path is None or not str(path).strip():
+        return ""
+    if not any("targets" in notebook_parameters(nb) for nb in notebooks):
+        raise GroundlabError(f"--targets sets the targets of notebook 03, and no notebook in {notebooks[0].parent} "
+                             "takes them; drop --targets, or run the workbook's notebooks.")
+    if str(path) == "-" or (Path(path).exists() and not Path(path).is_dir() and not is_regular_file(path)):
+        raise GroundlabError(f"--targets {path} is standard input or a pipe, which the "
+                             "notebooks cannot read again; save the targets to a file and pass its path.")
+    load_targets(path)
+    return str(path)
 
 
 def _second_configuration(args: argparse.Namespace, passages: Optional[str]) -> Tuple[str, Optional[str]]:
