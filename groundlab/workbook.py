@@ -1006,14 +1006,16 @@ class ConfigurationComparison:
         return self._repr_markdown_().replace("`", "").replace("*", "")
 
 
-def compare_files(cases: PathLike, cases_b: PathLike, passages: Optional[PathLike] = "", judge: str = "rules", *,
+def compare_files(cases: PathLike, cases_b: PathLike, passages: Optional[PathLike] = "", judge: str = DEFAULT_JUDGE, *,
                   passages_b: Optional[PathLike] = "", pair_by: str = "id", names: Sequence[str] = ("A", "B"),
                   judged_file: PathLike = "", judged_file_b: PathLike = "", citation_pattern: Optional[str] = "",
-                  abstention_phrases: Sequence[str] = ()) -> ConfigurationComparison:
+                  abstention_phrases: Sequence[str] = (),
+                  judge_config: Optional[PathLike] = None) -> ConfigurationComparison:
     """Compare two configurations' answers to the same questions (:func:`groundlab.compare.compare`),
     both judged by ``judge``: from the run's shared results when ``judged_file`` (A's) and
     ``judged_file_b`` (B's) are given, else judged here. ``passages_b``: B's passages when they are
-    another file than A's (empty: ``passages``).
+    another file than A's (empty: ``passages``). ``judge_config``: the signals judge's weights from
+    ``groundlab calibrate``, for both sides alike (as in :func:`judged_cases`).
 
     Both files are read and paired before anything is judged, so a file that cannot be compared
     stops with one sentence.
@@ -1029,7 +1031,8 @@ def compare_files(cases: PathLike, cases_b: PathLike, passages: Optional[PathLik
     a_cases = load_cases(cases, passages)
     b_cases = load_cases(cases_b, passages_b)
     pair_cases(a_cases, b_cases, pair_by, names)
-    settings = {"citation_pattern": citation_pattern, "abstention_phrases": abstention_phrases}
+    settings = {"citation_pattern": citation_pattern, "abstention_phrases": abstention_phrases,
+                "judge_config": judge_config}
     ev_a = judged_cases(cases, passages, [judge], judged_file=judged_file, **settings).get(judge)
     ev_b = judged_cases(cases_b, passages_b, [judge], judged_file=judged_file_b, **settings).get(judge)
     result = compare(a_cases, b_cases, pair_by=pair_by, names=names, evaluations=(ev_a, ev_b),

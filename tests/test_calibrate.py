@@ -13,9 +13,9 @@ import pytest
 from groundlab import evaluate, load_cases
 from groundlab.judges import get_judge
 from groundlab.judges.calibration import MIN_PER_CLASS, choose_threshold, fit_weights, folds_of
-from groundlab.workbook import judged_cases, roc_frame
+from groundlab.workbook import compare_files, judged_cases, roc_frame
 
-from conftest import CASES, NOTES, ROOT
+from conftest import CASES, CASES_B, NOTES, ROOT
 
 PUBLIC = ROOT / "data" / "public"
 
@@ -211,13 +211,21 @@ def test_run_passes_the_judge_config_to_the_notebooks(cli, calibrated, tmp_path,
     _, config = calibrated
     monkeypatch.chdir(tmp_path)
     code, _, err = cli("run", "--cases", CASES, "--passages", NOTES, "--judge-config", config, "--out", "out",
-                       "--notebooks", ROOT / "notebooks", "-p", "judges", "rules")
+                       "--notebooks", ROOT / "notebooks", "-p", "judges", "rules", "--cases-b", CASES_B)
     assert code == 0, err
     import nbformat
 
-    nb = nbformat.read(tmp_path / "out" / "02-judge-agreement.ipynb", as_version=4)
-    injected = next(c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", []))
-    assert "judge_config = " in injected.source
+    from groundlab.judges.signals import load_config
+
+    want = load_config(config).sha256
+    for name in ("01-groundedness", "02-judge-agreement", "03-risk-report", "04-labeling", "05-compare"):
+        nb = nbformat.read(tmp_path / "out" / f"{name}.ipynb", as_version=4)
+        injected = next(c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", []))
+        assert 'judge_config = "' in injected.source and '/judge.json"' in injected.source, name
+        assert nb.metadata["groundlab"]["judge_identity"]["config_sha256"] == want, name
+    # outside a run, notebook 05's call judges both sides with the file's weights
+    compared = compare_files(CASES, CASES_B, NOTES, "signals", judge_config=config)
+    assert {ev.claims.attrs["judge"]["config_sha256"] for ev in compared.evaluations} == {want}
     # a shared result judged with other weights is refused by the notebooks' call
     with pytest.raises(Exception, match="other weights"):
         judged_cases(CASES, NOTES, ["signals"], judged_file=tmp_path / "out" / "judged.pkl", judge_config="")
