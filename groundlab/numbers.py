@@ -295,6 +295,14 @@ def mentions(text: str) -> Tuple[Mention, ...]:
     return tuple(found)
 
 
+def distinct(found: Tuple[Mention, ...]) -> Tuple[Mention, ...]:
+    """The first mention of each value in ``found``, in order: what a claim's numbers are checked as."""
+    first: dict = {}
+    for m in found:
+        first.setdefault(m.value, m)
+    return tuple(first.values())
+
+
 def number_mentions(text: str) -> Tuple[Tuple[str, str], ...]:
     """``(canonical value, surface text)`` for every number, amount, percentage, date and code in
     ``text``, in order. Two mentions with the same canonical value say the same number.

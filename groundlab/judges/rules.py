@@ -28,7 +28,7 @@ from functools import lru_cache
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from ..claims import split_sentences
-from ..numbers import Mention, mentions
+from ..numbers import Mention, distinct, mentions
 from ..records import Evidence, Verdict
 
 THRESHOLD = 0.75
@@ -194,10 +194,7 @@ class _ClaimText:
         found = mentions(text)
         self.words, self.negated = content_words(_without_numbers(text, found))
         self.wordset = frozenset(self.words)
-        first: Dict[str, Mention] = {}
-        for m in found:
-            first.setdefault(m.value, m)
-        self.numbers = tuple(first.values())
+        self.numbers = distinct(found)
 
 
 # Bounded caches: sample-sized sets fit whole; a log of a million distinct passages does not

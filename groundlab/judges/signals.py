@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..claims import split_sentences
-from ..numbers import Mention, mentions
+from ..numbers import Mention, distinct, mentions
 from ..records import Evidence, GroundlabError, Verdict
 from .rules import _Numbers, _quote, _without_numbers, _written, number_verdict
 
@@ -497,10 +497,7 @@ class _Claim:
             clauses.setdefault(c, {}).setdefault(st, surface)
         self.clauses = tuple((tuple(words), tuple(dict.fromkeys(words.values()))) for words in clauses.values()
                              if len(words) >= 2) if len(clauses) > 1 else ()
-        first: Dict[str, Mention] = {}
-        for m in found:
-            first.setdefault(m.value, m)
-        self.numbers = tuple(first.values())
+        self.numbers = distinct(found)
 
 
 @lru_cache(maxsize=16384)
