@@ -84,8 +84,8 @@ condition rule exception warning error click call email letter notice batch run 
 transfer refund credit charge fee rate
 """.split())
 
-_AMOUNT = (r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:\.\d{3})+,\d+|\d{1,3}(?:[\u00a0\u202f ]\d{3})+(?![\d.,]\d)"
-           r"(?:\.\d+)?|\d+(?:[.,]\d+)?)")
+_AMOUNT = (r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:\.\d{3})+,\d+|\d{1,3}(?:\.\d{3}){2,}(?![\d.,]\d)"
+           r"|\d{1,3}(?:[\u00a0\u202f ]\d{3})+(?![\d.,]\d)(?:\.\d+)?|\d+(?:[.,]\d+)?)")
 _NUMBER_WORD = r"(?:" + "|".join(_ONES + _TENS + list(_SCALES) + ["dozen"]) + r")"
 _WORDS = (r"(?i:\b(?:a\s+(?=(?:hundred|thousand|million|billion|dozen)\b))?" + _NUMBER_WORD +
           r"(?:(?:\s+and\s+|[\s-]+)" + _NUMBER_WORD + r")*\b)")
@@ -95,11 +95,50 @@ _CODE3 = "(?:" + "|".join(_CURRENCY_CODES) + r")"
 _SYMBOL = "[" + "".join(_SYMBOLS) + "]"
 _CUR_WORD = r"(?i:" + "|".join(sorted(_CURRENCY_WORDS, key=len, reverse=True)) + r")\b"
 _SCALE = r"(?i:\s+(?:hundred|thousand|million|billion)\b)"
-_END = r"(?![\w]|[.,]\d|-\w)"
+# Letters of scripts written without spaces (Chinese, Japanese, Korean) may touch a number:
+# "需要3个工作日" holds the number 3, not one long code.
+_CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_W = "[^\\W" + _CJK_CHARS + "]"  # a word character of any other script
+_END = r"(?!" + _W + r"|[.,]\d|-\w)"
+# Short scales glued to the digits: "$5k", "10K", "€1.2m", "$3bn". k always means thousand; m, mn,
+# b and bn only after a currency sign or code ("5m" alone may be metres, "5B" a room).
+_SHORT_ANY = r"(?:[kK](?!" + _W + r"))"
+_SHORT_MONEY = r"(?:(?:[kK]|[mM]n?|[bB]n?)(?!" + _W + r"))"
+
+# Numbers in Chinese characters ("三个工作日", "十五天", "两万元"), read where a measure word or a
+# unit follows them: "统一" (unify) or "一般" (usual) hold no number. "一" alone counts before a unit
+# of time or money, not before 个 or 件 unless a unit of time follows ("一个工作日", not "一个问题",
+# "a question"); after 第 it is an ordinal, no number.
+_CN_NUMERALS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
+                "九": 9, "十": 10, "百": 100, "千": 1000, "万": 10 ** 4, "亿": 10 ** 8}
+_CN_UNITS_OF_TIME = "天日周月年小分秒季"
+_CN_BRANCH = (r"(?P<cn>百分之(?:[" + "".join(_CN_NUMERALS) + r"]+|\d+(?:\.\d+)?)"
+              r"|(?<!第)[" + "".join(_CN_NUMERALS) + r"]+(?!分之)"
+              r"(?=[个天日周月年次件名位张份元倍项条小分秒季笔台家%\uff05]|工作日|星期|欧元|美元|英镑|人民币))")
+_CN_AFTER_ONE = re.compile(r"(?:个|件)?(?:[" + _CN_UNITS_OF_TIME + r"]|工作日|星期)|[元次倍%\uff05]|欧元|美元|英镑")
+
+
+def _cn_value(text: str) -> Optional[int]:
+    """The value of a number in Chinese characters: "十五" 15, "二十三" 23, "两万" 20000."""
+    total, section, digit = 0, 0, None
+    for ch in text:
+        v = _CN_NUMERALS[ch]
+        if v < 10:
+            if digit is not None and v != 0:
+                return None  # "三四" (three or four) is a range, not a number
+            digit = v
+        elif v < 10 ** 4:
+            section += (1 if digit is None else digit) * v
+            digit = None
+        else:
+            total = (total + section + (digit or 0)) * v
+            section, digit = 0, None
+    return total + section + (digit or 0)
+
 
 # Every branch starts at a digit, a currency sign or the start of a word: the lookahead spares the
 # whole alternation at every other position (the same matches, in about 60% of the time).
-_STARTS = r"(?=[\d\u20ac$\u00a3\u00a5\u20b9_]|\b[^\W\d_])"
+_STARTS = r"(?=[\d\u20ac$\u00a3\u00a5\u20b9_]|\b[^\W\d_]|" + "[" + "".join(_CN_NUMERALS) + "])"
 _WORDS_BRANCH = r"(?P<words>" + _WORDS + r"(?:" + _PERCENT + r"|\s+" + _CUR_WORD + ")?)"
 _MENTION = re.compile(_STARTS + r"(?:"
     r"(?P<iso>(?<![\w.-])\d{4}-\d{2}-\d{2}(?![\w-]))"
@@ -107,23 +146,28 @@ _MENTION = re.compile(_STARTS + r"(?:"
     r"|(?P<dmy>(?<![\w.])\d{1,2}(?:st|nd|rd|th)?\.?\s+" + _MONTH + r"\.?,?\s+\d{4}(?!\w))"
     r"|(?P<mdy>\b" + _MONTH + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}(?!\w))"
     r"|(?P<my>\b" + _MONTH + r"\s+\d{4}(?![\w]|[.,]\d))"
-    r"|(?P<pre>(?:\b" + _CODE3 + r"\s?|" + _SYMBOL + r"\s?)(?<![\w.,/-]\d)" + _AMOUNT + _END + "(?:" + _SCALE + ")?)"
-    r"|(?P<amount>(?<![\w.,/-])" + _AMOUNT + _END + "(?:" + _SCALE + ")?"
+    r"|(?P<pre>(?:\b" + _CODE3 + r"\s?|" + _SYMBOL + r"\s?)(?<![\w.,/-]\d)" + _AMOUNT
+    + "(?:" + _SHORT_MONEY + "|" + _END + "(?:" + _SCALE + ")?))"
+    r"|(?P<amount>(?<!" + _W + r")(?<![.,/-])" + _AMOUNT + "(?:" + _SHORT_ANY + "|" + _END + "(?:" + _SCALE + ")?)"
     r"(?:" + _PERCENT + r"|\s?" + _CODE3 + r"\b|\s?" + _SYMBOL + r"|\s+" + _CUR_WORD + ")?)"
-    r"|" + _WORDS_BRANCH +
-    r"|(?P<code>(?<!\w)(?:[^\W\d_]+-)?\w*\d[\w.,]*))"
+    r"|" + _WORDS_BRANCH + r"|" + _CN_BRANCH +
+    r"|(?P<code>(?<!" + _W + r")(?:[^\W\d_" + _CJK_CHARS + r"]+-)?" + _W + r"*\d(?:" + _W + r"|[.,])*))"
 )
 # Text without a digit can hold only numbers written in words: every other branch needs a digit.
-_MENTION_IN_WORDS = re.compile(r"\b(?=[^\W\d_])" + _WORDS_BRANCH)
+_MENTION_IN_WORDS = re.compile(r"\b(?=[^\W\d_])" + _WORDS_BRANCH + "|" + _CN_BRANCH)
 _HAS_DIGIT = re.compile(r"\d")
 _DIGITS = re.compile(r"[\d.,\u00a0\u202f ]*\d(?:[.,]\d+)?")
 _UNIT_AFTER = re.compile(r"\s+([^\W\d_]+)")
 _DATE_PARTS = re.compile(r"\d+|[^\W\d_]+")
 
 
-def _decimal(digits: str) -> Optional[Decimal]:
-    """The value of an amount as written (thousands separators, decimal point or comma)."""
+def _decimal(digits: str, money: bool = False) -> Optional[Decimal]:
+    """The value of an amount as written (thousands separators, decimal point or comma). Dots
+    between groups of three digits are thousands separators when there are several ("1.000.000")
+    or, for an amount of money, one ("1.000 EUR": amounts of money have no third decimal)."""
     text = digits.replace("\u00a0", "").replace("\u202f", "").replace(" ", "")
+    if "," not in text and _DOTTED_THOUSANDS.fullmatch(text) and (money or text.count(".") > 1):
+        text = text.replace(".", "")
     if "," in text and "." in text:
         text = text.replace(".", "").replace(",", ".") if text.rfind(",") > text.rfind(".") \
             else text.replace(",", "")
@@ -143,7 +187,10 @@ def _plain(value: Decimal) -> str:
     return text
 
 
-def _amount(text: str) -> Optional[str]:
+_DOTTED_THOUSANDS = re.compile(r"\d{1,3}(?:\.\d{3})+")
+
+
+def _amount(text: str, money: bool = False) -> Optional[str]:
     """The canonical amount of digits, possibly followed by a scale word ("1.5 million")."""
     found = _DIGITS.match(text)
     if found is None:
@@ -151,7 +198,7 @@ def _amount(text: str) -> Optional[str]:
     digits = found.group().strip()
     if len(digits) > 1 and digits[0] == "0" and digits[1].isdigit():
         return None  # leading zeros: a code (00042), kept as written
-    value = _decimal(digits)
+    value = _decimal(digits, money)
     if value is None:
         return None
     rest = text[found.end():].lower()
@@ -159,7 +206,15 @@ def _amount(text: str) -> Optional[str]:
         if rest.lstrip().startswith(scale):
             value *= factor
             break
+    else:
+        short = _SHORT_SCALE.match(rest)
+        if short:
+            value *= _SHORT_FACTORS[short.group(1)]
     return _plain(value)
+
+
+_SHORT_SCALE = re.compile(r"(k|mn|m|bn|b)(?![^\W\d_])")
+_SHORT_FACTORS = {"k": 1000, "m": 10 ** 6, "mn": 10 ** 6, "b": 10 ** 9, "bn": 10 ** 9}
 
 
 def _words_value(text: str) -> Optional[int]:
@@ -206,7 +261,7 @@ def _split_unit(surface: str, body_re: "re.Pattern[str]") -> Tuple[str, Optional
     return body, (unit[0] if unit else None)
 
 
-_AMOUNT_BODY = re.compile(_AMOUNT + "(?:" + _SCALE + ")?")
+_AMOUNT_BODY = re.compile(_AMOUNT + "(?:" + _SHORT_MONEY + "|" + _SCALE + ")?")
 _WORDS_BODY = re.compile(_WORDS)
 
 
@@ -247,13 +302,13 @@ def _mention(m: "re.Match[str]", text: str) -> Optional[Mention]:
         symbol = surface[0]
         currency = _SYMBOLS.get(symbol) or surface[:3].upper()
         amount = _amount(surface.lstrip("".join(_SYMBOLS)).lstrip()[3:].lstrip()
-                         if symbol not in _SYMBOLS else surface[1:].lstrip())
+                         if symbol not in _SYMBOLS else surface[1:].lstrip(), money=True)
         if amount is None:
             return None
         return Mention(f"{currency} {amount}", surface, start, end, "money", amount)
     if kind == "amount":
         body, unit = _split_unit(surface, _AMOUNT_BODY)
-        amount = _amount(body)
+        amount = _amount(body, money=unit is not None and unit != "%")
         if amount is None:  # leading zeros
             return Mention(surface.lower().rstrip(".,"), surface, start, end, "code", surface.lower())
         return _with_unit(amount, unit, surface, start, end)
@@ -268,6 +323,18 @@ def _mention(m: "re.Match[str]", text: str) -> Optional[Mention]:
             noun = after.group(1).lower() if after else ""
             if noun.rstrip("s") not in UNIT_NOUNS and noun not in UNIT_NOUNS:
                 return None
+        return _with_unit(str(value), unit, surface, start, end)
+    if kind == "cn" and surface.startswith("百分之"):  # "百分之五": five per cent
+        rest = surface[3:]
+        value = _amount(rest) if rest[0].isdigit() else _cn_value(rest)
+        return None if value is None else _with_unit(str(value), "%", surface, start, end)
+    if kind == "cn":
+        value = _cn_value(surface)
+        if value is None or (value == 1 and _CN_AFTER_ONE.match(text, end) is None):
+            return None
+        after = text[end:end + 2]
+        unit = "%" if after[:1] in "%\uff05" else ("EUR" if after == "欧元" else "USD" if after == "美元" else
+                                                    "GBP" if after == "英镑" else None)
         return _with_unit(str(value), unit, surface, start, end)
     token = surface.lower().rstrip(".,")
     if not token:

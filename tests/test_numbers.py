@@ -27,6 +27,14 @@ def values(text):
     (["EUR 50", "EUR50", "50 EUR", "50 euros", "fifty euros", "\u20ac50", "50\u20ac", "\u20ac 50"], "EUR 50"),
     (["USD 1,250.50", "$1,250.50", "1,250.50 dollars"], "USD 1250.5"),
     (["EUR 1.250,50"], "EUR 1250.5"),
+    # short scales: k always; m, mn, b, bn with a currency
+    (["$5k", "$5K", "USD 5k", "5,000 USD", "$5,000", "5k dollars"], "USD 5000"),
+    (["10K", "10k", "10,000", "ten thousand"], "10000"),
+    (["\u20ac1.2m", "EUR 1.2mn", "\u20ac1,200,000", "1.2 million euros"], "EUR 1200000"),
+    (["$3bn", "$3B", "USD 3 billion"], "USD 3000000000"),
+    # dots between groups of three digits: thousands when there are several, or in money
+    (["1.000.000", "1,000,000", "one million"], "1000000"),
+    (["1.000 EUR", "EUR 1.000", "1,000 euros", "\u20ac1000"], "EUR 1000"),
     (["1 March 2026", "March 1, 2026", "2026-03-01", "01.03.2026", "1st March 2026", "Mar 1, 2026",
       "1. M\u00e4rz 2026", "1 mars 2026"], "2026-03-01"),
     (["March 2026", "in Mar 2026"], "2026-03"),
@@ -36,9 +44,30 @@ def test_every_form_of_a_number_has_one_value(forms, value):
         assert values(form) == [value], form
 
 
-@pytest.mark.parametrize("code", ["4500017311", "PRC-112", "RM-4711", "v1.2.3", "00042", "5th", "2026-13-45"])
+@pytest.mark.parametrize("code", ["4500017311", "PRC-112", "RM-4711", "v1.2.3", "00042", "5th", "2026-13-45",
+                                  "5m", "5B", "12km", "5kg"])
 def test_codes_stay_exact_tokens(code):
     assert values(f"See {code} now.") == [code.lower()]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("审批通常需要3个工作日[KB-7]。", ["3", "kb-7"]),  # the number, not the whole run of characters
+    ("订单4500017311被冻结。", ["4500017311"]),
+    ("納期は10日です。", ["10"]),
+    # numbers in Chinese characters, where a measure word or a unit follows
+    ("审批通常需要三个工作日。", ["3"]),
+    ("一个工作日内完成。", ["1"]),  # one working day
+    ("这是一个问题。", []),  # "a question": 一 before 个 is a number only before a unit of time
+    ("统一管理，一般来说。", []),  # unify, usually: no number
+    ("第三个月", []),  # the third month: an ordinal
+    ("十五天、二十三次、两万元", ["15", "23", "20000"]),
+    ("三四天", []),  # three or four days: a range
+    ("增长百分之五", ["5%"]),
+    ("费用为五百欧元", ["EUR 500"]),
+    ("1.500 kg", ["1.5"]),  # one group of three after a dot, no currency: a decimal, as written
+])
+def test_numbers_inside_text_written_without_spaces(text, expected):
+    assert values(text) == expected
 
 
 @pytest.mark.parametrize("text", [
@@ -88,6 +117,9 @@ def judged(claim, passage, judge="rules", question="What applies?"):
     ("Payment is due on March 1, 2026.", "Payment is due on 01.03.2026."),
     ("Payment is due in 2026.", "Payment is due on 1 March 2026."),
     ("A dozen orders are blocked.", "12 orders are blocked."),
+    ("Team leads approve purchases up to $5k.", "Team leads approve purchases up to 5,000 USD."),
+    ("Refunds over 1.000 EUR need approval.", "Refunds over EUR 1,000 need approval."),
+    ("审批通常需要3个工作日。", "审批通常需要三个工作日。"),
 ])
 def test_the_same_number_written_differently_is_supported(judge, claim, passage):
     label, reason = judged(claim, passage, judge)

@@ -243,3 +243,34 @@ def test_the_question_is_no_statement_to_contradict_or_to_back():
     restated = judge.judge("Yes, incomplete orders can be billed.",
                            Evidence(question, (Passage("P", "Billing runs every night."),)))
     assert restated.label == "unsupported", restated.reason
+
+
+# ---------------------------------------------------------------- answers as assistants write them
+
+
+def test_a_passage_named_in_the_text_is_a_reference_not_a_number():
+    evidence = Evidence("When was the policy updated?",
+                        (Passage("KB-5", "The travel policy was last updated on 3 March 2025 by the HR department."),))
+    verdict = get_judge("signals").judge("The travel policy was last updated on March 3, 2025 (see KB-5).", evidence)
+    assert verdict.label == "supported", verdict.reason
+    # a code that is no passage's id is still a number the evidence must give
+    verdict = get_judge("signals").judge("The travel policy was last updated on March 3, 2025 (see KB-6).", evidence)
+    assert verdict.label == "contradicted" and "KB-6" in verdict.reason
+
+
+@pytest.mark.parametrize("claim, passage, label", [
+    ("审批通常需要3个工作日。", "审批通常需要三个工作日。紧急申请可在一个工作日内完成。", "supported"),
+    ("紧急申请可在一个工作日内完成。", "审批通常需要三个工作日。紧急申请可在一个工作日内完成。", "supported"),
+    ("退款由财务部门处理。", "审批通常需要三个工作日。紧急申请可在一个工作日内完成。", "unsupported"),
+    ("审批通常需要五个工作日。", "审批通常需要三个工作日。", "contradicted"),
+])
+def test_chinese_is_read_in_pairs_of_characters_with_its_numbers(claim, passage, label):
+    verdict = judged(claim, passage)
+    assert verdict.label == label, verdict.reason
+
+
+def test_short_scales_and_dotted_thousands_match_the_evidence():
+    assert judged("Team leads can approve purchases up to $5k.",
+                  "Team leads may approve purchases up to 5,000 USD.").label == "supported"
+    assert judged("Refunds above EUR 1,000 need the finance manager's approval.",
+                  "Refunds above 1.000 EUR need approval from the finance manager.").label == "supported"

@@ -82,11 +82,17 @@ _CLAUSE_WORDS: FrozenSet[str] = frozenset({"but", "while", "whereas", "although"
                                           "who", "whom", "whose", "because", "since", "unless", "until", "if",
                                           "when", "where", "and", "or", "so", "yet", "then", "after", "before"})
 
-_TOKEN = re.compile(r"[^\W\d_][^\W_]*(?:['\u2019][^\W\d_]+)*|[,;:()\u2013\u2014]|--")
+# Scripts written without spaces (Chinese, Japanese, Korean): a run of their characters is one
+# token, read as its overlapping pairs of characters (as the rules judge reads it).
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_TOKEN = re.compile(r"[" + _CJK + r"]+|[^\W\d_" + _CJK + r"][^\W_" + _CJK + r"]*(?:['\u2019][^\W\d_]+)*"
+                    r"|[,;:()\u2013\u2014\uff0c\uff1b\uff1a\uff08\uff09\u3001]|--")
+_CJK_RUN = re.compile(r"[" + _CJK + r"]")
 _TAG = re.compile(r"</?[A-Za-z][^<>]{0,200}>")
 # "No. 256" numbers something; it negates nothing.
 _NUMBER_MARKER = re.compile(r"\b(?:no|nos|nr)\.\s*(?=\d)", re.IGNORECASE)
-_PUNCT = frozenset((",", ";", ":", "(", ")", "\u2013", "\u2014", "--"))
+_PUNCT = frozenset((",", ";", ":", "(", ")", "\u2013", "\u2014", "--",
+                    "\uff0c", "\uff1b", "\uff1a", "\uff08", "\uff09", "\u3001"))
 
 
 def _stemmer():
@@ -161,6 +167,15 @@ class _Words:
                 if in_scope:
                     negated.append(s)
                 first = False
+            elif kind == _RUN:  # its pairs of characters are its words
+                for k in range(max(1, len(token) - 1)):
+                    pair = token[k:k + 2]
+                    stems.append(pair)
+                    surfaces.append(pair)
+                    clauses.append(clause)
+                    if in_scope:
+                        negated.append(pair)
+                first = False
             elif kind == _BREAK:
                 clause += 1
                 in_scope = False
@@ -185,7 +200,7 @@ class _Words:
 
 # What a token is: a clause break (punctuation), a negation, a word that starts a clause, a word
 # left out, or a content word; decided once per token and kept.
-_BREAK, _NEGATION, _CLAUSE, _SKIP, _WORD = range(5)
+_BREAK, _NEGATION, _CLAUSE, _SKIP, _WORD, _RUN = range(6)
 _KINDS: Dict[str, Tuple[int, str, bool, bool]] = {}
 
 
@@ -193,6 +208,8 @@ def _kind(token: str) -> Tuple[int, str, bool, bool]:
     """(kind, stem, always a name (an acronym), capitalised) of a token, cached."""
     if token in _PUNCT:
         found = (_BREAK, "", False, False)
+    elif _CJK_RUN.match(token):
+        found = (_RUN, "", False, False)
     else:
         lower = token.lower()
         if lower.endswith("n't") or lower in NEGATIONS:
@@ -727,19 +744,20 @@ class SignalsJudge:
 
     def judge_batch(self, pairs: Sequence[Tuple[str, Evidence]]) -> List[Verdict]:
         out = []
-        last, context = None, None
+        last, context, ids = None, None, frozenset()
         memo = self._memo
         for text, evidence in pairs:
             if evidence is not last:  # the claims of one case share one Evidence
                 last = evidence
                 context = _context(evidence.question, tuple([p.text for p in evidence.passages]))
+                ids = _passage_ids(evidence)
             claim = _claim(text)
             # The same claim against the same evidence (a repeated answer, the cited passages
             # being all the retrieved ones) is judged once.
-            key = (claim, context)
+            key = (claim, context, ids)
             verdict = memo.get(key)
             if verdict is None:
-                verdict = self._judge(claim, context)
+                verdict = self._judge(claim, context, ids)
                 if len(memo) >= _MEMO_SIZE:
                     memo.clear()
                 memo[key] = verdict
@@ -762,11 +780,12 @@ class SignalsJudge:
         (no content words), ``("negation", signals)``, ``("clause", signals)`` (a clause mostly
         missing from the evidence) or ``("model", signals)``; what the fit of the weights reads."""
         route, signals, _ = _decide(_claim(text), _context(evidence.question,
-                                                            tuple(p.text for p in evidence.passages)))
+                                                            tuple(p.text for p in evidence.passages)),
+                                    _passage_ids(evidence))
         return route, signals
 
-    def _judge(self, claim: _Claim, context: _Context) -> Verdict:
-        route, signals, detail = _decide(claim, context)
+    def _judge(self, claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset()) -> Verdict:
+        route, signals, detail = _decide(claim, context, ids)
         aside = _aside(claim.framed.set_aside)
         if route == "model":
             p = self.score(signals)
@@ -788,13 +807,23 @@ class SignalsJudge:
                        f"words in the evidence; the claim {signals.covered}/{signals.n}{aside}", 0.0)
 
 
-def _decide(claim: _Claim, context: _Context) -> Tuple[str, Optional[Signals], Any]:
+def _passage_ids(evidence: Evidence) -> FrozenSet[str]:
+    """The evidence's passage ids as the numbers step reads codes (lower case): an answer that names
+    a passage in its text ("see KB-5") refers to it, it does not state a number."""
+    return frozenset(p.id.lower() for p in evidence.passages if any(ch.isdigit() for ch in p.id))
+
+
+def _decide(claim: _Claim, context: _Context,
+            ids: FrozenSet[str] = frozenset()) -> Tuple[str, Optional[Signals], Any]:
     """Which step decides a claim (see the module docstring), its signals when measured, and what
     the step found: the number verdict, the negated evidence sentence, or the missing clause."""
     if claim.framed.framing:
         return "framing", None, None
-    if claim.numbers:
-        flagged = number_verdict(claim.numbers, context.numbers, _aside(claim.framed.set_aside))
+    numbers = claim.numbers
+    if numbers and ids:
+        numbers = tuple(m for m in numbers if m.kind != "code" or m.value not in ids)
+    if numbers:
+        flagged = number_verdict(numbers, context.numbers, _aside(claim.framed.set_aside))
         if flagged is not None:
             return "number", None, flagged
     if not claim.stems:
