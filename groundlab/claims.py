@@ -79,7 +79,16 @@ DEFAULT_ABSTENTION_PHRASES: Tuple[str, ...] = tuple(p.pattern for p in ABSTENTIO
 
 #: Lower-case strings one of which every built-in abstention phrase needs: a sentence without any
 #: of them is not checked against the (slower) phrase patterns.
-_BUILTIN_TRIGGERS = re.compile("|".join(re.escape(t) for t in _TRIGGER_WORDS))
+_TRIGGERS = tuple(_TRIGGER_WORDS)
+
+
+def _has_trigger(lowered: str) -> bool:
+    """Whether a lower-cased text holds one of the strings every built-in wording needs (a
+    substring test each: about three times faster than one alternation of them all)."""
+    for t in _TRIGGERS:
+        if t in lowered:
+            return True
+    return False
 
 #: A sentence opening like a refusal ("Sorry, ...", "Unfortunately ..."), matched on lower case.
 _REFUSAL = re.compile(r"^[\W_]*(?:" + "|".join(_REFUSAL_OPENINGS) + ")")
@@ -398,7 +407,7 @@ class ClaimSplitter:
         """True when the sentence says the assistant cannot answer."""
         sentence = sentence.replace("\u2019", "'")
         if self._builtin_re is not None:
-            if _BUILTIN_TRIGGERS.search(sentence.lower()) and self._builtin_re.search(sentence):
+            if _has_trigger(sentence.lower()) and self._builtin_re.search(sentence):
                 return True
         return self._extra_re is not None and self._extra_re.search(sentence) is not None
 
@@ -449,7 +458,7 @@ class ClaimSplitter:
         # Most answers hold no abstention wording at all: one look at the whole answer spares
         # the per-sentence phrase patterns.
         may_abstain = self._extra_re is not None or (
-            self._builtin_re is not None and _BUILTIN_TRIGGERS.search(answer.lower().replace("\u2019", "'")))
+            self._builtin_re is not None and _has_trigger(answer.lower().replace("\u2019", "'")))
         for start, end, whole, heading in _sentences(answer, self.citation_re, self.language):
             if heading:
                 if explain:
