@@ -20,7 +20,7 @@ def _block_after(heading: str) -> list:
 def test_the_readme_test_command_is_what_ci_runs():
     ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
           if line.strip() and not line.startswith(("#", "set ", "cd "))]
-    assert _block_after("Running the tests") == ci == ["python -m pip install -r requirements-test.txt",
+    assert _block_after("Running the tests") == ci == ["python -m pip install -r requirements.txt -r requirements-test.txt",
                                                       "python -m pytest --nbval-lax"]
 
 
