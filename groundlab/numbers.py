@@ -50,6 +50,16 @@ _TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 10 ** 6, "billion": 10 ** 9}
 WORD_VALUES = {w: k for k, w in enumerate(_ONES, 1)}
 WORD_VALUES.update({w: 10 * k for k, w in enumerate(_TENS, 2)})
+#: Two to twelve in German, French and Spanish, each read alone ("fünf Werktage", "trois jours").
+#: Left out: the words for one (also "a"), and those that are English words or abbreviations too:
+#: "elf", "sept" (September), "once" (Spanish eleven).
+FOREIGN_WORD_VALUES = {
+    "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8, "neun": 9, "zehn": 10,
+    "zwölf": 12,
+    "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "huit": 8, "neuf": 9, "dix": 10, "onze": 11, "douze": 12,
+    "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8, "nueve": 9, "diez": 10,
+    "doce": 12,
+}
 
 _MONTHS = {
     # English, German, French, Spanish month names and the usual abbreviations
@@ -87,8 +97,11 @@ transfer refund credit charge fee rate
 _AMOUNT = (r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:\.\d{3})+,\d+|\d{1,3}(?:\.\d{3}){2,}(?![\d.,]\d)"
            r"|\d{1,3}(?:[\u00a0\u202f ]\d{3})+(?![\d.,]\d)(?:\.\d+)?|\d+(?:[.,]\d+)?)")
 _NUMBER_WORD = r"(?:" + "|".join(_ONES + _TENS + list(_SCALES) + ["dozen"]) + r")"
-_WORDS = (r"(?i:\b(?:a\s+(?=(?:hundred|thousand|million|billion|dozen)\b))?" + _NUMBER_WORD +
-          r"(?:(?:\s+and\s+|[\s-]+)" + _NUMBER_WORD + r")*\b)")
+# as written in running text, lower case or capitalised: "DOS" is no two
+_FOREIGN_WORD = r"(?:" + "|".join(v for w in sorted(FOREIGN_WORD_VALUES, key=len, reverse=True)
+                                  for v in (w, w.capitalize())) + r")"
+_WORDS = (r"(?:(?i:\b(?:a\s+(?=(?:hundred|thousand|million|billion|dozen)\b))?" + _NUMBER_WORD +
+          r"(?:(?:\s+and\s+|[\s-]+)" + _NUMBER_WORD + r")*\b)|\b" + _FOREIGN_WORD + r"\b)")
 _MONTH = r"(?i:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")"
 _PERCENT = r"(?i:\s?%|\s?(?:percent|per\s?cent|pct|prozent|pour\s?cent|por\s?ciento)\b)"
 _CODE3 = "(?:" + "|".join(_CURRENCY_CODES) + r")"
@@ -219,8 +232,12 @@ _SHORT_FACTORS = {"k": 1000, "m": 10 ** 6, "mn": 10 ** 6, "b": 10 ** 9, "bn": 10
 
 def _words_value(text: str) -> Optional[int]:
     total, current, seen = 0, 0, False
-    for word in re.findall(r"[a-z]+", text.lower()):
+    for word in re.findall(r"[^\W\d_]+", text.lower()):
         if word in ("a", "and"):
+            continue
+        if word in FOREIGN_WORD_VALUES:
+            current += FOREIGN_WORD_VALUES[word]
+            seen = True
             continue
         if word in WORD_VALUES:
             current += WORD_VALUES[word]

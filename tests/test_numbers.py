@@ -27,6 +27,9 @@ def values(text):
     (["EUR 50", "EUR50", "50 EUR", "50 euros", "fifty euros", "\u20ac50", "50\u20ac", "\u20ac 50"], "EUR 50"),
     (["USD 1,250.50", "$1,250.50", "1,250.50 dollars"], "USD 1250.5"),
     (["EUR 1.250,50"], "EUR 1250.5"),
+    # two to twelve in German, French and Spanish
+    (["fünf Werktage", "Fünf Werktage", "cinq jours", "cinco días", "5 Werktage"], "5"),
+    (["zwölf Monate", "douze mois", "doce meses"], "12"),
     # short scales: k always; m, mn, b, bn with a currency
     (["$5k", "$5K", "USD 5k", "5,000 USD", "$5,000", "5k dollars"], "USD 5000"),
     (["10K", "10k", "10,000", "ten thousand"], "10000"),
@@ -65,6 +68,7 @@ def test_codes_stay_exact_tokens(code):
     ("增长百分之五", ["5%"]),
     ("费用为五百欧元", ["EUR 500"]),
     ("1.500 kg", ["1.5"]),  # one group of three after a dot, no currency: a decimal, as written
+    ("Run the DOS commands once.", []),  # "DOS" in capitals, "once" in English: no number
 ])
 def test_numbers_inside_text_written_without_spaces(text, expected):
     assert values(text) == expected
@@ -120,6 +124,8 @@ def judged(claim, passage, judge="rules", question="What applies?"):
     ("Team leads approve purchases up to $5k.", "Team leads approve purchases up to 5,000 USD."),
     ("Refunds over 1.000 EUR need approval.", "Refunds over EUR 1,000 need approval."),
     ("审批通常需要3个工作日。", "审批通常需要三个工作日。"),
+    ("Erstattungen werden innerhalb von 5 Werktagen bearbeitet.",
+     "Erstattungen werden innerhalb von fünf Werktagen bearbeitet."),
 ])
 def test_the_same_number_written_differently_is_supported(judge, claim, passage):
     label, reason = judged(claim, passage, judge)

@@ -274,3 +274,18 @@ def test_short_scales_and_dotted_thousands_match_the_evidence():
                   "Team leads may approve purchases up to 5,000 USD.").label == "supported"
     assert judged("Refunds above EUR 1,000 need the finance manager's approval.",
                   "Refunds above 1.000 EUR need approval from the finance manager.").label == "supported"
+
+
+@pytest.mark.parametrize("claim, passage, label", [
+    ("Erstattungen über 1.000 EUR benötigen keine Freigabe.",
+     "Erstattungen über 1.000 EUR benötigen die Freigabe durch den Finanzleiter.", "contradicted"),
+    ("Erstattungen über 1.000 EUR benötigen die Freigabe des Finanzleiters.",
+     "Erstattungen über 1.000 EUR benötigen die Freigabe durch den Finanzleiter.", "supported"),
+    ("Les remboursements ne sont pas validés par le responsable financier.",
+     "Les remboursements sont toujours validés par le responsable financier.", "contradicted"),
+    ("Los reembolsos nunca requieren aprobación del gerente.",
+     "Los reembolsos requieren aprobación del gerente financiero.", "contradicted"),
+])
+def test_negation_in_german_french_and_spanish(claim, passage, label):
+    verdict = judged(claim, passage)
+    assert verdict.label == label, verdict.reason

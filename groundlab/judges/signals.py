@@ -75,7 +75,12 @@ whose why will with within without would yet you your yours yourself yourselves
 
 #: Words that negate what follows them in their clause.
 NEGATIONS: FrozenSet[str] = frozenset({"not", "no", "never", "cannot", "none", "neither", "nor", "nobody",
-                                       "nothing", "nowhere", "without"})
+                                       "nothing", "nowhere", "without",
+                                       # German, French and Spanish answers negate with these ("sin" and
+                                       # "sans" are English words too, and left out)
+                                       "nicht", "kein", "keine", "keinen", "keinem", "keiner", "keines", "nie",
+                                       "niemals", "ohne", "pas", "jamais", "aucun", "aucune", "nunca", "ningún",
+                                       "ninguna", "ninguno"})
 
 #: Words that end a clause: a negation reaches no further.
 _CLAUSE_WORDS: FrozenSet[str] = frozenset({"but", "while", "whereas", "although", "though", "however", "which",
