@@ -37,6 +37,21 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 
 from sentencex import segment as _sentencex_segment
 
+#: Letters of the scripts written without spaces between words (Chinese, Japanese, Korean), as a
+#: character-class body: ``"[" + CJK_CHARS + "]"``.
+CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+
+
+def character_pairs(run: str) -> List[str]:
+    """A run of CJK characters as the judges compare it: its overlapping pairs of characters
+    (one character alone stays itself), since there are no spaces to find its words by.
+
+    >>> character_pairs("审批通常")
+    ['审批', '批通', '通常']
+    """
+    return [run[k:k + 2] for k in range(max(1, len(run) - 1))]
+
+
 #: ``[D07]`` or ``[D07, D06]``: one group holding one id or several separated by , or ;.
 DEFAULT_CITATION_PATTERN = r"\[\s*([A-Za-z0-9][\w.:#/-]*(?:\s*[,;]\s*[A-Za-z0-9][\w.:#/-]*)*)\s*\]"
 

@@ -23,6 +23,8 @@ from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import List, NamedTuple, Optional, Tuple
 
+from .claims import CJK_CHARS
+
 __all__ = ["Mention", "mentions", "number_mentions"]
 
 
@@ -110,8 +112,7 @@ _CUR_WORD = r"(?i:" + "|".join(sorted(_CURRENCY_WORDS, key=len, reverse=True)) +
 _SCALE = r"(?i:\s+(?:hundred|thousand|million|billion)\b)"
 # Letters of scripts written without spaces (Chinese, Japanese, Korean) may touch a number:
 # "需要3个工作日" holds the number 3, not one long code.
-_CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_W = "[^\\W" + _CJK_CHARS + "]"  # a word character of any other script
+_W = "[^\\W" + CJK_CHARS + "]"  # a word character of any other script
 _END = r"(?!" + _W + r"|[.,]\d|-\w)"
 # Short scales glued to the digits: "$5k", "10K", "€1.2m", "$3bn". k always means thousand; m, mn,
 # b and bn only after a currency sign or code ("5m" alone may be metres, "5B" a room).
@@ -164,7 +165,7 @@ _MENTION = re.compile(_STARTS + r"(?:"
     r"|(?P<amount>(?<!" + _W + r")(?<![.,/-])" + _AMOUNT + "(?:" + _SHORT_ANY + "|" + _END + "(?:" + _SCALE + ")?)"
     r"(?:" + _PERCENT + r"|\s?" + _CODE3 + r"\b|\s?" + _SYMBOL + r"|\s+" + _CUR_WORD + ")?)"
     r"|" + _WORDS_BRANCH + r"|" + _CN_BRANCH +
-    r"|(?P<code>(?<!" + _W + r")(?:[^\W\d_" + _CJK_CHARS + r"]+-)?" + _W + r"*\d(?:" + _W + r"|[.,])*))"
+    r"|(?P<code>(?<!" + _W + r")(?:[^\W\d_" + CJK_CHARS + r"]+-)?" + _W + r"*\d(?:" + _W + r"|[.,])*))"
 )
 # Text without a digit can hold only numbers written in words: every other branch needs a digit.
 _MENTION_IN_WORDS = re.compile(r"\b(?=[^\W\d_])" + _WORDS_BRANCH + "|" + _CN_BRANCH)

@@ -253,6 +253,7 @@ def test_a_passage_named_in_the_text_is_a_reference_not_a_number():
                         (Passage("KB-5", "The travel policy was last updated on 3 March 2025 by the HR department."),))
     verdict = get_judge("signals").judge("The travel policy was last updated on March 3, 2025 (see KB-5).", evidence)
     assert verdict.label == "supported", verdict.reason
+    assert "numbers \"March 3, 2025\" found" in verdict.reason and "KB-5" not in verdict.reason
     # a code that is no passage's id is still a number the evidence must give
     verdict = get_judge("signals").judge("The travel policy was last updated on March 3, 2025 (see KB-6).", evidence)
     assert verdict.label == "contradicted" and "KB-6" in verdict.reason

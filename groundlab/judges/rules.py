@@ -27,7 +27,7 @@ import re
 from functools import lru_cache
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-from ..claims import split_sentences
+from ..claims import CJK_CHARS, character_pairs, split_sentences
 from ..numbers import Mention, distinct, mentions
 from ..records import Evidence, Verdict
 
@@ -46,7 +46,7 @@ NEGATIONS: FrozenSet[str] = frozenset({"not", "cannot", "never", "no"})
 _WORD = re.compile(r"[^\W\d_][^\W\d_'\-]*(?:['\-][^\W\d_]+)*['\-]?")
 # Scripts written without spaces (Chinese, Japanese, Korean): a run of their characters is read as
 # its overlapping pairs of characters, so a claim is compared piece by piece, not as one long word.
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+_CJK = re.compile("[" + CJK_CHARS + "]+")
 # "No. 256" numbers something; it negates nothing.
 _NUMBER_MARKER = re.compile(r"\bnos?\.\s*(?=\d)")
 
@@ -62,8 +62,8 @@ def content_words(text: str) -> Tuple[Dict[str, str], bool]:
     for surface in _WORD.findall(lowered):
         if _CJK.search(surface):
             for run in _CJK.findall(surface):
-                for k in range(max(1, len(run) - 1)):
-                    words.setdefault(run[k:k + 2], run[k:k + 2])
+                for pair in character_pairs(run):
+                    words.setdefault(pair, pair)
             continue
         word = surface.rstrip("'-")
         if word in NEGATIONS or word.endswith("n't"):

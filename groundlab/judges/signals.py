@@ -51,7 +51,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ..claims import split_sentences
+from ..claims import CJK_CHARS, character_pairs, split_sentences
 from ..numbers import Mention, distinct, mentions
 from ..records import Evidence, GroundlabError, Verdict
 from .rules import _Numbers, _quote, _without_numbers, _written, number_verdict
@@ -89,7 +89,7 @@ _CLAUSE_WORDS: FrozenSet[str] = frozenset({"but", "while", "whereas", "although"
 
 # Scripts written without spaces (Chinese, Japanese, Korean): a run of their characters is one
 # token, read as its overlapping pairs of characters (as the rules judge reads it).
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_CJK = CJK_CHARS
 _TOKEN = re.compile(r"[" + _CJK + r"]+|[^\W\d_" + _CJK + r"][^\W_" + _CJK + r"]*(?:['\u2019][^\W\d_]+)*"
                     r"|[,;:()\u2013\u2014\uff0c\uff1b\uff1a\uff08\uff09\u3001]|--")
 _CJK_RUN = re.compile(r"[" + _CJK + r"]")
@@ -173,8 +173,7 @@ class _Words:
                     negated.append(s)
                 first = False
             elif kind == _RUN:  # its pairs of characters are its words
-                for k in range(max(1, len(token) - 1)):
-                    pair = token[k:k + 2]
+                for pair in character_pairs(token):
                     stems.append(pair)
                     surfaces.append(pair)
                     clauses.append(clause)
@@ -795,7 +794,8 @@ class SignalsJudge:
         if route == "model":
             p = self.score(signals)
             label = "supported" if p >= self.threshold else "unsupported"
-            return Verdict(label, _reason(label, p, self.threshold, claim, signals) + aside, p)
+            return Verdict(label, _reason(label, p, self.threshold, claim, signals, _stated_numbers(claim, ids))
+                           + aside, p)
         if route == "framing":
             return _framing_verdict(claim.framed.set_aside)
         if route == "number":
@@ -818,15 +818,20 @@ def _passage_ids(evidence: Evidence) -> FrozenSet[str]:
     return frozenset(p.id.lower() for p in evidence.passages if any(ch.isdigit() for ch in p.id))
 
 
+def _stated_numbers(claim: _Claim, ids: FrozenSet[str]) -> Tuple[Mention, ...]:
+    """The claim's numbers without the codes that are ids of the evidence's passages."""
+    if not ids or not claim.numbers:
+        return claim.numbers
+    return tuple(m for m in claim.numbers if m.kind != "code" or m.value not in ids)
+
+
 def _decide(claim: _Claim, context: _Context,
             ids: FrozenSet[str] = frozenset()) -> Tuple[str, Optional[Signals], Any]:
     """Which step decides a claim (see the module docstring), its signals when measured, and what
     the step found: the number verdict, the negated evidence sentence, or the missing clause."""
     if claim.framed.framing:
         return "framing", None, None
-    numbers = claim.numbers
-    if numbers and ids:
-        numbers = tuple(m for m in numbers if m.kind != "code" or m.value not in ids)
+    numbers = _stated_numbers(claim, ids)
     if numbers:
         flagged = number_verdict(numbers, context.numbers, _aside(claim.framed.set_aside))
         if flagged is not None:
@@ -850,7 +855,8 @@ def _aside(set_aside: Tuple[str, ...]) -> str:
     return "; set aside: " + ", ".join(f"\"{_quote(s, 40)}\"" for s in set_aside)
 
 
-def _reason(label: str, p: float, threshold: float, claim: _Claim, s: Signals) -> str:
+def _reason(label: str, p: float, threshold: float, claim: _Claim, s: Signals,
+            numbers: Sequence[Mention]) -> str:
     sign = "\u2265" if label == "supported" else "<"
     parts = [f"score {p:.2f} {sign} {threshold:.2f}",
              f"{s.covered}/{s.n} content words in the evidence"]
@@ -865,8 +871,8 @@ def _reason(label: str, p: float, threshold: float, claim: _Claim, s: Signals) -
     if s.names_missing:
         surface = dict(zip(claim.words.stems, claim.words.surfaces))
         parts.append(f"names not in the evidence: {', '.join(surface.get(m, m) for m in s.names_missing[:3])}")
-    if claim.numbers:
-        parts.append(f"numbers {', '.join(_written(m.surface) for m in claim.numbers)} found")
+    if numbers:
+        parts.append(f"numbers {', '.join(_written(m.surface) for m in numbers)} found")
     return "; ".join(parts)
 
 
