@@ -19,7 +19,7 @@ evidence that never mentions a 1. Ordinals (first, second) are not numbers here.
 from __future__ import annotations
 
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import Context, Decimal, InvalidOperation
 from functools import lru_cache
 from typing import List, NamedTuple, Optional, Tuple
 
@@ -53,13 +53,13 @@ _SCALES = {"hundred": 100, "thousand": 1000, "million": 10 ** 6, "billion": 10 *
 WORD_VALUES = {w: k for k, w in enumerate(_ONES, 1)}
 WORD_VALUES.update({w: 10 * k for k, w in enumerate(_TENS, 2)})
 #: Two to twelve in German, French and Spanish, each read alone ("fünf Werktage", "trois jours").
-#: Left out: the words for one (also "a"), and those that are English words or abbreviations too:
-#: "elf", "sept" (September), "once" (Spanish eleven).
+#: Left out: the words for one (also "a"), and those that are other words or abbreviations too:
+#: "elf", "sept" (September), "once" (Spanish eleven), "neuf" (French new), "dos" (the dos and don'ts).
 FOREIGN_WORD_VALUES = {
     "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8, "neun": 9, "zehn": 10,
     "zwölf": 12,
-    "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "huit": 8, "neuf": 9, "dix": 10, "onze": 11, "douze": 12,
-    "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8, "nueve": 9, "diez": 10,
+    "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "huit": 8, "dix": 10, "onze": 11, "douze": 12,
+    "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8, "nueve": 9, "diez": 10,
     "doce": 12,
 }
 
@@ -97,7 +97,7 @@ transfer refund credit charge fee rate
 """.split())
 
 _AMOUNT = (r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:\.\d{3})+,\d+|\d{1,3}(?:\.\d{3}){2,}(?![\d.,]\d)"
-           r"|\d{1,3}(?:[\u00a0\u202f ]\d{3})+(?![\d.,]\d)(?:\.\d+)?|\d+(?:[.,]\d+)?)")
+           r"|\d{1,3}(?:[\u00a0\u202f ]\d{3})+(?:[.,]\d+)?(?![\d.,]\d)|\d+(?:[.,]\d+)?)")
 _NUMBER_WORD = r"(?:" + "|".join(_ONES + _TENS + list(_SCALES) + ["dozen"]) + r")"
 # as written in running text, lower case or capitalised: "DOS" is no two
 _FOREIGN_WORD = r"(?:" + "|".join(v for w in sorted(FOREIGN_WORD_VALUES, key=len, reverse=True)
@@ -127,13 +127,14 @@ _CN_NUMERALS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四
                 "九": 9, "十": 10, "百": 100, "千": 1000, "万": 10 ** 4, "亿": 10 ** 8}
 _CN_UNITS_OF_TIME = "天日周月年小分秒季"
 _CN_BRANCH = (r"(?P<cn>百分之(?:[" + "".join(_CN_NUMERALS) + r"]+|\d+(?:\.\d+)?)"
-              r"|(?<!第)[" + "".join(_CN_NUMERALS) + r"]+(?!分之)"
+              r"|(?<![第" + "".join(_CN_NUMERALS) + r"])[" + "".join(_CN_NUMERALS) + r"]+(?!分之)"
               r"(?=[个天日周月年次件名位张份元倍项条小分秒季笔台家%\uff05]|工作日|星期|欧元|美元|英镑|人民币))")
 _CN_AFTER_ONE = re.compile(r"(?:个|件)?(?:[" + _CN_UNITS_OF_TIME + r"]|工作日|星期)|[元次倍%\uff05]|欧元|美元|英镑")
 
 
 def _cn_value(text: str) -> Optional[int]:
-    """The value of a number in Chinese characters: "十五" 15, "二十三" 23, "两万" 20000."""
+    """The value of a number in Chinese characters: "十五" 15, "二十三" 23, "两万" 20000,
+    "一万五千" 15000, "两亿三千万" 230000000."""
     total, section, digit = 0, 0, None
     for ch in text:
         v = _CN_NUMERALS[ch]
@@ -144,9 +145,14 @@ def _cn_value(text: str) -> Optional[int]:
         elif v < 10 ** 4:
             section += (1 if digit is None else digit) * v
             digit = None
-        else:
-            total = (total + section + (digit or 0)) * v
-            section, digit = 0, None
+        else:  # 万 scales the section before it; 亿 everything before it
+            section += digit or 0
+            digit = None
+            if v == 10 ** 4:
+                total += (section or 1) * v
+            else:
+                total = (total + section or 1) * v
+            section = 0
     return total + section + (digit or 0)
 
 
@@ -160,6 +166,7 @@ _MENTION = re.compile(_STARTS + r"(?:"
     r"|(?P<dmy>(?<![\w.])\d{1,2}(?:st|nd|rd|th)?\.?\s+" + _MONTH + r"\.?,?\s+\d{4}(?!\w))"
     r"|(?P<mdy>\b" + _MONTH + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}(?!\w))"
     r"|(?P<my>\b" + _MONTH + r"\s+\d{4}(?![\w]|[.,]\d))"
+    r"|(?P<cnscale>(?<!" + _W + r")(?<![.,/-])\d+(?:\.\d+)?[万亿])"
     r"|(?P<pre>(?:\b" + _CODE3 + r"\s?|" + _SYMBOL + r"\s?)(?<![\w.,/-]\d)" + _AMOUNT
     + "(?:" + _SHORT_MONEY + "|" + _END + "(?:" + _SCALE + ")?))"
     r"|(?P<amount>(?<!" + _W + r")(?<![.,/-])" + _AMOUNT + "(?:" + _SHORT_ANY + "|" + _END + "(?:" + _SCALE + ")?)"
@@ -196,9 +203,12 @@ def _decimal(digits: str, money: bool = False) -> Optional[Decimal]:
 
 
 def _plain(value: Decimal) -> str:
-    """``Decimal('1250.50')`` -> ``'1250.5'``; ``Decimal('2E+3')`` -> ``'2000'``."""
-    text = format(value.normalize(), "f")
-    return text
+    """``Decimal('1250.50')`` -> ``'1250.5'``; ``Decimal('2E+3')`` -> ``'2000'``; every digit of a
+    long number kept (the default context would round it to 28)."""
+    return format(value.normalize(_WIDE), "f")
+
+
+_WIDE = Context(prec=120)
 
 
 _DOTTED_THOUSANDS = re.compile(r"\d{1,3}(?:\.\d{3})+")
@@ -300,18 +310,19 @@ def _mention(m: "re.Match[str]", text: str) -> Optional[Mention]:
     surface = m.group()
     start, end = m.span()
     if kind in ("iso", "dotted", "dmy", "mdy", "my"):
-        parts = _DATE_PARTS.findall(surface.lower())
+        # casefold: the pattern ignores case as Unicode does ("ſept" is "sept")
+        parts = _DATE_PARTS.findall(surface.casefold())
         if kind == "iso":
             date = _date(parts[0], int(parts[1]), parts[2])
         elif kind == "dotted":
             date = _date(parts[2], int(parts[1]), parts[0])
         elif kind == "dmy":
-            month = next(p for p in parts[1:] if p in _MONTHS)
-            date = _date(parts[-1], _MONTHS[month], parts[0])
+            month = next((_MONTHS[p] for p in parts[1:] if p in _MONTHS), 0)
+            date = _date(parts[-1], month, parts[0])
         elif kind == "mdy":
-            date = _date(parts[-1], _MONTHS[parts[0]], parts[1])
+            date = _date(parts[-1], _MONTHS.get(parts[0], 0), parts[1])
         else:
-            date = _date(parts[-1], _MONTHS[parts[0]], None)
+            date = _date(parts[-1], _MONTHS.get(parts[0], 0), None)
         if date is None:  # not a date after all ("2026-13-45"): an exact token
             token = surface.lower()
             return Mention(token, surface, start, end, "code", token)
@@ -342,6 +353,12 @@ def _mention(m: "re.Match[str]", text: str) -> Optional[Mention]:
             if noun.rstrip("s") not in UNIT_NOUNS and noun not in UNIT_NOUNS:
                 return None
         return _with_unit(str(value), unit, surface, start, end)
+    if kind == "cnscale":  # "3万" 30000, "2.3亿" 230000000
+        value = _decimal(surface[:-1])
+        if value is None:
+            return None
+        amount = _plain(value * _CN_NUMERALS[surface[-1]])
+        return Mention(amount, surface, start, end, "number", amount)
     if kind == "cn" and surface.startswith("百分之"):  # "百分之五": five per cent
         rest = surface[3:]
         value = _amount(rest) if rest[0].isdigit() else _cn_value(rest)

@@ -66,9 +66,17 @@ def test_codes_stay_exact_tokens(code):
     ("十五天、二十三次、两万元", ["15", "23", "20000"]),
     ("三四天", []),  # three or four days: a range
     ("增长百分之五", ["5%"]),
+    ("预算为两亿三千万元，其中一万五千元", ["230000000", "15000"]),  # 万 scales its section, 亿 all before it
+    ("预算为3万元，收入2.3亿元", ["30000", "230000000"]),  # digits before 万 and 亿
+    ("第十三个月", []),  # an ordinal however many numerals follow 第
     ("费用为五百欧元", ["EUR 500"]),
     ("1.500 kg", ["1.5"]),  # one group of three after a dot, no currency: a decimal, as written
     ("Run the DOS commands once.", []),  # "DOS" in capitals, "once" in English: no number
+    ("Le produit est neuf, the dos and don'ts.", []),  # "neuf" is also new, "dos" also English
+    ("1 234,5 und 2 000 000,00 \u20ac", ["1234.5", "EUR 2000000"]),  # spaces between thousands, a decimal comma
+    ("Tracking 123456789012345678901234567890 and 123456789012345678901234567899",
+     ["123456789012345678901234567890", "123456789012345678901234567899"]),  # every digit kept
+    ("1 \u017fept 2026, \u017fept 2026 and APR\u0130L 3, 2026", ["2026-09-01", "2026-09", "apri\u0307l 3, 2026"]),
 ])
 def test_numbers_inside_text_written_without_spaces(text, expected):
     assert values(text) == expected
