@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -238,3 +239,13 @@ def test_run_refuses_a_bad_judge_config_before_running(cli, tmp_path, monkeypatc
     code, _, err = cli("run", "--cases", CASES, "--passages", NOTES, "--judge-config", bad, "--out", "out")
     assert code == 2 and "is not a groundlab judge config" in _one_sentence(err)
     assert not (tmp_path / "out").exists()
+
+
+def test_run_refuses_a_judge_config_from_a_pipe_which_the_notebooks_cannot_read_again(cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    fifo = tmp_path / "judge.fifo"
+    os.mkfifo(fifo)
+    for option in (("--judge-config", "-"), ("--judge-config", str(fifo)), ("-p", "judge_config", str(fifo))):
+        code, _, err = cli("run", "--cases", CASES, "--passages", NOTES, *option, "--out", "out")
+        assert code == 2 and "is standard input or a pipe, which the notebooks cannot read again" in _one_sentence(err)
+        assert not (tmp_path / "out").exists()

@@ -143,7 +143,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     conditions = check_names(args.fail_if, SCORE_FIGURES)  # a mistake in a gate costs no judging
     if args.dry_run:
         return dry_run(args)
-    inputs = input_paths(args, quiet=True)
+    # every file the command reads, which no output may replace, even with --force
+    inputs = tuple(input_paths(args, quiet=True)) + tuple(
+        getattr(args, name, None) for name in ("targets", "judge_config", "price_table", "model_table"))
     if args.report:
         check_report_target(Path(args.report), args.force, inputs=inputs)
     frames = _frame_outputs(args, inputs)

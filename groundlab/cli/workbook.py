@@ -217,8 +217,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     # The second configuration's cases likewise, for the notebook that compares.
     main = str(parameters.get("judge", defaults.get("judge", "")))
     judge_config = parameters.get("judge_config")
-    check_judge_config(judge_config, judges_to_run(notebooks, parameters, "judged_file"),
-                       "--judge-config" if args.judge_config is not None else "-p judge_config")
+    config_option = "--judge-config" if args.judge_config is not None else "-p judge_config"
+    if judge_config and str(judge_config).strip():
+        _refuse_stream(config_option, judge_config, "the judge config")
+    check_judge_config(judge_config, judges_to_run(notebooks, parameters, "judged_file"), config_option)
     judged_here = {}
     for label, these, shared in (("", loaded, "judged_file"), ("B: ", loaded_b, "judged_file_b")):
         judges = judges_to_run(notebooks, parameters, shared) if these is not None else []
@@ -309,7 +311,6 @@ def _shown(path, kept: Dict[str, str]) -> str:
 def _check_targets(path: Optional[str], notebooks: Sequence[Path]) -> str:
     """The targets file of ``--targets`` (or ``-p targets``), read and checked as ``score --targets``
     reads it, before anything runs; "" without one."""
-    from ..io import is_regular_file
     from ..notebooks import notebook_parameters
     from ..targets import load_targets
 
@@ -318,11 +319,18 @@ def _check_targets(path: Optional[str], notebooks: Sequence[Path]) -> str:
     if not any("targets" in notebook_parameters(nb) for nb in notebooks):
         raise GroundlabError(f"--targets sets the targets of notebook 03, and no notebook in {notebooks[0].parent} "
                              "takes them; drop --targets, or run the workbook's notebooks.")
-    if str(path) == "-" or (Path(path).exists() and not Path(path).is_dir() and not is_regular_file(path)):
-        raise GroundlabError(f"--targets {path} is standard input or a pipe, which the "
-                             "notebooks cannot read again; save the targets to a file and pass its path.")
+    _refuse_stream("--targets", path, "the targets")
     load_targets(path)
     return str(path)
+
+
+def _refuse_stream(option: str, path: str, what: str) -> None:
+    """A file every notebook reads again cannot be standard input or a pipe: one sentence."""
+    from ..io import is_regular_file
+
+    if str(path) == "-" or (Path(path).exists() and not Path(path).is_dir() and not is_regular_file(path)):
+        raise GroundlabError(f"{option} {path} is standard input or a pipe, which the "
+                             f"notebooks cannot read again; save {what} to a file and pass its path.")
 
 
 def _second_configuration(args: argparse.Namespace, passages: Optional[str]) -> Tuple[str, Optional[str]]:
