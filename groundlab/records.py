@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping, Optional, Tuple
 
@@ -9,6 +10,25 @@ Label = Literal["supported", "contradicted", "unsupported"]
 
 #: The three verdicts, in the order every table and matrix uses.
 VERDICTS: Tuple[str, ...] = ("supported", "contradicted", "unsupported")
+
+
+# Characters a terminal or a renderer acts on instead of showing: C0 controls but tab and line
+# breaks, DEL, C1 controls (U+009B starts a terminal escape too), and the bidirectional overrides
+# and isolates that reorder what is shown.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(text: str) -> str:
+    r"""``text`` with every control character written as a ``\uXXXX`` escape, so case data, file
+    names and model replies reach a terminal or a report as text, never as a command to it. In
+    JSON output the escape means the same character, so JSON stays JSON.
+
+    >>> visible("p2\x1b[31mRED\u202e")
+    'p2\\u001b[31mRED\\u202e'
+    """
+    if text.isprintable() or _CONTROL.search(text) is None:
+        return text
+    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 class GroundlabError(ValueError):

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, List, Mapping, Optional, Sequence, Union
 from .evaluate import Evaluation
 from .identity import identity_line
 from .io import PathLike, check_output, write_atomic
-from .records import GroundlabError
+from .records import GroundlabError, visible
 from .metrics import citations_undecided, has_person_labels, outcomes, risk_weighted_score
 from .stats import Rate, percent
 from .summary import agree_summary, rates, score_summary
@@ -38,7 +38,7 @@ def markdown_text(text: str) -> str:
     >>> print(markdown_text("[x](javascript:alert(1)) <b>|</b>"))
     \[x\]\(javascript:alert\(1\)\) &lt;b&gt;\|&lt;/b&gt;
     """
-    text = " ".join(str(text).splitlines())
+    text = visible(" ".join(str(text).splitlines()))
     return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
 
 

@@ -908,7 +908,8 @@ def write_steering_report(evaluation: Evaluation, penalty: float, path: PathLike
     if targets is not None and not isinstance(targets, Targets):
         targets = load_targets(targets) if str(targets).strip() else None
     path = Path(path)
-    text = steering_report(evaluation, penalty, source, targets)
+    report = steering_report(evaluation, penalty, source, targets)  # one report, both copies alike
+    text = report
     if figures:
         lines = ["## Figures", ""]
         for caption, image in figures.items():
@@ -917,7 +918,7 @@ def write_steering_report(evaluation: Evaluation, penalty: float, path: PathLike
         text = text + "\n" + "\n".join(lines)
     written = [write_report(path, text)]
     if html:
-        page = html_report(steering_report(evaluation, penalty, source, targets), figures or {})
+        page = html_report(report, figures or {})
         written.append(write_report(path.with_suffix(".html"), page))
     return SteeringReport(text, written)
 

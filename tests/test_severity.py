@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -356,3 +357,37 @@ def test_notebook_views_of_the_breakdown_and_targets(tmp_path, ev):
     assert "<script" not in page and "process &lt;script&gt;p2p&lt;/script&gt;" in page and "no data" in page
     with pytest.raises(InputError, match="is not a rate between 0 and 1"):
         workbook.check_targets(ev, write(tmp_path, "max_rate = 2\n", "bad.toml"))
+
+
+def test_score_never_writes_its_report_over_its_targets_or_judge_config_even_with_force(cli, tmp_path):
+    from groundlab.judges.signals import DEFAULT_CONFIG
+    import groundlab
+
+    targets = write(tmp_path, TARGETS)
+    config = tmp_path / "judge.json"
+    config.write_bytes((Path(groundlab.__file__).parent / "data" / DEFAULT_CONFIG).read_bytes())
+    for args, kept in ((("--judge", "rules", "--targets", targets, "--report", targets), targets),
+                       (("--judge-config", config, "--report", config), config)):
+        before = kept.read_bytes()
+        code, stdout, err = cli("score", "--cases", CASES, "--passages", NOTES, *args, "--force")
+        assert code == 2 and "is also the input; nothing was written" in err, err
+        assert kept.read_bytes() == before
+
+
+def test_control_characters_in_the_data_reach_neither_the_terminal_nor_the_report(cli, tmp_path):
+    rows = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines()]
+    for row in rows[:4]:
+        row["process"] = "p2\x1b[31mRED\x1b[0m\u202e\x9b"
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    targets = write(tmp_path, '[process]\n"p2\\u001b[31mRED\\u001b[0m\\u202e\\u009b" = 0.5\n')  # TOML escapes
+    report = tmp_path / "report.md"
+    code, out, err = cli("score", "--cases", cases, "--passages", NOTES, "--judge", "rules", "--targets", targets,
+                         "--report", report)
+    assert code in (0, 1), err
+    written = report.read_text(encoding="utf-8")
+    for text in (out, err, written):
+        assert not any(ch in text for ch in "\x1b\u202e\x9b")
+    assert "p2\\u001b[31mRED" in out  # shown, as an escape
+    code, out, err = cli("score", "--cases", tmp_path / "nope\x1b[2J.jsonl")
+    assert code == 2 and "\x1b" not in err and "nope\\u001b[2J.jsonl" in err

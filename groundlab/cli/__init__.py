@@ -13,7 +13,7 @@ import sys
 from typing import Optional, Sequence
 
 from .. import __version__
-from ..records import GroundlabError
+from ..records import GroundlabError, visible
 from .options import Parser
 
 
@@ -41,7 +41,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         return args.func(args)
     except GroundlabError as exc:
-        print(f"groundlab: {exc}", file=sys.stderr)
+        print(f"groundlab: {visible(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("groundlab: interrupted; nothing more was written.", file=sys.stderr)

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, List, Sequence
 
-from ..records import GroundlabError
+from ..records import GroundlabError, visible
 from ..stats import percent
 from .options import judge_kwargs
 
@@ -129,6 +129,8 @@ def table(rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> str:
 
 
 def emit(text: str) -> None:
+    """Print a result; control characters from the data are shown as escapes (:func:`visible`)."""
+    text = visible(text)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
