@@ -49,6 +49,9 @@ class Condition:
     threshold: float
     text: str
 
+    def __post_init__(self) -> None:
+        _check_threshold(self)
+
     def holds(self, value: float) -> bool:
         return OPERATORS[self.op](value, self.threshold)
 
@@ -73,6 +76,14 @@ def parse_condition(text: str) -> Condition:
 
     >>> parse_condition("false_abstention.rate>=20%")
     Condition(figure='false_abstention.rate', op='>=', threshold=0.2, text='false_abstention.rate >= 20%')
+
+    A rate (a figure ending in ``.rate``, ``.low`` or ``.high``) is between 0 and 1, so a threshold
+    outside that range is refused rather than checking nothing:
+
+    >>> parse_condition("hallucination_rate.rate > 10")
+    Traceback (most recent call last):
+    ...
+    groundlab.records.GroundlabError: the condition 'hallucination_rate.rate > 10' compares a rate, which is between 0 and 1, with 10, so it checks nothing; if you meant 10%, write 0.1 or 10%.
     """
     match = _CONDITION.match(text)
     if not match:
@@ -85,12 +96,43 @@ def parse_condition(text: str) -> Condition:
     return Condition(figure, op, threshold, f"{figure} {op} {number}{pct}")
 
 
+#: The last part of the name of a figure that is a rate, between 0 and 1.
+RATE_FIELDS = ("rate", "low", "high")
+
+
+def is_rate(name: str) -> bool:
+    """Whether the figure ``name`` is a rate (or an end of its range), between 0 and 1."""
+    return "." in name and name.rsplit(".", 1)[1] in RATE_FIELDS
+
+
+def _check_threshold(condition: Condition) -> None:
+    """Refuse a threshold that makes the condition check nothing: not a number, NaN or infinite,
+    or outside 0..1 on a rate (``hallucination_rate.rate > 10`` meant as 10%)."""
+    threshold = condition.threshold
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
+        raise GroundlabError(f"the condition {condition.text!r} has the threshold {threshold!r}, which is not a "
+                             "number; write a number such as 0.10 or a percentage such as 10%.")
+    if math.isnan(threshold) or math.isinf(threshold):
+        raise GroundlabError(f"the condition {condition.text!r} has the threshold {threshold:g}, which no figure "
+                             "can be compared with, so it checks nothing; write a number such as 0.10 or a "
+                             "percentage such as 10%.")
+    if is_rate(condition.figure) and not 0 <= threshold <= 1:
+        if threshold > 1 and threshold <= 100:
+            hint = f"if you meant {threshold:g}%, write {threshold / 100:g} or {threshold:g}%"
+        else:
+            hint = "write it between 0 and 1, such as 0.10, or as a percentage, such as 10%"
+        raise GroundlabError(f"the condition {condition.text!r} compares a rate, which is between 0 and 1, with "
+                             f"{threshold:g}, so it checks nothing; {hint}.")
+
+
 def check_names(conditions: Iterable[Union[str, Condition]], known: Sequence[str]) -> List[Condition]:
     """The conditions, read and checked against the figure names ``known``, before anything is
     judged: a name that is no figure is one sentence naming the closest ones."""
+    if isinstance(conditions, (str, Condition)):
+        conditions = [conditions]
     out = []
     for condition in conditions:
-        condition = parse_condition(condition) if isinstance(condition, str) else condition
+        condition = _read(condition)
         if condition.figure not in known:
             close = difflib.get_close_matches(condition.figure, known, n=3, cutoff=0.5)
             hint = f"did you mean {' or '.join(close)}?" if close else \
@@ -99,6 +141,15 @@ def check_names(conditions: Iterable[Union[str, Condition]], known: Sequence[str
                                  f"figure of score --json; {hint}")
         out.append(condition)
     return out
+
+
+def _read(condition: Union[str, Condition]) -> Condition:
+    if isinstance(condition, Condition):
+        return condition
+    if not isinstance(condition, str):
+        raise GroundlabError(f"the condition {condition!r} cannot be read; a condition is a string such as "
+                             "'hallucination_rate.high > 0.10'.")
+    return parse_condition(condition)
 
 
 def figure(summary: Mapping[str, Any], name: str) -> Any:
@@ -118,9 +169,11 @@ def failing(conditions: Iterable[Union[str, Condition]], summary: Mapping[str, A
             known: Optional[Sequence[str]] = None) -> List[Failure]:
     """The conditions that hold on ``summary`` (the gate fails when any does), each with the value
     it found. Unknown names, non-numbers and undefined (``null``) figures raise one sentence."""
+    if isinstance(conditions, (str, Condition)):
+        conditions = [conditions]
     out = []
     for condition in conditions:
-        condition = parse_condition(condition) if isinstance(condition, str) else condition
+        condition = _read(condition)
         if known is not None:
             check_names([condition], known)
         try:
@@ -165,4 +218,5 @@ def _context(summary: Mapping[str, Any], group: Optional[str]) -> str:
     return text
 
 
-__all__ = ["Condition", "Failure", "OPERATORS", "check_names", "failing", "figure", "parse_condition"]
+__all__ = ["Condition", "Failure", "OPERATORS", "RATE_FIELDS", "check_names", "failing", "figure", "is_rate",
+           "parse_condition"]

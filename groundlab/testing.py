@@ -11,16 +11,25 @@ Traceback (most recent call last):
 ...
 AssertionError: the answers are less grounded than required (judge signals, 12 cases):
   hallucination_rate.rate > 0.4 (it is 0.5: 5/10 answered, 50%, 95% range 24%\u201376%)
+
+A limit is a rate between 0 and 1; anything else would check nothing, and is refused:
+
+>>> assert_grounded(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl"), max_hallucination_rate=10)
+Traceback (most recent call last):
+...
+groundlab.records.GroundlabError: max_hallucination_rate=10 is not a rate between 0 and 1, so it would check nothing; if you meant 10%, write 0.1.
 """
 
 from __future__ import annotations
 
+import math
+import numbers
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from .io import PathLike
 from .judges import DEFAULT_JUDGE
-from .records import Case
+from .records import Case, GroundlabError
 
 #: The keyword limits and the condition each one stands for: a limit is broken when its
 #: condition holds. They bound the rate itself; gate on the range with ``fail_if``
@@ -39,11 +48,15 @@ def assert_grounded(cases: Union[PathLike, Sequence[Case]], passages: Optional[P
                     judge: Any = DEFAULT_JUDGE, *, max_hallucination_rate: Optional[float] = None,
                     min_faithfulness: Optional[float] = None, max_false_abstention: Optional[float] = None,
                     min_abstention: Optional[float] = None, min_citation_precision: Optional[float] = None,
-                    min_citation_recall: Optional[float] = None, fail_if: Iterable[str] = (),
+                    min_citation_recall: Optional[float] = None, fail_if: Union[str, Iterable[str]] = (),
                     splitter: Any = None, penalty: float = 1.0) -> Dict[str, Any]:
     """Judge ``cases`` and raise :class:`AssertionError`, listing every broken limit with its
     figures, when a limit is broken or a ``fail_if`` condition (as ``score --fail-if`` takes them)
     holds. Returns the figures of ``score --json`` otherwise.
+
+    Each limit is a rate between 0 and 1 (``max_hallucination_rate=0.1`` for 10%); one outside that
+    range, NaN or not a number raises :class:`~groundlab.GroundlabError`. ``fail_if`` is one
+    condition or a list of them.
 
     ``cases`` is a cases file or a list of :class:`~groundlab.Case`; ``judge`` a judge name or
     object. A condition that cannot be read, names no figure, or names a figure that is undefined
@@ -59,9 +72,9 @@ def assert_grounded(cases: Union[PathLike, Sequence[Case]], passages: Optional[P
              "max_false_abstention": max_false_abstention, "min_abstention": min_abstention,
              "min_citation_precision": min_citation_precision, "min_citation_recall": min_citation_recall}
     conditions: List[Union[str, Condition]] = [
-        Condition(LIMITS[name][0], LIMITS[name][1], float(value), f"{LIMITS[name][0]} {LIMITS[name][1]} {value:g}")
-        for name, value in given.items() if value is not None]
-    conditions += check_names(list(fail_if), SCORE_FIGURES)
+        Condition(LIMITS[name][0], LIMITS[name][1], limit, f"{LIMITS[name][0]} {LIMITS[name][1]} {limit:g}")
+        for name, limit in ((name, _limit(name, value)) for name, value in given.items() if value is not None)]
+    conditions += check_names([fail_if] if isinstance(fail_if, str) else list(fail_if), SCORE_FIGURES)
     loaded = load_cases(cases, passages) if isinstance(cases, (str, Path)) else list(cases)
     ev = evaluate(loaded, judge, splitter=splitter)
     summary = score_summary(ev, penalty)
@@ -70,6 +83,19 @@ def assert_grounded(cases: Union[PathLike, Sequence[Case]], passages: Optional[P
         raise AssertionError(f"the answers are less grounded than required (judge {summary['judge']}, "
                              f"{summary['cases']} cases):" + "".join(f"\n  {f}" for f in failed))
     return summary
+
+
+def _limit(name: str, value: Any) -> float:
+    """The keyword limit ``name=value`` as a rate; one sentence when it is not one."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise GroundlabError(f"{name}={value!r} is not a number; write the rate as a number between 0 and 1, "
+                             "such as 0.1 for 10%.")
+    limit = float(value)
+    if math.isnan(limit) or not 0 <= limit <= 1:
+        hint = f"; if you meant {limit:g}%, write {limit / 100:g}" if 1 < limit <= 100 else \
+            "; write it between 0 and 1, such as 0.1 for 10%"
+        raise GroundlabError(f"{name}={limit:g} is not a rate between 0 and 1, so it would check nothing{hint}.")
+    return limit
 
 
 __all__ = ["LIMITS", "assert_grounded"]

@@ -138,3 +138,67 @@ def test_assert_grounded_refuses_a_gate_it_cannot_check(sample_cases):
         assert_grounded(unlabeled, min_abstention=0.5)
     with pytest.raises(GroundlabError, match="did you mean"):
         assert_grounded(sample_cases, fail_if=["hallucination_rate.hihg > 0.1"])
+
+
+@pytest.mark.parametrize("condition, expect", [
+    ("hallucination_rate.rate > 10", "if you meant 10%, write 0.1 or 10%"),
+    ("hallucination_rate.high > 10", "compares a rate, which is between 0 and 1, with 10"),
+    ("false_abstention.low >= 20", "if you meant 20%, write 0.2 or 20%"),
+    ("faithfulness.rate < 150%", "compares a rate, which is between 0 and 1, with 1.5"),
+    ("citation_recall.rate < -0.1", "compares a rate, which is between 0 and 1, with -0.1"),
+    ("hallucination_rate.rate > 1e999", "which no figure can be compared with"),
+])
+def test_a_rate_gate_with_a_threshold_outside_0_to_1_is_exit_2_before_judging(cli, sample_args, condition,
+                                                                                 expect, monkeypatch):
+    import importlib
+
+    def no_judging(*args, **kwargs):
+        raise AssertionError("judged although the gate was wrong")
+
+    monkeypatch.setattr(importlib.import_module("groundlab.evaluate"), "evaluate_file", no_judging)
+    code, out, err = cli("score", *sample_args, "--fail-if", condition)
+    assert code == 2 and out == "" and expect in err and err.count("\n") == 1
+    assert "gate passed" not in err
+
+
+def test_a_rate_gate_at_the_ends_of_0_to_1_and_a_count_above_1_are_still_read():
+    assert parse_condition("hallucination_rate.rate > 1").threshold == 1
+    assert parse_condition("abstention.low < 0").threshold == 0
+    assert parse_condition("hallucination_rate.high > 100%").threshold == 1
+    assert parse_condition("outcomes.wrong >= 10").threshold == 10
+    assert parse_condition("hallucination_rate.answered < 20").threshold == 20
+    assert parse_condition("risk_weighted_score < -1.5").threshold == -1.5
+
+
+def test_a_nan_threshold_is_refused():
+    from groundlab.gate import Condition
+
+    with pytest.raises(GroundlabError, match="which no figure can be compared with"):
+        failing([Condition("outcomes.wrong", ">", float("nan"), "outcomes.wrong > nan")], {"outcomes": {"wrong": 6}})
+    with pytest.raises(GroundlabError, match="cannot be read"):
+        parse_condition("hallucination_rate.rate > nan")
+
+
+@pytest.mark.parametrize("value, expect", [
+    (10, r"max_hallucination_rate=10 is not a rate between 0 and 1, so it would check nothing; "
+         r"if you meant 10%, write 0\.1\.$"),
+    (float("nan"), r"max_hallucination_rate=nan is not a rate between 0 and 1"),
+    (-0.1, r"max_hallucination_rate=-0\.1 is not a rate between 0 and 1"),
+    ("0.4", r"max_hallucination_rate='0\.4' is not a number; write the rate as a number between 0 and 1"),
+    (True, r"max_hallucination_rate=True is not a number"),
+])
+def test_assert_grounded_refuses_a_limit_that_is_not_a_rate(sample_cases, value, expect):
+    with pytest.raises(GroundlabError, match=expect):
+        assert_grounded(sample_cases, max_hallucination_rate=value)
+
+
+def test_assert_grounded_refuses_a_rate_gate_outside_0_to_1_in_fail_if(sample_cases):
+    with pytest.raises(GroundlabError, match="if you meant 10%, write 0.1 or 10%"):
+        assert_grounded(sample_cases, fail_if=["hallucination_rate.rate > 10"])
+
+
+def test_assert_grounded_takes_a_single_condition_as_one_string():
+    with pytest.raises(AssertionError, match=r"hallucination_rate\.rate > 0\.1 \(it is 0\.5"):
+        assert_grounded(CASES, NOTES, fail_if="hallucination_rate.rate > 0.1")
+    s = assert_grounded(CASES, NOTES, fail_if="hallucination_rate.high > 0.9", max_hallucination_rate=1)
+    assert s["hallucination_rate"]["rate"] == 0.5
