@@ -153,6 +153,8 @@ class MeasureComparison:
         """The comparison in plain words, e.g. ``B hallucinates on 7 fewer of 120 answers; ...``."""
         a_name, b_name = self.names
         if not self.defined:
+            if self.table is None and not math.isnan(self.difference):
+                return f"{LABELS[self.name]}: {self._faithfulness_head()}; {self._no_range()}."
             return f"{LABELS[self.name]}: nothing to compare ({left_out_words(self.left_out) or 'no pairs'})."
         if self.table is not None:
             what = _WORDS[self.name]
@@ -164,13 +166,25 @@ class MeasureComparison:
                 head = f"{b_name} {what['verb']} as many of {self.units} {what['unit']} as {a_name}"
             head += (f" ({a_name} alone on {self.table['a_only']}, {b_name} alone on {self.table['b_only']})")
         else:
-            diff = 100 * self.difference
-            head = (f"{b_name}'s claims are supported {abs(diff):.1f} points {'more' if diff >= 0 else 'less'} often "
-                    f"({percent(self.b.rate)} of {self.b.total} claims, against {percent(self.a.rate)} of "
-                    f"{self.a.total})")
+            head = self._faithfulness_head()
         tail = (f"the difference is {points(self.difference)} points, 95% range {points(self.low)} to "
                 f"{points(self.high)}: {self.verdict}, {p_text(self.p_value)}")
         return f"{head}; {tail}."
+
+    def _faithfulness_head(self) -> str:
+        diff = 100 * self.difference
+        return (f"{self.names[1]}'s claims are supported {abs(diff):.1f} points {'more' if diff >= 0 else 'less'} "
+                f"often ({percent(self.b.rate)} of {self.b.total} claims, against {percent(self.a.rate)} of "
+                f"{self.a.total})")
+
+    def _no_range(self) -> str:
+        """Why a difference that is there has no range (faithfulness only)."""
+        questions = f"{self.units} question{'s' * (self.units != 1)}"
+        why = (f"a range needs the claims of at least 2 questions, and there {'is' if self.units == 1 else 'are'} "
+               f"{self.units}" if self.units < 2 else
+               f"the claims do not vary from question to question over these {questions}")
+        return (f"the difference is {points(self.difference)} points, but no 95% range can be measured ({why}): "
+                f"{self.verdict}, {p_text(self.p_value)}")
 
     def to_dict(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {
@@ -251,7 +265,15 @@ def clustered_faithfulness(a_claims: pd.DataFrame, b_claims: pd.DataFrame, a_clu
                              None, {"undecided claims": undecided} if undecided else {}, details, names)
 
 
-def _cluster_range(stacked: pd.DataFrame, diff: float, confidence: float) -> Tuple[float, float, float]:
+#: A standard error below this is zero up to rounding (a real one, of a difference of two shares of
+#: claims, would need some 10^17 claims to get this small).
+_ZERO_SE = 1e-9
+
+
+def _cluster_range(stacked: pd.DataFrame, diff: float,
+                   confidence: float) -> Tuple[float, float, Optional[float]]:
+    """The cluster-robust range of the difference and its Wald p; NaNs and ``None`` when the
+    standard error is zero or not finite (nothing can be said, see :func:`clustered_faithfulness`)."""
     import numpy as np
     from statsmodels.regression.linear_model import OLS
 
@@ -261,10 +283,13 @@ def _cluster_range(stacked: pd.DataFrame, diff: float, confidence: float) -> Tup
         warnings.simplefilter("ignore")
         fit = OLS(y, x).fit(cov_type="cluster", cov_kwds={"groups": stacked["cluster"].to_numpy()}, use_t=True)
     se = float(fit.bse[1])
-    if not se > 0:  # every claim of each side alike: no spread to estimate a range from
-        return diff, diff, (1.0 if diff == 0 else 0.0)
+    p_value = float(fit.pvalues[1])
+    if not (math.isfinite(se) and se > _ZERO_SE and math.isfinite(p_value)):
+        # The claims do not vary from question to question (e.g. every claim of each side alike):
+        # no spread to measure a range from, and a range [d, d] with p = 0 would claim certainty.
+        return math.nan, math.nan, None
     low, high = (float(v) for v in np.asarray(fit.conf_int(alpha=1 - confidence))[1])
-    return max(-1.0, low), min(1.0, high), float(fit.pvalues[1])
+    return max(-1.0, low), min(1.0, high), p_value
 
 
 # ---------------------------------------------------------------- pairing
@@ -515,18 +540,34 @@ def read_baseline(path: PathLike) -> Baseline:
         if not isinstance(data, dict) or not isinstance(data.get("claims"), list):
             raise InputError(f"the baseline {path} holds no per-claim verdicts (no \"claims\" list); write it with "
                              "'groundlab agree --json' from this version of groundlab, or give a claims file.")
+        if not all(isinstance(c, dict) for c in data["claims"]):
+            raise InputError(f"the baseline {path} has a \"claims\" list whose items are not claim records; write "
+                             "it with 'groundlab agree --json' from this version of groundlab, or give a claims file.")
         frame = pd.DataFrame(data["claims"], columns=list(BASELINE_COLUMNS))
         identity = data.get("judge_identity") if isinstance(data.get("judge_identity"), dict) else None
         judge = data.get("judge") if isinstance(data.get("judge"), str) else None
     elif suffix in (".csv", ".parquet"):
         if suffix == ".csv":
-            frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+            try:
+                frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+            except pd.errors.EmptyDataError:
+                raise InputError(f"the baseline {path} is empty; give a claims file with the columns "
+                                 f"{', '.join(BASELINE_COLUMNS)}, or the output of 'groundlab agree --json'.") from None
+            except UnicodeDecodeError:
+                raise InputError(f"the baseline {path} is not UTF-8 text; save it again as UTF-8 (in a spreadsheet: "
+                                 "CSV UTF-8).") from None
+            except pd.errors.ParserError as exc:
+                raise InputError(f"the baseline {path} is not a readable CSV file ({_reason(exc)}); give each "
+                                 f"record the columns {', '.join(BASELINE_COLUMNS)} and nothing more.") from None
         else:
             try:
                 frame = pd.read_parquet(path)
             except ImportError:
                 raise InputError(f"reading the Parquet baseline {path} needs pyarrow (pip install pyarrow); "
                                  "or give a .csv claims file.") from None
+            except Exception:  # pyarrow's ArrowInvalid, OSError and the like, for a damaged or empty file
+                raise InputError(f"the baseline {path} cannot be read as Parquet (damaged, empty, or not Parquet); "
+                                 "write it again, e.g. with pandas' to_parquet, or give a .csv claims file.") from None
         missing = [c for c in BASELINE_COLUMNS if c not in frame.columns]
         if missing:
             raise InputError(f"the baseline {path} lacks the column{'s' * (len(missing) > 1)} {', '.join(missing)}; "
@@ -545,12 +586,13 @@ def _check_baseline(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
     for k, (case_id, claim, text, verdict, label) in enumerate(frame.itertuples(index=False, name=None)):
         where = f"the baseline {path}, claim record {k + 1}"
         case_id = "" if _missing(case_id) else str(case_id)
-        try:
-            number = int(float(claim))
-        except (TypeError, ValueError):
-            number = 0
-        if not case_id or number < 1:
+        if not case_id:
             raise InputError(f"{where}: needs a case_id and a claim number of 1 or more; fix or remove that record.")
+        number = _claim_number(claim)
+        if number is None or number < 1:
+            shown = "nothing" if _missing(claim) else repr(str(claim).strip()[:40])
+            raise InputError(f"{where} (case {case_id}): needs a whole claim number of 1 or more, not {shown}; fix "
+                             "or remove that record.")
         values = []
         for name, value in (("verdict", verdict), ("label", label)):
             value = None if _missing(value) else str(value).strip().lower()
@@ -565,6 +607,29 @@ def _check_baseline(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
         seen[key] = k + 1
         rows.append((case_id, number, "" if _missing(text) else str(text), values[0], values[1]))
     return pd.DataFrame(rows, columns=list(BASELINE_COLUMNS))
+
+
+def _claim_number(value: Any) -> Optional[int]:
+    """A claim number as a whole number, or ``None`` (``1.7``, ``inf``, ``one``, true, nothing).
+
+    >>> [_claim_number(v) for v in ("2", " 3.0 ", 4, 5.0, "1.7", "inf", "nan", "one", True, None)]
+    [2, 3, 4, 5, None, None, None, None, None, None]
+    """
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        return None
+    return int(number) if math.isfinite(number) and number.is_integer() else None
+
+
+def _reason(exc: BaseException) -> str:
+    """An exception's message on one line, cut short."""
+    words = " ".join(str(exc).split()).rstrip(".") or type(exc).__name__
+    return words if len(words) <= 160 else words[:157] + "..."
 
 
 def _missing(value: Any) -> bool:

@@ -132,6 +132,43 @@ def test_a_bad_baseline_is_one_sentence_exit_2_before_judging(tmp_path, cli, sam
     assert code == 2 and "does not exist" in err
 
 
+HEADER = b"case_id,claim,text,verdict,label\n"
+
+
+def _one_claim_json(claim: str) -> bytes:
+    return ('{"claims": [{"case_id": "c01", "claim": %s, "text": "x", "verdict": "supported", "label": null}]}'
+            % claim).encode()
+
+
+@pytest.mark.parametrize("name, content, expect", [
+    ("old.csv", b"", "is empty; give a claims file with the columns case_id, claim, text, verdict, label"),
+    ("old.csv", HEADER + b"c01,inf,x,supported,\n", "needs a whole claim number of 1 or more, not 'inf'"),
+    ("old.csv", HEADER + b"c01,1.7,x,supported,\n", "needs a whole claim number of 1 or more, not '1.7'"),
+    ("old.csv", HEADER + b"c01,nan,x,supported,\n", "needs a whole claim number of 1 or more, not 'nan'"),
+    ("old.json", _one_claim_json("Infinity"), "needs a whole claim number of 1 or more, not 'inf'"),
+    ("old.json", _one_claim_json("1.7"), "needs a whole claim number of 1 or more, not '1.7'"),
+    ("old.json", b'{"claims": [1, 2]}', "whose items are not claim records"),
+    ("old.csv", HEADER + b"c01,1,caf\xe9,supported,\n", "is not UTF-8 text; save it again as UTF-8"),
+    ("old.csv", HEADER + b"c01,1,x,supported,\nc01,2,x,supported,,,\n", "is not a readable CSV file (Error tokenizing"),
+    ("old.parquet", b"PAR1 not really parquet", "cannot be read as Parquet (damaged, empty, or not Parquet)"),
+    ("old.parquet", b"", "cannot be read as Parquet (damaged, empty, or not Parquet)"),
+])
+def test_an_unreadable_baseline_is_one_sentence_naming_the_file(tmp_path, cli, sample_args, name, content, expect):
+    if name.endswith(".parquet"):
+        pytest.importorskip("pyarrow")
+    path = tmp_path / name
+    path.write_bytes(content)
+    code, out, err = cli("agree", *sample_args, "--baseline", path)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
+    assert f"the baseline {path}" in err and expect in err
+
+
+def test_a_whole_claim_number_written_as_a_decimal_is_kept(tmp_path):
+    path = tmp_path / "old.csv"
+    path.write_bytes(HEADER + b"c01,2.0,x,supported,\nc01, 3 ,y,,\n")
+    assert read_baseline(path).claims["claim"].tolist() == [2, 3]
+
+
 def test_score_json_is_no_baseline(tmp_path, cli, sample_args):
     old = tmp_path / "score.json"
     old.write_text(json.dumps(cli.json("score", *sample_args)), encoding="utf-8")

@@ -254,6 +254,44 @@ def test_faithfulness_range_is_the_cluster_robust_one_computed_by_hand(tmp_path)
     assert m.to_dict()["test"]["name"].startswith("Wald") and m.table is None
 
 
+@pytest.mark.parametrize("pattern, why", [
+    # two questions, all of A's claims supported and all of B's contradicted: the cluster-robust
+    # standard error is zero, which once gave the range -100.0 to -100.0 and p < 0.001
+    (dict(both=0, a_only=0, b_only=2, neither=0), "do not vary from question to question over these 2 questions"),
+    (dict(both=0, a_only=0, b_only=0, neither=6), "do not vary from question to question over these 6 questions"),
+    (dict(both=0, a_only=0, b_only=1, neither=0), "needs the claims of at least 2 questions, and there is 1"),
+])
+def test_faithfulness_without_spread_between_questions_is_not_measured(tmp_path, cli, pattern, why):
+    import matplotlib
+    matplotlib.use("Agg")
+
+    from groundlab.compare_plots import comparison_chart, comparison_frame
+    from groundlab.workbook import ConfigurationComparison, comparison_table
+
+    a, b = two_runs(tmp_path, **pattern)
+    f = cli.json("compare", a, b, "--judge", "rules")["faithfulness"]
+    n = sum(pattern.values())
+    assert f["difference"]["estimate"] == (-1.0 if pattern["b_only"] else 0.0)
+    assert (f["difference"]["low"], f["difference"]["high"], f["test"]["p_value"]) == (None, None, None)
+    assert f["verdict"] == "not measured" and f["clusters"] == n
+    assert why in f["summary"] and "no 95% range can be measured" in f["summary"]
+    code, text, _ = cli("compare", a, b, "--judge", "rules")
+    assert code == 0
+    line = next(x for x in text.splitlines() if x.startswith("faithfulness:"))
+    assert line.endswith(f"{why}): not measured, no test.") and "p <" not in line
+    row = next(x for x in text.splitlines() if x.startswith("faithfulness "))
+    assert row.split()[-4:] == ["n/a", "nothing", "to", "compare"]
+    result = compare(a, b, "rules")
+    m = result.measures["faithfulness"]
+    assert not m.defined and m.p_value is None and math.isnan(m.low) and math.isnan(m.high)
+    table = comparison_table(ConfigurationComparison(result, (None, None), ""))
+    assert table.loc[table.measure == "faithfulness", ["95% range", "verdict"]].values.tolist() == \
+        [["n/a", "not measured"]]
+    assert "faithfulness" not in set(comparison_frame(result)["measure"])
+    import matplotlib.pyplot as plt
+    plt.close(comparison_chart(result))
+
+
 def test_compare_records_the_judge_and_says_how_faithfulness_was_compared(tmp_path, cli):
     a, b = two_runs(tmp_path, both=1, a_only=1, b_only=1, neither=1)
     out = cli.json("compare", a, b, "--judge", "lexical", "--abstention-phrase", "no idea")
