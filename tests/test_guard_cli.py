@@ -87,6 +87,58 @@ def test_bad_records_are_answered_with_one_sentence_and_the_stream_goes_on(cli, 
     assert [o["line"] for o in out] == sorted(o["line"] for o in out) and len(out) == 12  # the blank line: nothing
 
 
+def _strict(line: str):
+    """A result line as a strict JSON reader sees it: NaN and Infinity are not JSON."""
+    def refuse(name):
+        raise ValueError(f"{name} is not JSON")
+    return json.loads(line, parse_constant=refuse)
+
+
+def test_deep_nesting_and_non_finite_ids_are_answered_and_the_stream_goes_on(cli, monkeypatch):
+    deep = b'{"id": "d", "question": "q", "retrieved": ' + b"[" * 100_000 + b"]" * 100_000 + b', "answer": "a"}\n'
+    data = b"".join([
+        deep,
+        b'{"id": NaN, "question": "q", "retrieved": ["The sky is blue."], "answer": "The sky is blue."}\n',
+        b'{"id": -Infinity, "question": "q", "retrieved": [], "answer": "a"}\n',
+        b'{"id": 1e400, "question": "q", "retrieved": [], "answer": "a"}\n',
+        _line(GOOD),
+    ])
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+    code, out, err = cli("guard")
+    assert code == 0, err
+    out = [_strict(line) for line in out.splitlines()]  # every line is strict JSON
+    nesting, *ids, good = out
+    assert (nesting["id"], nesting["line"]) == (None, 1)
+    assert nesting["error"].startswith("the line nests JSON lists or objects more deeply than groundlab reads")
+    assert nesting["error"].endswith("; flatten that record.") and "RecursionError" not in nesting["error"]
+    assert [(o["id"], o["line"]) for o in ids] == [(None, 2), (None, 3), (None, 4)]
+    assert {o["error"] for o in ids} == {("\"id\" is NaN or Infinity, which JSON cannot carry; give the record a "
+                                          "string or a finite number as its id.")}
+    assert (good["id"], good["line"]) == ("a1", 5) and "error" not in good
+
+
+def test_a_result_json_cannot_carry_becomes_an_error_line(cli, monkeypatch):
+    import importlib
+
+    module = importlib.import_module("groundlab.guard")  # the package's name "guard" is the function
+
+    class Odd:
+        def to_dict(self):
+            return {"text": "a", "score": float("nan")}
+
+    real = module.guard
+    monkeypatch.setattr(module, "guard",
+                        lambda question, *a, **k: Odd() if question == "odd" else real(question, *a, **k))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(_line({**GOOD, "id": "o", "question": "odd"})
+                                                                  + _line(GOOD)), encoding="utf-8"))
+    code, out, err = cli("guard")
+    assert code == 0, err
+    odd, good = [_strict(line) for line in out.splitlines()]
+    assert odd == {"id": "o", "line": 1, "error": "the result holds NaN or Infinity, which JSON cannot carry; "
+                                                  "check the judge's verdicts for this record."}
+    assert good["id"] == "a1" and "error" not in good
+
+
 def test_options_marker_notice_route_rule_and_claim_splitting(cli, monkeypatch):
     code, (out,), _ = _run(cli, monkeypatch, _line(GOOD), "--marker", "[unverified]", "--route-when", "never")
     assert out["text"].endswith("[KB-7]. [unverified]") and not out["route_to_person"]

@@ -431,3 +431,51 @@ def test_log_as_csv(cli, tmp_path):
 
 
 ROOT_EXPORTS = __import__("pathlib").Path(__file__).resolve().parent / "data" / "exports"
+
+
+# ---------------------------------------------------------------- traces with records that name no trace
+
+
+def _event(record_id=None, **attributes):
+    attrs = {"ai.observability.span_type": "record_root", **attributes}
+    if record_id is not None:
+        attrs["ai.observability.record_id"] = record_id
+    return {"record_attributes": attrs}
+
+
+def _span(trace_id):
+    return {"name": "chain", "context": {"trace_id": trace_id, "span_id": "s1"}, "parent_id": None,
+            "span_kind": "CHAIN", "attributes": {"openinference.span.kind": "CHAIN", "input.value": "Who?",
+                                                  "output.value": "The analyst."}}
+
+
+@pytest.mark.parametrize("records, field", [
+    ([{"record_attributes": {"x": 1}}], '"record_attributes.ai.observability.record_id"'),
+    ([_span(None)], '"context.trace_id"'),
+])
+def test_trace_records_without_a_trace_id_are_refused_in_one_line(cli, tmp_path, records, field):
+    src = write_jsonl(tmp_path / "tl.jsonl", records)
+    out = tmp_path / "o.jsonl"
+    for extra in ((), ("--skip-invalid",)):
+        code, stdout, err = cli("import", src, "--out", out, *extra)
+        assert code == 2 and stdout == "" and not out.exists(), err
+        assert err.count("\n") == 1 and "tl.jsonl" in err and "Traceback" not in err
+        assert f"line 1: the record has no {field}" in err and "nothing was written" in err
+
+
+def test_trace_records_without_a_trace_id_are_skipped_and_counted(cli, tmp_path):
+    events = [_event(None, **{"ai.observability.record_root.input": "Lost?"}),
+              _event("rec-1", **{"ai.observability.record_root.input": "Who?",
+                                 "ai.observability.record_root.output": "The analyst."}),
+              _event(None)]
+    src = write_jsonl(tmp_path / "events.jsonl", events)
+    out = tmp_path / "cases.jsonl"
+    code, stdout, err = cli("import", src, "--out", out)
+    assert code == 2 and not out.exists() and err.count("\n") == 1
+    assert "events.jsonl line 1: the record has no \"record_attributes.ai.observability.record_id\", so it " \
+           "belongs to no record; give it the id of its record" in err and "--skip-invalid" in err
+    code, stdout, err = cli("import", src, "--out", out, "--skip-invalid")
+    assert code == 0, err
+    assert [c["id"] for c in read_out(out)] == ["rec-1"]
+    skipped = next(line for line in stdout.splitlines() if line.startswith("skipped"))
+    assert skipped.startswith("skipped 2 rows that cannot be used (line 1: the record has no") and "line 3: " in skipped

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from typing import BinaryIO, Iterator, Optional, Tuple
 
+from ..io import nesting_message
 from ..records import GroundlabError
 from .options import claim_options, judge_kwargs, judge_options, positive_int
 
@@ -126,6 +128,10 @@ def _answer(number: int, raw: Optional[bytes], args: argparse.Namespace, judge, 
         if record_id is not None and (isinstance(record_id, bool) or not isinstance(record_id, (str, int, float))):
             record_id = None
             raise GroundlabError("\"id\" must be a string or a number.")
+        if isinstance(record_id, float) and not math.isfinite(record_id):
+            record_id = None
+            raise GroundlabError("\"id\" is NaN or Infinity, which JSON cannot carry; give the record a string or "
+                                 "a finite number as its id.")
         missing = [f for f in ("question", "retrieved", "answer") if f not in record]
         if missing:
             hint = " (rename \"passages\" to \"retrieved\")" if "retrieved" in missing and "passages" in record else ""
@@ -140,9 +146,19 @@ def _answer(number: int, raw: Optional[bytes], args: argparse.Namespace, judge, 
         body = {"id": record_id, "line": number,
                 "error": f"this record could not be guarded ({type(exc).__name__}: {_sentence(str(exc))})"}
     try:
-        return (json.dumps(body, ensure_ascii=False) + "\n").encode("utf-8")
+        return _encode(body)
+    except ValueError:  # NaN or Infinity in a result (a judge's): strict JSON readers would refuse the line
+        return _encode({"id": record_id, "line": number,
+                        "error": "the result holds NaN or Infinity, which JSON cannot carry; check the judge's "
+                                 "verdicts for this record."})
+
+
+def _encode(body: dict) -> bytes:
+    """One strict JSON line (no NaN or Infinity: :class:`ValueError`), UTF-8."""
+    try:
+        return (json.dumps(body, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate ("\\ud800") in the record: only escaped JSON can carry it
-        return (json.dumps(body) + "\n").encode("ascii")
+        return (json.dumps(body, allow_nan=False) + "\n").encode("ascii")
 
 
 def _record(number: int, raw: Optional[bytes], limit: int) -> Optional[dict]:
@@ -163,6 +179,8 @@ def _record(number: int, raw: Optional[bytes], limit: int) -> Optional[dict]:
     except json.JSONDecodeError as exc:
         raise GroundlabError(f"the line is not valid JSON ({exc.msg} at column {exc.colno}); send one JSON "
                              "object a line.") from None
+    except RecursionError:
+        raise GroundlabError(nesting_message("the line")) from None
     if not isinstance(record, dict):
         raise GroundlabError("the line is not a JSON object; send {\"question\", \"retrieved\", \"answer\"}.")
     return record

@@ -396,8 +396,10 @@ def import_cases(path: PathLike, out: PathLike, *, tool: Optional[str] = None, f
                          splitter=splitter,
                          hint="; nothing was written (fix the row, or pass --skip-invalid to import the other rows)")
     if not conversion.cases:
-        raise InputError(f"{display_name(path)}: none of its {plural(len(src.records), 'row', 'rows')} can be used "
-                         f"({conversion.skipped[0].ref}: {conversion.skipped[0].reason}); nothing was written.")
+        first = conversion.skipped[0] if conversion.skipped else None
+        why = f" ({first.ref}: {first.reason})" if first else ""
+        raise InputError(f"{display_name(path)}: none of its {plural(len(src.records), 'row', 'rows')} can be used"
+                         f"{why}; nothing was written.")
     write_atomic(out, "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in conversion.cases))
     return ImportReport(conversion, display_name(path), out, passage_ids)
 

@@ -376,19 +376,32 @@ ANSWER_KEYS = ("answer", "output", "response", "result", "content", "text", "gen
 
 
 def by_trace(src: Source, key: Callable[[dict], object], build: Callable[[str, List[dict], str], Draft],
-             noun: str = "trace") -> Iterator[Item]:
+             noun: str = "trace", field: str = '"trace_id"') -> Iterator[Item]:
     """``build(trace id, its records, ref)`` for the records of ``src`` grouped by ``key(record)``
-    (a trace id), in the order each trace first appears (records without one are left out); the
-    ref names the trace and the line of its first record, ``trace 0xc9af… (line 3)``."""
+    (a trace id), in the order each trace first appears; the ref names the trace and the line of
+    its first record, ``trace 0xc9af… (line 3)``. A record without a trace id is a :class:`Bad`
+    naming its line and ``field`` (the id's field, quoted), in its place among the traces."""
     groups: Dict[str, List[Tuple[int, dict]]] = {}
+    order: List[Union[str, Bad]] = []
     for number, obj in src.records:
         value = key(obj)
         if present(value):
-            groups.setdefault(str(value), []).append((number, obj))
-    for trace_id, records in groups.items():
-        ref = f"{noun} {trace_id} ({src.unit} {records[0][0]})"
+            trace_id = str(value)
+            if trace_id not in groups:
+                groups[trace_id] = []
+                order.append(trace_id)
+            groups[trace_id].append((number, obj))
+        else:
+            order.append(Bad(src.ref(number), f"the record has no {field}, so it belongs to no {noun}; give it "
+                                              f"the id of its {noun}"))
+    for entry in order:
+        if isinstance(entry, Bad):
+            yield entry
+            continue
+        records = groups[entry]
+        ref = f"{noun} {entry} ({src.unit} {records[0][0]})"
         try:
-            yield build(trace_id, [obj for _, obj in records], ref)
+            yield build(entry, [obj for _, obj in records], ref)
         except RowError as error:
             yield Bad(ref, str(error))
 

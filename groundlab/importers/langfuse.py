@@ -34,7 +34,8 @@ def detect(src: Source) -> Optional[str]:
 
 def convert(src: Source, mapping: Mapping[str, str]) -> Iterator[Item]:
     yield from by_trace(src, lambda obj: obj.get("traceId"),
-                        lambda trace_id, records, ref: _trace(trace_id, [read_cells(o, src.cells) for o in records], ref))
+                        lambda trace_id, records, ref: _trace(trace_id, [read_cells(o, src.cells) for o in records], ref),
+                        field='"traceId"')
 
 
 def _trace(trace_id: str, observations: List[dict], ref: str) -> Draft:

@@ -32,7 +32,8 @@ def convert(src: Source, mapping: Mapping[str, str]) -> Iterator[Item]:
     def key(obj: dict) -> object:
         return obj.get("trace_id") if present(obj.get("trace_id")) else obj.get("id")
 
-    yield from by_trace(src, key, lambda _, records, ref: _trace([read_cells(o, src.cells) for o in records], ref))
+    yield from by_trace(src, key, lambda _, records, ref: _trace([read_cells(o, src.cells) for o in records], ref),
+                        field='"trace_id" or "id"')
 
 
 def _trace(runs: List[dict], ref: str) -> Draft:

@@ -52,7 +52,8 @@ def convert(src: Source, mapping: Mapping[str, str]) -> Iterator[Item]:
         yield from rows(src, lambda obj, ref: _qa_row(obj, ref))
         return
     yield from by_trace(src, lambda obj: _span(obj, src.cells)["trace"],
-                        lambda trace_id, records, ref: _trace(trace_id, [_span(o, src.cells) for o in records], ref))
+                        lambda trace_id, records, ref: _trace(trace_id, [_span(o, src.cells) for o in records], ref),
+                        field='"context.trace_id"')
 
 
 def _qa_row(obj: dict, ref: str) -> Draft:

@@ -61,7 +61,7 @@ def _attributes(obj: Mapping) -> Mapping:
 def _events(src: Source) -> Iterator[Item]:
     yield from by_trace(src, lambda obj: _attributes(obj).get(_RECORD_ID),
                         lambda record_id, records, ref: _record(record_id, [_attributes(o) for o in records], ref),
-                        noun="record")
+                        noun="record", field=f'"record_attributes.{_RECORD_ID}"')
 
 
 def _record(record_id: str, spans: List[Mapping], ref: str) -> Draft:
