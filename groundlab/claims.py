@@ -24,7 +24,7 @@ An answer is split as a reader splits it (see docs/claims.md):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Dict, Iterable, List, NamedTuple, Optional, Pattern, Sequence, Tuple, Union
 
@@ -54,6 +54,25 @@ def character_pairs(run: str) -> List[str]:
 
 #: ``[D07]`` or ``[D07, D06]``: one group holding one id or several separated by , or ;.
 DEFAULT_CITATION_PATTERN = r"\[\s*([A-Za-z0-9][\w.:#/-]*(?:\s*[,;]\s*[A-Za-z0-9][\w.:#/-]*)*)\s*\]"
+
+_ID = r"[A-Za-z0-9][\w.:#/-]*"
+# An id inside round brackets needs a digit ("(see KB-5)"), so that "(see above)" stays words.
+_NUMBERED_ID = r"[A-Za-z_]*[-_.:#/]?\d[\w.:#/-]*"
+_AND = r"(?:\s*[,;&]\s*|\s+(?:and|und|et|y)\s+)"
+
+#: The citation styles read by default, each with one group that captures the cited id(s): ``[D07]``
+#: and ``[D07, D06]``; Markdown footnotes ``[^1]``; ``【1】`` (and ``【1†source】``); ``(Source: KB-3)``,
+#: ``(Sources: KB-3, KB-4)``, ``(see KB-5)``, ``(cf. KB-5)``, ``(ref. KB-5)``; ``(Passage 2)``,
+#: ``[Document 3]``, whose number is the passage's position when the passages carry other ids.
+DEFAULT_CITATION_PATTERNS: Tuple[str, ...] = (
+    DEFAULT_CITATION_PATTERN,
+    r"\[\^\s*(" + _ID + r")\s*\](?!:)",
+    "\u3010\\s*(" + _ID + r"(?:\s*[,;]\s*" + _ID + r")*)(?:\s*\u2020[^\u3011]{0,40})?\s*\u3011",
+    r"\(\s*(?i:sources?|refs?\.?|references?|see(?:\s+also)?|cf\.?|quellen?|fuentes?|voir)\s*:?\s*(" + _NUMBERED_ID
+    + r"(?:" + _AND + _NUMBERED_ID + r")*)\s*\)",
+    r"[(\[]\s*(?i:passages?|documents?|docs?|sources?|snippets?|excerpts?|chunks?)\s+#?\s*(\d{1,3}(?:" + _AND
+    + r"\d{1,3})*)\s*[)\]]",
+)
 
 #: The language whose abbreviations the sentence segmenter knows best (any sentencex code).
 DEFAULT_LANGUAGE = "en"
@@ -259,7 +278,8 @@ def _sentences(text: str, citation_re: Optional[Pattern[str]],
     """:func:`sentences` as plain tuples (start, end, text, heading): the claim splitter's hot path."""
     if citation_re is None:
         citation_re = _DEFAULT_CITATION_RE
-    bracketed = citation_re.pattern == DEFAULT_CITATION_PATTERN
+    # The built-in styles open with a bracket: a piece that starts otherwise starts no citation.
+    bracketed = citation_re.pattern in _DEFAULT_PATTERN_TEXTS
     if text.isprintable() or _ODD.search(text) is None:
         clean, keep = text, None
         blocks: Sequence[Tuple[int, int, bool]] = ((0, len(text), False),)
@@ -281,7 +301,7 @@ def _sentences(text: str, citation_re: Optional[Pattern[str]],
             if first:
                 first = False
                 # A unit made of citations only ("[D7]" on a line of its own) goes with the sentence before.
-                if found and (not bracketed or head[0] == "["):
+                if found and (not bracketed or head[0] in _OPENERS):
                     rest = _skip_citations(clean, s, pos, citation_re)
                     if rest > s and not clean[rest:pos].strip(" \t.,;"):
                         found[-1][1] = pos
@@ -289,10 +309,13 @@ def _sentences(text: str, citation_re: Optional[Pattern[str]],
                 found.append([s, pos, md_heading])
                 continue
             c = head[0]
-            if (c.isalnum() and not c.isupper()) and _joins(clean[found[-1][0]:s], head):
+            if c.isalnum() and (
+                    # ".NET", ".js": a stop after a space and before a letter starts a name, not a sentence
+                    (s >= 2 and clean[s - 1] == "." and clean[s - 2] in " \t(\"'")
+                    or (not c.isupper() and _joins(clean[found[-1][0]:s], head))):
                 found[-1][1] = pos
                 continue
-            if not bracketed or c == "[":
+            if not bracketed or c in _OPENERS:
                 # Citations written after the stop belong to the sentence before them.
                 rest = _skip_citations(clean, s, pos, citation_re)
                 if rest > s:
@@ -340,7 +363,21 @@ def _skip_citations(text: str, start: int, end: int, citation_re: Pattern[str]) 
         pos = match.end()
 
 
-_DEFAULT_CITATION_RE = re.compile(DEFAULT_CITATION_PATTERN)
+def citation_regex(patterns: Sequence[str]) -> Pattern[str]:
+    """One regular expression for several citation patterns (each with one group): the group
+    that matched holds the id(s), ``match.group(match.lastindex)``. None at all gives a pattern
+    that never matches."""
+    if not patterns:
+        return re.compile(r"(?!)()")
+    if len(patterns) == 1:
+        return re.compile(patterns[0])
+    return re.compile("|".join(f"(?:{p})" for p in patterns))
+
+
+_DEFAULT_CITATION_RE = citation_regex(DEFAULT_CITATION_PATTERNS)
+#: The patterns whose citations always open with one of :data:`_OPENERS`.
+_DEFAULT_PATTERN_TEXTS = frozenset((DEFAULT_CITATION_PATTERN, _DEFAULT_CITATION_RE.pattern))
+_OPENERS = "[\u3010("
 
 
 @lru_cache(maxsize=16384)
@@ -362,52 +399,113 @@ def split_sentences(text: str) -> Sequence[str]:
 
 @dataclass(frozen=True)
 class Split:
-    """An answer taken apart: its claims, and whether it holds an abstention sentence."""
+    """An answer taken apart: its claims, and whether it holds an abstention sentence.
+    ``by_position``: the citations read as a passage's position (``("1", "KB-3")``), see
+    :func:`positional_aliases`."""
 
     claims: Tuple[Claim, ...]
     abstains: bool
+    by_position: Tuple[Tuple[str, str], ...] = ()
+
+
+_POSITION = re.compile(r"(P?)([1-9][0-9]{0,5})")
+
+
+def positional_aliases(ids: Sequence[str], cites: Iterable[str]) -> Dict[str, str]:
+    """Citations by position (``[2]``, ``[P2]``, ``(Passage 2)``) of passages that carry ids of their
+    own (``KB-3``), each tied to the passage at that position: ``{"2": "KB-4"}``. A citation that is
+    a retrieved id stays as it is, and a position is never read into a citation when the passages'
+    own ids look like positions too (``7``, ``P7``), since it could be either.
+
+    >>> positional_aliases(["KB-3", "KB-4"], ["2", "KB-3", "5"])
+    {'2': 'KB-4'}
+    >>> positional_aliases(["3", "4"], ["1"])
+    {}
+    """
+    known = set(ids)
+    numbered = p_named = None
+    aliases: Dict[str, str] = {}
+    for cite in cites:
+        if cite in known or cite in aliases:
+            continue
+        match = _POSITION.fullmatch(cite)
+        if match is None or not 1 <= int(match.group(2)) <= len(ids):
+            continue
+        if numbered is None:
+            numbered = any(i.isdigit() for i in ids)
+            p_named = any(_POSITION.fullmatch(i) is not None for i in ids if i[:1] == "P")
+        if not (p_named if match.group(1) else numbered):
+            aliases[cite] = ids[int(match.group(2)) - 1]
+    return aliases
 
 
 _INNER_SPACE = re.compile(r" ([,;:])")
 _HAS_WORD = re.compile(r"[^\W_]")
-_ID_SEP = re.compile(r"\s*[,;]\s*")
+_ID_SEP = re.compile(r"\s*[,;&]\s*|\s+(?:and|und|et|y)\s+")
 _ENUMERATOR = re.compile(r"\(?(?:\d{1,3}|[a-zA-Z])[.)]")
 _FINAL_SPACE = re.compile(r"\s+([.!?\u3002\uff01\uff1f]+[\"'\u201d\u2019)\]]*)$")
 
 
 class ClaimSplitter:
-    """Split answers into claims with a configurable citation pattern and abstention phrases.
+    """Split answers into claims with configurable citation patterns and abstention phrases.
 
-    ``citation_pattern``: how citations are written, one group capturing the id(s).
+    ``citation_pattern``: a citation style of your own (a regular expression, or several), one
+    group capturing the id(s); it is read beside the built-in styles
+    (:data:`DEFAULT_CITATION_PATTERNS`: ``[D07]``, ``[^1]``, ``【1】``, ``(Source: KB-3)``,
+    ``(see KB-5)``, ``(Passage 2)``), or instead of them with ``default_citations=False``.
     ``abstention_phrases``: the wordings that make a sentence an abstention (default: the built-in
     ones); ``extra_abstention_phrases`` are added to those. ``language``: the sentencex language
     code whose abbreviations to know. All plain values, so a command or notebook option maps onto
     them directly; a pattern that is not a valid regular expression raises
     :class:`~groundlab.records.GroundlabError` naming it.
 
+    A trailing "Sources: [1][2]" line (or a list of sources under such a heading) holds no claim:
+    its citations are the answer's, and go to every claim that cites nothing itself.
+
     >>> s = ClaimSplitter()
     >>> [c.text for c in s.split("c1", "Pay by May [D10]. I can't find the rest.").claims]
     ['Pay by May.']
     >>> s.split("c1", "Pay by May [D10]. I can't find the rest.").abstains
     True
+    >>> [(c.text, c.cites) for c in s.split("c1", "Refunds need approval (Source: KB-3).").claims]
+    [('Refunds need approval.', ('KB-3',))]
     """
 
     def __init__(
         self,
-        citation_pattern: Union[str, Pattern[str], None] = None,
+        citation_pattern: Union[str, Pattern[str], Sequence[Union[str, Pattern[str]]], None] = None,
         abstention_phrases: Optional[Iterable[str]] = None,
         *,
         extra_abstention_phrases: Iterable[str] = (),
         language: str = DEFAULT_LANGUAGE,
+        default_citations: bool = True,
     ) -> None:
-        pattern = DEFAULT_CITATION_PATTERN if citation_pattern is None else citation_pattern
-        self.citation_re = _compile(pattern, "citation pattern") if isinstance(pattern, str) else pattern
-        if self.citation_re.groups != 1:
-            raise GroundlabError("the citation pattern needs exactly one group that captures the passage id(s), "
-                                 r"like \[([A-Z]\d+)\]")
+        if citation_pattern is None:
+            own: List[Union[str, Pattern[str]]] = []
+        elif isinstance(citation_pattern, (str, re.Pattern)):
+            own = [citation_pattern]
+        else:
+            own = list(citation_pattern)
+        texts: List[str] = []
+        for pattern in own:
+            compiled = _compile(pattern, "citation pattern") if isinstance(pattern, str) else pattern
+            if compiled.groups != 1:
+                raise GroundlabError(f"the citation pattern {compiled.pattern!r} needs exactly one group that "
+                                     r"captures the passage id(s), like \[([A-Z]\d+)\]")
+            texts.append(compiled.pattern)
+        patterns = tuple(DEFAULT_CITATION_PATTERNS if default_citations else ()) + tuple(
+            p for p in texts if not default_citations or p not in DEFAULT_CITATION_PATTERNS)
+        #: The citation styles read, in order: the built-in ones (unless left out), then one's own.
+        self.citation_patterns = tuple(dict.fromkeys(patterns))
+        try:
+            self.citation_re = citation_regex(self.citation_patterns)
+        except re.error as exc:
+            raise GroundlabError(f"the citation patterns {list(texts)!r} cannot be read together with the built-in "
+                                 f"ones ({exc}); write flags inside a group, like (?i:see), or pass "
+                                 "default_citations=False (--no-default-citations)") from None
         self.language = language
-        # The default pattern needs a "[": a sentence without one has no citation to look for.
-        self._bracketed = self.citation_re.pattern == DEFAULT_CITATION_PATTERN
+        # The built-in styles open with a bracket: a sentence without one has no citation to look for.
+        self._bracketed = self.citation_re.pattern in _DEFAULT_PATTERN_TEXTS
         self._cites: dict = {}
         phrases = tuple(DEFAULT_ABSTENTION_PHRASES if abstention_phrases is None else abstention_phrases)
         phrases += tuple(p for p in extra_abstention_phrases if p not in phrases)
@@ -428,8 +526,9 @@ class ClaimSplitter:
 
     def citations(self, sentence: str) -> Tuple[str, ...]:
         """The passage ids a sentence cites, in order, without repeats."""
-        groups = self.citation_re.findall(sentence)
-        if len(groups) == 1 and "," not in groups[0] and ";" not in groups[0]:
+        groups = [m.group(m.lastindex) for m in self.citation_re.finditer(sentence) if m.lastindex]
+        groups = [g for g in groups if g]
+        if len(groups) == 1 and not _ID_SEP.search(groups[0].strip()):
             return self._one_cite(groups[0].strip())
         ids: dict = {}
         for group in groups:
@@ -470,21 +569,34 @@ class ClaimSplitter:
         claims: List[Claim] = []
         roles: List[Tuple[str, str]] = []
         abstains = False
+        sources: Tuple[str, ...] = ()
+        end_of_claims = len(answer)
+        if ":" in answer and _SOURCES_HINT.search(answer) is not None:
+            block = _sources_block(answer, self.citation_re)
+            if block is not None:
+                end_of_claims, sources = block[0], self._source_ids(block[1])
+                if explain:
+                    roles_after = [("sources", line.strip()) for line in block[1].split("\n") if line.strip()]
+        text_of_claims = answer if end_of_claims == len(answer) else answer[:end_of_claims]
         # Most answers hold no abstention wording at all: one look at the whole answer spares
         # the per-sentence phrase patterns.
         may_abstain = self._extra_re is not None or (
-            self._builtin_re is not None and _has_trigger(answer.lower().replace("\u2019", "'")))
-        for start, end, whole, heading in _sentences(answer, self.citation_re, self.language):
+            self._builtin_re is not None and _has_trigger(text_of_claims.lower().replace("\u2019", "'")))
+        for start, end, whole, heading in _sentences(text_of_claims, self.citation_re, self.language):
             if heading:
                 if explain:
                     roles.append(("heading", whole))
                 continue
-            if self._bracketed and "[" not in whole:
+            if self._bracketed and "[" not in whole and "(" not in whole and "\u3010" not in whole:
                 cites: Tuple[str, ...] = ()
                 text = whole
             else:
                 cites = self.citations(whole)
                 text = self.citation_re.sub("", whole) if cites else whole
+            if _FOOTNOTE_DEFINITION.match(whole):
+                if explain:
+                    roles.append(("sources", whole))
+                continue  # "[^1]: Refund policy, KB-3" says where a footnote points, no fact
             # A sentence that cites a passage asserts something; only one without is an abstention.
             if not cites and may_abstain and self.is_abstention(whole):
                 abstains = True
@@ -495,6 +607,11 @@ class ClaimSplitter:
                 if explain:
                     roles.append(("no claim", whole))
                 continue  # a lone citation, punctuation or list number ("2.") asserts nothing
+            if cites and _SOURCES_LINE.fullmatch(text):
+                sources = tuple(dict.fromkeys(sources + cites))
+                if explain:
+                    roles.append(("sources", whole))
+                continue  # "Sources: [1][2]" names the answer's sources; it asserts nothing
             if "  " in text or "\n" in text or "\t" in text or text[:1].isspace() or text[-1:].isspace():
                 text = " ".join(text.split())
             if text[-2:-1] == " " and text[-1] in ".!?":
@@ -503,10 +620,65 @@ class ClaimSplitter:
                 text = _FINAL_SPACE.sub(r"\1", text)  # 'now [D10]."' -> 'now."', "[D7] 。"
             if " ," in text or " ;" in text or " :" in text:
                 text = _INNER_SPACE.sub(_first_group, text)
+            if text[-2:] in ("()", "[]") or "()" in text or "[]" in text:
+                text = _EMPTY_BRACKETS.sub("", text)
             claims.append(Claim(case_id, len(claims) + 1, text, cites, (start, end)))
             if explain:
                 roles.append(("claim", whole))
+        if sources:
+            # The answer's sources back every claim that names none of its own.
+            claims = [c if c.cites else replace(c, cites=sources) for c in claims]
+        if explain and end_of_claims < len(answer):
+            roles.extend(roles_after)
         return claims, abstains, roles
+
+    def _source_ids(self, block: str) -> Tuple[str, ...]:
+        """The ids a sources block names: its citations, and bare ids with a digit on its heading line
+        ("Sources: KB-3, KB-4")."""
+        ids = list(self.citations(block))
+        first = block.split("\n", 1)[0]
+        rest = first.split(":", 1)[1] if ":" in first else ""
+        rest = self.citation_re.sub(" ", rest).strip(" *_.")
+        if rest:
+            tokens = [t for t in _ID_SEP.split(rest.replace("  ", " ")) if t]
+            if all(_BARE_ID.fullmatch(t) for t in tokens):
+                ids.extend(tokens)
+        return tuple(dict.fromkeys(ids))
+
+
+#: A line that may head a list of the answer's sources: "Sources:", "**References:**", "## Quellen:".
+_SOURCES_HINT = re.compile(r"(?im)^[ \t>#*_-]*(?:sources?|references?|citations?|quellen|fuentes|r\u00e9f\u00e9rences)"
+                           r"(?:[ \t]+[a-z]+){0,2}[ \t]*[*_]*[ \t]*:")
+#: What a "Sources: [1][2]" sentence holds once its citations are taken out.
+_SOURCES_LINE = re.compile(r"[\s>#*_(-]*(?i:(?:sources?|references?|citations?|quellen|fuentes|r\u00e9f\u00e9rences)"
+                           r"(?:\s+[a-zA-Z]+){0,2}|see(?:\s+also)?|cf|siehe|voir)\s*[*_]*\s*:?[\s,;&.*_)]*")
+_FOOTNOTE_DEFINITION = re.compile(r"\s*\[\^[^\]]{1,40}\]:")
+_BARE_ID = re.compile(r"[A-Za-z_]*[-_.:#/]?\d[\w.:#/-]*")
+_EMPTY_BRACKETS = re.compile(r"\s*(?:\(\s*\)|\[\s*\])")
+#: A line of a list of sources: a list item, a bracketed number or footnote, or a line naming an id.
+_SOURCE_ENTRY = re.compile(r"[ \t]*(?:[-*+\u2022]|\d{1,3}[.)]|\[|\u3010|\(|[A-Za-z_]*[-_.:#/]?\d)")
+
+
+def _sources_block(answer: str, citation_re: Pattern[str]) -> Optional[Tuple[int, str]]:
+    """Where a trailing list of sources starts and its text: a line headed "Sources:" (or
+    "References:", ...) after which every line is an entry of the list. ``None`` when there is
+    none, or when what follows the heading reads as more of the answer."""
+    found = None
+    for found in _SOURCES_HINT.finditer(answer):
+        pass
+    if found is None:
+        return None
+    start = found.start()
+    if start and answer[start - 1] != "\n":
+        start = answer.rfind("\n", 0, start) + 1
+    block = answer[start:]
+    lines = [line for line in block.split("\n")[1:] if line.strip()]
+    for line in lines:
+        if len(line) > 300 or not _SOURCE_ENTRY.match(line):
+            return None
+    if not lines and not citation_re.search(block) and not _BARE_ID.search(block.split(":", 1)[1]):
+        return None  # "Sources:" with nothing after it on its line or below
+    return start, block
 
 
 def shorten(text: str, limit: int = 100) -> str:

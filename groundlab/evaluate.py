@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ._gc import paused_gc
-from .claims import ClaimSplitter, Split, shorten
+from .claims import ClaimSplitter, Split, positional_aliases, shorten
 from .io import (PathLike, Span, duplicate_id_message, empty_cases_message, is_regular_file, iter_cases,
                  load_cases, passage_table, split_file)
 from .judges import DEFAULT_JUDGE, Judge, Pair, get_judge
@@ -58,7 +58,9 @@ class Evaluation:
     ``abstains`` (holds an abstention sentence), ``abstained`` (outcome), ``claims``, the counts
     per verdict and ``errors``, ``hallucinated`` (by the judge), ``hallucinated_by_person``,
     ``outcome`` (``correct`` / ``abstained`` / ``wrong``, or ``None`` when judge errors leave it
-    open). ``correct`` needs every claim supported and the case not marked unanswerable: where
+    open), ``cites_by_position`` (its ``[1]``-style citations were read as the passages at those
+    positions, the passages carrying ids of other forms). ``correct`` needs every claim supported
+    and the case not marked unanswerable: where
     ``answerable`` is unknown, passages that back every claim evidently held the answer. Then one
     column per field of the cases' ``meta``, named ``meta.<field>`` (``meta.model``; a nested
     object gives ``meta.<field>.<key>``), empty where a case lacks it: group by it to break any
@@ -74,13 +76,25 @@ def split_cases(cases: Sequence[Case], splitter: Optional[ClaimSplitter] = None)
     """Split every answer; a case whose labels do not match its claims is an input error.
 
     A citation of one of the case's ``aliases`` (``[P1]`` for ``{"P1": "KB-101"}``) becomes a
-    citation of the passage it names."""
+    citation of the passage it names. A case without aliases whose answer cites by number
+    (``[1]``, ``[^2]``) passages that carry other ids (``KB-3``) has each such citation read as the
+    passage at that position (:func:`~groundlab.claims.positional_aliases`), recorded in
+    :attr:`Split.by_position` and counted in the case frame's ``cites_by_position``."""
     splitter = splitter or ClaimSplitter()
     splits = []
     for case in cases:
         split = splitter.split(case.id, case.answer)
         if case.aliases:
             split = resolve_aliases(split, case.aliases)
+        elif split.claims and case.retrieved:
+            cites = [c for claim in split.claims for c in claim.cites]
+            if cites:
+                ids = [p.id for p in case.retrieved]
+                stray = [c for c in cites if c not in ids]
+                aliases = positional_aliases(ids, stray) if stray else None
+                if aliases:
+                    split = resolve_aliases(split, aliases)
+                    split = Split(split.claims, split.abstains, tuple(aliases.items()))
         if case.labels is not None and len(case.labels) != len(split.claims):
             raise InputError(label_count_message(case, split, splitter))
         splits.append(split)
@@ -107,7 +121,7 @@ def resolve_aliases(split: Split, aliases: Mapping[str, str]) -> Split:
             cites = tuple(dict.fromkeys(aliases.get(c, c) for c in claim.cites))
             claim = replace(claim, cites=cites)
         claims.append(claim)
-    return Split(tuple(claims), split.abstains)
+    return Split(tuple(claims), split.abstains, split.by_position)
 
 
 def evaluate(
@@ -168,7 +182,7 @@ CLAIM_COLUMNS = {"case_id": object, "claim": int, "text": object, "cites": objec
 CASE_COLUMNS = {"case_id": object, "question": object, "process": object, "answerable": "boolean",
                 "labeled": bool, "abstains": bool, "abstained": bool, "claims": int, "supported": int,
                 "contradicted": int, "unsupported": int, "errors": int, "hallucinated": "boolean",
-                "hallucinated_by_person": "boolean", "outcome": object}
+                "hallucinated_by_person": "boolean", "outcome": object, "cites_by_position": bool}
 
 Columns = Dict[str, list]
 
@@ -497,6 +511,7 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
         rows["hallucinated_by_person"].append(
             any(label != "supported" for label in labels) if labels is not None and n else None)
         rows["outcome"].append(outcome)
+        rows["cites_by_position"].append(bool(split.by_position))
         rows[_META].append(case.meta)
 
 

@@ -82,15 +82,18 @@ def judge_identity(judge: Any, splitter: Any = None) -> Dict[str, Any]:
 def splitting_identity(splitter: Any = None) -> Dict[str, Any]:
     """How answers were split into claims: the citation pattern, and the abstention phrases (a hash
     of all of them, how many there are, and the ones added to the built-in list)."""
-    from .claims import DEFAULT_ABSTENTION_PHRASES, DEFAULT_CITATION_PATTERN, ClaimSplitter
+    from .claims import DEFAULT_ABSTENTION_PHRASES, DEFAULT_CITATION_PATTERNS, ClaimSplitter
 
     splitter = splitter if splitter is not None else ClaimSplitter()
-    citation = getattr(getattr(splitter, "citation_re", None), "pattern", DEFAULT_CITATION_PATTERN)
+    patterns = tuple(getattr(splitter, "citation_patterns", DEFAULT_CITATION_PATTERNS))
+    own = [p for p in patterns if p not in DEFAULT_CITATION_PATTERNS]
     phrases = _abstention_phrases(splitter)
     extra = [p for p in phrases if p not in DEFAULT_ABSTENTION_PHRASES]
     return {
-        "citation_pattern": citation,
-        "default_citation_pattern": citation == DEFAULT_CITATION_PATTERN,
+        # the citation styles of one's own ("" for none), and whether the built-in ones were read too
+        "citation_pattern": " | ".join(own),
+        "default_citation_pattern": not own and patterns == DEFAULT_CITATION_PATTERNS,
+        "default_citations": all(p in patterns for p in DEFAULT_CITATION_PATTERNS),
         "abstention_phrases": len(phrases),
         "abstention_phrases_sha256": _sha256_text(json.dumps(sorted(set(phrases)))),
         "extra_abstention_phrases": extra,
@@ -227,7 +230,8 @@ def identity_parts(identity: Dict[str, Any]) -> List[Tuple[str, Optional[str]]]:
     split = identity.get("splitting") or {}
     if split:
         if not split.get("default_citation_pattern", True):
-            parts.append(("citations", split.get("citation_pattern")))
+            parts.append(("citations" if split.get("default_citations", True) else "citations, not the built-in styles",
+                          split.get("citation_pattern") or "none"))
         phrases = (f"{split.get('abstention_phrases', 0)} abstention phrases "
                    f"(sha256 {str(split.get('abstention_phrases_sha256', ''))[:12]})")
         if not split.get("default_abstention_phrases", True):

@@ -61,10 +61,13 @@ def evaluate_files(cases: PathLike, passages: Optional[PathLike] = None, judge: 
 
 
 def claim_splitter(citation_pattern: Optional[str] = "", abstention_phrases: Sequence[str] = (),
-                   names: Sequence[str] = ("citation_pattern", "abstention_phrases")) -> ClaimSplitter:
-    """How answers are split into claims: ``citation_pattern`` ("" for the default ``[D07]``) and
-    abstention wordings added to the built-in ones. A pattern that is not a regular expression is
-    refused in one sentence naming it as ``names`` say (the parameter, or the option)."""
+                   names: Sequence[str] = ("citation_pattern", "abstention_phrases"),
+                   default_citations: bool = True) -> ClaimSplitter:
+    """How answers are split into claims: ``citation_pattern``, a citation style of one's own read
+    beside the built-in ones ("" for the built-in ones alone: ``[D07]``, ``[^1]``, ``【1】``,
+    ``(Source: KB-3)``, ``(see KB-5)``; ``default_citations=False`` reads it alone), and abstention
+    wordings added to the built-in ones. A pattern that is not a regular expression is refused in
+    one sentence naming it as ``names`` say (the parameter, or the option)."""
     if isinstance(abstention_phrases, str):
         abstention_phrases = [abstention_phrases] if abstention_phrases else []
     for name, patterns in zip(names, ([citation_pattern or ""], list(abstention_phrases))):
@@ -74,9 +77,14 @@ def claim_splitter(citation_pattern: Optional[str] = "", abstention_phrases: Seq
             except re.error as exc:
                 raise GroundlabError(f"{name} {pattern!r} is not a valid regular expression ({exc}); "
                                      "fix it and run again.") from None
+    if not default_citations and not citation_pattern:
+        raise GroundlabError("the built-in citation styles are left out (--no-default-citations, or "
+                             "default_citations False) but no citation pattern of your own is given; give one with "
+                             f"{names[0]}, or keep the built-in ones.")
     try:
         return ClaimSplitter(citation_pattern=citation_pattern or None,
-                             abstention_phrases=DEFAULT_ABSTENTION_PHRASES + tuple(abstention_phrases))
+                             abstention_phrases=DEFAULT_ABSTENTION_PHRASES + tuple(abstention_phrases),
+                             default_citations=bool(default_citations))
     except ValueError as exc:
         raise GroundlabError(f"{exc}.") from None
 
@@ -326,11 +334,12 @@ _JUDGED_KIND = "groundlab judged result"
 
 
 def judged_inputs(cases: PathLike, passages: Optional[PathLike], citation_pattern: Optional[str] = "",
-                  abstention_phrases: Sequence[str] = ()) -> Dict[str, Any]:
+                  abstention_phrases: Sequence[str] = (), default_citations: bool = True) -> Dict[str, Any]:
     """What decides a judged result: the content of the cases and passages files and how answers
     were split. A shared result is used only for exactly these."""
     return {"cases": _file_digest(cases), "passages": _file_digest(passages) if passages else "",
-            "citation_pattern": citation_pattern or "", "abstention_phrases": list(abstention_phrases or [])}
+            "citation_pattern": citation_pattern or "", "abstention_phrases": list(abstention_phrases or []),
+            "default_citations": bool(default_citations)}
 
 
 def _file_digest(path: PathLike) -> str:
@@ -378,7 +387,8 @@ def load_judged(path: PathLike, inputs: Mapping[str, Any]) -> JudgeComparison:
 
 def judged_cases(cases: PathLike, passages: Optional[PathLike], judges: Iterable[str], *,
                  judged_file: PathLike = "", citation_pattern: Optional[str] = "",
-                 abstention_phrases: Sequence[str] = (), judge_config: Optional[PathLike] = None) -> JudgeComparison:
+                 abstention_phrases: Sequence[str] = (), judge_config: Optional[PathLike] = None,
+                 default_citations: bool = True) -> JudgeComparison:
     """The cases judged by each of ``judges``: from ``judged_file`` (the result ``groundlab run``
     judged once for all its notebooks) when one is given, else judged here.
 
@@ -388,12 +398,13 @@ def judged_cases(cases: PathLike, passages: Optional[PathLike], judges: Iterable
     the shared result was judged with); a shared result judged with other weights is refused.
     """
     judges = list(dict.fromkeys(judges))
-    splitter = claim_splitter(citation_pattern, abstention_phrases)
+    splitter = claim_splitter(citation_pattern, abstention_phrases, default_citations=default_citations)
     passages = passages or None
     if judge_config is not None:
         check_judge_config(judge_config, judges)
     if str(judged_file).strip():
-        comparison = load_judged(judged_file, judged_inputs(cases, passages, citation_pattern, abstention_phrases))
+        comparison = load_judged(judged_file, judged_inputs(cases, passages, citation_pattern, abstention_phrases,
+                                                            default_citations))
         if judge_config is not None and "signals" in comparison.evaluations:
             _check_shared_config(judged_file, comparison.evaluations["signals"], judge_config)
         missing = [j for j in judges if j not in comparison.evaluations and j not in comparison.unavailable]
@@ -1011,7 +1022,7 @@ def compare_files(cases: PathLike, cases_b: PathLike, passages: Optional[PathLik
                   passages_b: Optional[PathLike] = "", pair_by: str = "id", names: Sequence[str] = ("A", "B"),
                   judged_file: PathLike = "", judged_file_b: PathLike = "", citation_pattern: Optional[str] = "",
                   abstention_phrases: Sequence[str] = (),
-                  judge_config: Optional[PathLike] = None) -> ConfigurationComparison:
+                  judge_config: Optional[PathLike] = None, default_citations: bool = True) -> ConfigurationComparison:
     """Compare two configurations' answers to the same questions (:func:`groundlab.compare.compare`),
     both judged by ``judge``: from the run's shared results when ``judged_file`` (A's) and
     ``judged_file_b`` (B's) are given, else judged here. ``passages_b``: B's passages when they are
@@ -1033,7 +1044,7 @@ def compare_files(cases: PathLike, cases_b: PathLike, passages: Optional[PathLik
     b_cases = load_cases(cases_b, passages_b)
     pair_cases(a_cases, b_cases, pair_by, names)
     settings = {"citation_pattern": citation_pattern, "abstention_phrases": abstention_phrases,
-                "judge_config": judge_config}
+                "judge_config": judge_config, "default_citations": default_citations}
     ev_a = judged_cases(cases, passages, [judge], judged_file=judged_file, **settings).get(judge)
     ev_b = judged_cases(cases_b, passages_b, [judge], judged_file=judged_file_b, **settings).get(judge)
     result = compare(a_cases, b_cases, pair_by=pair_by, names=names, evaluations=(ev_a, ev_b),

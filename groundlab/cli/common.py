@@ -43,7 +43,8 @@ def splitter_from(args: argparse.Namespace):
     from ..workbook import claim_splitter
 
     return claim_splitter(args.citation_pattern, args.abstention_phrase,
-                          names=("--citation-pattern", "--abstention-phrase"))
+                          names=("--citation-pattern", "--abstention-phrase"),
+                          default_citations=getattr(args, "default_citations", True))
 
 
 def load_inputs(args: argparse.Namespace):

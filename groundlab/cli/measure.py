@@ -85,17 +85,28 @@ def cmd_check(args: argparse.Namespace) -> int:
     n_claims = sum(len(s.claims) for s in splits)
     warnings: List[str] = []
     refusals: List[str] = []
+    positional: List[str] = []
     for case, split in zip(cases, splits):
         ids = {p.id for p in case.retrieved}
         if len(ids) < len(case.retrieved):
             twice = sorted({p.id for p in case.retrieved if [q.id for q in case.retrieved].count(p.id) > 1})
             warnings.append(f"{case.where}: passage {', '.join(twice)} is retrieved more than once; a "
                             "citation of it stands for the last one.")
+        if split.by_position:
+            shown = ", ".join(f"[{cite}] as {pid}" for cite, pid in split.by_position[:4])
+            more = ", \u2026" if len(split.by_position) > 4 else ""
+            positional.append(f"{case.where}: citations read by position, since no retrieved passage has "
+                              f"such an id ({shown}{more}).")
         for claim in split.claims:
             stray = [c for c in claim.cites if c not in ids]
             if stray:
+                numbered = all(c.isdigit() for c in stray)
+                fix = (" A number is read as a passage's position only while it is at most the number of "
+                       f"passages retrieved ({len(case.retrieved)}) and the passages' own ids are not numbers; "
+                       "give the passages the ids the answers cite." if numbered else
+                       " Check the passage ids, or the citation style (--citation-pattern).")
                 warnings.append(f"{case.where}: claim {claim.number} cites {', '.join(stray)}, which "
-                                "was not retrieved; that citation cannot back it.")
+                                f"was not retrieved; that citation cannot back it.{fix}")
             if not claim.cites and looks_like_refusal(claim.text):
                 refusals.append(f"{case.where}: claim {claim.number} \"{shorten(claim.text)}\" reads like a "
                                 "refusal but counts as a claim; if the assistant declines to answer there, add "
@@ -109,6 +120,13 @@ def cmd_check(args: argparse.Namespace) -> int:
           f"{abstaining} abstaining; {labeled} labeled, {known} with answerable set. OK.")
     for line in warnings + refusals:
         emit(f"note: {line}")
+    if positional:
+        emit(f"note: {plural(len(positional), 'case cites', 'cases cite')} passages by number ([1], [^2]) while "
+             "the passages carry other ids: each number is read as the passage at that position.")
+        for line in positional[:5]:
+            emit(f"note: {line}")
+        if len(positional) > 5:
+            emit(f"note: and {len(positional) - 5} more.")
     if args.show_claims:
         for case, split in zip(cases, splits):
             emit(f"\n{case.id}: {len(split.claims)} claim(s){', abstains' if split.abstains else ''}")
@@ -126,6 +144,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
+    from ..io import plural
     from ..metrics import citations_undecided, penalty_for_confidence
     from ..report import check_report_target, steering_report, write_report
     from ..summary import rates, score_summary
@@ -158,6 +177,11 @@ def cmd_score(args: argparse.Namespace) -> int:
 
     judge = get_judge(args.judge, **judge_kwargs(args))
     source, ev = evaluate_inputs(args, judge=judge)
+    positional = int(ev.cases["cites_by_position"].sum()) if "cites_by_position" in ev.cases else 0
+    if positional:
+        print(f"groundlab: note: {plural(positional, 'case cites', 'cases cite')} passages by number ([1], [^2]) "
+              "while the passages carry other ids; each number is read as the passage at that position "
+              "('groundlab check' lists them).", file=sys.stderr)
     summary = score_summary(ev, penalty)
     failed = failing(conditions, summary)
     breakdown = not args.json or args.breakdown or targets is not None

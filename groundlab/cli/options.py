@@ -38,8 +38,11 @@ def common_options(parser: argparse.ArgumentParser) -> None:
 def claim_options(group: argparse._ArgumentGroup) -> None:
     """How answers are split into claims: the citation pattern and extra abstention wordings."""
     group.add_argument("--citation-pattern", metavar="REGEX",
-                       help=r"how citations are written, one group capturing the id(s) "
-                            r"(default: \[D07\], \[D07, D06\])")
+                       help=r"another way your answers write citations, one group capturing the id(s); read "
+                            r"beside the built-in styles (\[D07\], \[D07, D06\], \[^1\], 【1】, (Source: KB-3), "
+                            r"(see KB-5), (Passage 2), a closing 'Sources: \[1\]\[2\]' line)")
+    group.add_argument("--no-default-citations", dest="default_citations", action="store_false",
+                       help="read citations with --citation-pattern alone, not the built-in styles")
     group.add_argument("--abstention-phrase", metavar="REGEX", action="append", default=[],
                        help="another wording that means the assistant cannot answer (repeatable; "
                             "added to the built-in ones)")

@@ -131,6 +131,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise GroundlabError(f"{option} and -p {name} both set {name}; give it once.")
     if args.citation_pattern is not None:
         parameters["citation_pattern"] = args.citation_pattern
+    if not args.default_citations:
+        if "default_citations" in parameters:
+            raise GroundlabError("--no-default-citations and -p default_citations both set default_citations; "
+                                 "give it once.")
+        parameters["default_citations"] = False
     if args.abstention_phrase:
         parameters["abstention_phrases"] = list(args.abstention_phrase)
     cases, passages = input_paths(args)
@@ -164,7 +169,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                               abstention if isinstance(abstention, list) else [str(abstention)],
                               names=("--citation-pattern" if args.citation_pattern is not None else
                                      "-p citation_pattern",
-                                     "--abstention-phrase" if args.abstention_phrase else "-p abstention_phrases"))
+                                     "--abstention-phrase" if args.abstention_phrase else "-p abstention_phrases"),
+                              default_citations=parameters.get("default_citations", True) is not False)
     # As `groundlab check` reads them: every field, every passage id. Standard input or a pipe is
     # read once, here, and kept in the run folder for the notebooks.
     streamed: Dict[str, bytes] = {}
@@ -254,7 +260,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             parameters["cases_b"] = cases_b
             if args.passages_b is not None:
                 parameters["passages_b"] = passages_b
-    claim_settings = (parameters.get("citation_pattern") or "", parameters.get("abstention_phrases") or [])
+    claim_settings = (parameters.get("citation_pattern") or "", parameters.get("abstention_phrases") or [],
+                      parameters.get("default_citations", True) is not False)
     for shared, comparison in judged_here.items():
         b_side = shared == "judged_file_b"
         judged = out / (JUDGED_FILE_B if b_side else JUDGED_FILE)

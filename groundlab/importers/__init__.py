@@ -36,7 +36,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ..claims import ClaimSplitter
+from ..claims import ClaimSplitter, positional_aliases
 from ..io import PathLike, check_output, display_name, is_stdin, plural, write_atomic
 from ..records import InputError
 from . import deepeval, langfuse, langsmith, log, openinference, promptfoo, ragas, trulens
@@ -56,8 +56,6 @@ _DETECT = (trulens, openinference, langsmith, langfuse, promptfoo, deepeval, rag
 
 #: How passages without an id of their own are named: ``P1..Pn``, or ``1..n``.
 PASSAGE_IDS = ("P", "index")
-
-_POSITION = re.compile(r"(P?)([1-9][0-9]{0,5})")
 
 #: The fields of rows in no known tool's format, unless ``--map`` names other columns.
 _GENERIC = {"id": "id", "question": "question", "retrieved": "retrieved", "answer": "answer"}
@@ -340,22 +338,16 @@ def _case(draft: Draft, k: int, seen: Mapping[str, str], passage_ids: str, split
 
 def _aliases(cid: str, ids: List[str], claims, out: Conversion) -> Dict[str, str]:
     """Citations by position (``[P2]``, ``[2]``) of passages that carry ids of their own, each
-    tied to the passage at that position; a position is not read into a citation when the
-    passages' own ids look like positions too (``P7``, ``118``), since it could be either."""
+    tied to the passage at that position (:func:`groundlab.claims.positional_aliases`); the other
+    citations that name no retrieved passage are counted as unmatched."""
+    cites = list(dict.fromkeys(c for claim in claims for c in claim.cites))
+    aliases = positional_aliases(ids, cites)
     known = set(ids)
-    numbered = any(i.isdigit() for i in ids)
-    p_named = any(re.fullmatch(r"P\d+", i) for i in ids)
-    aliases: Dict[str, str] = {}
-    for claim in claims:
-        for cite in claim.cites:
-            if cite in known or cite in aliases:
-                continue
-            match = _POSITION.fullmatch(cite)
-            if match and 1 <= int(match.group(2)) <= len(ids) and not (p_named if match.group(1) else numbered):
-                aliases[cite] = ids[int(match.group(2)) - 1]
-                out.positional.append((cid, cite))
-            elif (cid, cite) not in out.unmatched:
-                out.unmatched.append((cid, cite))
+    for cite in cites:
+        if cite in aliases:
+            out.positional.append((cid, cite))
+        elif cite not in known and (cid, cite) not in out.unmatched:
+            out.unmatched.append((cid, cite))
     return aliases
 
 
