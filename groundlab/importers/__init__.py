@@ -30,7 +30,6 @@ inline (``{"id", "text"}``): the evidence the assistant received, never a fresh 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
