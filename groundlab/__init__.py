@@ -3,7 +3,7 @@
 >>> from groundlab import load_cases, evaluate, sample_path, hallucination_rate
 >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")))
 >>> str(hallucination_rate(ev.cases))
-'5/10 = 50%'
+'6/10 = 60%'
 """
 
 from .claims import ClaimSplitter, DEFAULT_ABSTENTION_PHRASES, DEFAULT_CITATION_PATTERN

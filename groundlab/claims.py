@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Dict, Iterable, List, NamedTuple, Optional, Pattern, Sequence, Tuple, Union
+from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Pattern, Sequence, Tuple, Union
 
 from .records import Claim, GroundlabError
 
@@ -159,8 +159,13 @@ _CONTROLS.update({0x0B: "\n", 0x0C: "\n", 0x0D: "\n", 0x85: "\n", 0x2028: "\n", 
 #: A list marker or heading marker at the start of a line.
 _MARKER = re.compile(r"[ \t]*(?:(?P<heading>#{1,6})[ \t]+|>[ \t]*|(?:[-*+\u2022\u2023\u25e6\u2043\u2219\u00b7"
                      r"\u2013\u2014]|\d{1,3}[.)]|[a-z]\)|\((?:\d{1,3}|[a-z])\))[ \t]+)")
-#: A stop inside closing brackets followed by a new sentence: "(see D7.) The buyer".
-_BRACKETED_STOP = re.compile(r"[.!?]+[)\]}]+\s+(?=[\"'\u201c\u2018(\[]?[A-Z])")
+#: A stop inside closing brackets or quotes followed by a new sentence: "(see D7.) The buyer",
+#: "he said: 'you should not say no.' The bookies".
+_BRACKETED_STOP = re.compile(r"[.!?]+(?:[)\]}]+\s+(?=[\"'\u201c\u2018(\[]?[A-Z])"
+                             r"|(?P<quote>[\"'\u2019\u201d\u00bb]+)\s+(?=[\"'\u201c\u2018\u00ab(]?[A-Z]))")
+#: A word in lower case, a stop and an acronym: "generally no. USB storage", which the segmenter
+#: reads as one sentence.
+_STOP_BEFORE_CAPITALS = re.compile(r"\b([a-z]{2,})\.\s+(?P<next>(?=[A-Z]{2,}\b)[A-Z])")
 #: The word before a final ".": "ex" in "p. ex.".
 _LAST_WORD = re.compile(r"([^\W\d_]+)\.\s*$")
 #: Abbreviations that may stand before a number or a word in lower case without ending a sentence.
@@ -242,7 +247,8 @@ def _bracket_cuts(text: str, start: int, end: int) -> List[int]:
     piece = text[start:end]
     for stop in _BRACKETED_STOP.finditer(piece):
         word = _LAST_WORD.search(piece, 0, stop.start() + 1)
-        if word is None or word.group(1).lower() not in ABBREVIATIONS:
+        # a quotation ends its sentence ("... say no.' The"), whatever its last word
+        if stop.group("quote") or word is None or word.group(1).lower() not in ABBREVIATIONS:
             cuts.append(start + stop.end())
     return cuts
 
@@ -326,12 +332,23 @@ def _sentences(text: str, citation_re: Optional[Pattern[str]],
             last = clean[found[-1][0]:found[-1][1]].rstrip()
             if last[-1:] in (":", "\uff1a"):
                 found[-1][2] = True  # "Steps:" introduces what follows; it asserts nothing
-    if (")" in clean or "}" in clean or ".]" in clean) and _BRACKETED_STOP.search(clean):
+    if (")" in clean or "}" in clean or ".]" in clean or ".\u2019" in clean or ".\u201d" in clean or ".'" in clean
+            or '."' in clean or "\u00bb" in clean) and _BRACKETED_STOP.search(clean):
         split: List[List] = []
         for s, e, heading in found:
             for cut in _bracket_cuts(clean, s, e):
                 split.append([s, cut, heading])
                 s = cut
+            split.append([s, e, heading])
+        found = split
+    if ". " in clean and _STOP_BEFORE_CAPITALS.search(clean):
+        split = []
+        for s, e, heading in found:
+            for stop in _STOP_BEFORE_CAPITALS.finditer(clean, s, e):
+                word = stop.group(1)
+                if word in ("no", "yes") or word not in ABBREVIATIONS:
+                    split.append([s, stop.start("next"), heading])
+                    s = stop.start("next")
             split.append([s, e, heading])
         found = split
     out = []
@@ -551,25 +568,47 @@ class ClaimSplitter:
         """The answer's sentences, headings included, with their offsets (see :func:`sentences`)."""
         return sentences(answer, self.citation_re, self.language)
 
-    def split(self, case_id: str, answer: str) -> Split:
-        """The claims of one answer (numbered from 1) and whether it abstains."""
-        claims, abstains, _ = self._walk(case_id, answer, explain=False)
+    def split(self, case_id: str, answer: str, passage_ids: Sequence[str] = ()) -> Split:
+        """The claims of one answer (numbered from 1) and whether it abstains. ``passage_ids``: the
+        ids of the passages the answer was written from; one of them named in round brackets
+        ("... in an hour (SEC-MFA-2).") is a citation too.
+
+        >>> [(c.text, c.cites) for c in ClaimSplitter().split("c", "Tokens last 8 hours (SEC-2).", ["SEC-2"]).claims]
+        [('Tokens last 8 hours.', ('SEC-2',))]
+        """
+        claims, abstains, _ = self._walk(case_id, answer, explain=False, passage_ids=passage_ids)
         return Split(tuple(claims), abstains)
 
-    def explain(self, answer: str) -> List[Tuple[str, str]]:
+    def explain(self, answer: str, passage_ids: Sequence[str] = ()) -> List[Tuple[str, str]]:
         """How an answer splits: ``(role, sentence)`` for every sentence, role being ``claim``,
         ``abstention``, ``heading`` or ``no claim`` (a lone citation or punctuation).
 
         >>> ClaimSplitter().explain("Steps:\\n- Pay by May [D10].\\n- I can't find the rest.")
         [('heading', 'Steps:'), ('claim', 'Pay by May [D10].'), ('abstention', "I can't find the rest.")]
         """
-        return self._walk("", answer, explain=True)[2]
+        return self._walk("", answer, explain=True, passage_ids=passage_ids)[2]
 
-    def _walk(self, case_id: str, answer: str, explain: bool):
+    def _named_ids(self, text: str, ids: FrozenSet[str]) -> Tuple[Tuple[str, ...], str]:
+        """The passage ids a sentence names in round brackets ("(SEC-MFA-2)", "(KB-3, KB-4)"), and the
+        sentence without those brackets."""
+        found: List[str] = []
+
+        def take(match: "re.Match[str]") -> str:
+            parts = [p for p in _ID_SEP.split(match.group(1).strip()) if p]
+            if parts and all(p in ids for p in parts):
+                found.extend(parts)
+                return ""
+            return match.group()
+
+        rest = _ID_IN_BRACKETS.sub(take, text)
+        return tuple(dict.fromkeys(found)), rest
+
+    def _walk(self, case_id: str, answer: str, explain: bool, passage_ids: Sequence[str] = ()):
         claims: List[Claim] = []
         roles: List[Tuple[str, str]] = []
         abstains = False
         sources: Tuple[str, ...] = ()
+        ids = frozenset(passage_ids) if passage_ids and "(" in answer else None
         end_of_claims = len(answer)
         if ":" in answer and _SOURCES_HINT.search(answer) is not None:
             block = _sources_block(answer, self.citation_re)
@@ -593,6 +632,10 @@ class ClaimSplitter:
             else:
                 cites = self.citations(whole)
                 text = self.citation_re.sub("", whole) if cites else whole
+                if passage_ids and "(" in text:
+                    named, text = self._named_ids(text, ids if ids is not None else frozenset(passage_ids))
+                    if named:
+                        cites = tuple(dict.fromkeys(cites + named))
             if _FOOTNOTE_DEFINITION.match(whole):
                 if explain:
                     roles.append(("sources", whole))
@@ -620,6 +663,8 @@ class ClaimSplitter:
                 text = _FINAL_SPACE.sub(r"\1", text)  # 'now [D10]."' -> 'now."', "[D7] 。"
             if " ," in text or " ;" in text or " :" in text:
                 text = _INNER_SPACE.sub(_first_group, text)
+            if text.endswith("..") and not text.endswith("..."):
+                text = text[:-1]  # "before 6 a.m. (Source: TR-2)." -> "before 6 a.m."
             if text[-2:] in ("()", "[]") or "()" in text or "[]" in text:
                 text = _EMPTY_BRACKETS.sub("", text)
             claims.append(Claim(case_id, len(claims) + 1, text, cites, (start, end)))
@@ -653,6 +698,8 @@ _SOURCES_HINT = re.compile(r"(?im)^[ \t>#*_-]*(?:sources?|references?|citations?
 _SOURCES_LINE = re.compile(r"[\s>#*_(-]*(?i:(?:sources?|references?|citations?|quellen|fuentes|r\u00e9f\u00e9rences)"
                            r"(?:\s+[a-zA-Z]+){0,2}|see(?:\s+also)?|cf|siehe|voir)\s*[*_]*\s*:?[\s,;&.*_)]*")
 _FOOTNOTE_DEFINITION = re.compile(r"\s*\[\^[^\]]{1,40}\]:")
+#: Round brackets that may name passages: "(SEC-MFA-2)", "(see KB-3 and KB-4)".
+_ID_IN_BRACKETS = re.compile(r"\s*\(\s*(?:(?i:see|source|sources|ref|cf)\.?:?\s+)?([^()]{1,120}?)\s*\)")
 _BARE_ID = re.compile(r"[A-Za-z_]*[-_.:#/]?\d[\w.:#/-]*")
 _EMPTY_BRACKETS = re.compile(r"\s*(?:\(\s*\)|\[\s*\])")
 #: A line of a list of sources: a list item, a bracketed number or footnote, or a line naming an id.

@@ -506,11 +506,15 @@ BASELINE_COLUMNS = ("case_id", "claim", "text", "verdict", "label")
 
 def claim_verdicts(claims: pd.DataFrame) -> List[Dict[str, Any]]:
     """The per-claim records ``agree --json`` keeps (``case_id``, ``claim``, ``text``, ``verdict``,
-    ``label``), so a later run can be compared with it claim by claim."""
+    ``score``, ``label``), so a later run can be compared with it claim by claim; ``score`` is the
+    judge's (the signals judge's probability that a person finds the claim supported), ``null``
+    for a judge that gives none."""
+    score = claims["score"] if "score" in claims else [None] * len(claims)
     return [{"case_id": str(c), "claim": int(n), "text": t, "verdict": v if isinstance(v, str) else None,
+             "score": None if sc is None or sc != sc else round(float(sc), 4),
              "label": lab if isinstance(lab, str) else None}
-            for c, n, t, v, lab in zip(claims["case_id"], claims["claim"], claims["text"], claims["verdict"],
-                                       claims["label"])]
+            for c, n, t, v, sc, lab in zip(claims["case_id"], claims["claim"], claims["text"], claims["verdict"],
+                                           score, claims["label"])]
 
 
 @dataclass(frozen=True)

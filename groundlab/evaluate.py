@@ -83,7 +83,7 @@ def split_cases(cases: Sequence[Case], splitter: Optional[ClaimSplitter] = None)
     splitter = splitter or ClaimSplitter()
     splits = []
     for case in cases:
-        split = splitter.split(case.id, case.answer)
+        split = splitter.split(case.id, case.answer, [p.id for p in case.retrieved] if "(" in case.answer else ())
         if case.aliases:
             split = resolve_aliases(split, case.aliases)
         elif split.claims and case.retrieved:
@@ -105,7 +105,7 @@ def label_count_message(case: Case, split: Split, splitter: ClaimSplitter) -> st
     """Why a case's labels do not fit its claims: the claims found, how the answer was split into
     them, and how to see and change that."""
     found = "; ".join(f"({c.number}) \"{c.text}\"" for c in split.claims) or "none"
-    roles = splitter.explain(case.answer)
+    roles = splitter.explain(case.answer, [p.id for p in case.retrieved])
     parts = "; ".join(f"{role} \"{shorten(text, 80)}\"" for role, text in roles) or "no sentence at all"
     return (f"{case.where}: {len(case.labels or ())} label(s) for {len(split.claims)} claim(s) found "
             f"[{found}]; the answer splits into {len(roles)} sentence(s) [{parts}]; give one label per claim, "
@@ -144,7 +144,7 @@ def evaluate(
     >>> from groundlab import load_cases, sample_path
     >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")))
     >>> ev.claims.verdict.value_counts().to_dict()
-    {'supported': 14, 'contradicted': 3, 'unsupported': 3}
+    {'supported': 13, 'unsupported': 4, 'contradicted': 3}
     """
     if isinstance(cases, pd.DataFrame) or (len(cases) and not isinstance(cases[0], Case)):
         cases = load_cases(cases)

@@ -423,7 +423,7 @@ def read_labels(sheet_path: PathLike, cases: Sequence[Case], *, splitter: Option
     _, rows = read_csv(sheet_path, "sheet", READ_COLUMNS)
     splitter = splitter or ClaimSplitter()
     by_id = {case.id: case for case in cases}
-    claims = {case.id: splitter.split(case.id, case.answer).claims for case in cases}
+    claims = {case.id: splitter.split(case.id, case.answer, [p.id for p in case.retrieved]).claims for case in cases}
     found: Dict[str, _SheetCase] = {}
     for number, row in rows:
         case_id = _from_cell(row["case_id"]).strip()
@@ -545,7 +545,7 @@ def import_labels(sheet_path: PathLike, cases_path: PathLike, out: PathLike, *, 
     splitter = splitter or ClaimSplitter()
     cases, records = load_cases_with_records(cases_path, _AnyPassage())  # one read: the cases may come from a pipe
     found, rows = read_labels(sheet_path, cases, splitter=splitter, partial=partial)
-    claims = {case.id: splitter.split(case.id, case.answer).claims for case in cases}
+    claims = {case.id: splitter.split(case.id, case.answer, [p.id for p in case.retrieved]).claims for case in cases}
     new_records, report = apply_labels(records, cases, found, claims)
     write_atomic(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in new_records))
     return replace(report, rows=rows, sheet=Path(sheet_path), cases_path=Path(cases_path), out=Path(out))

@@ -10,7 +10,8 @@ Which number words count: two to nineteen, the tens, hundred, thousand, million,
 dozen" always do ("two weeks", "a dozen orders"); "one" alone only before a unit or a counted
 noun ("one day", "one working day", "one percent", "one invoice"), since "the one who approves",
 "one of the suppliers" or "no one" are no quantity and would make a claim look contradicted by
-evidence that never mentions a 1. Ordinals (first, second) are not numbers here.
+evidence that never mentions a 1. Ordinals in digits are numbers ("13th" is 13, as in "13 May");
+ordinal words ("third", "twenty-first") are read by :func:`ordinal_words`, for evidence only.
 
 >>> number_mentions("Two free service appointments, EUR 1,250.50 and 3 per cent by 1 March 2026 (PRC-112).")
 (('2', 'Two'), ('EUR 1250.5', 'EUR 1,250.50'), ('3%', '3 per cent'), ('2026-03-01', '1 March 2026'), ('prc-112', 'PRC-112'))
@@ -25,7 +26,7 @@ from typing import List, NamedTuple, Optional, Tuple
 
 from .claims import CJK_CHARS
 
-__all__ = ["Mention", "mentions", "number_mentions"]
+__all__ = ["Mention", "mentions", "number_mentions", "ordinal_words"]
 
 
 class Mention(NamedTuple):
@@ -374,7 +375,42 @@ def _mention(m: "re.Match[str]", text: str) -> Optional[Mention]:
     token = surface.lower().rstrip(".,")
     if not token:
         return None
-    return Mention(token, surface.rstrip(".,"), start, start + len(surface.rstrip(".,")), "code", token)
+    written = surface.rstrip(".,")
+    ordinal = _NUMERIC_ORDINAL.fullmatch(token)
+    if ordinal is not None:  # "13th" is the 13 of "13 May", "the 3rd reminder" the 3 of "3 reminders"
+        value = str(int(ordinal.group(1)))
+        return Mention(value, written, start, start + len(written), "number", value)
+    return Mention(token, written, start, start + len(written), "code", token)
+
+
+_NUMERIC_ORDINAL = re.compile(r"(\d{1,6})(?:st|nd|rd|th)")
+
+_ORDINAL_ONES = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
+                 "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth").split()
+_ORDINAL_TENS = "twentieth thirtieth fortieth fiftieth sixtieth seventieth eightieth ninetieth".split()
+#: Ordinal words and their values: "third" 3, "twentieth" 20 ("twenty-first" is read as 21).
+ORDINAL_VALUES = {w: k for k, w in enumerate(_ORDINAL_ONES, 1)}
+ORDINAL_VALUES.update({w: 10 * k for k, w in enumerate(_ORDINAL_TENS, 2)})
+_ORDINAL_WORD = re.compile(r"\b(?:(" + "|".join(_TENS) + r")[\s-])?(" + "|".join(ORDINAL_VALUES) + r")\b",
+                           re.IGNORECASE)
+
+
+@lru_cache(maxsize=16384)
+def ordinal_words(text: str) -> Tuple[Mention, ...]:
+    """The ordinals a text writes in words ("the third reminder", "the twenty-first century"), as
+    numbers. They are read on the evidence's side only, so that a claim's "3rd" or "21st" finds
+    them; a claim's own "first" or "third" stays a word ("First, open the order", "a third party").
+
+    >>> [(m.value, m.surface) for m in ordinal_words("the third reminder in the twenty-first century")]
+    [('3', 'third'), ('21', 'twenty-first')]
+    """
+    if "th" not in text and "first" not in text.lower() and "second" not in text.lower():
+        return ()
+    out = []
+    for m in _ORDINAL_WORD.finditer(text):
+        value = ORDINAL_VALUES[m.group(2).lower()] + (WORD_VALUES[m.group(1).lower()] if m.group(1) else 0)
+        out.append(Mention(str(value), m.group(), m.start(), m.end(), "number", str(value)))
+    return tuple(out)
 
 
 def _with_unit(amount: str, unit: Optional[str], surface: str, start: int, end: int) -> Mention:

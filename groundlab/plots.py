@@ -227,6 +227,40 @@ def roc_curve(frame: pd.DataFrame, ax: Optional[Axes] = None, moves: Optional[pd
     return ax
 
 
+@_styled
+def reliability_curve(frame: pd.DataFrame, ax: Optional[Axes] = None, title: Optional[str] = None) -> Axes:
+    """The judge's score against the share of claims people found supported, range by range of the
+    score, each share with its Wilson 95% range and the claims behind it: on the diagonal, the score
+    is a probability one can read as such.
+
+    ``frame``: :func:`groundlab.workbook.reliability_frame`.
+    """
+    ax = _axes(ax, (7.5, 6.5))
+    judge = f" ({frame['judge'].iloc[0]})" if len(frame) else ""
+    ax.set_title(title or f"Does the score mean what it says?{judge}", pad=12)
+    if frame.empty:
+        ax.text(0.5, 0.5, "nothing to draw: no labeled claim has a score between 0 and 1", ha="center",
+                va="center", transform=ax.transAxes, fontsize=13)
+        ax.set_axis_off()
+        return ax
+    ax.plot([0, 1], [0, 1], color=OKABE_ITO["black"], ls=":", lw=1, label="a calibrated score")
+    x = frame["mean_score"].to_numpy(dtype=float)
+    y = frame["share"].to_numpy(dtype=float)
+    err = [y - frame["share_low"].to_numpy(dtype=float), frame["share_high"].to_numpy(dtype=float) - y]
+    ax.errorbar(x, y, yerr=err, fmt="o-", color=OKABE_ITO["blue"], ms=8, lw=2, capsize=4,
+                label="claims people labeled, by score range")
+    for xi, yi, n in zip(x, y, frame["claims"]):
+        ax.annotate(f"{int(n)}", (xi, yi), xytext=(8, -14), textcoords="offset points", fontsize=10,
+                    color=OKABE_ITO["blue"])
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.02, 1.04)
+    _percent_axis(ax.yaxis)
+    ax.set_xlabel("the judge's score (mean in each range)")
+    ax.set_ylabel("found supported by the person")
+    ax.legend(loc="upper left", frameon=True, fontsize=10.5)
+    return ax
+
+
 # ---------------------------------------------------------------- verdicts
 
 

@@ -88,9 +88,7 @@ def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = 
         "",
         f"These figures come from {identity_line(evaluation.claims.attrs.get('judge'))}.",
         "",
-        f"1. **Hallucination rate per answer:** {rate_line(r['hallucination rate'], 'answered cases')}."
-        + (f" By the person's labels: {rate_line(r['hallucination rate by the person'], 'labeled answers')}."
-           if s["hallucination_rate_by_person"] else " No answer carries a person's labels to compare with."),
+        headline_line(evaluation, r),
         f"2. **Severity:** {severity}",
         f"3. **Abstention:** on unanswerable questions {rate_line(r['abstention'], 'unanswerable cases')}; "
         f"false abstention on answerable ones {rate_line(r['false abstention'], 'answerable cases')}.",
@@ -132,6 +130,94 @@ def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = 
     if targets is not None:
         lines += target_lines(evaluation, targets)
     return "\n".join(lines)
+
+
+#: Public sets of answers written from the passages they are judged against, whose measured
+#: false alarms and catches say how far an unchecked rate may be off.
+RAG_STYLE_SETS = ("FRANK CNN/DM", "HaluEval QA", "ExpertQA retrieve-then-read")
+
+
+def headline_line(evaluation: Evaluation, r: Mapping[str, Rate]) -> str:
+    """The report's first measure: the hallucination rate corrected by people's labels beside the
+    judge's flagged rate when labels exist (:func:`groundlab.sampling.corrected_hallucination_rate`),
+    else the flagged rate and how far the judge's measured error could move it."""
+    from .sampling import _pct, corrected_hallucination_rate
+
+    flagged = rate_line(r["hallucination rate"], "answered cases")
+    correction = corrected_hallucination_rate(evaluation.cases)
+    est = correction.estimate
+    if est is not None:
+        every = correction.labeled == correction.answered
+        how = ("by people's labels on every answer" if every else
+               f"corrected by people's labels on {correction.labeled} of {correction.answered} answers")
+        return (f"1. **Hallucination rate per answer:** {_pct(est.rate)} {how} (95% range {_pct(est.low)}\u2013"
+                f"{_pct(est.high)}); the judge alone flags {flagged}.")
+    if correction.labeled:
+        return (f"1. **Hallucination rate per answer:** {flagged}, as the judge flags it; by the person's labels "
+                f"{rate_line(r['hallucination rate by the person'], 'labeled answers')}. Not corrected: "
+                f"{correction.reason}.")
+    return f"1. **Hallucination rate per answer:** {flagged}, as the judge flags it. " + unchecked_sentence(evaluation)
+
+
+def unchecked_sentence(evaluation: Evaluation) -> str:
+    """One sentence for a rate no person checked: how far the judge's false alarms and misses on
+    public answers written from their passages could move the share of claims it flags, and how
+    many labeled answers would pin the rate down."""
+    from .stats import answers_needed
+
+    claims = evaluation.claims
+    judged = claims["verdict"].notna()
+    total = int(judged.sum())
+    if not total:
+        return "No answer carries a person's labels to check it with."
+    q = float((claims.loc[judged, "verdict"] != "supported").mean())
+    errors = _public_errors(evaluation)
+    rate = r_rate = hallucination_share(evaluation)
+    need = answers_needed(min(max(r_rate, 0.02), 0.98), 0.05) if rate == rate else None
+    label = (f"labeling about {need} answers drawn at random within the judge's verdicts (notebook 04) would pin the "
+             "rate down to \u00b15 points" if need else "a person's labels would pin it down")
+    if not errors:
+        return (f"No answer carries a person's labels, and this judge's error is not measured on public answers: "
+                f"{label}.")
+    trues = [min(1.0, max(0.0, (q - fa) / (c - fa))) for c, fa in errors.values() if c > fa]
+    alarms = sorted(fa for _, fa in errors.values())
+    caught = sorted(c for c, _ in errors.values())
+    low, high = (min(trues), max(trues)) if trues else (0.0, 1.0)
+    return (f"No answer carries a person's labels. On public answers written from their passages this judge flagged "
+            f"{percent(alarms[0])}\u2013{percent(alarms[-1])} of the claims people found supported and caught "
+            f"{percent(caught[0])}\u2013{percent(caught[-1])} of the hallucinated ones, so of the {percent(q)} of "
+            f"claims it flags here anywhere from {percent(low)} to {percent(high)} may really be hallucinated; "
+            f"{label}.")
+
+
+def hallucination_share(evaluation: Evaluation) -> float:
+    """The judge's hallucination rate per answer, NaN when nothing was answered."""
+    cases = evaluation.cases
+    answered = cases[cases["claims"] > 0]
+    return float(answered["hallucinated"].astype(float).mean()) if len(answered) else float("nan")
+
+
+def _public_errors(evaluation: Evaluation) -> dict:
+    """``{set: (caught, false alarms)}`` the judge showed on the public RAG-style sets, from the
+    figures shipped with the signals judge's weights (they hold the rules judge's too)."""
+    identity = evaluation.claims.attrs.get("judge") or {}
+    name = identity.get("name") or evaluation.judge
+    if name not in ("signals", "rules"):
+        return {}
+    try:
+        from .judges.signals import load_config
+
+        path = identity.get("config") if name == "signals" else None
+        config = load_config(None if not path or str(path).startswith("groundlab/data/") else path)
+    except Exception:  # a config moved or another judge's: no public figures to quote
+        return {}
+    sets = config.data.get("leave_one_set_out") or {}
+    out = {}
+    for set_name in RAG_STYLE_SETS:
+        figures = (sets.get(set_name) or {}).get(name)
+        if figures and figures["caught"]["total"] and figures["false_alarms"]["total"]:
+            out[set_name] = (figures["caught"]["rate"], figures["false_alarms"]["rate"])
+    return out
 
 
 def breakdown_lines(evaluation: Evaluation) -> List[str]:

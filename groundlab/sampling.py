@@ -70,7 +70,7 @@ def strata_table(cases: pd.DataFrame) -> pd.DataFrame:
     >>> from groundlab import evaluate, load_cases, sample_path
     >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")))
     >>> strata_table(ev.cases).values.tolist()
-    [['contradicted', 3], ['unsupported', 2], ['supported', 5], ['abstained', 2]]
+    [['contradicted', 3], ['unsupported', 3], ['supported', 4], ['abstained', 2]]
     """
     counts = judge_strata(cases).value_counts()
     names = _ordered(counts.index)
@@ -259,6 +259,54 @@ def estimate_hallucination_rate(design: pd.DataFrame, labeled_cases: pd.DataFram
     population = answered.groupby("stratum")["population"].first()
     sizes = {h: int(population[h]) for h in _ordered(population.index)}
     return weighted_rate(answered["hallucinated_by_person"], answered["stratum"], sizes)
+
+
+@dataclass(frozen=True)
+class Correction:
+    """The hallucination rate corrected by the judge's error on the answers people labeled:
+    ``estimate`` (``None`` when it cannot be made) and ``reason`` (why not, or what it rests on)."""
+
+    estimate: Optional[WeightedRate]
+    reason: str
+    labeled: int
+    answered: int
+
+
+def corrected_hallucination_rate(cases: pd.DataFrame) -> Correction:
+    """The hallucination rate per answer, corrected by people's labels on some of the answers.
+
+    The answered cases are split by the judge's verdict (:func:`judge_strata`); in each stratum the
+    labeled answers say how often the person finds a hallucination there, and each stratum counts
+    with its share of all answered cases: ``sum_h (N_h / N) p_h`` with its range
+    (:func:`weighted_rate`). So the judge's false alarms (labeled answers it flagged that people
+    found supported) and misses (labeled answers it passed that people found hallucinated) are
+    taken out of the rate. It assumes the labeled answers of a stratum are like its others, as
+    they are when drawn at random within the strata (notebook 04 draws such a sample and weighs it
+    back). With every answer labeled it is the person's rate. A stratum with no
+    labeled answer leaves it undone, and ``reason`` names that stratum.
+
+    >>> import pandas as pd
+    >>> cases = pd.DataFrame({"claims": [2] * 10, "supported": [2] * 6 + [1] * 4, "contradicted": [0] * 6 + [1] * 4,
+    ...                       "unsupported": [0] * 10, "errors": [0] * 10,
+    ...                       "labeled": [True, True, False, False, False, False, True, True, False, False],
+    ...                       "hallucinated_by_person": [False, False, None, None, None, None, True, False, None, None]})
+    >>> c = corrected_hallucination_rate(cases)
+    >>> round(c.estimate.rate, 2), c.labeled, c.answered
+    (0.2, 4, 10)
+    """
+    answered = cases[cases["claims"] > 0]
+    labeled = answered[answered["labeled"].astype(bool)]
+    if labeled.empty:
+        return Correction(None, "no answer carries a person's labels", 0, len(answered))
+    strata = judge_strata(answered)
+    sizes = {h: int(n) for h, n in strata.value_counts().items()}
+    missing = [h for h in _ordered(sizes) if not (strata[labeled.index] == h).any()]
+    if missing:
+        return Correction(None, f"no labeled answer among the {sizes[missing[0]]} the judge found {missing[0]}, so its "
+                          "share cannot be corrected; label a few of them too", len(labeled), len(answered))
+    values = labeled["hallucinated_by_person"].astype("boolean")
+    estimate = weighted_rate(values, strata[labeled.index], {h: sizes[h] for h in _ordered(sizes)})
+    return Correction(estimate, "", len(labeled), len(answered))
 
 
 def compare_rates(log_cases: pd.DataFrame, labeled_cases: pd.DataFrame, estimate: WeightedRate) -> pd.DataFrame:

@@ -45,6 +45,7 @@ SCORE_FIGURES = tuple(
         ("faithfulness", "supported", "claims"),
         ("hallucination_rate", "hallucinated", "answered"),
         ("hallucination_rate_by_person", "hallucinated", "answered"),
+        ("hallucination_rate_corrected", "labeled", "answered"),
         ("citation_recall", "backed", "supported"),
         ("citation_precision", "relevant", "citations"),
         ("abstention", "abstained", "unanswerable"),
@@ -87,7 +88,26 @@ def score_summary(evaluation: Evaluation, penalty: float = 1.0) -> Dict[str, Any
             "outcomes": outcomes(cases),
             "accuracy_score": rate_figures(accuracy_score(cases), "correct", "cases"),
             "judge_identity": evaluation.claims.attrs.get("judge"),
+            **_corrected(cases),
         }
+
+
+def _corrected(cases) -> Dict[str, Any]:
+    """``hallucination_rate_corrected`` when some answers carry a person's labels: the judge's rate
+    corrected by its error on them (:func:`groundlab.sampling.corrected_hallucination_rate`), with
+    ``rate`` null and a ``reason`` when it cannot be made."""
+    if "labeled" not in cases or not cases["labeled"].astype(bool).any():
+        return {}
+    from .sampling import corrected_hallucination_rate
+
+    c = corrected_hallucination_rate(cases)
+    if c.estimate is None:
+        return {"hallucination_rate_corrected": {"labeled": c.labeled, "answered": c.answered, "rate": None,
+                                                 "low": None, "high": None, "reason": c.reason}}
+    e = c.estimate
+    return {"hallucination_rate_corrected": {"labeled": c.labeled, "answered": c.answered,
+                                             "rate": figure_value(e.rate), "low": figure_value(e.low),
+                                             "high": figure_value(e.high)}}
 
 
 def agree_summary(evaluation: Evaluation) -> Dict[str, Any]:

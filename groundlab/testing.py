@@ -5,12 +5,12 @@ passages, as ``groundlab score --fail-if`` fails a pipeline step.
 >>> summary = assert_grounded(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl"),
 ...                           max_hallucination_rate=0.7, fail_if=["false_abstention.high > 50%"])
 >>> summary["hallucination_rate"]["rate"]
-0.5
+0.6
 >>> assert_grounded(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl"), max_hallucination_rate=0.4)
 Traceback (most recent call last):
 ...
 AssertionError: the answers are less grounded than required (judge signals, 12 cases):
-  hallucination_rate.rate > 0.4 (it is 0.5: 5/10 answered, 50%, 95% range 24%\u201376%)
+  hallucination_rate.rate > 0.4 (it is 0.6: 6/10 answered, 60%, 95% range 31%\u201383%)
 
 A limit is a rate between 0 and 1; anything else would check nothing, and is refused:
 

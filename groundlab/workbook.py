@@ -534,7 +534,7 @@ def roc_frame(evaluation: Evaluation) -> pd.DataFrame:
     >>> from groundlab import evaluate, load_cases, sample_path
     >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")), "signals")
     >>> roc_frame(ev).query("chosen")[["caught", "hallucinated", "false_alarms", "supported"]].values.tolist()
-    [[6, 6, 0, 14]]
+    [[6, 6, 1, 14]]
     """
     import numpy as np
 
@@ -561,6 +561,41 @@ def roc_frame(evaluation: Evaluation) -> pd.DataFrame:
     frame["judge"] = evaluation.judge
     frame = frame.sort_values(["false_alarm_rate", "caught_rate", "chosen"], kind="stable").reset_index(drop=True)
     return frame[_ROC_COLUMNS]
+
+
+def reliability_frame(evaluation: Evaluation, bins: int = 5) -> pd.DataFrame:
+    """Is the judge's score a probability? The claims a person labeled, in ``bins`` equal ranges of
+    the score the judge's model gave (claims a rule decided, scored 0 or 1, left out): per range
+    the claims, their mean score, and the share the person found supported, with its Wilson 95%
+    range. A calibrated score lies on the diagonal: of claims scored 0.7, seven in ten are supported.
+    Empty when the judge gives no scores or nothing is labeled.
+
+    >>> from groundlab import evaluate, load_cases, sample_path
+    >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")), "signals")
+    >>> reliability_frame(ev)[["high", "claims", "supported"]].astype(float).values.tolist()[-1]
+    [1.0, 11.0, 11.0]
+    """
+    from .stats import Rate
+
+    claims = evaluation.claims
+    columns = ["low", "high", "claims", "mean_score", "supported", "share", "share_low", "share_high", "judge"]
+    score = claims["score"]
+    labeled = claims[claims["label"].notna() & score.notna() & (score > 0) & (score < 1)]
+    if labeled.empty:
+        return pd.DataFrame(columns=columns)
+    rows = []
+    for k in range(bins):
+        low, high = k / bins, (k + 1) / bins
+        inside = labeled[(labeled["score"] >= low) & ((labeled["score"] < high) | (k == bins - 1))]
+        if inside.empty:
+            continue
+        supported = int((inside["label"] == "supported").sum())
+        rate = Rate(supported, len(inside))
+        lo, hi = rate.interval
+        rows.append({"low": round(low, 4), "high": round(high, 4), "claims": len(inside),
+                     "mean_score": float(inside["score"].mean()), "supported": supported, "share": rate.rate,
+                     "share_low": lo, "share_high": hi, "judge": evaluation.judge})
+    return pd.DataFrame(rows, columns=columns)
 
 
 #: How far :func:`threshold_points` moves the judge's threshold, down and up.
@@ -605,8 +640,8 @@ def threshold_moves(roc: pd.DataFrame, steps: Sequence[float] = THRESHOLD_STEPS)
 
     >>> from groundlab import evaluate, load_cases, sample_path
     >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")), "signals")
-    >>> threshold_moves(roc_frame(ev))[["threshold", "change"]].values.tolist()
-    [['0.17', '1 fewer caught'], ['0.37', "the judge's verdicts"], ['0.47', '1 more false alarm']]
+    >>> threshold_moves(roc_frame(ev))["change"].tolist()
+    ['1 fewer false alarm', "the judge's verdicts", '1 more false alarm']
     """
     columns = ["threshold", "caught", "false alarms", "change"]
     rows = []

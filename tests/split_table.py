@@ -154,4 +154,8 @@ TRICKY = [
      [("The policy (2023) applies to refunds over 500 EUR (net).", ())]),
     ("Sources as a word", "Sources: the ERP and the CRM feed the report. It runs daily.",
      [("Sources: the ERP and the CRM feed the report.", ()), ("It runs daily.", ())]),
+    ("no. before an acronym", "Short answer: generally no. USB storage is blocked [D7]. Ask IT.",
+     [("Short answer: generally no.", ()), ("USB storage is blocked.", D), ("Ask IT.", ())]),
+    ("quotation then a sentence", "He said: \u2018you should not say no.\u2019 The bookies agree.",
+     [("He said: \u2018you should not say no.\u2019", ()), ("The bookies agree.", ())]),
 ]

@@ -18,7 +18,7 @@ def test_agree_json_keeps_every_claims_verdict_and_label(cli, sample_args):
     assert len(a["claims"]) == 20
     first = a["claims"][0]
     assert first == {"case_id": "c01", "claim": 1, "text": first["text"], "verdict": "supported",
-                     "label": "supported"}
+                     "score": 1.0, "label": "supported"}  # the lexical judge's score: the words found
     c08 = [c for c in a["claims"] if c["case_id"] == "c08"]
     assert [(c["verdict"], c["label"]) for c in c08] == [("supported", "contradicted")]
 

@@ -13,7 +13,7 @@ import pytest
 
 from groundlab import evaluate, load_cases
 from groundlab.judges import get_judge
-from groundlab.judges.calibration import MIN_PER_CLASS, choose_threshold, fit_weights, folds_of
+from groundlab.judges.calibration import MIN_FOR_WEIGHTS, MIN_PER_CLASS, choose_threshold, fit_weights, folds_of
 from groundlab.workbook import compare_files, judged_cases, roc_frame
 
 from conftest import CASES, CASES_B, NOTES, ROOT
@@ -135,7 +135,7 @@ def test_calibrate_with_a_false_alarm_target(cli, labeled, tmp_path):
     code, stdout, err = cli("calibrate", "--cases", labeled, "--out", out, "--max-false-alarms", "10%")
     assert code == 0, err
     data = json.loads(out.read_text(encoding="utf-8"))
-    assert data["threshold_rule"] == "false alarms at most 0.1" and "(false alarms at most 10%)" in stdout
+    assert data["threshold_rule"] == "false alarms at most 0.1" and "(false alarms at most 10%;" in stdout
     # on the labels it was fitted on, the threshold keeps its promise
     ev = evaluate(load_cases(labeled), get_judge("signals", config=out))
     claims = ev.claims
@@ -168,9 +168,6 @@ def _row(k: int, answer: str, label=None):
     ([_row(k, "The team lead approves refunds.") for k in range(80)], "holds no labeled claims"),
     ([_row(k, "The team lead approves refunds.", "supported") for k in range(80)],
      "all 80 labeled claims are supported: a threshold cannot be chosen from one kind"),
-    ([_row(k, "The team lead approves refunds.", "supported") for k in range(40)]
-     + [_row(40 + k, "The clerk approves refunds.", "unsupported") for k in range(10)],
-     f"too few labeled claims to calibrate: 40 supported and 10 contradicted or unsupported"),
 ])
 def test_calibrate_refuses_labels_it_cannot_stand_on(cli, tmp_path, rows, words):
     out = tmp_path / "judge.json"
@@ -181,11 +178,57 @@ def test_calibrate_refuses_labels_it_cannot_stand_on(cli, tmp_path, rows, words)
     assert not out.exists()
 
 
-def test_the_minimum_is_said_with_its_reason(cli, sample_args, tmp_path):
-    code, _, err = cli("calibrate", *sample_args, "--out", tmp_path / "judge.json")
-    assert code == 2
-    message = _one_sentence(err)
-    assert f"at least {MIN_PER_CLASS} of each are needed" in message and "5 folds" in message
+def _mixed(k_sup: int, k_not: int):
+    """Labeled answers of a help desk: paraphrases people found supported, and claims of a role the
+    passage never names (unsupported)."""
+    sup = ["The team lead approves refunds over 500 EUR.", "Refunds above 500 EUR need the team lead.",
+           "The team lead signs off large refunds.", "A team lead approval is needed for refunds over 500 EUR."]
+    bad = ["The finance clerk approves refunds over 500 EUR.", "Refunds over 500 EUR go to the regional director.",
+           "The controller approves refunds within a day.", "Refunds need two signatures from the board."]
+    return ([_row(k, sup[k % len(sup)], "supported") for k in range(k_sup)]
+            + [_row(k_sup + k, bad[k % len(bad)], "unsupported") for k in range(k_not)])
+
+
+@pytest.mark.parametrize("k_not, mode, moved", [
+    (4, "threshold only, the shipped weights kept", False),
+    (15, "weights pulled toward the shipped ones, and threshold", True),
+])
+def test_calibrate_with_few_labels_moves_what_they_can_carry_and_says_how_sure(cli, tmp_path, k_not, mode, moved):
+    out = tmp_path / "judge.json"
+    code, stdout, err = cli("calibrate", "--cases", _cases(tmp_path, _mixed(40, k_not)), "--out", out)
+    assert code == 0, err
+    assert f"fitted: {mode}" in stdout
+    assert "95% range over cases" in stdout and "more labeled claims of the rarer kind" in stdout
+    data = json.loads(out.read_text(encoding="utf-8"))
+    low, high = data["threshold_range"]
+    assert 0 <= low <= data["threshold"] <= high < 1
+    shipped = get_judge("signals").config.data["weights"]
+    same = all(abs(data["weights"][k] - shipped[k]) < 1e-9 for k in shipped)
+    assert same is not moved
+    # the config works in every command
+    ev = evaluate(load_cases(_cases(tmp_path, _mixed(40, k_not))), get_judge("signals", config=out))
+    assert len(ev.claims) == 40 + k_not
+
+
+def test_the_sample_set_calibrates_its_threshold_only(cli, sample_args, tmp_path):
+    code, stdout, err = cli("calibrate", *sample_args, "--out", tmp_path / "judge.json")
+    assert code == 0, err
+    assert "fitted: threshold only" in stdout and f"fewer than {MIN_FOR_WEIGHTS} labeled claims of a kind" in stdout
+    assert "cross-validated (5 folds of whole cases" in stdout
+
+
+def test_labels_from_several_tasks_pool(cli, tmp_path, labeled):
+    other = tmp_path / "other"
+    other.mkdir()
+    out = tmp_path / "judge.json"
+    code, stdout, err = cli("calibrate", "--cases", labeled, "--also", _cases(other, _mixed(40, 12)), "--out", out)
+    assert code == 0, err
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert str(labeled) in data["fitted_on"]["sources"]["cases"] and len(data["fitted_on"]["sources"]["cases"]) == 2
+    assert "averaged over the sets" in stdout
+    per_set = [line for line in stdout.splitlines() if line.startswith("    ")]
+    assert len(per_set) == 2 and all("balanced accuracy" in line for line in per_set)
+    assert set(data["cross_validated"]) >= {"all", str(labeled)}
 
 
 def test_calibrate_never_overwrites_without_force(cli, labeled, tmp_path):

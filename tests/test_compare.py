@@ -298,7 +298,7 @@ def test_compare_records_the_judge_and_says_how_faithfulness_was_compared(tmp_pa
     ident = out["judge_identity"]
     assert ident["name"] == "lexical" and ident["splitting"]["extra_abstention_phrases"] == ["no idea"]
     _, text, _ = cli("compare", a, b)
-    assert "judge signals 1" in text.splitlines()[1]  # the default judge
+    assert "judge signals 2" in text.splitlines()[1]  # the default judge
     assert "claims do not pair across the two sides" in text
 
 

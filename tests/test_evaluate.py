@@ -99,7 +99,7 @@ def test_alce_precision_with_two_citations():
     c = Passage("C", "The weather was sunny.")
     answer = ("The credit analyst reviews the open items [A, B]. "
               "The credit analyst reviews the open items and planners review exceptions [A, B, C].")
-    ev = evaluate([Case("x", "Who reviews?", (a, b, c), answer)])
+    ev = evaluate([Case("x", "Who reviews?", (a, b, c), answer)], "rules")  # B backs what A lacks
     first, second = ev.claims.itertuples()
     assert first.citation_ok and first.citations == 2 and first.relevant_citations == 1  # B is padding
     assert second.citation_ok and second.citations == 3 and second.relevant_citations == 2  # C is padding
@@ -113,7 +113,7 @@ def test_parallel_gives_the_same_frames(monkeypatch, sample_cases):
     one = evaluate(many, workers=1)
     two = evaluate(many, workers=2)
     assert one.claims.equals(two.claims) and one.cases.equals(two.cases)
-    assert hallucination_rate(two.cases).count == 5 * 40  # the default judge, signals, flags 5 of 10
+    assert hallucination_rate(two.cases).count == 6 * 40  # the default judge, signals, flags 6 of 10
 
 
 def test_judge_registry():

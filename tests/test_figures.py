@@ -121,7 +121,8 @@ def test_score_json_keys_and_figures(cli, sample_args, judge):
     assert list(s) == ["judge", "cases", "claims", "penalty", "risk_weighted_score", "faithfulness",
                        "contradicted", "unsupported", "errors", "hallucination_rate",
                        "hallucination_rate_by_person", "citation_recall", "citation_precision",
-                       "abstention", "false_abstention", "outcomes", "accuracy_score", "judge_identity"]
+                       "abstention", "false_abstention", "outcomes", "accuracy_score", "judge_identity",
+                       "hallucination_rate_corrected"]
     e = EXPECTED[judge]
     assert s["judge"] == judge and s["cases"] == 12 and s["claims"] == 20 and s["penalty"] == 3
     assert s["risk_weighted_score"] == e["rw3"]

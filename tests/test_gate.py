@@ -26,8 +26,8 @@ def _numeric_leaves(value, prefix=""):
 
 def test_every_rate_in_score_json_has_its_range_and_every_figure_is_gateable(cli, sample_args):
     s = cli.json("score", *sample_args)
-    for name in ("faithfulness", "hallucination_rate", "hallucination_rate_by_person", "citation_recall",
-                 "citation_precision", "abstention", "false_abstention", "accuracy_score"):
+    for name in ("faithfulness", "hallucination_rate", "hallucination_rate_by_person", "hallucination_rate_corrected",
+                 "citation_recall", "citation_precision", "abstention", "false_abstention", "accuracy_score"):
         rate = s[name]
         assert rate["low"] <= rate["rate"] <= rate["high"], name
     assert (s["abstention"]["rate"], round(s["abstention"]["low"], 2), round(s["abstention"]["high"], 2)) == \
@@ -115,9 +115,9 @@ def test_an_undefined_figure_under_a_gate_is_exit_2_not_a_pass(tmp_path, cli):
 
 
 def test_assert_grounded_passes_and_returns_the_figures():
-    s = assert_grounded(CASES, NOTES, max_hallucination_rate=0.6, min_faithfulness=0.65,
+    s = assert_grounded(CASES, NOTES, max_hallucination_rate=0.6, min_faithfulness=0.6,
                         fail_if=["hallucination_rate.high > 0.9"])
-    assert s["hallucination_rate"]["rate"] == 0.5 and s["judge_identity"]["name"] == "signals"
+    assert s["hallucination_rate"]["rate"] == 0.6 and s["judge_identity"]["name"] == "signals"
 
 
 def test_assert_grounded_raises_assertion_error_with_every_failing_figure():
@@ -198,7 +198,7 @@ def test_assert_grounded_refuses_a_rate_gate_outside_0_to_1_in_fail_if(sample_ca
 
 
 def test_assert_grounded_takes_a_single_condition_as_one_string():
-    with pytest.raises(AssertionError, match=r"hallucination_rate\.rate > 0\.1 \(it is 0\.5"):
+    with pytest.raises(AssertionError, match=r"hallucination_rate\.rate > 0\.1 \(it is 0\.6"):
         assert_grounded(CASES, NOTES, fail_if="hallucination_rate.rate > 0.1")
     s = assert_grounded(CASES, NOTES, fail_if="hallucination_rate.high > 0.9", max_hallucination_rate=1)
-    assert s["hallucination_rate"]["rate"] == 0.5
+    assert s["hallucination_rate"]["rate"] == 0.6

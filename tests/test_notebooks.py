@@ -112,7 +112,7 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
         for cell in _figure_cells(executed):  # every chart shows in its cell, not only on disk
             assert any("image/png" in o.get("data", {}) for o in cell.outputs), (nb.name, cell.source)
             assert not any("PosixPath" in o.get("data", {}).get("text/plain", "") for o in cell.outputs)
-    assert len([c for nb in NOTEBOOKS for c in _figure_cells(out / nb.name)]) == 11
+    assert len([c for nb in NOTEBOOKS for c in _figure_cells(out / nb.name)]) == 12
     for name in ("03-risk-report.ipynb", "04-labeling.ipynb"):  # the judge's line right after the judged cases
         cells = [c for c in _cells(out / name) if "injected-parameters" not in c.metadata.get("tags", [])]
         judged = next(k for k, c in enumerate(cells) if "workbook.judged_cases(" in c.source)
@@ -143,7 +143,8 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
     assert ("**Where the problems are**, by the kind of fact a claim states (claims not supported; a claim counts "
             "under each kind it states); no case names its process:") in report
     assert "| kind quantity |" in report and "| process" not in report and "**Targets**" not in report
-    for name in ("confusion_matrix", "confusion_matrices", "judge_agreement", "judge_roc", "verdict_split",
+    for name in ("confusion_matrix", "confusion_matrices", "judge_agreement", "judge_roc", "judge_reliability",
+                 "verdict_split",
                  "severity_split", "breakdown", "interval_width", "penalty_curve", "compare",
                  "guard_outcomes"):
         assert (out / "figures" / f"{name}.png").stat().st_size > 10_000
@@ -191,7 +192,7 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
     assert record["judge_identity"]["name"] == "lexical" and record["judge_line"] == pinned["judge_line"]
     assert set(record["judge_identities"]) == {"lexical", "rules"} and "skipped" not in record
     assert record["command"]["cases_b"] == os.path.relpath(CASES_B, tmp_path)
-    assert stdout == "wrote out/: 5 executed notebooks, 5 HTML copies, 11 figures (PNG and SVG), report.md, report.html.\n"
+    assert stdout == "wrote out/: 5 executed notebooks, 5 HTML copies, 12 figures (PNG and SVG), report.md, report.html.\n"
 
 
 def test_run_with_targets_breaks_the_report_down_by_kind_and_process(cli, tmp_path, monkeypatch):

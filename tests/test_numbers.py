@@ -47,10 +47,27 @@ def test_every_form_of_a_number_has_one_value(forms, value):
         assert values(form) == [value], form
 
 
-@pytest.mark.parametrize("code", ["4500017311", "PRC-112", "RM-4711", "v1.2.3", "00042", "5th", "2026-13-45",
-                                  "5m", "5B", "12km", "5kg"])
+@pytest.mark.parametrize("code", ["4500017311", "PRC-112", "RM-4711", "v1.2.3", "00042", "2026-13-45",
+                                  "5m", "5B", "12km", "5kg", "5thx", "th5"])
 def test_codes_stay_exact_tokens(code):
     assert values(f"See {code} now.") == [code.lower()]
+
+
+@pytest.mark.parametrize("text, value", [("the 5th reminder", "5"), ("on the 13th", "13"), ("1st level", "1"),
+                                         ("2nd approver", "2"), ("the 3rd", "3"), ("the 21st century", "21"),
+                                         ("the 13TH", "13")])
+def test_ordinals_in_digits_are_their_number(text, value):
+    assert values(text) == [value]
+
+
+def test_ordinal_words_are_read_for_the_evidence_only():
+    from groundlab.numbers import ordinal_words
+
+    assert [(m.value, m.surface) for m in ordinal_words("The third reminder goes out in the twenty-first week; "
+                                                        "the Second one is free.")] == [
+        ("3", "third"), ("21", "twenty-first"), ("2", "Second")]
+    assert values("A third party approves the second step.") == []  # a claim's ordinal words are words
+    assert ordinal_words("Thanks for the note.") == ()
 
 
 @pytest.mark.parametrize("text, expected", [

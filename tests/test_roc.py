@@ -10,12 +10,13 @@ import matplotlib
 matplotlib.use("Agg")
 
 from groundlab import evaluate, plots, workbook  # noqa: E402
+from groundlab.judges import get_judge  # noqa: E402
 
 
 def test_the_judges_point_is_its_verdicts_and_lies_on_its_curve(sample_cases):
     roc = workbook.roc_frame(evaluate(sample_cases, "signals"))
     chosen = roc[roc["chosen"]].iloc[0]
-    assert (chosen["caught"], chosen["hallucinated"], chosen["false_alarms"], chosen["supported"]) == (6, 6, 0, 14)
+    assert (chosen["caught"], chosen["hallucinated"], chosen["false_alarms"], chosen["supported"]) == (6, 6, 1, 14)
     curve = roc[~roc["chosen"]]
     assert ((curve["caught"] == chosen["caught"]) & (curve["false_alarms"] == chosen["false_alarms"])).any()
     # from flagging nothing to flagging everything
@@ -44,11 +45,12 @@ def test_the_chart_marks_the_judges_point_and_the_moves(sample_cases, tmp_path):
     roc = workbook.roc_frame(evaluate(sample_cases, "signals"))
     ax = plots.roc_curve(roc)
     labels = [line.get_label() for line in ax.get_lines()]
-    assert "its verdicts: caught 6/6, false alarms 0/14" in labels
+    assert "its verdicts: caught 6/6, false alarms 1/14" in labels
     texts = [t.get_text() for t in ax.texts]
     box = next(t for t in texts if t.startswith("moving the threshold to"))
-    assert "A  threshold 0.17: -1 caught, +0 false alarms" in box
-    assert "B  threshold 0.47: +0 caught, +1 false alarm" in box
-    assert any(t.startswith("threshold 0.37") for t in texts)
+    t = get_judge("signals").threshold  # the shipped one; moved by 0.2 down and up
+    assert f"A  threshold {t - 0.2:.2f}: +0 caught, -1 false alarm" in box
+    assert f"B  threshold {t + 0.2:.2f}: +0 caught, +1 false alarm" in box
+    assert any(x.startswith(f"threshold {t:.2f}") for x in texts)
     png, svg = plots.save_figure(ax, tmp_path, "judge_roc")
     assert png.stat().st_size > 10_000 and "<text" in svg.read_text(encoding="utf-8")

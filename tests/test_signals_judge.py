@@ -144,15 +144,20 @@ def test_invented_details_are_unsupported_and_the_reason_names_the_signals():
         assert words in verdict.reason
 
 
-def test_a_clause_the_evidence_lacks_is_unsupported_however_well_the_rest_is_backed():
-    evidence = ev("The credit analyst reviews the open items.", "The weather was sunny.")
-    verdict = get_judge("signals").judge("The credit analyst reviews the open items and planners review exceptions.",
-                                         evidence)
-    assert verdict.label == "unsupported" and verdict.score == 0.0
-    assert verdict.reason.startswith('the clause "planners review exceptions" has 1/3 content words in the evidence')
+def test_a_clause_the_evidence_lacks_is_weighed_by_the_model_and_named_in_the_reason():
+    """A clause mostly missing from the evidence is a signal the model weighs, no verdict on its own
+    (as a rule it raised most of the false alarms on real answers): the claim scores lower than
+    with the clause backed, and the reason names the clause."""
+    lacking = ev("The credit analyst reviews the open items.", "The weather was sunny.")
+    claim = "The credit analyst reviews the open items and planners review exceptions."
+    judge = get_judge("signals")
+    route, signals = judge.measure(claim, lacking)
+    assert route == "model" and dict(zip(FEATURES, signals.values))["clause"] == 1.0
+    verdict = judge.judge(claim, lacking)
+    assert 'the clause "planners review exceptions" has 1/3 in the evidence' in verdict.reason
     both = ev("The credit analyst reviews the open items.", "Planners review the exceptions every morning.")
-    assert get_judge("signals").judge("The credit analyst reviews the open items and planners review exceptions.",
-                                      both).label == "supported"
+    backed = judge.judge(claim, both)
+    assert backed.label == "supported" and backed.score > verdict.score and "the clause" not in backed.reason
 
 
 def test_swapped_roles_break_word_pairs():
@@ -166,15 +171,19 @@ def test_swapped_roles_break_word_pairs():
     assert values["coverage"] == 1.0 and values["pairs"] < dict(zip(FEATURES, kept.values))["pairs"] == 1.0
 
 
-def test_sample_set_paraphrase_is_no_false_alarm_and_scores_are_probabilities():
+def test_sample_set_catches_every_hallucination_and_scores_are_probabilities():
     ev_signals = evaluate(load_cases(CASES, NOTES), "signals")
     claims = ev_signals.claims
     assert claims["score"].between(0, 1).all()
-    assert claims["verdict"].value_counts().to_dict() == {"supported": 14, "contradicted": 3, "unsupported": 3}
-    # c05's "an amended bill or a credit note" for "a corrected invoice or a credit memo": the
-    # rules judges' false alarm on the sample set (SPEC 6) is supported here
+    assert claims["verdict"].value_counts().to_dict() == {"supported": 13, "contradicted": 3, "unsupported": 4}
+    flagged = claims["verdict"] != "supported"
+    assert (flagged & (claims["label"] != "supported")).sum() == 6  # of 6
+    # c05's "an amended bill or a credit note" for "a corrected invoice or a credit memo": words no
+    # word-overlap judge can match (the rules judges' false alarm on the sample set, SPEC 6, too)
     c05 = claims[(claims["case_id"] == "c05") & (claims["claim"] == 2)].iloc[0]
-    assert c05["label"] == "supported" and c05["verdict"] == "supported"
+    assert c05["label"] == "supported" and c05["verdict"] == "unsupported"
+    assert "missing: requests, amended, note" in c05["reason"]
+    assert (flagged & (claims["label"] == "supported")).sum() == 1
     threshold = get_judge("signals").threshold
     model = claims[claims["reason"].str.startswith("score ")]
     assert ((model["score"] >= threshold) == (model["verdict"] == "supported")).all()

@@ -344,7 +344,7 @@ def test_judge_line_names_every_judge_and_escapes_outside_text(sample_cases):
     both = workbook.judge_line(workbook.compare_judges(sample_cases, ["lexical", "rules"]))._repr_markdown_()
     assert both.startswith("These figures come from:\n\n- judge lexical 1") and "\n- judge rules 1" in both
     assert workbook.judge_line(compare(sample_cases, sample_cases))._repr_markdown_().startswith(
-        "These figures come from judge signals 1 \u00b7 threshold 0.3")  # the default judge
+        f"These figures come from judge signals 2 \u00b7 threshold {judge_registry.get_judge('signals').threshold:g}")
     hostile = {"name": "llm", "version": "1", "model": "<img src=x onerror=alert(1)>", "groundlab": "0.1.0"}
     line = workbook.judge_line(hostile)._repr_markdown_()
     assert line == "These figures come from judge llm 1 \u00b7 model `<img src=x onerror=alert(1)>` \u00b7 groundlab 0.1.0."

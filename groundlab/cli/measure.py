@@ -132,7 +132,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             emit(f"\n{case.id}: {len(split.claims)} claim(s){', abstains' if split.abstains else ''}")
             claims = iter(split.claims)
             # Every sentence in answer order: the claims numbered, the others with what they count as.
-            for role, sentence in splitter.explain(case.answer):
+            for role, sentence in splitter.explain(case.answer, [p.id for p in case.retrieved]):
                 if role == "claim":
                     claim = next(claims)
                     cites = f" [{', '.join(claim.cites)}]" if claim.cites else ""
@@ -305,6 +305,17 @@ def _frame_outputs(args: argparse.Namespace, inputs) -> List:
     return frames
 
 
+def _corrected_row(s: Dict) -> List[List[str]]:
+    """The hallucination rate corrected by people's labels on some answers, when there are any."""
+    c = s.get("hallucination_rate_corrected")
+    if not c or c["labeled"] == c["answered"]:
+        return []  # with every answer labeled, it is the person's line above
+    if c["rate"] is None:
+        return [["  corrected", "n/a", "", "", f"not corrected: {c['reason']}"]]
+    return [["  corrected", percent(c["rate"]), f"{c['labeled']}/{c['answered']} labeled",
+             f"{percent(c['low'])}\u2013{percent(c['high'])}", "the judge's rate corrected by its error on them"]]
+
+
 def _score_text(s: Dict, r: Dict, source: str, undecided_checks: int = 0) -> str:
     def row(name: str, key: str, noun: str, note: str, missing: str):
         return rate_row(name, r[key], noun, note, missing)
@@ -315,6 +326,7 @@ def _score_text(s: Dict, r: Dict, source: str, undecided_checks: int = 0) -> str
                 "no answered cases"),
             row("  by the person", "hallucination rate by the person", "labeled", "",
                 "no labeled answers: person-based line unavailable"),
+            *_corrected_row(s),
             row("faithfulness", "faithfulness", "claims",
                 f"contradicted {s['contradicted']}, unsupported {s['unsupported']}", "no claims"),
             row("citation recall", "citation recall", "supported", "",

@@ -10,7 +10,10 @@ public claim sets) and for ``groundlab calibrate`` on a person's labels:
 2. **Weights.** A logistic regression of "the person found it supported" on the signals, with a
    ridge penalty (``penalty`` × the squared distance of the weights from ``prior``: zero for the
    public fit, the shipped weights for a calibration, so a small labeled set moves them only as
-   far as its labels carry them). Newton's method on a handful of numbers: numpy alone.
+   far as its labels carry them: the fewer the labels, the stronger the pull, and below
+   :data:`MIN_FOR_WEIGHTS` of a kind the shipped weights are kept and only the threshold moves).
+   Each weight stays on the side its signal speaks for. Newton's method on a handful of numbers:
+   numpy alone.
 3. **Threshold.** The score at which a claim is called supported: the one with the best balanced
    accuracy on the labels (the mean of caught and 1 − false alarms; of equally good ones, the one
    with fewest false alarms), or, given
@@ -40,10 +43,11 @@ from ..records import VERDICTS, Evidence, GroundlabError
 from ..stats import Rate
 from .signals import CONFIG_KIND, FEATURES, JudgeConfig, SignalsJudge, check_config
 
-#: Below this many labeled claims of each kind (supported; contradicted or unsupported) among
-#: those the model decides, a calibration is refused: with 5 folds each would test fewer than 6
-#: of a kind, and the Wilson 95% range of caught or false alarms would be wider than ±17 points,
-#: so the threshold would be chosen on noise.
+#: From this many labeled claims of each kind (supported; contradicted or unsupported) among
+#: those the model decides, the weights are fitted freely (toward the shipped ones only by the
+#: usual ridge penalty): with fewer, each of 5 folds tests fewer than 6 of a kind and the Wilson 95%
+#: range of caught or false alarms is wider than ±17 points, so the weights are pulled toward the
+#: shipped ones or kept (:data:`MODES`).
 MIN_PER_CLASS = 30
 #: Folds of the cross-validation, and the fewest groups (cases) it needs.
 FOLDS = 5
@@ -100,9 +104,38 @@ def measure(claims: Sequence[LabeledClaim]) -> Measured:
 
 
 def fit_weights(X: np.ndarray, y: np.ndarray, penalty: float = PENALTY,
-                prior: Optional[np.ndarray] = None) -> np.ndarray:
+                prior: Optional[np.ndarray] = None, sample_weight: Optional[np.ndarray] = None,
+                signs: Optional[Sequence[int]] = None) -> np.ndarray:
     """Step 2: the intercept and weights of a ridge logistic regression of ``y`` on ``X`` (Newton's
-    method); the penalty pulls the weights (not the intercept) toward ``prior``."""
+    method); the penalty pulls the weights (not the intercept) toward ``prior``. ``sample_weight``
+    weighs each claim (so that several labeled sets count alike, whatever their sizes).
+
+    ``signs`` (one per column: +1, -1 or 0 for either) keeps each weight on the side its signal
+    speaks for: more of the claim's words in the evidence never counts against it. Signals that
+    say much the same (coverage, the best sentence, two sentences in a row) would otherwise trade
+    weights of opposite signs, which reads as nonsense in a reason and moves on other answers. A
+    weight that would cross to the wrong side is held at zero (at the prior's value, when it is
+    on the right side) and the others fitted again."""
+    if signs is None:
+        return _fit_weights(X, y, penalty, prior, sample_weight)
+    k = X.shape[1]
+    held = np.zeros(k, bool)
+    for _ in range(k + 1):
+        free = ~held
+        sub_prior = None if prior is None else np.concatenate([[prior[0]], np.asarray(prior)[1:][free]])
+        w_free = _fit_weights(X[:, free], y, penalty, sub_prior, sample_weight)
+        w = np.zeros(k + 1)
+        w[0] = w_free[0]
+        w[1:][free] = w_free[1:]
+        wrong = np.array([s * v < 0 for s, v in zip(signs, w[1:])])
+        if not wrong.any():
+            return w
+        held |= wrong
+    return w
+
+
+def _fit_weights(X: np.ndarray, y: np.ndarray, penalty: float, prior: Optional[np.ndarray],
+                 sample_weight: Optional[np.ndarray]) -> np.ndarray:
     Xb = np.column_stack([np.ones(len(X)), X])
     k = Xb.shape[1]
     centre = np.zeros(k) if prior is None else np.asarray(prior, dtype=float)
@@ -110,11 +143,12 @@ def fit_weights(X: np.ndarray, y: np.ndarray, penalty: float = PENALTY,
     P[0, 0] = 0.0
     w = centre.copy()
     target = y.astype(float)
+    sw = np.ones(len(X)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     for _ in range(100):
         z = np.clip(Xb @ w, -35, 35)
         p = 1.0 / (1.0 + np.exp(-z))
-        gradient = Xb.T @ (target - p) - P @ (w - centre)
-        hessian = Xb.T @ (Xb * (p * (1 - p))[:, None]) + P + np.eye(k) * 1e-9
+        gradient = Xb.T @ (sw * (target - p)) - P @ (w - centre)
+        hessian = Xb.T @ (Xb * (sw * p * (1 - p))[:, None]) + P + np.eye(k) * 1e-9
         step = np.linalg.solve(hessian, gradient)
         w = w + step
         if np.max(np.abs(step)) < 1e-10:
@@ -159,6 +193,43 @@ def choose_threshold(score: np.ndarray, supported: np.ndarray, max_false_alarms:
         top = top[false_alarms[top] <= false_alarms[top].min() + 1e-12]
         best = top[len(top) // 2]
     return float(round(candidates[best], 4))
+
+
+def threshold_for_sets(score: np.ndarray, supported: np.ndarray, sets: np.ndarray,
+                       max_false_alarms: Optional[float] = None, tolerance: float = 0.0) -> float:
+    """Step 3 for several labeled sets at once: the threshold with the best balanced accuracy
+    averaged over the sets (each counts alike, whatever its size), among those whose false alarms
+    stay at or below ``max_false_alarms`` on every set. ``tolerance`` > 0: the highest (strictest)
+    threshold within that much of the best, else the middle one of equally good thresholds; when
+    no threshold keeps to the budget, the one with the fewest false alarms on the set with most."""
+    names = list(dict.fromkeys(sets.tolist()))
+    values = np.unique(score[(score > 0) & (score < 1)])
+    candidates = np.concatenate([[1e-6], (values[:-1] + values[1:]) / 2 if len(values) > 1 else [], [1 - 1e-6]])
+    candidates = np.unique(np.clip(candidates, 1e-6, 1 - 1e-6))
+    if len(candidates) > 2000:  # thresholds a thousandth apart are as good as all of them
+        candidates = np.unique(np.round(candidates, 3))
+    balanced, worst = np.zeros(len(candidates)), np.zeros(len(candidates))
+    for name in names:
+        rows = sets == name
+        sup, y = score[rows], supported[rows]
+        flagged = sup[None, :] < candidates[:, None]
+        alarms = (flagged & y[None, :]).sum(axis=1) / max(int(y.sum()), 1)
+        caught = (flagged & ~y[None, :]).sum(axis=1) / max(int((~y).sum()), 1)
+        balanced += (caught + 1 - alarms) / 2 / len(names)
+        worst = np.maximum(worst, alarms)
+    ok = np.ones(len(candidates), bool) if max_false_alarms is None else worst <= max_false_alarms + 1e-12
+    if not ok.any():
+        return float(round(candidates[int(np.argmin(worst))], 4))
+    top = np.flatnonzero(ok & (balanced >= balanced[ok].max() - max(tolerance, 1e-12)))
+    return float(round(candidates[top[-1] if tolerance > 0 else top[len(top) // 2]], 4))
+
+
+def set_weights(sets: np.ndarray) -> np.ndarray:
+    """A weight per claim so that each labeled set weighs alike in a fit, and the weights sum to
+    the number of claims."""
+    names, inverse, counts = np.unique(sets, return_inverse=True, return_counts=True)
+    weights = 1.0 / counts[inverse]
+    return weights * len(sets) / weights.sum()
 
 
 # ---------------------------------------------------------------- step 4
@@ -235,12 +306,17 @@ class Fit:
 
     weights: np.ndarray
     threshold: float
-    cross_validated: Figures
+    cross_validated: Optional[Figures]
     by_source: Dict[str, Figures] = field(default_factory=dict)
-    verdicts: List[str] = field(default_factory=list)
+    verdicts: List[Optional[str]] = field(default_factory=list)
     out_of_fold_scores: Optional[np.ndarray] = None
     claims: int = 0
     decided_by_rules: int = 0
+    #: What the labels carried (:data:`MODES`), in how many folds it was checked, and the 95% range
+    #: of the threshold over bootstrap draws of whole groups.
+    mode: str = "full"
+    folds: int = FOLDS
+    threshold_range: Tuple[float, float] = (math.nan, math.nan)
 
     def config(self, description: str, max_false_alarms: Optional[float], sources: Mapping[str, Any]) -> Dict[str, Any]:
         """The judge config file's content."""
@@ -256,47 +332,135 @@ class Fit:
             "fitted_on": {"description": description, "claims": self.claims,
                           "decided_by_rules": self.decided_by_rules, "sources": dict(sources),
                           "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")},
-            "cross_validated": {"folds": FOLDS, "all": self.cross_validated.to_dict(),
-                                **{name: f.to_dict() for name, f in self.by_source.items()}},
+            "fitted": MODES[self.mode],
+            "threshold_range": list(self.threshold_range),
+            "cross_validated": ({"folds": self.folds, "all": self.cross_validated.to_dict(),
+                                 **{name: f.to_dict() for name, f in self.by_source.items()}}
+                                if self.cross_validated is not None else None),
         }
 
 
-def fit(claims: Sequence[LabeledClaim], *, max_false_alarms: Optional[float] = None, penalty: float = PENALTY,
+#: Below this many labeled claims of a kind (among those the model decides), the weights are not
+#: fitted at all: the shipped ones are kept and only the threshold moves.
+MIN_FOR_WEIGHTS = 10
+
+#: What a calibration fits, by the labels it has (the fewer of either kind the model decides).
+MODES = {
+    "full": f"weights and threshold (at least {MIN_PER_CLASS} labeled claims of each kind)",
+    "pulled": ("weights pulled toward the shipped ones, and threshold (from "
+               f"{MIN_FOR_WEIGHTS} to {MIN_PER_CLASS - 1} labeled claims of a kind)"),
+    "threshold": f"threshold only, the shipped weights kept (fewer than {MIN_FOR_WEIGHTS} labeled claims of a kind)",
+}
+
+
+def mode_of(measured: "Measured", prior: Optional[np.ndarray]) -> Tuple[str, float]:
+    """What the labels can carry, and the ridge penalty for it: ``full`` with at least
+    :data:`MIN_PER_CLASS` claims of each kind; ``pulled`` (toward ``prior``, the more strongly the
+    fewer the labels) down to :data:`MIN_FOR_WEIGHTS`; else ``threshold`` (the weights stay
+    ``prior``). Without a prior (the public fit) always ``full``."""
+    few = min(int((measured.y & measured.model).sum()), int((~measured.y & measured.model).sum()))
+    if prior is None or few >= MIN_PER_CLASS:
+        return "full", PENALTY
+    if few >= MIN_FOR_WEIGHTS:
+        return "pulled", PENALTY * (MIN_PER_CLASS / few) ** 2
+    return "threshold", math.inf
+
+
+def fit(claims: Sequence[LabeledClaim], *, max_false_alarms: Optional[float] = None, penalty: Optional[float] = None,
         prior: Optional[np.ndarray] = None, folds: int = FOLDS, seed: int = 0,
-        measured: Optional[Measured] = None) -> Fit:
+        measured: Optional[Measured] = None, draws: int = 200) -> Fit:
     """Steps 1 to 4 on ``claims``: the weights and threshold fitted on all of them, and the
-    figures of the same procedure cross-validated over ``folds`` folds of whole groups.
-    ``measured``: step 1 already done (:func:`measure` of the same claims)."""
+    figures of the same procedure cross-validated over ``folds`` folds of whole groups (fewer
+    when there are fewer groups; none below two).
+    ``measured``: step 1 already done (:func:`measure` of the same claims).
+
+    How much is fitted follows the labels (:func:`mode_of`): with few labeled claims of a kind the
+    weights are pulled toward ``prior`` or kept, and the threshold alone moves. Claims of several
+    ``source`` sets (tasks) pool: each set weighs alike, and the threshold has the best balanced
+    accuracy averaged over them. ``threshold_range`` says how sure the threshold is: its 95% range
+    over ``draws`` bootstrap draws of whole groups."""
     measured = measured if measured is not None else measure(claims)
     check_enough(measured, folds, max_false_alarms)
-    fold = folds_of(measured.groups, folds, seed)
+    mode, strength = mode_of(measured, prior)
+    if penalty is not None and mode != "threshold":
+        strength = penalty
+    sources = np.array([c.source or "" for c in claims], dtype=object)
+    groups = len(set(measured.groups.tolist()))
+    folds = min(folds, groups)
     verdicts: List[Optional[str]] = [None] * len(claims)
-    oof = np.zeros(len(claims))
-    for k in range(folds):
-        train, test = fold != k, fold == k
-        weights, threshold = _fit_once(measured, train, max_false_alarms, penalty, prior)
-        judge = SignalsJudge(config=_in_memory(weights, threshold))
-        idx = np.flatnonzero(test)
-        for i, verdict in zip(idx, judge.judge_batch([(claims[i].text, claims[i].evidence) for i in idx])):
-            verdicts[i] = verdict.label
-            oof[i] = verdict.score
-    weights, threshold = _fit_once(measured, np.ones(len(claims), bool), max_false_alarms, penalty, prior)
+    oof = np.full(len(claims), np.nan)
+    if folds >= 2:
+        fold = folds_of(measured.groups, folds, seed)
+        for k in range(folds):
+            train, test = fold != k, fold == k
+            weights, threshold = _fit_once(measured, train, max_false_alarms, strength, prior, sources)
+            judge = SignalsJudge(config=_in_memory(weights, threshold))
+            idx = np.flatnonzero(test)
+            for i, verdict in zip(idx, judge.judge_batch([(claims[i].text, claims[i].evidence) for i in idx])):
+                verdicts[i] = verdict.label
+                oof[i] = verdict.score
+    everything = np.ones(len(claims), bool)
+    weights, threshold = _fit_once(measured, everything, max_false_alarms, strength, prior, sources)
     labels = [c.label for c in claims]
-    result = Fit(weights, threshold, Figures.of(labels, verdicts), verdicts=list(verdicts), out_of_fold_scores=oof,
-                 claims=len(claims), decided_by_rules=int((~measured.model).sum()))
-    sources = list(dict.fromkeys(c.source for c in claims))
-    if len(sources) > 1:
-        for name in sources:
-            keep = [i for i, c in enumerate(claims) if c.source == name]
+    checked = [i for i, v in enumerate(verdicts) if v is not None]
+    cross = Figures.of([labels[i] for i in checked], [verdicts[i] for i in checked]) if checked else None
+    result = Fit(weights, threshold, cross, verdicts=list(verdicts), out_of_fold_scores=oof,
+                 claims=len(claims), decided_by_rules=int((~measured.model).sum()), mode=mode, folds=folds)
+    result.threshold_range = _threshold_range(measured, weights, max_false_alarms, sources, draws, seed)
+    names = list(dict.fromkeys(sources.tolist()))
+    if len(names) > 1 and checked:
+        for name in names:
+            keep = [i for i in checked if sources[i] == name]
             result.by_source[name] = Figures.of([labels[i] for i in keep], [verdicts[i] for i in keep])
     return result
 
 
+def _threshold_range(measured: Measured, weights: np.ndarray, max_false_alarms: Optional[float],
+                     sources: np.ndarray, draws: int, seed: int) -> Tuple[float, float]:
+    """The 95% range of the threshold chosen on bootstrap draws of whole groups (the weights as
+    fitted): how far other labels of the same kind would move it."""
+    rng = np.random.default_rng(seed)
+    members: Dict[Any, List[int]] = {}
+    for i, g in enumerate(measured.groups.tolist()):
+        members.setdefault(g, []).append(i)
+    blocks = [np.array(b) for b in members.values()]
+    score = scores(weights, measured)
+    chosen = []
+    for _ in range(draws):
+        idx = np.concatenate([blocks[k] for k in rng.integers(0, len(blocks), len(blocks))])
+        y = measured.y[idx]
+        if y.all() or not y.any():
+            continue
+        chosen.append(_threshold(score[idx], y, max_false_alarms, sources[idx]))
+    if not chosen:
+        return (math.nan, math.nan)
+    low, high = np.percentile(chosen, [2.5, 97.5])
+    return (float(round(low, 4)), float(round(high, 4)))
+
+
+def _threshold(score: np.ndarray, supported: np.ndarray, max_false_alarms: Optional[float],
+               sources: np.ndarray) -> float:
+    if len(set(sources.tolist())) > 1:
+        return threshold_for_sets(score, supported, sources, max_false_alarms)
+    try:
+        return choose_threshold(score, supported, max_false_alarms)
+    except GroundlabError:
+        return threshold_for_sets(score, supported, sources, max_false_alarms)
+
+
 def _fit_once(measured: Measured, rows: np.ndarray, max_false_alarms: Optional[float], penalty: float,
-              prior: Optional[np.ndarray]) -> Tuple[np.ndarray, float]:
+              prior: Optional[np.ndarray], sources: Optional[np.ndarray] = None) -> Tuple[np.ndarray, float]:
+    from .signals import FEATURE_SIGNS
+
+    sources = np.array([""] * len(rows), dtype=object) if sources is None else sources
     model = rows & measured.model
-    weights = fit_weights(measured.X[model], measured.y[model], penalty, prior)
-    threshold = choose_threshold(scores(weights, measured)[rows], measured.y[rows], max_false_alarms)
+    if math.isinf(penalty) and prior is not None:
+        weights = np.asarray(prior, dtype=float)
+    else:
+        weights = fit_weights(measured.X[model], measured.y[model], penalty, prior,
+                              sample_weight=set_weights(sources[model]) if len(set(sources[model].tolist())) > 1
+                              else None, signs=FEATURE_SIGNS)
+    threshold = _threshold(scores(weights, measured)[rows], measured.y[rows], max_false_alarms, sources[rows])
     return weights, threshold
 
 
@@ -322,15 +486,14 @@ def check_enough(measured: Measured, folds: int = FOLDS, max_false_alarms: Optio
     model = measured.model
     sup_model = int((measured.y & model).sum())
     not_model = int((~measured.y & model).sum())
-    if min(sup_model, not_model) < MIN_PER_CLASS:
+    if not sup_model or not not_model:
+        kind = "supported" if not sup_model else "contradicted or unsupported"
         raise GroundlabError(
-            f"too few labeled claims to calibrate: {sup_model} supported and {not_model} contradicted or unsupported "
-            f"among the {int(model.sum())} the model decides (the rest are framing sentences, numbers the evidence "
-            f"lacks, negation flips or clauses mostly missing); at least {MIN_PER_CLASS} of each are needed, since "
-            f"with fewer each of the {folds} folds tests fewer than 6 of a kind and the ranges are too wide to choose "
-            "a threshold on.")
+            f"none of the {int(model.sum())} labeled claims the model decides is {kind} (the others are framing "
+            "sentences, numbers the evidence lacks or negation flips, which a rule decides): a threshold cannot be "
+            "chosen from one kind; label more claims of both kinds.")
     if max_false_alarms is not None:
-        ruled = np.isin(measured.routes, ("number", "negation", "clause")) & measured.y
+        ruled = np.isin(measured.routes, ("number", "negation", "conflict")) & measured.y
         floor = ruled.sum() / supported
         if floor > max_false_alarms:
             raise GroundlabError(
@@ -338,10 +501,7 @@ def check_enough(measured: Measured, folds: int = FOLDS, max_false_alarms: Optio
                 f"evidence lacks, negation flips, clauses mostly missing) flag {int(ruled.sum())} of the {supported} "
                 f"supported claims ({floor:.0%}); allow more with --max-false-alarms, or leave it out to choose by "
                 "balanced accuracy.")
-    groups = len(set(measured.groups.tolist()))
-    if groups < folds:
-        raise GroundlabError(f"the labeled claims come from {groups} case(s); cross-validation needs claims from at "
-                             f"least {folds} cases, so that no case is both fitted on and tested.")
+
 
 
 def shipped_prior() -> np.ndarray:
@@ -367,6 +527,7 @@ def write_config(path: Path, data: Mapping[str, Any], force: bool = False) -> Pa
     return write_bytes(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
-__all__ = ["FOLDS", "Figures", "Fit", "LabeledClaim", "MIN_PER_CLASS", "Measured", "check_enough",
-           "choose_threshold", "fit", "fit_weights", "folds_of", "measure", "scores", "shipped_prior",
-           "write_config"]
+__all__ = ["FOLDS", "Figures", "Fit", "LabeledClaim", "MIN_FOR_WEIGHTS", "MIN_PER_CLASS", "MODES", "Measured",
+           "check_enough", "mode_of",
+           "choose_threshold", "fit", "fit_weights", "folds_of", "measure", "scores", "set_weights", "shipped_prior",
+           "threshold_for_sets", "write_config"]

@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..claims import CJK_CHARS, character_pairs, split_sentences
-from ..numbers import Mention, distinct, mentions
+from ..numbers import Mention, distinct, mentions, ordinal_words
 from ..records import Evidence, GroundlabError, Verdict
 from .rules import _Numbers, _quote, _without_numbers, _written, number_verdict
 
@@ -96,18 +96,94 @@ _CJK_RUN = re.compile(r"[" + _CJK + r"]")
 _TAG = re.compile(r"</?[A-Za-z][^<>]{0,200}>")
 # "No. 256" numbers something; it negates nothing.
 _NUMBER_MARKER = re.compile(r"\b(?:no|nos|nr)\.\s*(?=\d)", re.IGNORECASE)
+#: Phrases with a negation word that negate nothing: "no more than 44 per cent" (at most), "not only
+#: ... but also", "no exception", "without doubt", "vanished without trace".
+_NOT_NEGATING = re.compile(
+    r"\b(?:not\s+only|not\s+just|not\s+to\s+mention|no\s+(?:more|less|fewer|later|earlier|sooner|longer)\s+than|"
+    r"no\s+doubt|no\s+matter|no\s+exception|no\s+wonder|nothing\s+but|none\s+other\s+than|"
+    r"without\s+(?:a\s+)?(?:doubt|trace|fail|delay|question|exception))\b", re.IGNORECASE)
 _PUNCT = frozenset((",", ";", ":", "(", ")", "\u2013", "\u2014", "--",
                     "\uff0c", "\uff1b", "\uff1a", "\uff08", "\uff09", "\u3001"))
 
 
-def _stemmer():
+def _stemmer(language: str = "english"):
     import snowballstemmer
 
-    return snowballstemmer.stemmer("english")
+    return snowballstemmer.stemmer(language)
 
 
 _STEMMER = _stemmer()
 _STEMS: Dict[str, str] = {}
+
+#: Function words of German, French and Spanish answers and passages, left out like
+#: :data:`STOP_WORDS` when a text reads as that language (see :func:`language`).
+FOREIGN_STOP_WORDS: Dict[str, FrozenSet[str]] = {
+    "german": frozenset("""
+der die das den dem des ein eine einen einem einer eines und oder aber ist sind war waren wird werden wurde
+wurden sein seine seiner ihr ihre ihrer ihren ihrem sie wir ich du er es man uns sich mich dich mir dir ihm
+ihnen im in zu zum zur von vom mit auf aus bei nach vor für über unter durch gegen ohne um als wie wenn dass
+auch noch nur schon sehr dann dort hier kann können muss müssen soll sollen darf dürfen will wollen hat haben
+hatte hatten alle allen jede jeder jedes diese dieser dieses diesem diesen welche welcher welches bitte
+""".split()),
+    "french": frozenset("""
+le la les un une des du de et ou mais est sont était étaient sera seront être avoir a ont avait il elle ils
+elles nous vous je tu on se sa son ses leur leurs ce cet cette ces qui que quoi dont où dans sur sous par
+pour avec sans chez vers entre aussi très plus peut peuvent doit doivent faut votre vos notre nos mon ma mes
+tout tous toute toutes si comme
+""".split()),
+    "spanish": frozenset("""
+el la los las un una unos unas de del y o pero es son era eran será ser estar está están ha han había él ella
+ellos ellas nosotros usted ustedes yo tú se su sus lo le les que quien cual cuyo donde en sobre bajo por para
+con sin entre también muy más puede pueden debe deben hay su sus nuestro nuestra todo todos toda todas si como
+al este esta estos estas ese esa
+""".split()),
+}
+_FOREIGN_STEMMERS: Dict[str, Any] = {}
+# Words frequent in one of the three languages and rare in English: a text holding two or more of
+# one language's (and more than of the others') reads as that language.
+_LANGUAGE_HINTS = {
+    "german": frozenset("der die das und ist nicht ein eine einen dem den mit auf für wird werden sie ihre im zur zum "
+                        "von sind oder kann muss".split()),
+    "french": frozenset("le la les et est une des du pas pour dans avec sur sont vous nous qui peut doit être "
+                        "au aux ne".split()),
+    "spanish": frozenset("el los las y es una del para con por son usted puede debe está están se lo al "
+                         "ser no".split()),
+}
+_ALL_HINTS = frozenset(w for ws in _LANGUAGE_HINTS.values() for w in ws)
+_WORDS_OF = re.compile(r"[^\W\d_]+")
+
+
+def language(text: str) -> str:
+    """``"german"``, ``"french"`` or ``"spanish"`` when ``text`` reads as one of them, else
+    ``"english"``: how its words are stemmed and which function words are left out.
+
+    >>> language("Der Antrag muss von der Führungskraft genehmigt werden."), language("The order is blocked.")
+    ('german', 'english')
+    """
+    words = _WORDS_OF.findall(text.lower())
+    found = [w for w in words if w in _ALL_HINTS]
+    if len(found) < 2:
+        return "english"
+    counts = {lang: 0 for lang in _LANGUAGE_HINTS}
+    for word in found:
+        for lang, hints in _LANGUAGE_HINTS.items():
+            if word in hints:
+                counts[lang] += 1
+    best = max(counts, key=counts.get)
+    ranked = sorted(counts.values(), reverse=True)
+    if ranked[0] >= 2 and ranked[0] > ranked[1] and ranked[0] * 2 >= len(text.split()) * 0.15:
+        return best
+    return "english"
+
+
+@lru_cache(maxsize=200_000)
+def _foreign_stem(word: str, lang: str) -> str:
+    """A German, French or Spanish word's Snowball stem, cut to six letters: "beantragen" and
+    "beantragt", "genehmigt" and "Genehmigung" meet (the stemmers leave participles apart)."""
+    stemmer = _FOREIGN_STEMMERS.get(lang)
+    if stemmer is None:
+        stemmer = _FOREIGN_STEMMERS[lang] = _stemmer(lang)
+    return stemmer.stemWord(word)[:6]
 
 
 def stem(word: str) -> str:
@@ -146,27 +222,37 @@ class _Words:
     gives "cold" and "hearted"), lower-cased, without a possessive 's; words of fewer than three
     letters (but acronyms) and :data:`STOP_WORDS` are left out."""
 
-    __slots__ = ("stems", "surfaces", "names", "negated", "clauses", "has_negation")
+    __slots__ = ("stems", "surfaces", "names", "negated", "clauses", "has_negation", "in_scope")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, lang: Optional[str] = None) -> None:
         stems: List[str] = []
         surfaces: List[str] = []
         names: List[str] = []
         clauses: List[int] = []
         negated: List[str] = []
+        scoped: List[bool] = []  # per word: within the scope of a negation
         has_negation = False
         clause = 0
         in_scope = False
         first = True
         if "o." in text or "O." in text or "r." in text:
             text = _NUMBER_MARKER.sub(" ", text)
-        kinds = _KINDS
+        low = text.lower()
+        if "no" in low or "without" in low:  # "no", "not", "nothing", "none", "without"
+            text = _NOT_NEGATING.sub(_neutral, text)
+        if lang is None:
+            lang = language(text)
+        if lang == "english":
+            kinds, kind_of = _KINDS, _kind
+        else:
+            kinds, kind_of = _FOREIGN_KINDS.setdefault(lang, {}), _foreign_kind(lang)
         for token in _TOKEN.findall(text):
-            kind, s, name, capital = kinds.get(token) or _kind(token)
+            kind, s, name, capital = kinds.get(token) or kind_of(token)
             if kind == _WORD:
                 stems.append(s)
                 surfaces.append(token)
                 clauses.append(clause)
+                scoped.append(in_scope)
                 if name or (capital and not first):
                     names.append(s)
                 if in_scope:
@@ -177,6 +263,7 @@ class _Words:
                     stems.append(pair)
                     surfaces.append(pair)
                     clauses.append(clause)
+                    scoped.append(in_scope)
                     if in_scope:
                         negated.append(pair)
                 first = False
@@ -200,6 +287,14 @@ class _Words:
         self.clauses = tuple(clauses)
         self.negated = frozenset(negated)
         self.has_negation = has_negation
+        self.in_scope = tuple(scoped)
+
+
+def _neutral(match: "re.Match[str]") -> str:
+    """A phrase that negates nothing, as the words it holds without its negation: "no more than"
+    reads "more than", "without doubt" reads "doubt" (so its words still count, and negate nothing)."""
+    words = match.group().split()
+    return " " + " ".join(w for w in words if w.lower() not in ("no", "not", "nothing", "none", "without")) + " "
 
 
 # What a token is: a clause break (punctuation), a negation, a word that starts a clause, a word
@@ -224,13 +319,39 @@ def _kind(token: str) -> Tuple[int, str, bool, bool]:
             if lower.endswith("'s"):
                 lower = lower[:-2]
             acronym = len(token) > 1 and token.isupper()
-            if (len(lower) < 3 or lower in STOP_WORDS) and not acronym:
+            if not acronym and len(token) > 2 and token[-1] == "s" and token[:-1].isupper():
+                acronym, lower = True, lower[:-1]  # "POs" are purchase orders, "PO" one
+                found = (_WORD, lower, True, True)
+            elif (len(lower) < 3 or lower in STOP_WORDS) and not acronym:
                 found = (_SKIP, "", False, False)
             else:
-                found = (_WORD, stem(lower), acronym, token[0].isupper())
+                found = (_WORD, lower if acronym else stem(lower), acronym, token[0].isupper())
     if len(_KINDS) < 500_000:
         _KINDS[token] = found
     return found
+
+
+_FOREIGN_KINDS: Dict[str, Dict[str, Tuple[int, str, bool, bool]]] = {}
+
+
+def _foreign_kind(lang: str):
+    """:func:`_kind` for a text in ``lang``: its function words left out, its words stemmed in it."""
+    stops = FOREIGN_STOP_WORDS[lang]
+    kinds = _FOREIGN_KINDS.setdefault(lang, {})
+
+    def kind(token: str) -> Tuple[int, str, bool, bool]:
+        found = _kind(token)
+        if found[0] == _WORD:
+            lower = token.lower()
+            if lower in stops and not found[2]:
+                found = (_SKIP, "", False, False)
+            else:
+                found = (_WORD, _foreign_stem(lower, lang), found[2], found[3])
+        if len(kinds) < 200_000:
+            kinds[token] = found
+        return found
+
+    return kind
 
 
 def _pairs(words: _Words) -> FrozenSet[Tuple[str, str]]:
@@ -283,8 +404,11 @@ _OPENERS = _alternatives(
 _LEAD_IN_PATTERNS: Tuple[str, ...] = (
     # "Overall,", "In summary,", "Yes,"
     r"^\s*" + _OPENERS + r"\s*[,:]\s*",
-    # "Here is the answer:", "Below are the steps:"
-    r"^\s*(?:here|below)\s+(?:is|are)\s+[^:.!?]{0,60}:\s*",
+    # "Here is the answer:", "Here's what I found:", "Below are the steps:"
+    r"^\s*(?:here|below)(?:\s+is|\s+are|'s|'re)\s+[^:.!?]{0,60}:\s*",
+    # "Sure!", "Great question.", "Sure, I'd be happy to help." before the answer on the same line
+    r"^\s*(?:sure|certainly|absolutely|of\s+course|great\s+question|good\s+question|happy\s+to\s+help|"
+    r"thanks?(?:\s+you)?(?:\s+for\s+(?:asking|your\s+question|reaching\s+out))?)\s*[!.]+\s+(?=\S)",
     # "Based on the provided passages,", "According to passage 2,", "As stated in the documents,"
     r"^\s*(?:based\s+(?:solely\s+|only\s+)?on|according\s+to|as\s+(?:stated|described|mentioned|noted|explained|"
     r"shown|outlined|indicated|given|written|said|seen)\s+in|from|per|as\s+per|drawing\s+on|judging\s+by|going\s+by)"
@@ -316,15 +440,36 @@ PASSAGE_REFERENCE = re.compile(
     r"|\b(?:passages?|documents?|sources?|excerpts?|snippets?)" + _NUMBERED + r"\b",
     re.IGNORECASE)
 
+_HAPPY = (r"(?:happy|glad|pleased|delighted)\s+to\s+(?:help|assist|answer|explain|clarify)"
+          r"(?:\s+(?:you|with\s+(?:that|this|your\s+question)))*")
 #: Sentences that only frame the answer: nothing in them is a fact about the question.
 _FRAMING_PATTERNS: Tuple[str, ...] = (
-    # "Here is a summary in 84 words or less.", "Below are the steps."
-    r"^\s*(?:here|below|above|following)\s+(?:is|are|you\s+go|'s)\b(?![^:]*:\s*\S)",
+    # "Here is a summary in 84 words or less.", "Here's what I found.", "Below are the steps."
+    r"^\s*(?:here|below|above|following)(?:\s+is|\s+are|\s+you\s+go|'s|'re)\b(?![^:]*:\s*\S)",
+    # "Sure, I'd be happy to help!", "I'm glad to help with that.", "Happy to help."
+    r"^\s*(?:(?:sure|certainly|absolutely|of\s+course|yes|okay|ok|hi|hello)\W+)?(?:(?:i'd|i\s+would|i'm|i\s+am|"
+    r"i'll|i\s+will)\s+(?:be\s+)?)?" + _HAPPY + r"\W*$",
+    r"^\s*(?:i\s+)?(?:understand|see)\s+(?:your|the)\s+(?:concern|question|issue|frustration)\W*$",
+    r"^\s*(?:(?:i'm|i\s+am)\s+)?(?:so\s+|very\s+)?sorry\s+(?:to\s+hear|for\s+the\s+(?:trouble|inconvenience))\b[^.!?]*[.!?]*$",
+    # "Short answer: no.", "In short: yes, generally."
+    r"^\s*(?:short\s+answer|in\s+short|tl;?\s?dr|the\s+short\s+answer\s+is)\s*:?\s*(?:(?:generally|usually|mostly|"
+    r"basically|probably)\s+)?(?:yes|no)\W*$",
+    # in German, French and Spanish: "Gerne!", "Ich hoffe, das hilft.", "J'espère que cela vous aide !",
+    # "¡Espero que te sirva!", "Avec plaisir.", "Claro que sí."
+    r"^\W*(?:gerne|gern\s+geschehen|sehr\s+gerne|avec\s+plaisir|bien\s+s\u00fbr|volontiers|con\s+gusto|claro(?:\s+que\s+s"
+    r"\u00ed)?|por\s+supuesto|de\s+nada)\W*$",
+    r"^\W*(?:ich\s+hoffe|hoffentlich)\b[^.!?]*\b(?:hilft|weiter|geholfen)\b\W*$",
+    r"^\W*j'esp\u00e8re\s+que\s+(?:cela|\u00e7a|ceci)\s+(?:vous|t')\s*(?:aide|aidera|sera\s+utile)\W*$",
+    r"^\W*espero\s+que\s+(?:esto\s+|le\s+|te\s+)*(?:sirva|ayude|resulte\s+\u00fatil)\W*$",
+    r"^\W*(?:lassen\s+sie\s+(?:es\s+)?mich\s+wissen|n'h\u00e9sitez\s+pas|no\s+dude\s+en|av\u00edsame|h\u00e1zmelo\s+saber)\b",
+    r"^\s*thanks?(?:\s+you)?\s+for\s+(?:asking|your\s+(?:question|patience|message)|reaching\s+out|"
+    r"contacting\s+us)\b[^.!?]*[.!?]*$",
+    r"^\s*(?:i\s+)?hope\s+(?:this|that|it|the\s+above)\s+(?:helps|answers|clarifies|is\s+helpful)\b",
     r"^\s*the\s+following\s+(?:is|are)\b(?![^:]*:\s*\S)",
     r"^\s*(?:this|the)\s+(?:answer|summary|response|reply|overview|list)\s+(?:is\s+)?(?:as\s+follows|below|"
     r"follows|is\s+based\s+on\b.*)\W*$",
-    r"^\s*(?:i\s+)?hope\s+(?:this|that|it)\s+helps\b",
     r"^\s*(?:please\s+)?(?:let\s+me\s+know|feel\s+free|don't\s+hesitate|do\s+not\s+hesitate)\b",
+    r"^\s*(?:if\s+you\s+have\s+(?:any\s+)?(?:other|more|further)\s+questions|is\s+there\s+anything\s+else)\b",
     r"^\s*(?:sure|certainly|of\s+course|absolutely|great\s+question|good\s+question|thanks?(?:\s+you)?(?:\s+for"
     r"\s+(?:asking|your\s+question))?|okay|ok)\W*$",
     r"^\s*(?:let\s+me|i\s+will|i'll|i\s+can)\s+(?:explain|summari[sz]e|answer|help|walk\s+you|break\s+(?:it|this)"
@@ -359,8 +504,7 @@ def frame(text: str) -> Framed:
     """
     set_aside: List[str] = []
     rest = _lead_ins(text, set_aside)
-    lowered = rest.lower()
-    if any(hint in lowered for hint in _REFERENCE_HINTS):
+    if _REFERENCE_HINT.search(rest.lower()) is not None:
         found = [m.group().strip() for m in PASSAGE_REFERENCE.finditer(rest)]
         if found:
             set_aside += found
@@ -385,6 +529,7 @@ def _lead_ins(text: str, set_aside: List[str]) -> str:
 _REFERENCE_HINTS = ("passage", "document", "source", "excerpt", "snippet", "context", "article", "note", "text",
                     "result", "paragraph", "section", "chunk", "record", "reference", "material", "data", "doc",
                     "information", "extract", "knowledge")
+_REFERENCE_HINT = re.compile("|".join(_REFERENCE_HINTS))
 _LETTERS = re.compile(r"[^\W\d_]{2,}")
 
 
@@ -395,38 +540,67 @@ class _Sentence:
     """One evidence sentence: its stems, whether it negates, and per clause its stems and the
     stems within the scope of a negation."""
 
-    __slots__ = ("text", "stemset", "negation", "clauses", "pairs", "asks")
+    __slots__ = ("text", "stemset", "negation", "clauses", "pairs", "asks", "condition", "initials", "acronyms")
 
-    def __init__(self, text: str, found: Sequence[Mention]) -> None:
-        words = _Words(_without_numbers(text, found))
+    def __init__(self, text: str, found: Sequence[Mention], lang: str = "english") -> None:
+        words = _Words(_without_numbers(text, found), lang)
         self.text = text
+        self.initials, self.acronyms = _initials(words)
+        # "cannot be paid until ...": a negation that a condition lifts
+        self.condition = words.has_negation and _CONDITION_AFTER_NEGATION.search(text.lower()) is not None
         # A question (the user's, or one a passage asks) asserts nothing a claim could contradict.
         self.asks = text.rstrip().endswith(("?", "\uff1f"))
         self.stemset = frozenset(words.stems)
         self.negation = words.has_negation
         self.pairs = _pairs(words)
         clauses: Dict[int, Tuple[set, set]] = {}
-        for s, c in zip(words.stems, words.clauses):
+        for s, c, scoped in zip(words.stems, words.clauses, words.in_scope):
             stems, negated = clauses.setdefault(c, (set(), set()))
             stems.add(s)
-            if s in words.negated:
+            if scoped:  # negated here, in this clause (not wherever else the word stands)
                 negated.add(s)
         self.clauses = tuple((frozenset(a), frozenset(b)) for a, b in clauses.values())
+
+
+def _initials(words: _Words) -> Tuple[Dict[str, Tuple[str, ...]], FrozenSet[str]]:
+    """What a sentence lets an abbreviation stand for: the initials of each run of two to four
+    content words in one clause ("multi-factor authentication" gives "mfa", "purchase order"
+    "po"), each with the stems it spells; and the acronyms the sentence writes ("MFA")."""
+    surfaces, clauses, stems = words.surfaces, words.clauses, words.stems
+    out: Dict[str, Tuple[str, ...]] = {}
+    for k in range(len(surfaces) - 1):
+        letters = surfaces[k][0]
+        for j in range(k + 1, min(k + 4, len(surfaces))):
+            if clauses[j] != clauses[k]:
+                break
+            letters += surfaces[j][0]
+            out.setdefault(letters.lower(), stems[k:j + 1])
+    acronyms = frozenset(st for st, surface in zip(stems, surfaces) if _is_acronym(surface))
+    return out, acronyms
+
+
+def _is_acronym(surface: str) -> bool:
+    """ "MFA", "PO" and "POs"."""
+    return len(surface) > 1 and (surface.isupper() or (surface[-1] == "s" and len(surface) > 2
+                                                        and surface[:-1].isupper()))
 
 
 class _Piece:
     """A question or a passage, analysed once: stems, pairs, numbers, sentences, and for each
     sentence the stems of it and the next one (a window of two sentences in a row)."""
 
-    __slots__ = ("stems", "pairs", "numbers", "sentences", "windows")
+    __slots__ = ("stems", "pairs", "numbers", "sentences", "windows", "initials", "acronyms", "language")
 
     def __init__(self, text: str, one_sentence: bool) -> None:
         text = clean_text(text)
         found = mentions(text)
-        self.numbers = _Numbers(found)
+        # a passage is long enough to tell its language; its sentences are read in it
+        self.language = lang = language(text)
+        # the evidence's "third" is the claim's "3rd"
+        self.numbers = _Numbers(found + ordinal_words(text))
         sentences = []
         if one_sentence:
-            sentences.append(_Sentence(text, found))
+            sentences.append(_Sentence(text, found, lang))
         else:
             # The numbers of each sentence are those of the passage that lie within it: the
             # passage is searched for numbers once.
@@ -434,7 +608,7 @@ class _Piece:
             for part in split_sentences(text):
                 start = text.find(part, pos)
                 if start < 0:  # the splitter changed the text (invisible marks): search the sentence
-                    sentences.append(_Sentence(part, mentions(part)))
+                    sentences.append(_Sentence(part, mentions(part), lang))
                     continue
                 end = start + len(part)
                 while k < len(found) and found[k].start < start:
@@ -445,11 +619,17 @@ class _Piece:
                     m = found[j]
                     inside.append(m._replace(start=m.start - start, end=m.end - start))
                     j += 1
-                sentences.append(_Sentence(part, inside))
+                sentences.append(_Sentence(part, inside, lang))
                 pos = end
         self.sentences = sentences = tuple(sentences)
         self.stems = frozenset().union(*(s.stemset for s in sentences))
         self.pairs = frozenset().union(*(s.pairs for s in sentences))
+        initials: Dict[str, Tuple[str, ...]] = {}
+        for sentence in sentences:
+            for key, value in sentence.initials.items():
+                initials.setdefault(key, value)
+        self.initials = initials
+        self.acronyms = frozenset().union(*(s.acronyms for s in sentences))
         self.windows = tuple(s.stemset | sentences[k + 1].stemset if k + 1 < len(sentences) else s.stemset
                              for k, s in enumerate(sentences))
 
@@ -459,18 +639,29 @@ _INDEX_FROM = 24
 
 
 class _Context:
-    """Evidence (a question and some passages) put together from its analysed pieces; long
+    """Evidence (a question and some passages) put together from its analysed pieces. Only the
+    passages back a claim's words: ``stems``, ``pairs`` and ``sentences`` are theirs, and
+    ``asked`` holds the stems the question alone says (a claim that repeats the user's premise is
+    backed by nothing). Numbers and names may come from either: a claim may apply a passage's rule
+    to the user's own order ("At 1.5 percent, the analyst can release Orion's order"). Long
     evidence gets an index from each stem to the sentences that hold it."""
 
-    __slots__ = ("stems", "pairs", "numbers", "sentences", "windows", "index")
+    __slots__ = ("stems", "pairs", "numbers", "sentences", "windows", "index", "asked", "initials", "acronyms",
+                 "language")
 
-    def __init__(self, pieces: Sequence[_Piece]) -> None:
+    def __init__(self, question: _Piece, pieces: Sequence[_Piece]) -> None:
+        languages = [p.language for p in pieces]
+        self.language = max(set(languages), key=languages.count) if languages else "english"
         if len(pieces) == 1:
-            self.stems, self.pairs, self.numbers = pieces[0].stems, pieces[0].pairs, pieces[0].numbers
+            self.stems, self.pairs = pieces[0].stems, pieces[0].pairs
+            self.initials, self.acronyms = pieces[0].initials, pieces[0].acronyms
         else:
             self.stems = frozenset().union(*(p.stems for p in pieces))
             self.pairs = frozenset().union(*(p.pairs for p in pieces))
-            self.numbers = _Numbers.union([p.numbers for p in pieces])
+            self.initials = {k: v for p in reversed(pieces) for k, v in p.initials.items()}
+            self.acronyms = frozenset().union(*(p.acronyms for p in pieces))
+        self.numbers = _Numbers.union([question.numbers] + [p.numbers for p in pieces])
+        self.asked = question.stems - self.stems
         self.sentences = tuple(s for p in pieces for s in p.sentences)
         self.windows = tuple(w for p in pieces for w in p.windows)
         index: Optional[Dict[str, List[int]]] = None
@@ -494,7 +685,7 @@ def _question_piece(question: str) -> _Piece:
 
 @lru_cache(maxsize=16384)
 def _context(question: str, texts: Tuple[str, ...]) -> _Context:
-    return _Context([_question_piece(question)] + [_passage_piece(t) for t in texts])
+    return _Context(_question_piece(question), [_passage_piece(t) for t in texts])
 
 
 # ---------------------------------------------------------------- the claim
@@ -503,11 +694,11 @@ def _context(question: str, texts: Tuple[str, ...]) -> _Context:
 class _Claim:
     __slots__ = ("framed", "words", "stems", "stemset", "pairs", "numbers", "negated", "clauses")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, lang: str = "english") -> None:
         framed = frame(clean_text(text))
         self.framed = framed
         found = mentions(framed.text)
-        self.words = _Words(_without_numbers(framed.text, found))
+        self.words = _Words(_without_numbers(framed.text, found), lang)
         self.stems = tuple(dict.fromkeys(self.words.stems))
         self.stemset = frozenset(self.stems)
         self.pairs = _claim_pairs(self.words)
@@ -522,25 +713,71 @@ class _Claim:
 
 
 @lru_cache(maxsize=16384)
-def _claim(text: str) -> _Claim:
-    return _Claim(text)
+def _claim(text: str, evidence_language: str = "english") -> _Claim:
+    """A claim analysed in its language: its own when it tells it ("Der Antrag muss genehmigt
+    werden"), else its passages' when they are not English and the claim shows no English
+    ("Estos días deben utilizarse antes del 31 de marzo." against Spanish passages)."""
+    lang = language(text)
+    if lang == "english" and evidence_language != "english" and \
+            sum(1 for w in _WORDS_OF.findall(text.lower()) if w in _ENGLISH_HINTS) < 2:
+        lang = evidence_language
+    return _Claim(text, lang)
+
+
+_ENGLISH_HINTS = frozenset("the is are and of to for with you your this that be can will it an on by has have".split())
 
 
 #: The signals, in the order of the weights.
-FEATURES: Tuple[str, ...] = ("coverage", "pairs", "sentence", "window", "names")
+FEATURES: Tuple[str, ...] = ("coverage", "pairs", "sentence", "window", "names", "clause")
+#: The side each signal speaks for: +1 for support (more of the claim's words and pairs found), -1
+#: against it (names the evidence lacks, a clause it mostly lacks). A fit keeps every weight on its side.
+FEATURE_SIGNS: Tuple[int, ...] = (1, 1, 1, 1, -1, -1)
 
 
 class Signals:
-    """What the judge measured on one claim: the signal values and the details a reason names."""
+    """What the judge measured on one claim: the signal values and the details a reason names
+    (``clause``: the claim's clause the evidence backs least, as ``(words, found, of)``, when a
+    clause of several has fewer than half of its words in the evidence; ``asked``: the claim's
+    words only the question says)."""
 
     __slots__ = ("values", "n", "covered", "missing", "pairs_found", "pairs_total", "best", "best_found",
-                 "names_missing", "numbers_found")
+                 "names_missing", "numbers_found", "clause", "asked")
 
     def __init__(self, values, n, covered, missing, pairs_found, pairs_total, best, best_found, names_missing,
-                 numbers_found):
+                 numbers_found, clause=None, asked=()):
         self.values, self.n, self.covered, self.missing = values, n, covered, missing
         self.pairs_found, self.pairs_total, self.best, self.best_found = pairs_found, pairs_total, best, best_found
         self.names_missing, self.numbers_found = names_missing, numbers_found
+        self.clause, self.asked = clause, asked
+
+
+def _spelled_out(claim: _Claim, context: _Context, missing: List[str]) -> List[Tuple[FrozenSet[str], FrozenSet[str]]]:
+    """What abbreviations account for among the claim's missing stems: pairs ``(the claim's stems,
+    the evidence's stems that say them)``, for an acronym of the claim the evidence spells out
+    ("MFA" for "multi-factor authentication") or words of the claim the evidence abbreviates."""
+    out = []
+    initials = context.initials
+    words = claim.words
+    for st, surface in zip(words.stems, words.surfaces):
+        if st in missing and _is_acronym(surface) and st in initials:
+            out.append((frozenset((st,)), frozenset(initials[st])))
+    if context.acronyms:
+        spelled = _initials(words)[0]
+        for acronym in context.acronyms:
+            covered = spelled.get(acronym)
+            if covered and any(c in missing for c in covered):
+                out.append((frozenset(covered), frozenset((acronym,))))
+    return out
+
+
+def _abbreviated(found: int, stemset: FrozenSet[str], evidence: FrozenSet[str],
+                 spelled: List[Tuple[FrozenSet[str], FrozenSet[str]]]) -> int:
+    """``found`` (claim stems the evidence stems hold) with the claim stems an abbreviation in
+    those evidence stems accounts for."""
+    for claimed, written in spelled:
+        if written <= evidence:
+            found += len((claimed & stemset) - evidence)
+    return found
 
 
 def _signals(claim: _Claim, context: _Context) -> Signals:
@@ -548,6 +785,13 @@ def _signals(claim: _Claim, context: _Context) -> Signals:
     n = len(stems)
     have = context.stems
     missing = [s for s in stems if s not in have]
+    spelled: List[Tuple[FrozenSet[str], FrozenSet[str]]] = []
+    if missing and (context.acronyms or any(_is_acronym(w) for w in claim.words.surfaces)):
+        spelled = _spelled_out(claim, context, missing)
+        if spelled:
+            accounted = frozenset().union(*(claimed for claimed, _ in spelled))
+            have = have | accounted
+            missing = [s for s in missing if s not in accounted]
     covered = n - len(missing)
     coverage = covered / n
     pairs = claim.pairs
@@ -571,30 +815,39 @@ def _signals(claim: _Claim, context: _Context) -> Signals:
         if sentences[k].asks:
             continue  # a question backs nothing: "Can an order be billed?" is no "orders can be billed"
         found = len(stemset & sentences[k].stemset)
+        if spelled:
+            found = _abbreviated(found, stemset, sentences[k].stemset, spelled)
         if found > best_found:
             best, best_found = k, found
         if found:
             w = len(stemset & windows[k])
+            if spelled:
+                w = _abbreviated(w, stemset, windows[k], spelled)
             if w > window:
                 window = w
     names = claim.words.names
-    names_missing = [s for s in names if s not in have] if names else []
+    asked = context.asked
+    names_missing = [s for s in names if s not in have and s not in asked] if names else []
+    # The clause the evidence backs least ("... and planners review exceptions" when no passage
+    # mentions planners): a detail added to what the evidence says.
+    clause_share, clause = 1.0, None
+    for cstems, surfaces in claim.clauses:
+        found = sum(1 for st in cstems if st in have)
+        share = found / len(cstems)
+        if share < clause_share:
+            clause_share = share
+            if 2 * found < len(cstems):
+                clause = (surfaces, found, len(cstems))
+    only_asked = [s for s in missing if s in asked] if asked else []
     values = (coverage, pair_share, best_found / n, window / n,
-              len(names_missing) / len(names) if names else 0.0)
+              len(names_missing) / len(names) if names else 0.0, 1.0 if clause is not None else 0.0)
     return Signals(values, n, covered, missing, pairs_found, len(pairs), best, best_found, names_missing,
-                   len(claim.numbers))
+                   len(claim.numbers), clause, only_asked)
 
 
-def _invented_clause(claim: _Claim, context: _Context) -> Optional[Tuple[Tuple[str, ...], int, int]]:
-    """A clause of the claim (of two content words or more, in a claim of several clauses) with
-    fewer than half of its content words in the evidence: a detail added to what the evidence
-    says. Its words as written, how many of its content words the evidence has, and of how many."""
-    have = context.stems
-    for stems, surfaces in claim.clauses:
-        found = sum(1 for st in stems if st in have)
-        if 2 * found < len(stems):
-            return surfaces, found, len(stems)
-    return None
+#: A flip needs the evidence sentence's aligned clauses to hold half the claim's words (at least
+#: two), and the negated clause itself half of them: a "no" elsewhere in a long run decides nothing.
+_NEED, _OWN, _OWN_MIN = 0.5, 0.5, 2
 
 
 def _negation_flip(claim: _Claim, context: _Context, best: int) -> Optional[str]:
@@ -606,7 +859,7 @@ def _negation_flip(claim: _Claim, context: _Context, best: int) -> Optional[str]
     if not (claim.negated or sentence.negation):
         return None
     stemset = claim.stemset
-    need = max(2, math.ceil(0.75 * len(stemset)))
+    need = max(2, math.ceil(_NEED * len(stemset)))
     # The fewest clauses in a row of the evidence sentence that say what the claim says ("The
     # invoice cannot be paid | until the variance is cleared" for "The invoice can be paid before
     # the variance is cleared"); among as many, the one sharing most words. A negation in a clause
@@ -627,10 +880,160 @@ def _negation_flip(claim: _Claim, context: _Context, best: int) -> Optional[str]
         return None  # no run of clauses says what the claim says: a flip would mean nothing
     claim_negated = claim.words.negated
     if claim.negated and not negated:
-        if claim_negated and claim_negated <= clause:
+        # what the claim negates, the evidence asserts: unless it negates it too, in another clause
+        if claim_negated and claim_negated <= clause and not any(neg & claim_negated for _, neg in clauses):
             return sentence.text
     elif negated and not claim.negated and negated & stemset:
+        # The negation must stand in a clause that itself says the claim's words: in a long run of
+        # clauses, a "no" beside a shared word elsewhere decides nothing.
+        own = max(_OWN_MIN, math.ceil(_OWN * len(stemset)))
+        if not any(neg & stemset and len(stemset & stems) >= own for stems, neg in clauses):
+            return None
+        # "not released unless approved" says "released once approved": a claim that gives the
+        # other side of the condition restates it.
+        if sentence.condition and _CONDITION_MET.search(claim.framed.text.lower()):
+            return None
         return sentence.text
+    return None
+
+
+#: After a negation, a condition that lifts it: "cannot be paid until the variance is cleared".
+_CONDITION_AFTER_NEGATION = re.compile(
+    r"(?:\b(?:not|no|never|cannot|nothing|none)\b|n't\b)[^.;!?]*?\b(?:unless|until|till|except|before|without)\b")
+#: A claim that states the condition met: "can be paid once the variance is cleared".
+_CONDITION_MET = re.compile(r"\b(?:once|after|when|whenever|if|as\s+soon\s+as|provided|only\s+(?:if|when|after))\b")
+
+
+# ---------------------------------------------------------------- how often, which way
+
+#: Words that say how often, when, which way, above or below a bound, and always or only then: a
+#: claim that says one where the evidence sentence it matches says another of the same kind
+#: contradicts it ("Limits are reviewed monthly" against "Credit limits are reviewed every year",
+#: "over 500 EUR" against "up to 500 EUR", "only when you connect from abroad" against "for every
+#: connection").
+CONFLICTS: Dict[str, Dict[str, Tuple[str, ...]]] = {
+    "how often": {
+        "hourly": ("hourly", "every hour", "each hour", "per hour", "once an hour"),
+        "daily": ("daily", "every day", "each day", "per day", "once a day", "every morning", "every evening",
+                  "every night", "nightly"),
+        "weekly": ("weekly", "every week", "each week", "per week", "once a week"),
+        "monthly": ("monthly", "every month", "each month", "per month", "once a month"),
+        "quarterly": ("quarterly", "every quarter", "each quarter", "per quarter", "once a quarter"),
+        "yearly": ("yearly", "annually", "annual", "every year", "each year", "per year", "once a year", "per annum"),
+    },
+    "when": {
+        "before": ("before", "prior to", "ahead of", "in advance of"),
+        "after": ("after", "afterwards"),
+    },
+    "which way": {
+        "up": ("increase", "increases", "increased", "increasing", "rise", "rises", "rose", "risen", "rising",
+               "raise", "raises", "raised", "grow", "grows", "grew", "grown", "growing"),
+        "down": ("decrease", "decreases", "decreased", "decreasing", "fall", "falls", "fell", "fallen", "falling",
+                 "drop", "drops", "dropped", "decline", "declines", "declined", "reduce", "reduces", "reduced",
+                 "lowers", "lowered", "shrink", "shrinks", "shrank"),
+    },
+    "above or below": {
+        "above": ("above", "more than", "exceeds", "exceeding", "higher than", "greater than", "at least", "minimum",
+                  "no less than", "not less than", "over"),
+        "below": ("below", "less than", "lower than", "fewer than", "up to", "at most", "maximum", "no more than",
+                  "not more than", "not exceed", "under"),
+    },
+    "how many times": {
+        "always": ("always", "every time", "in all cases", "in every case", "for every", "for all", "for each",
+                   "without exception"),
+        "only": ("only when", "only if", "only for", "only after", "only before", "only in", "only on", "only with",
+                 "sometimes", "in some cases", "occasionally", "only where"),
+    },
+}
+_CONFLICT_WORDS = {w: (kind, side) for kind, sides in CONFLICTS.items() for side, words in sides.items()
+                   for w in words}
+#: The phrases by their first word, longest first: a text is read word by word and only a word
+#: that opens a phrase is looked at further (one alternation of all the phrases, case-blind, costs
+#: some fifty microseconds a claim).
+_CONFLICT_PHRASES: Dict[str, List[Tuple[Tuple[str, ...], Tuple[str, str]]]] = {}
+for _phrase, _where in _CONFLICT_WORDS.items():
+    _words = tuple(_phrase.split())
+    _CONFLICT_PHRASES.setdefault(_words[0], []).append((_words, _where))
+for _list in _CONFLICT_PHRASES.values():
+    _list.sort(key=lambda item: -len(item[0]))
+_CONFLICT_PHRASES.setdefault("only", [])
+#: After "only", a word or two and one of these: "only required when", "only allowed if".
+_ONLY_THEN = frozenset("when if after before where while for".split())
+_LOWER_WORD = re.compile(r"[^\W\d_]+")
+
+
+@lru_cache(maxsize=65536)
+def _conflict_terms(text: str) -> Dict[str, Dict[str, str]]:
+    """The how-often, when, which-way and bound words of a text: ``{kind: {side: as written}}``."""
+    out: Dict[str, Dict[str, str]] = {}
+    lowered = text.lower()
+    words = [(m.group(), m.start(), m.end()) for m in _LOWER_WORD.finditer(lowered)]
+    phrases = _CONFLICT_PHRASES
+    k = 0
+    while k < len(words):
+        first = words[k][0]
+        options = phrases.get(first)
+        if options is None:
+            k += 1
+            continue
+        found = None
+        for tokens, where in options:
+            n = len(tokens)
+            if tuple(w for w, _, _ in words[k:k + n]) == tokens:
+                found = (n, where)
+                break
+        if found is None and first == "only":  # "only required when": a word or two, then the condition
+            for gap in (2, 3):
+                if k + gap < len(words) and words[k + gap][0] in _ONLY_THEN:
+                    found = (gap + 1, ("how many times", "only"))
+                    break
+        if found is None:
+            k += 1
+            continue
+        n, (kind, side) = found
+        end = words[k + n - 1][2]
+        if n == 1 and first in ("over", "under") and _AMOUNT_NEXT.match(lowered, end) is None:
+            k += 1
+            continue  # "over the weekend", "under review": no bound; "over 500 EUR" is one
+        out.setdefault(kind, {}).setdefault(side, text[words[k][1]:end])
+        k += n
+    return out
+
+
+_AMOUNT_NEXT = re.compile(r"\s+(?:[\u20ac$\u00a3]\s?)?\d")
+
+
+def _conflict_stems(said: Dict[str, Dict[str, str]]) -> FrozenSet[str]:
+    """The stems of a claim's how-often, when, which-way and bound words ("monthly" gives "month")."""
+    return frozenset(stem(w) for sides in said.values() for word in sides.values()
+                     for w in re.findall(r"[^\W\d_]+", word.lower()) if len(w) >= 3)
+
+
+def _conflict(claim: _Claim, context: _Context, best: int) -> Optional[Tuple[str, str, str, str]]:
+    """``(kind, the claim's word, the evidence's word, the evidence sentence)`` when the evidence
+    sentence that holds most of the claim's words says another how-often, when, which-way or bound
+    word than the claim's, and not the claim's own; ``None`` otherwise."""
+    if best < 0:
+        return None
+    said = _conflict_terms(claim.framed.text)
+    if not said:
+        return None
+    sentence = context.sentences[best]
+    # The sentence must say what the claim says but for those words, and say little else: in a long
+    # sentence another "after" or "rise" is about something else.
+    core = claim.stemset - _conflict_stems(said)
+    if not core or len(sentence.stemset) > 3 * len(core) + 8 or \
+            4 * len(core & sentence.stemset) < 3 * len(core):
+        return None
+    there = _conflict_terms(sentence.text)
+    for kind, sides in said.items():
+        if len(sides) != 1 or kind not in there:
+            continue
+        (side, word), = sides.items()
+        if side in there[kind]:
+            continue
+        other = next(iter(there[kind].values()))
+        return kind, word, other, sentence.text
     return None
 
 
@@ -689,6 +1092,10 @@ def check_config(data: Any, shown: str) -> None:
     if data.get("judge") != SignalsJudge.name:
         raise GroundlabError(f"judge config {shown} is for the {data.get('judge')!r} judge, not "
                              f"{SignalsJudge.name!r}; use it with that judge, or calibrate this one.")
+    if str(data.get("judge_version", SignalsJudge.version)) != SignalsJudge.version:
+        raise GroundlabError(f"judge config {shown} was fitted for version {data.get('judge_version')} of the signals "
+                             f"judge, whose signals differ from this version {SignalsJudge.version}'s; calibrate again "
+                             "on the same labels ('groundlab calibrate --out ...').")
     weights = data.get("weights")
     names = ("intercept",) + FEATURES
     if not isinstance(weights, dict) or any(not _finite(weights.get(k)) for k in names):
@@ -724,7 +1131,7 @@ class SignalsJudge:
     the weights shipped with groundlab; ``threshold`` overrides its threshold."""
 
     name = "signals"
-    version = "1"
+    version = "2"
     #: Pure Python on local data: a large run may be split over processes.
     cpu_bound = True
 
@@ -755,7 +1162,7 @@ class SignalsJudge:
                 last = evidence
                 context = _context(evidence.question, tuple([p.text for p in evidence.passages]))
                 ids = _passage_ids(evidence)
-            claim = _claim(text)
+            claim = _claim(text, context.language)
             # The same claim against the same evidence (a repeated answer, the cited passages
             # being all the retrieved ones) is judged once.
             key = (claim, context, ids)
@@ -781,11 +1188,11 @@ class SignalsJudge:
 
     def measure(self, text: str, evidence: Evidence) -> Tuple[str, Optional[Signals]]:
         """How a claim is decided: ``("framing", None)``, ``("number", None)``, ``("empty", None)``
-        (no content words), ``("negation", signals)``, ``("clause", signals)`` (a clause mostly
-        missing from the evidence) or ``("model", signals)``; what the fit of the weights reads."""
-        route, signals, _ = _decide(_claim(text), _context(evidence.question,
-                                                            tuple(p.text for p in evidence.passages)),
-                                    _passage_ids(evidence))
+        (no content words), ``("negation", signals)``, ``("conflict", signals)`` (another how-often,
+        when, which-way or bound word than the evidence's) or ``("model", signals)``; what the fit
+        of the weights reads."""
+        context = _context(evidence.question, tuple(p.text for p in evidence.passages))
+        route, signals, _ = _decide(_claim(text, context.language), context, _passage_ids(evidence))
         return route, signals
 
     def _judge(self, claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset()) -> Verdict:
@@ -807,22 +1214,31 @@ class SignalsJudge:
                 else "the evidence negates what the claim says"
             return Verdict("contradicted", f"negation flip: {side} (\"{_quote(detail)}\"); "
                            f"{signals.covered}/{signals.n} content words in the evidence{aside}", 0.0)
-        words, found, total = detail
-        return Verdict("unsupported", f"the clause \"{_quote(' '.join(words), 60)}\" has {found}/{total} content "
-                       f"words in the evidence; the claim {signals.covered}/{signals.n}{aside}", 0.0)
+        kind, said, other, sentence = detail
+        return Verdict("contradicted", f"{kind}: the claim says \"{said}\" where the evidence says \"{other}\" "
+                       f"(\"{_quote(sentence)}\"); {signals.covered}/{signals.n} content words in the evidence{aside}",
+                       0.0)
 
 
 def _passage_ids(evidence: Evidence) -> FrozenSet[str]:
     """The evidence's passage ids as the numbers step reads codes (lower case): an answer that names
     a passage in its text ("see KB-5") refers to it, it does not state a number."""
-    return frozenset(p.id.lower() for p in evidence.passages if any(ch.isdigit() for ch in p.id))
+    return frozenset(p.id.lower() for p in evidence.passages if _DIGIT.search(p.id) is not None)
+
+
+_DIGIT = re.compile(r"\d")
 
 
 def _stated_numbers(claim: _Claim, ids: FrozenSet[str]) -> Tuple[Mention, ...]:
-    """The claim's numbers without the codes that are ids of the evidence's passages."""
-    if not ids or not claim.numbers:
+    """The claim's numbers without the codes that are ids of the evidence's passages, nor names
+    that start with a digit ("2FA", "3PL": two-factor authentication, third-party logistics)."""
+    if not claim.numbers:
         return claim.numbers
-    return tuple(m for m in claim.numbers if m.kind != "code" or m.value not in ids)
+    return tuple(m for m in claim.numbers if m.kind != "code" or (m.value not in ids
+                                                                    and not _DIGIT_NAME.fullmatch(m.surface)))
+
+
+_DIGIT_NAME = re.compile(r"\d[A-Z]{2,}")
 
 
 def _decide(claim: _Claim, context: _Context,
@@ -842,10 +1258,9 @@ def _decide(claim: _Claim, context: _Context,
     flipped = _negation_flip(claim, context, signals.best)
     if flipped is not None:
         return "negation", signals, flipped
-    if claim.clauses:
-        invented = _invented_clause(claim, context)
-        if invented is not None:
-            return "clause", signals, invented
+    conflict = _conflict(claim, context, signals.best)
+    if conflict is not None:
+        return "conflict", signals, conflict
     return "model", signals, None
 
 
@@ -871,6 +1286,12 @@ def _reason(label: str, p: float, threshold: float, claim: _Claim, s: Signals,
     if s.names_missing:
         surface = dict(zip(claim.words.stems, claim.words.surfaces))
         parts.append(f"names not in the evidence: {', '.join(surface.get(m, m) for m in s.names_missing[:3])}")
+    if s.clause is not None:
+        words, found, total = s.clause
+        parts.append(f"the clause \"{_quote(' '.join(words), 60)}\" has {found}/{total} in the evidence")
+    if s.asked:
+        surface = dict(zip(claim.words.stems, claim.words.surfaces))
+        parts.append(f"only the question says {', '.join(surface.get(m, m) for m in s.asked[:3])}")
     if numbers:
         parts.append(f"numbers {', '.join(_written(m.surface) for m in numbers)} found")
     return "; ".join(parts)

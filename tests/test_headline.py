@@ -1,0 +1,115 @@
+"""The report's headline: the judge's rate corrected by people's labels when some exist, else the
+flagged rate with how far the judge's measured error could move it; the score's reliability."""
+
+import json
+from dataclasses import replace
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+
+from groundlab import evaluate, plots, workbook  # noqa: E402
+from groundlab.report import steering_report  # noqa: E402
+from groundlab.sampling import corrected_hallucination_rate, weighted_rate  # noqa: E402
+from groundlab.summary import score_summary  # noqa: E402
+
+
+def _keep_labels(cases, ids):
+    return [case if case.id in ids else replace(case, labels=None) for case in cases]
+
+
+def test_every_answer_labeled_gives_the_persons_rate(sample_cases):
+    ev = evaluate(sample_cases, "signals")
+    c = corrected_hallucination_rate(ev.cases)
+    by_person = ev.cases[ev.cases["claims"] > 0]["hallucinated_by_person"].astype(bool).mean()
+    assert c.labeled == c.answered == 10 and c.estimate.rate == pytest.approx(by_person)
+    line = steering_report(ev).splitlines()[7]
+    assert line.startswith("1. **Hallucination rate per answer:** 50% by people's labels on every answer")
+    assert "the judge alone flags 60% (6 of 10 answered cases" in line
+
+
+def test_labels_on_some_answers_correct_the_judges_rate_stratum_by_stratum(sample_cases):
+    ids = {"c01", "c02", "c03", "c05", "c06", "c08", "c10", "c11"}
+    ev = evaluate(_keep_labels(sample_cases, ids), "signals")
+    c = corrected_hallucination_rate(ev.cases)
+    assert (c.labeled, c.answered) == (8, 10)
+    # by hand: the weights are each stratum's share of the answered cases, the rates its labeled answers'
+    answered = ev.cases[ev.cases["claims"] > 0]
+    from groundlab.sampling import judge_strata
+
+    strata = judge_strata(answered)
+    labeled = answered[answered["labeled"]]
+    expected = sum((strata == h).mean() * labeled.loc[strata[labeled.index] == h, "hallucinated_by_person"].mean()
+                   for h in set(strata))
+    assert c.estimate.rate == pytest.approx(expected)
+    assert c.estimate.low <= c.estimate.rate <= c.estimate.high
+    s = score_summary(ev)
+    assert s["hallucination_rate_corrected"]["labeled"] == 8 and s["hallucination_rate_corrected"]["rate"] == \
+        pytest.approx(round(expected, 4), abs=1e-4)
+    line = steering_report(ev).splitlines()[7]
+    assert "corrected by people's labels on 8 of 10 answers" in line and "the judge alone flags 60%" in line
+
+
+def test_a_stratum_without_labeled_answers_is_named_not_guessed(sample_cases):
+    ev = evaluate(_keep_labels(sample_cases, {"c01", "c02", "c03", "c04"}), "signals")
+    c = corrected_hallucination_rate(ev.cases)
+    assert c.estimate is None and "no labeled answer among the" in c.reason and "label a few of them too" in c.reason
+    s = score_summary(ev)
+    assert s["hallucination_rate_corrected"]["rate"] is None
+    assert "Not corrected: no labeled answer among the" in steering_report(ev)
+
+
+def test_without_labels_the_report_says_how_far_the_judge_could_be_off(sample_cases):
+    ev = evaluate(_keep_labels(sample_cases, set()), "signals")
+    assert "hallucination_rate_corrected" not in score_summary(ev)
+    line = steering_report(ev).splitlines()[7]
+    assert line.startswith("1. **Hallucination rate per answer:** 60% (6 of 10 answered cases")
+    assert "No answer carries a person's labels. On public answers written from their passages this judge " \
+           "flagged" in line
+    assert "may really be hallucinated; labeling about 366 answers" in line and "\u00b15 points" in line
+    # a judge without public figures says so in its sentence
+    lexical = steering_report(evaluate(_keep_labels(sample_cases, set()), "lexical")).splitlines()[7]
+    assert "this judge's error is not measured on public answers" in lexical
+
+
+def test_score_prints_the_corrected_line(cli, tmp_path, sample_cases):
+    path = tmp_path / "cases.jsonl"
+    rows = []
+    for case in _keep_labels(sample_cases, {"c01", "c02", "c03", "c05", "c06", "c08", "c10", "c11"}):
+        row = {"id": case.id, "question": case.question, "retrieved": [{"id": p.id, "text": p.text}
+                                                                      for p in case.retrieved],
+               "answer": case.answer}
+        if case.labels is not None:
+            row["labels"] = list(case.labels)
+        if case.answerable is not None:
+            row["answerable"] = case.answerable
+        rows.append(json.dumps(row))
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    code, out, err = cli("score", "--cases", path)
+    assert code == 0, err
+    corrected = next(line for line in out.splitlines() if line.startswith("  corrected"))
+    assert "8/10 labeled" in corrected and "the judge's rate corrected by its error on them" in corrected
+
+
+def test_weighted_rate_reads_back_a_known_design():
+    import pandas as pd
+
+    r = weighted_rate(pd.Series([True] * 5 + [False] * 5 + [True] + [False] * 9),
+                      pd.Series(["flagged"] * 10 + ["passed"] * 10), {"flagged": 20, "passed": 80})
+    assert r.rate == pytest.approx(0.2 * 0.5 + 0.8 * 0.1)
+
+
+def test_the_reliability_curve_bins_the_score_against_the_persons_labels(sample_cases, tmp_path):
+    ev = evaluate(sample_cases, "signals")
+    frame = workbook.reliability_frame(ev)
+    model = ev.claims[(ev.claims["score"] > 0) & (ev.claims["score"] < 1)]
+    assert frame["claims"].sum() == len(model)
+    assert (frame["share_low"] <= frame["share"]).all() and (frame["share"] <= frame["share_high"]).all()
+    assert frame["mean_score"].between(frame["low"], frame["high"]).all()
+    ax = plots.reliability_curve(frame)
+    assert "a calibrated score" in [line.get_label() for line in ax.get_lines()]
+    png, svg = plots.save_figure(ax, tmp_path, "judge_reliability")
+    assert png.stat().st_size > 10_000
+    unlabeled = workbook.reliability_frame(evaluate([replace(c, labels=None) for c in sample_cases], "signals"))
+    assert unlabeled.empty and "nothing to draw" in plots.reliability_curve(unlabeled).texts[0].get_text()

@@ -1,0 +1,221 @@
+"""The signals judge on answers as real assistants write them: framing in every common wording,
+ordinals, the question's premise, scoped negation, how-often and bound words, abbreviations,
+answers in German, French and Spanish; each with its near misses."""
+
+import json
+
+import pytest
+
+import groundlab as gl
+from groundlab.judges import get_judge
+from groundlab.judges.signals import frame, language
+from groundlab.records import Evidence, Passage
+
+from conftest import ROOT
+
+
+def judged(claim, *passages, question=""):
+    evidence = Evidence(question, tuple(Passage(f"P{k}", t) for k, t in enumerate(passages, 1)))
+    return get_judge("signals").judge(claim, evidence)
+
+
+# ---------------------------------------------------------------- framing
+
+
+@pytest.mark.parametrize("sentence", [
+    "Here's what I found.", "Here's how to reset your password.", "Here are the steps.",
+    "Sure, I'd be happy to help!", "I'd be glad to help you with that.", "Happy to help!", "Sure.",
+    "I hope this helps!", "I hope the above is helpful.", "If you have any other questions, let me know.",
+    "Thanks for reaching out.", "Sorry to hear that!", "I'm sorry to hear about the trouble.",
+    "I understand your concern.", "Short answer: generally no.", "The short answer is yes.",
+    "Gerne!", "Ich hoffe, das hilft weiter.", "J'espère que cela vous aide !", "¡Espero que te sirva!",
+])
+def test_framing_sentences_are_set_aside_in_every_common_wording(sentence):
+    assert frame(sentence).framing
+    assert judged(sentence, "Refunds over 500 EUR need the finance manager's approval.").label == "supported"
+
+
+@pytest.mark.parametrize("sentence", [
+    "Here the buyer contacts the vendor.", "The team is happy to help with refunds over 500 EUR.",
+    "Sure enough, the invoice was blocked.", "I hope to approve it tomorrow.",
+])
+def test_near_misses_of_framing_are_judged_as_claims(sentence):
+    assert not frame(sentence).framing
+
+
+def test_a_framing_lead_in_is_set_aside_and_the_rest_judged():
+    verdict = judged("Here's the catch: refunds are paid in cash.", "Refunds are never paid in cash.")
+    assert verdict.label == "contradicted" and "Here's the catch" in verdict.reason
+    assert judged("Sure! The team lead approves refunds.", "The team lead approves refunds.").label == "supported"
+
+
+# ---------------------------------------------------------------- numbers
+
+
+@pytest.mark.parametrize("claim, passage", [
+    ("It was founded on the 13th of May.", "It was founded on 13 May."),
+    ("It is the 3rd reminder.", "It is the third reminder."),
+    ("The 13th-month salary is paid in November.", "The 13th salary is paid with the November payroll."),
+    ("He finished 2nd.", "He finished second."),
+    ("Revoke your 2FA tokens at once.", "Revoke your MFA tokens at once."),
+])
+def test_ordinals_and_names_with_digits_are_no_false_alarm(claim, passage):
+    assert judged(claim, passage).label == "supported"
+
+
+def test_a_wrong_ordinal_is_still_caught():
+    assert judged("It is the 4th reminder.", "It is the third reminder.").label == "contradicted"
+
+
+# ---------------------------------------------------------------- the question
+
+
+def test_support_that_exists_only_in_the_question_is_no_support():
+    question = "Why is my invoice blocked by the three-way match with the purchase order?"
+    passage = "Invoices are paid on the due date when no block is set."
+    verdict = judged("Your invoice is blocked by the three-way match with the purchase order.", passage,
+                     question=question)
+    assert verdict.label == "unsupported" and "only the question says" in verdict.reason
+    # the user's own figures and names may be repeated, the passage's rule applied to them
+    c03 = judged("At 1.5 percent, the credit analyst can release Orion's order.",
+                 "If the overrun is below 2 percent the credit analyst releases the order.",
+                 question="Customer Orion's order is 1.5 percent over the credit limit. Who can release it?")
+    assert c03.label == "supported"
+
+
+# ---------------------------------------------------------------- negation
+
+
+@pytest.mark.parametrize("claim, passage", [
+    ("The plane vanished.", "The plane vanished without trace."),
+    ("The fee is charged per invoice.", "The fee is charged not per order but per invoice."),
+    ("Only 44 per cent of her followers are real people.", "No more than 44 per cent of her followers are real people."),
+    ("The first lady hosted an event with school children.",
+     "Wednesday was no exception: the first lady hosted an event with school children."),
+    ("Orders are released once they are approved.", "Orders are not released unless they are approved."),
+    ("Spain's defeat brought back bitter memories.",
+     "Spain's defeat brought back bitter memories, but the coach will not be worried about a third defeat."),
+])
+def test_a_negation_elsewhere_or_lifted_by_a_condition_decides_nothing(claim, passage):
+    assert not judged(claim, passage).reason.startswith("negation flip")
+
+
+@pytest.mark.parametrize("claim, passage", [
+    ("Refunds can be paid in cash.", "Refunds are never paid in cash."),
+    ("In urgent cases they can be paid in cash.", "Refunds are never paid in cash."),
+    ("Incomplete orders can be billed once they are delivered.", "Incomplete orders cannot be delivered or billed."),
+    ("The fee is charged per order.", "The fee is charged not per order but per invoice."),
+])
+def test_a_negation_in_the_clause_that_says_the_claim_flips_it(claim, passage):
+    verdict = judged(claim, passage)
+    assert verdict.label == "contradicted" and verdict.reason.startswith("negation flip")
+
+
+# ---------------------------------------------------------------- how often, when, which way
+
+
+@pytest.mark.parametrize("claim, passage, said, other", [
+    ("Limits are reviewed monthly.", "Credit limits are reviewed every year.", "monthly", "every year"),
+    ("The report runs weekly.", "The report runs every night at 2 a.m.", "weekly", "every night"),
+    ("The invoice is paid before the variance is cleared.", "The invoice is paid after the variance is cleared.",
+     "before", "after"),
+    ("Prices decrease after approval.", "Prices increase after approval.", "decrease", "increase"),
+    ("Refunds over 500 EUR are approved by the team lead.", "Refunds up to 500 EUR are approved by the team lead.",
+     "over", "up to"),
+    ("Multi-factor authentication is only required when you connect from abroad.",
+     "Multi-factor authentication is required for every connection.", "only required when", "for every"),
+])
+def test_frequency_direction_and_bound_words_that_clash_contradict(claim, passage, said, other):
+    verdict = judged(claim, passage)
+    assert verdict.label == "contradicted" and f'says "{said}" where the evidence says "{other}"' in verdict.reason
+
+
+@pytest.mark.parametrize("claim, passage", [
+    ("Limits are reviewed every year.", "Credit limits are reviewed every year."),
+    ("Limits are reviewed yearly.", "Credit limits are reviewed annually."),
+    ("The order is released after the review.", "Before release the order is checked; after the review it is released."),
+    ("It is over the limit.", "It is below the limit for smaller orders, and the report runs daily."),
+    ("Reports are produced monthly.", "Limits are reviewed every year. Reports are produced monthly."),
+])
+def test_the_same_word_or_another_sentence_is_no_conflict(claim, passage):
+    assert not judged(claim, passage).reason.split(":")[0] in ("how often", "when", "which way", "above or below",
+                                                                "how many times")
+
+
+# ---------------------------------------------------------------- abbreviations, languages
+
+
+@pytest.mark.parametrize("claim, passage", [
+    ("MFA is required for every connection.", "Multi-factor authentication is required for every connection."),
+    ("Multi-factor authentication is required for every connection.", "MFA is required for every connection."),
+    ("Goods receipts against POs are posted daily.", "Goods receipts against purchase orders are posted daily."),
+])
+def test_abbreviations_and_their_spelled_out_words_meet(claim, passage):
+    verdict = judged(claim, passage)
+    assert verdict.label == "supported", verdict.reason
+
+
+@pytest.mark.parametrize("text, lang", [
+    ("Der Antrag muss von der Führungskraft genehmigt werden.", "german"),
+    ("Le client paie par virement et la facture est close.", "french"),
+    ("El proveedor envía una nota de crédito al cliente.", "spanish"),
+    ("The invoice is blocked and the buyer must act.", "english"),
+    ("Die Lieferung.", "english"),  # too short to tell
+])
+def test_a_text_reads_as_its_language(text, lang):
+    assert language(text) == lang
+
+
+@pytest.mark.parametrize("claim, passage", [
+    ("Einen neuen Laptop beantragen Sie im Service-Portal.", "Neue Laptops werden im Service-Portal beantragt."),
+    ("Der Antrag muss von Ihrer Führungskraft genehmigt werden.",
+     "Der Antrag muss von der Führungskraft genehmigt werden."),
+    ("Estos días deben utilizarse antes del 31 de marzo.",
+     "Los días pendientes deben utilizarse antes del 31 de marzo del año siguiente."),
+])
+def test_answers_in_other_languages_are_read_with_their_own_stems_and_function_words(claim, passage):
+    assert judged(claim, passage).label == "supported"
+
+
+# ---------------------------------------------------------------- real-looking answers
+
+
+def test_help_desk_answers_the_judge_was_developed_on():
+    """Twenty help-desk answers written like a real assistant's (lists, citations in several
+    styles, abbreviations, German, a refusal): the cases the judge's fixes were made on, kept as a
+    regression check, not as evidence of accuracy (docs/judges.md gives that, on held-out sets)."""
+    cases = gl.load_cases(ROOT / "tests" / "data" / "helpdesk_cases.jsonl")
+    signals = gl.evaluate(cases, "signals").claims
+    rules = gl.evaluate(cases, "rules").claims
+
+    def caught_and_alarms(c):
+        flagged, hallucinated = c["verdict"] != "supported", c["label"] != "supported"
+        return int((flagged & hallucinated).sum()), int((flagged & ~hallucinated).sum())
+
+    assert int((signals["label"] != "supported").sum()) == 12 and int((signals["label"] == "supported").sum()) == 30
+    caught, alarms = caught_and_alarms(signals)
+    assert caught >= 11 and alarms <= 1, (caught, alarms)
+    assert caught_and_alarms(rules) == (10, 8)
+    abstained = gl.evaluate(cases, "signals").cases.set_index("case_id").loc["hd13"]
+    assert abstained["abstained"] and abstained["answerable"]  # a false abstention
+
+
+def test_agree_json_gives_each_claims_score(cli, sample_args):
+    out = cli.json("agree", *sample_args)
+    scores = [c["score"] for c in out["claims"]]
+    assert all(s is None or 0 <= s <= 1 for s in scores) and any(0 < s < 1 for s in scores if s is not None)
+    c05 = next(c for c in out["claims"] if c["case_id"] == "c05" and c["claim"] == 2)
+    assert c05["verdict"] == "unsupported" and c05["score"] < get_judge("signals").threshold
+
+
+def test_the_shipped_config_says_what_it_was_fitted_on_and_how_it_did_on_each_set():
+    data = json.loads((ROOT / "groundlab" / "data" / "signals.json").read_text(encoding="utf-8"))
+    assert data["judge_version"] == "2"
+    sets = data["leave_one_set_out"]
+    for name in ("Factcheck-GPT", "WiCE", "FRANK CNN/DM", "FRANK XSum", "HaluEval QA", "ExpertQA"):
+        for judge in ("signals", "rules"):
+            figures = sets[name][judge]
+            assert figures["caught"]["total"] > 0 and figures["false_alarms"]["total"] > 0
+            low, high = figures["balanced_accuracy_range"]
+            assert low <= figures["balanced_accuracy"] <= high
+    assert 0 < data["threshold"] < 1
