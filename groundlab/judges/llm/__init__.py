@@ -600,6 +600,7 @@ class LLMJudge:
         """Count a reply, turn it into verdicts, and cache it when it is clean: ``(verdicts, cached)``."""
         self._meter(reply, batched)
         payload, missing = verdict_object(reply, self.shape.kind == "json")
+        payload = self._redactor.deep(payload)  # a JSON answer's strings are only read here, escapes and all
         verdicts, clean = self._verdicts(payload, request, missing)
         if not clean and reply.stop_reason == "max_tokens":
             cut = f"; the reply was cut off at its limit of {self._params(request)['max_tokens']:,} output tokens"
