@@ -196,6 +196,8 @@ def jsonl_objects(fh: Any, name: str, first: int = 1, length: int = -1) -> Itera
             ) from None
         except RecursionError:
             raise _line_error(nesting_message(f"{name} line {number}"), number) from None
+        except ValueError:  # a whole number longer than Python reads (4,300 digits)
+            raise _line_error(long_number_message(f"{name} line {number}"), number) from None
         if not isinstance(obj, dict):
             raise _line_error(
                 f"{name} line {number} is {_json_type(obj)}, not a JSON object; "
@@ -208,6 +210,25 @@ def nesting_message(where: str) -> str:
     """The sentence for JSON nested deeper than Python can read (about 1,000 levels)."""
     return (f"{where} nests JSON lists or objects more deeply than groundlab reads (about "
             f"{sys.getrecursionlimit():,} levels); flatten that record.")
+
+
+def long_number_message(where: str) -> str:
+    """The sentence for a whole number longer than Python reads from text (4,300 digits)."""
+    limit = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 4300
+    return (f"{where} holds a whole number of more than {limit:,} digits, more than groundlab reads; "
+            "write it as a string (in quotes), or drop it.")
+
+
+def json_problem(exc: BaseException) -> str:
+    """What is wrong with text ``json.loads`` refused, as a phrase: the error and where it is, a
+    nesting too deep, or a whole number too long."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+    if isinstance(exc, RecursionError):
+        return f"it nests lists or objects more deeply than groundlab reads, about {sys.getrecursionlimit():,} levels"
+    if isinstance(exc, UnicodeDecodeError):
+        return "it is not UTF-8 text"
+    return "it holds a whole number of more than 4,300 digits, more than groundlab reads"
 
 
 def split_file(path: PathLike, parts: int) -> List[Span]:

@@ -72,6 +72,9 @@ def test_base_url_on_the_command_line_wins(messages_stub, other_host, monkeypatc
     ("ftp://api.example.com", "is not an http(s) address"),
     ("api.anthropic.com", "is not an http(s) address"),
     ("https://host:port", "is not an http(s) address"),
+    ("https://exa\x01mple.com", "holds the control character or space '\\x01'"),
+    ("https://api.example.com/v1\x7f", "holds the control character or space '\\x7f'"),
+    ("https://api.example.com/v1 x", "holds the control character or space ' '"),
 ])
 def test_an_endpoint_that_cannot_be_one_is_one_sentence(messages_stub, cli, url, says):
     code, out, err = cli("score", "--judge", "llm", "--no-cache", "--base-url", url, *ARGS)

@@ -15,7 +15,7 @@ import math
 import sys
 from typing import BinaryIO, Iterator, Optional, Tuple
 
-from ..io import nesting_message
+from ..io import long_number_message, nesting_message
 from ..records import GroundlabError
 from .options import claim_options, judge_kwargs, judge_options, positive_int
 
@@ -181,6 +181,8 @@ def _record(number: int, raw: Optional[bytes], limit: int) -> Optional[dict]:
                              "object a line.") from None
     except RecursionError:
         raise GroundlabError(nesting_message("the line")) from None
+    except ValueError:
+        raise GroundlabError(long_number_message("the line")) from None
     if not isinstance(record, dict):
         raise GroundlabError("the line is not a JSON object; send {\"question\", \"retrieved\", \"answer\"}.")
     return record

@@ -109,6 +109,10 @@ def resolve(base_url: Optional[str] = None, need_key: bool = True) -> Endpoint:
 def check_url(url: str, where: str) -> None:
     """Refuse an endpoint that is not an http(s) address, or that would carry the key unencrypted
     to another machine."""
+    bad = next((c for c in url if not c.isprintable() or c.isspace()), None)
+    if bad is not None:
+        raise GroundlabError(f"the API endpoint {url!r} from {where} holds the control character or space "
+                             f"{bad!r}, which no address holds; give one such as {DEFAULT_BASE_URL}.")
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 (raises on a port that is not a number)
