@@ -108,6 +108,48 @@ def test_a_failed_run_after_force_leaves_nothing_of_the_earlier_run(cli, tmp_pat
     assert record["status"] == "failed" and record["failure"]["notebook"] == "01-broken.ipynb"
 
 
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+def test_a_run_stopped_by_a_signal_says_it_failed_and_force_takes_the_folder_again(tmp_path, signame):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import ROOT
+
+    folder = tmp_path / "nbs"
+    _notebook(folder / "01-first.ipynb", 'open(report, "w").write("<!-- groundlab report -->\\n")')
+    _notebook(folder / "02-waits.ipynb", "import os, time\nif not os.environ.get('QUICK'):\n    time.sleep(120)")
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "groundlab", "run", "--cases", str(CASES), "--passages", str(NOTES),
+               "--notebooks", str(folder), "--out", str(out)]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("QUICK", None)
+    proc = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while not (out / "01-first.ipynb").exists() or not list(out.glob(".02-waits.*.ipynb")):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.2)
+        time.sleep(1)  # the second notebook's kernel is running its cell
+        proc.send_signal(getattr(signal, signame))
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 128 + getattr(signal, signame), err
+    assert f"stopped by {signame}".encode() in err and b"Traceback" not in err
+    record = json.loads((out / RUN_FILE).read_text(encoding="utf-8"))
+    assert record["status"] == "failed" and record["failure"]["message"] == f"was stopped ({signame})"
+    assert "01-first.ipynb" in record["files"] and signame in (out / "FAILED.txt").read_text(encoding="utf-8")
+    assert not list(out.glob(".*.tmp")) and not list(out.glob(".02-waits.*.ipynb"))  # no temporary file left
+    done = subprocess.run(command + ["--force"], cwd=tmp_path, env=dict(env, QUICK="1"), capture_output=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((out / RUN_FILE).read_text(encoding="utf-8"))["status"] == "succeeded"
+    assert not (out / "FAILED.txt").exists()
+
+
 @pytest.mark.parametrize("change, words", [
     ("edit", "was changed since groundlab wrote it"),
     ("link", "is now a symbolic link"),

@@ -43,7 +43,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except GroundlabError as exc:
         print(f"groundlab: {visible(str(exc))}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        from .common import Terminated
+
+        if isinstance(exc, Terminated):
+            print(f"groundlab: stopped by {exc}; nothing more was written.", file=sys.stderr)
+            return 128 + exc.signum
         print("groundlab: interrupted; nothing more was written.", file=sys.stderr)
         return 130
     except BrokenPipeError:  # the reader went away (`groundlab score | head`): stop quietly

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..records import GroundlabError
-from .common import emit, input_paths
+from .common import Terminated, emit, input_paths, stop_on_signals
 from .options import claim_options, input_options, number
 
 
@@ -92,6 +92,13 @@ STREAMED = ("cases", "passages", "cases_b", "passages_b")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """``groundlab run``; a SIGTERM or SIGHUP (a closed terminal, a job killed) ends it as Ctrl-C
+    does, so the run folder says it failed and ``--force`` can take it again."""
+    with stop_on_signals():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from ..io import display_name, is_stdin, plural, read_cases_once
     from ..notebooks import (
         check_parameter_names,
@@ -289,9 +296,11 @@ def cmd_run(args: argparse.Namespace) -> int:
                       message=f"This run failed: {exc}")
         raise
     except BaseException as exc:
-        what = "was interrupted" if isinstance(exc, KeyboardInterrupt) else f"stopped ({type(exc).__name__})"
-        folder.finish("failed", {"notebook": None, "cell": None, "message": what},
-                      message=f"This run {what} before every notebook had run; what it wrote is incomplete.")
+        what = (f"was stopped ({exc})" if isinstance(exc, Terminated) else "was interrupted"
+                if isinstance(exc, KeyboardInterrupt) else f"stopped ({type(exc).__name__})")
+        with stop_on_signals(ignore=True):  # a second signal must not leave the record half written
+            folder.finish("failed", {"notebook": None, "cell": None, "message": what},
+                          message=f"This run {what} before every notebook had run; what it wrote is incomplete.")
         raise
     folder.finish("succeeded")
     parts = [plural(len(result.notebooks), "executed notebook", "executed notebooks"),
