@@ -700,11 +700,13 @@ def replace_atomic(path: PathLike, write: Callable[[str], None]) -> Path:
         write(tmp)
         os.chmod(tmp, new_file_mode())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(exc, OSError) and exc.errno and exc.filename in (None, tmp):  # a full disk names no file
+            raise OSError(exc.errno, exc.strerror, str(path)) from None
         raise
     return path
 

@@ -318,6 +318,8 @@ def run_notebooks(notebooks: Sequence[Path], out: Path, plans: Mapping[Path, Map
                 record_metadata(executed, fields)
             try:
                 result.html.append(to_html(executed))
+            except OSError:  # a full disk, a folder that cannot be written: the run did not succeed
+                raise
             except Exception as exc:  # nbconvert without its templates: the notebook itself is fine
                 progress(f"[{k}/{len(notebooks)}] {nb.name}: no HTML copy ({type(exc).__name__}: "
                          f"{_one_line(str(exc), 120)})")

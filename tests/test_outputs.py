@@ -150,6 +150,43 @@ def test_a_run_stopped_by_a_signal_says_it_failed_and_force_takes_the_folder_aga
     assert not (out / "FAILED.txt").exists()
 
 
+def test_a_full_disk_fails_the_run_naming_the_file(cli, tmp_path, monkeypatch, tiny):
+    import errno
+
+    real = Path.write_bytes
+
+    def full(self, data):
+        if ".01-quick.html." in self.name:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, data)
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(Path, "write_bytes", full)
+    code, out, err = _run(cli, "--notebooks", tiny, "--out", "out")
+    html = tmp_path / "out" / "01-quick.html"
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert err.strip().splitlines()[-1] == (f"groundlab: cannot write {Path('out') / '01-quick.html'}: No space left "
+                                            "on device; free some space (or write elsewhere) and run again.")
+    record = json.loads((tmp_path / "out" / RUN_FILE).read_text(encoding="utf-8"))
+    assert record["status"] == "failed" and "could not be written (No space left on device)" in \
+        record["failure"]["message"]
+    assert not html.exists() and not list((tmp_path / "out").glob(".*.tmp"))
+
+
+def test_a_full_disk_names_the_file_in_every_command(cli, sample_args, tmp_path, monkeypatch):
+    import errno
+
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full)
+    report = tmp_path / "report.md"
+    code, out, err = cli("score", *sample_args, "--report", report)
+    assert code == 2 and err.strip().splitlines()[-1] == (f"groundlab: cannot write {report}: No space left on device; "
+                                                          "free some space (or write elsewhere) and run again.")
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("change, words", [
     ("edit", "was changed since groundlab wrote it"),
     ("link", "is now a symbolic link"),
@@ -200,6 +237,33 @@ def test_force_never_clears_an_input(cli, tmp_path, monkeypatch, tiny):
                        "--force", "-p", "filled_sheet", "out/report.md")
     assert code == 2 and "is an input of this run" in err
     assert (tmp_path / "out" / "report.md").exists()
+
+
+def test_a_figures_dir_of_ones_own_files_is_refused_without_force(cli, tmp_path, monkeypatch):
+    folder = tmp_path / "nbs"
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                           "language": "python"}})
+    parameters = nbformat.v4.new_code_cell('figures_dir: str = "figures"  # where the charts go')
+    parameters.metadata["tags"] = ["parameters"]
+    nb.cells += [parameters, nbformat.v4.new_code_cell(
+        'import pathlib\npathlib.Path(figures_dir).mkdir(exist_ok=True)\n'
+        '(pathlib.Path(figures_dir) / "verdict_split.png").write_text("chart")')]
+    folder.mkdir()
+    nbformat.write(nb, folder / "01-chart.ipynb")
+    monkeypatch.chdir(tmp_path)
+    slides = tmp_path / "slides"
+    slides.mkdir()
+    (slides / "verdict_split.png").write_text("my own slide", encoding="utf-8")
+    code, _, err = _run(cli, "--notebooks", folder, "--out", "out", "-p", "figures_dir", slides)
+    assert code == 2 and "already holds files" in err and "--force" in err and err.count("\n") == 1
+    assert (slides / "verdict_split.png").read_text(encoding="utf-8") == "my own slide" and not (tmp_path / "out").exists()
+    (tmp_path / "a-file").write_text("mine", encoding="utf-8")
+    code, _, err = _run(cli, "--notebooks", folder, "--out", "out", "-p", "figures_dir", "a-file")
+    assert code == 2 and "is a file, not a folder" in err
+    assert _run(cli, "--notebooks", folder, "--out", "out", "-p", "figures_dir", "new-slides")[0] == 0
+    assert (tmp_path / "new-slides" / "verdict_split.png").read_text() == "chart"
+    assert _run(cli, "--notebooks", folder, "--out", "out2", "-p", "figures_dir", slides, "--force")[0] == 0
+    assert (slides / "verdict_split.png").read_text() == "chart"
 
 
 def test_a_run_record_written_since_is_another_runs(tmp_path):
