@@ -751,13 +751,38 @@ def _nested(value: object) -> bool:
     return isinstance(value, (list, tuple, dict))
 
 
+#: What starts a formula in a spreadsheet cell: such a text cell gets a leading ``'``, which a
+#: spreadsheet shows as text (a case's answer, a model's reason are never run as formulas).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _formula_like(text: str) -> bool:
+    """A text that starts a formula, after any ``'`` (so that ``'=x`` itself is kept apart)."""
+    return text.lstrip("'").startswith(FORMULA_START)
+
+
+def to_csv_cell(value: object) -> object:
+    """A text as a CSV groundlab writes holds it: with a leading ``'`` when it is formula-like."""
+    return "'" + value if isinstance(value, str) and _formula_like(value) else value
+
+
+def from_csv_cell(value: object) -> object:
+    """A text cell of a CSV groundlab wrote, as it was before :func:`to_csv_cell`."""
+    if isinstance(value, str) and value.startswith("'") and _formula_like(value[1:]):
+        return value[1:]
+    return value
+
+
 def _csv_ready(frame: "pd.DataFrame") -> "pd.DataFrame":
     out = frame.copy()
     for name in out.columns:
         column = out[name]
         if column.dtype == object and column.map(_nested).any():
-            out[name] = column.map(lambda v: json.dumps(list(v) if isinstance(v, tuple) else v, ensure_ascii=False,
-                                                        default=str) if _nested(v) else v)
+            column = out[name] = column.map(lambda v: json.dumps(list(v) if isinstance(v, tuple) else v,
+                                                                 ensure_ascii=False, default=str) if _nested(v) else v)
+        if column.dtype == object:
+            out[name] = column.map(to_csv_cell)
+    out.columns = [to_csv_cell(c) for c in out.columns]
     return out
 
 
