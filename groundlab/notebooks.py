@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence
 
 from .io import new_file_mode, sample_path
-from .records import GroundlabError
+from .records import GroundlabError, visible
 
 #: Which files in a folder are workbook notebooks: ``NN-topic.ipynb``, run in name order.
 NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"
@@ -419,4 +419,6 @@ def to_html(notebook: Path) -> Path:
     exporter = HTMLExporter(template_name=HTML_TEMPLATE, extra_template_basedirs=[str(sample_path("templates"))],
                             exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
     body, _ = exporter.from_filename(str(notebook))
-    return write_bytes(notebook.with_suffix(".html"), body.encode("utf-8"))
+    # Control characters in an output (case text, a model's reply) as visible escapes, as in the
+    # report: an ESC, a right-to-left override or a NUL is never shown or copied as it is.
+    return write_bytes(notebook.with_suffix(".html"), visible(body).encode("utf-8"))

@@ -128,6 +128,23 @@ def test_the_summary_names_the_endpoint_and_the_model(messages_stub, cli):
            "thinking at effort low, default temperature): 10 requests sent" in err
 
 
+@pytest.mark.parametrize("how", ["--model", "LLM_MODEL"])
+def test_a_model_name_with_control_characters_reaches_the_terminal_escaped(messages_stub, cli, monkeypatch, tmp_path,
+                                                                            how):
+    model = "claude-x\x1b]0;owned\x07\u202e\x1b[2J"
+    argv = ["score", "--judge", "llm", "--no-cache", *ARGS]
+    if how == "--model":
+        argv += ["--model", model]
+    else:
+        (tmp_path / ".env").write_text(f"LLM_MODEL={model}\n", encoding="utf-8")  # a planted .env
+        monkeypatch.setenv("LLM_MODEL", model)
+    for extra in ([], ["--dry-run"]):
+        code, out, err = cli(*argv, *extra)
+        assert code == 0, err
+        assert not any(c in out + err for c in "\x1b\x07\u202e"), err
+        assert "claude-x\\u001b]0;owned\\u0007\\u202e\\u001b[2J" in err + out
+
+
 def test_the_redactor_leaves_ordinary_text_alone():
     from groundlab.judges.llm.endpoint import Redactor
 

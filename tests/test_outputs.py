@@ -266,6 +266,20 @@ def test_a_figures_dir_of_ones_own_files_is_refused_without_force(cli, tmp_path,
     assert (slides / "verdict_split.png").read_text() == "chart"
 
 
+def test_control_characters_in_outputs_reach_the_html_copy_as_escapes(cli, tmp_path, monkeypatch):
+    folder = tmp_path / "nbs"
+    _notebook(folder / "01-hostile.ipynb",
+              "import pandas as pd\ntext = 'red \\x1b[31mRED\\x1b[0m, \\u202eevil.exe, nul \\x00, c1 \\x9b'\n"
+              "print(text)\npd.DataFrame({'case': [text]})")
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run(cli, "--notebooks", folder, "--out", "out")
+    assert code == 0, err
+    page = (tmp_path / "out" / "01-hostile.html").read_text(encoding="utf-8")
+    assert not any(c in page for c in "\x1b\u202e\x00\x9b")
+    assert page.count("red \\u001b[31mRED\\u001b[0m, \\u202eevil.exe, nul \\u0000, c1 \\u009b") == 1  # the table
+    assert page.count("\\u202eevil.exe, nul \\u0000, c1 \\u009b") == 2  # and the printed text (its colours as HTML)
+
+
 def test_a_run_record_written_since_is_another_runs(tmp_path):
     out = tmp_path / "out"
     out.mkdir()

@@ -120,7 +120,7 @@ def stop_on_signals(ignore: bool = False) -> Iterator[None]:
 def judge_summary(judge) -> None:
     """A model judge's model, endpoint, requests, tokens and price, on stderr."""
     if hasattr(judge, "summary"):
-        print(f"groundlab: {judge.summary()}", file=sys.stderr)
+        print(f"groundlab: {visible(judge.summary())}", file=sys.stderr)
 
 
 @contextmanager

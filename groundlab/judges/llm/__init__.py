@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from ...records import Evidence, GroundlabError, Verdict
+from ...records import Evidence, GroundlabError, Verdict, visible
 from . import capabilities, pricing
 from .cache import BUSY, HELD, ReplyCache, check_folder
 from .capabilities import Shape, choose
@@ -648,7 +648,7 @@ class LLMJudge:
     def _warn(self, text: str) -> None:
         text = self._redactor.text(text) if hasattr(self, "_redactor") else text
         self.warnings.append(text)
-        print(f"groundlab: warning: {text}.", file=sys.stderr, flush=True)
+        print(f"groundlab: warning: {visible(text)}.", file=sys.stderr, flush=True)
 
     @property
     def spent(self) -> bool:
