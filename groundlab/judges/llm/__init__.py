@@ -154,6 +154,10 @@ _TABLE_HINTS = (("tool_choice", '"forced_tool": false', lambda shape: shape.kind
                 ("effort", '"effort": false', lambda shape: bool(shape.effort)))
 
 
+#: Seconds a run stopped by a refusal waits for the replies still on their way, to cache and count them.
+ABORT_GRACE = 30.0
+
+
 class _Abort(Exception):
     """A failure no retry or other request will fix (bad key, unknown model, endpoint down)."""
 
@@ -395,8 +399,10 @@ class LLMJudge:
                     continue
                 done.put((item, result))
 
-        for _ in range(min(self.concurrency, len(items))):
-            threading.Thread(target=work, name="groundlab-llm", daemon=True).start()
+        threads = [threading.Thread(target=work, name="groundlab-llm", daemon=True)
+                   for _ in range(min(self.concurrency, len(items)))]
+        for thread in threads:
+            thread.start()
         try:
             for _ in range(len(items)):
                 while True:
@@ -413,6 +419,12 @@ class LLMJudge:
                 bar.update(1)
         finally:
             self._stop.set()  # requests not yet sent are not sent; waits for a retry end at once
+            if self._aborted is not None:
+                # A refusal stops the run, but replies already on their way are paid for: wait for
+                # them (a while at most), so they are cached and counted in the summary.
+                deadline = time.monotonic() + min(self.timeout, ABORT_GRACE)
+                for thread in threads:
+                    thread.join(max(0.0, deadline - time.monotonic()))
             bar.close()
         if self._aborted is not None:
             raise GroundlabError(str(self._aborted))
