@@ -221,10 +221,14 @@ def check_values(parameters: Mapping[str, Any], options: Optional[Mapping[str, s
             if _bad_number(value) or value < 0:
                 raise GroundlabError(f"{label} must be 0 or more, not {_show(value)}; a wrong answer costs "
                                      "that many correct ones (3 matches a 75% confidence target).")
+            if value > MAX_PENALTY:  # notebook 03 draws its penalty curve up to the penalty
+                raise GroundlabError(f"{label} must be at most {MAX_PENALTY:,} for the workbook, not {_show(value)}; "
+                                     f"{MAX_PENALTY:,} is a 99.9% confidence target.")
         elif name == "max_penalty":
-            if _bad_number(value) or value <= 0:
-                raise GroundlabError(f"{label} must be more than 0, not {_show(value)}; the penalty curve "
-                                     "runs from 0 to it (9 is a 90% confidence target).")
+            if _bad_number(value) or not 0 < value <= MAX_PENALTY:
+                raise GroundlabError(f"{label} must be more than 0 and at most {MAX_PENALTY:,}, not {_show(value)}; "
+                                     "the penalty curve runs from 0 to it (9 is a 90% confidence target, "
+                                     f"{MAX_PENALTY:,} one of 99.9%).")
         elif name == "margin":
             if _bad_number(value) or not 0 < value < 0.5:
                 raise GroundlabError(f"{label} must be more than 0 and less than 0.5, not {_show(value)}; "
@@ -253,6 +257,10 @@ def check_values(parameters: Mapping[str, Any], options: Optional[Mapping[str, s
                 if judge not in known:
                     raise GroundlabError(f"{label} names {judge!r}, which is not a judge; use some of: "
                                          f"{', '.join(known)}.")
+
+
+#: The largest penalty the workbook draws (a 99.9% confidence target): its curve has a point every 0.25.
+MAX_PENALTY = 1000
 
 
 def _bad_number(value: Any) -> bool:
