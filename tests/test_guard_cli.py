@@ -195,10 +195,16 @@ def test_llm_judge_asks_once_per_record_and_flags_what_it_could_not_judge(cli, m
 # ---------------------------------------------------------------- behind a real pipe
 
 
+def _as_from_a_terminal() -> None:
+    """In the child, before groundlab starts: Ctrl-C's signal as a terminal hands it to a program it
+    starts. A suite started in the background inherits SIGINT ignored, and Python then leaves it so."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _spawn(*args):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.Popen([sys.executable, "-m", "groundlab", "guard", *args], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, preexec_fn=_as_from_a_terminal)
 
 
 def test_behind_a_pipe_each_answer_comes_back_before_the_next_record_is_sent():
