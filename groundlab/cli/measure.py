@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Dict, List
 
-from ..records import GroundlabError
+from ..records import GroundlabError, visible
 from ..stats import percent
 from .common import (dry_run, emit, error_lines, evaluate_inputs, input_paths, load_inputs, rate_row, splitter_from,
                      table)
@@ -111,6 +111,9 @@ def cmd_check(args: argparse.Namespace) -> int:
                 refusals.append(f"{case.where}: claim {claim.number} \"{shorten(claim.text)}\" reads like a "
                                 "refusal but counts as a claim; if the assistant declines to answer there, add "
                                 "--abstention-phrase REGEX matching it (see docs/claims.md).")
+        if split.claims and not case.retrieved:
+            warnings.append(f"{case.where}: the case has no retrieved passages, so its claims will all be "
+                            "unsupported; give it the passages the assistant was given (\"retrieved\").")
         if not split.claims and not split.abstains:
             warnings.append(f"{case.where}: the answer holds no claim and no abstention; it counts as abstained.")
     labeled = sum(c.labels is not None for c in cases)
@@ -182,6 +185,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         print(f"groundlab: note: {plural(positional, 'case cites', 'cases cite')} passages by number ([1], [^2]) "
               "while the passages carry other ids; each number is read as the passage at that position "
               "('groundlab check' lists them).", file=sys.stderr)
+    _warn_without_passages(ev)
     summary = score_summary(ev, penalty)
     failed = failing(conditions, summary)
     breakdown = not args.json or args.breakdown or targets is not None
@@ -199,7 +203,9 @@ def cmd_score(args: argparse.Namespace) -> int:
         keys = ["by_kind", "by_process", "targets", "weighted_risk_score", "cascade"]
         emit(json.dumps(dict(summary, **{k: severity[k] for k in keys if severity[k] is not None})))
     else:
-        emit(_score_text(summary, rates(ev), source, citations_undecided(ev.claims)) + error_lines(ev)
+        emit(_score_text(summary, rates(ev), source, citations_undecided(ev.claims),
+                         answerable_unknown=bool(len(ev.cases)) and bool(ev.cases["answerable"].isna().all()))
+             + error_lines(ev)
              + _severity_text(severity, ev, penalty, args.targets))
     if args.report:
         print(f"groundlab: wrote the steering report to {args.report}", file=sys.stderr)
@@ -305,9 +311,28 @@ def _frame_outputs(args: argparse.Namespace, inputs) -> List:
     return frames
 
 
-def _score_text(s: Dict, r: Dict, source: str, undecided_checks: int = 0) -> str:
+def _warn_without_passages(ev) -> None:
+    """Say on stderr which answered cases were given no passages: every claim of theirs is
+    unsupported, which is a gap in the data more often than in the answers."""
+    from ..io import plural
+
+    bare = ev.cases[(ev.cases["passages"] == 0) & (ev.cases["claims"] > 0)]
+    if bare.empty:
+        return
+    shown = ", ".join(map(str, bare["case_id"].head(5))) + (", ..." if len(bare) > 5 else "")
+    print(visible(f"groundlab: warning: {plural(len(bare), 'answered case has', 'answered cases have')} no retrieved "
+                  f"passages ({shown}), so {'its' if len(bare) == 1 else 'their'} claims are all unsupported; "
+                  "give each case the passages the assistant was given (\"retrieved\"), or 'groundlab import' "
+                  "the log that holds them."), file=sys.stderr)
+
+
+def _score_text(s: Dict, r: Dict, source: str, undecided_checks: int = 0, answerable_unknown: bool = False) -> str:
     def row(name: str, key: str, noun: str, note: str, missing: str):
         return rate_row(name, r[key], noun, note, missing)
+
+    o = s["outcomes"]
+    unknown = (f"no case says whether it could be answered ({o['correct'] + o['wrong']} answered, "
+               f"{o['abstained']} abstained): set \"answerable\"") if answerable_unknown else ""
 
     undecided = "every citation check undecided (see below)" if undecided_checks else ""
     rows = [["measure", "rate", "count", "95% range", ""],
@@ -321,11 +346,10 @@ def _score_text(s: Dict, r: Dict, source: str, undecided_checks: int = 0) -> str
                 "no supported claims" if r["citation precision"].total else undecided or "no citations"),
             row("citation precision", "citation precision", "citations", "", undecided or "no citations"),
             row("abstention", "abstention", "unanswerable", "unanswerable questions declined",
-                "no unanswerable cases (set \"answerable\": false)"),
+                unknown or "no unanswerable cases (set \"answerable\": false)"),
             row("false abstention", "false abstention", "answerable", "answerable questions declined",
-                "no answerable cases (set \"answerable\": true)"),
+                unknown or "no answerable cases (set \"answerable\": true)"),
             row("accuracy-only score", "accuracy-only score", "cases", "a wrong answer costs nothing", "no cases")]
-    o = s["outcomes"]
     head = (f"groundlab score: judge {s['judge']}, {s['cases']} cases, {s['claims']} claims ({source})")
     tail = [f"outcomes: correct {o['correct']}, abstained {o['abstained']}, wrong {o['wrong']}",
             f"risk-weighted score: {s['risk_weighted_score']:+g} "
