@@ -143,20 +143,31 @@ def iter_jsonl(path: PathLike, what: str, span: Optional[Span] = None,
     :class:`InputError` naming the file and line. ``fh``: read from it instead (the input opened
     or read already), the messages still naming ``path``.
     """
+    hint = ""
+    if what == "cases":
+        hint = IMPORT_HINT.format(name="standard input" if is_stdin(path) else _display(path), path=os.fspath(path))
     if fh is not None:
-        yield from jsonl_objects(fh, _display(path))
+        yield from jsonl_objects(fh, _display(path), hint=hint)
         return
     start, stop, first = span or (0, -1, 1)
     with open_input(path, what) as fh:
         if start:
             fh.seek(start)
-        yield from jsonl_objects(fh, _display(path), first, stop - start if stop >= 0 else -1)
+        yield from jsonl_objects(fh, _display(path), first, stop - start if stop >= 0 else -1,
+                                 hint=hint if not start else "")
 
 
-def jsonl_objects(fh: Any, name: str, first: int = 1, length: int = -1) -> Iterator[Tuple[int, dict]]:
+#: Said when the first line of a cases file is no JSON object: the file is most likely another
+#: tool's export, or a CSV, which ``groundlab import`` reads.
+IMPORT_HINT = ("; if {name} is another tool's export or a table (CSV, JSON, Parquet), 'groundlab import {path} "
+               "--out cases.jsonl' turns it into cases")
+
+
+def jsonl_objects(fh: Any, name: str, first: int = 1, length: int = -1, hint: str = "") -> Iterator[Tuple[int, dict]]:
     """``(line number, object)`` for each non-blank line read from ``fh`` (anything with
     ``readline(limit)``), numbering from ``first`` and stopping after ``length`` bytes (-1: at the
-    end); every problem is an :class:`InputError` naming ``name`` and the line."""
+    end); every problem is an :class:`InputError` naming ``name`` and the line. ``hint`` is added
+    to the sentence when the first line is not a JSON object (what else the file may be)."""
     loads = json.loads
     readline = fh.readline
     limit = MAX_LINE_BYTES + 1
@@ -181,7 +192,7 @@ def jsonl_objects(fh: Any, name: str, first: int = 1, length: int = -1) -> Itera
         except UnicodeDecodeError as exc:
             raise _line_error(
                 f"{name} line {number} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at "
-                f"column {exc.start + 1}); save the file as UTF-8 and run again.", number
+                f"column {exc.start + 1}); save the file as UTF-8 and run again{hint}.", number
             ) from None
         if number == 1 and line.startswith("\ufeff"):
             line = line[1:]  # a byte-order mark some editors write
@@ -192,7 +203,7 @@ def jsonl_objects(fh: Any, name: str, first: int = 1, length: int = -1) -> Itera
         except json.JSONDecodeError as exc:
             raise _line_error(
                 f"{name} line {number} is not valid JSON ({exc.msg} at column {exc.colno}); "
-                "each line must be one JSON object.", number
+                f"each line must be one JSON object{hint}.", number
             ) from None
         except RecursionError:
             raise _line_error(nesting_message(f"{name} line {number}"), number) from None
@@ -201,8 +212,9 @@ def jsonl_objects(fh: Any, name: str, first: int = 1, length: int = -1) -> Itera
         if not isinstance(obj, dict):
             raise _line_error(
                 f"{name} line {number} is {_json_type(obj)}, not a JSON object; "
-                "each line must be one JSON object like {\"id\": ..., ...}.", number
+                "each line must be one JSON object like {\"id\": ..., ...}" + hint + ".", number
             )
+        hint = ""  # past the first object, a bad line is a bad line
         yield number, obj
 
 
