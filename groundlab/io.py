@@ -759,6 +759,12 @@ def write_frame(frame: "pd.DataFrame", path: PathLike, *, force: bool = False,
     return replace_atomic(path, write)
 
 
+def write_frame_csv(frame: "pd.DataFrame", stream: Any) -> None:
+    """Write a claim or case frame as CSV to an open text ``stream`` (standard output), as
+    :func:`write_frame` writes a CSV file."""
+    _csv_ready(frame).to_csv(stream, index=False, lineterminator="\n")
+
+
 def _nested(value: object) -> bool:
     return isinstance(value, (list, tuple, dict))
 

@@ -120,3 +120,17 @@ def test_a_claims_csv_reads_back_as_a_baseline_with_formula_like_ids(cli, tmp_pa
     assert code == 0, err
     baseline = json.loads(out)["baseline"]
     assert baseline["compared"] == 20 and baseline["new"] == baseline["gone"] == baseline["verdict_changed"] == 0
+
+
+def test_a_frame_to_standard_output(cli, sample_args):
+    import io
+
+    code, out, err = cli("score", *sample_args, "--claims-out", "-")
+    assert code == 0, err
+    frame = pd.read_csv(io.StringIO(out))
+    assert list(frame.columns) == list(evaluate(load_cases(CASES, NOTES)).claims.columns) and len(frame) == 20
+    assert "groundlab score: judge signals, 12 cases, 20 claims" in err  # the score goes to stderr instead
+    code, out, err = cli("score", *sample_args, "--cases-out", "-", "--claims-out", "-")
+    assert code == 2 and out == "" and "both write to standard output (-); only one of them can" in err
+    code, out, err = cli("score", *sample_args, "--cases-out", "-", "--json")
+    assert code == 2 and out == "" and "--cases-out - and --json both write to standard output" in err

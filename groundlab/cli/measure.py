@@ -33,9 +33,11 @@ def add_commands(sub) -> None:
                    metavar="T", help="answer only when at least this sure: penalty T/(1-T) (0.75 gives 3)")
     p.add_argument("--report", metavar="FILE.md", help="also write the one-page steering report here")
     p.add_argument("--claims-out", metavar="FILE", help="also write the claim frame (one row per claim) here, "
-                                                         "as .csv or .parquet by its name")
+                                                         "as .csv or .parquet by its name; - writes CSV to stdout "
+                                                         "(the score then goes to stderr)")
     p.add_argument("--cases-out", metavar="FILE", help="also write the case frame (one row per case, with its "
-                                                        "meta.* columns) here, as .csv or .parquet by its name")
+                                                        "meta.* columns) here, as .csv or .parquet by its name; - "
+                                                        "writes CSV to stdout (the score then goes to stderr)")
     p.add_argument("--force", action="store_true",
                    help="replace a file --report, --claims-out or --cases-out names (never an input)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
@@ -193,9 +195,12 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.report:
         write_report(Path(args.report), steering_report(ev, penalty, source, targets), force=args.force)
     if frames:
-        from ..io import write_frame
+        from ..io import write_frame, write_frame_csv
 
         for name, path in frames:
+            if path == "-":
+                write_frame_csv(getattr(ev, name), sys.stdout)
+                continue
             write_frame(getattr(ev, name), path, force=args.force, inputs=inputs)
             print(f"groundlab: wrote the {name[:-1]} frame ({len(getattr(ev, name))} rows) to {path}", file=sys.stderr)
     if args.json:
@@ -203,10 +208,13 @@ def cmd_score(args: argparse.Namespace) -> int:
         keys = ["by_kind", "by_process", "targets", "weighted_risk_score", "cascade"]
         emit(json.dumps(dict(summary, **{k: severity[k] for k in keys if severity[k] is not None})))
     else:
-        emit(_score_text(summary, rates(ev), source, citations_undecided(ev.claims),
-                         answerable_unknown=bool(len(ev.cases)) and bool(ev.cases["answerable"].isna().all()))
-             + error_lines(ev)
-             + _severity_text(severity, ev, penalty, args.targets))
+        text = (_score_text(summary, rates(ev), source, citations_undecided(ev.claims),
+                            answerable_unknown=bool(len(ev.cases)) and bool(ev.cases["answerable"].isna().all()))
+                + error_lines(ev) + _severity_text(severity, ev, penalty, args.targets))
+        if any(path == "-" for _, path in frames):  # stdout carries the frame
+            print(visible(text), file=sys.stderr)
+        else:
+            emit(text)
     if args.report:
         print(f"groundlab: wrote the steering report to {args.report}", file=sys.stderr)
     status = _gate_outcome(conditions, failed)
@@ -301,12 +309,20 @@ def _frame_outputs(args: argparse.Namespace, inputs) -> List:
     from ..io import check_frame_target
 
     frames = [(name, path) for name, path in (("claims", args.claims_out), ("cases", args.cases_out)) if path]
-    targets = [path for _, path in frames] + ([args.report] if args.report else [])
+    streamed = [f"--{name}-out" for name, path in frames if path == "-"]
+    if len(streamed) > 1:
+        raise GroundlabError("--claims-out and --cases-out both write to standard output (-); only one of them can, "
+                             "so give the other a file name.")
+    if streamed and args.json:
+        raise GroundlabError(f"{streamed[0]} - and --json both write to standard output; give {streamed[0]} a file "
+                             "name, or drop --json.")
+    frames_to_files = [(name, path) for name, path in frames if path != "-"]
+    targets = [path for _, path in frames_to_files] + ([args.report] if args.report else [])
     for k, path in enumerate(targets):
         if any(Path(path).resolve() == Path(other).resolve() for other in targets[:k]):
             raise GroundlabError(f"{path} is named for two outputs; give each of --report, --claims-out and "
                                  "--cases-out its own file.")
-    for _, path in frames:
+    for _, path in frames_to_files:
         check_frame_target(path, args.force, inputs)
     return frames
 
