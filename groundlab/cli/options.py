@@ -204,7 +204,7 @@ class Parser(argparse.ArgumentParser):
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:
             words = [e for e in extras if not e.startswith("-")]
-            command = getattr(parsed, "command", None)
+            command = " ".join(str(w) for w in (getattr(parsed, "command", None), getattr(parsed, "step", None)) if w)
             if words and command and hasattr(parsed, "cases") and getattr(parsed, "cases", None) is None:
                 self.error(f"{command} reads the cases file from --cases, not as a word of its own: "
                            f"groundlab {command} --cases {shlex.quote(words[0])}")
