@@ -29,7 +29,8 @@ def common_options(parser: argparse.ArgumentParser) -> None:
 
     g = input_options(parser)
     g.add_argument("--judge", default=DEFAULT_JUDGE, metavar="NAME",
-                   help="; ".join(f"{k}: {v}" for k, v in describe_judges().items()))
+                   help=f"the judge (default: {DEFAULT_JUDGE}); "
+                        + "; ".join(f"{k}: {v}" for k, v in describe_judges().items()))
     g.add_argument("--workers", type=positive_int, default=None, metavar="N",
                    help="processes that read and judge a large cases file (5 MB or more) with the "
                         "offline judges: signals, rules, lexical (default: one per core)")
