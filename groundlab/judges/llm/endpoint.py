@@ -216,7 +216,10 @@ class Redactor:
         if self.secret.endswith(run) or any(run[i:i + _WINDOW] in self._grams for i in range(len(run) - _WINDOW + 1)):
             return REDACTED
         # The key's last characters run on into others that could be the key's too ("key7f3a",
-        # "…-7f3a2b"): remove the tail, and any 6 or more of the key's last characters.
+        # "…-7f3a2b"): remove the tail, and any 6 or more of the key's last characters. Every such
+        # tail ends with the key's last four, so a run without them holds none.
+        if self.secret[-_TAIL:] not in run:
+            return run
         for size in range(min(len(run), len(self.secret)) - 1, _TAIL - 1, -1):
             tail = self.secret[-size:]
             if run.endswith(tail):
