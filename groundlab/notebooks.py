@@ -20,6 +20,7 @@ import ast
 import contextlib
 import functools
 import json
+import logging
 import math
 import os
 import tempfile
@@ -364,14 +365,24 @@ def _execute(source: Path, executed: Path, parameters: Mapping[str, Any], cwd: P
             f"{source.name} failed in {where}, `{first[:60]}{'…' if len(first) > 60 else ''}`, with "
             f"{exc.ename}: {_one_line(exc.evalue).rstrip('.')}; the partial output is in {shown}.",
             source.name, number, executed) from None
-    except (GroundlabError, KeyboardInterrupt):
+    except (GroundlabError, KeyboardInterrupt) as exc:
         _put(tmp, executed)
+        if isinstance(exc, KeyboardInterrupt):
+            # The kernel is shut down under the cell still waiting for it; what papermill and asyncio
+            # would log about that ("Kernel died", a task's DeadKernelError at exit) is not news.
+            for name in ("papermill", "asyncio"):
+                logging.getLogger(name).addFilter(_after_a_stop)
         raise
     except Exception as exc:  # no kernel, a kernel that died, a timeout: nbclient and jupyter_client errors
         _put(tmp, executed)
         raise NotebookFailed(f"{source.name} could not run ({type(exc).__name__}: {_one_line(str(exc))}); "
                              f"what it wrote is in {shown}.", source.name, None, executed) from None
     _put(tmp, executed)
+
+
+def _after_a_stop(record: "logging.LogRecord") -> bool:
+    """A logging filter that drops every record: set once a run was stopped."""
+    return False
 
 
 def record_metadata(executed: Path, fields: Mapping[str, Any]) -> None:

@@ -141,7 +141,7 @@ def test_a_run_stopped_by_a_signal_says_it_failed_and_force_takes_the_folder_aga
         proc.kill()
         proc.wait()
     assert proc.returncode == 128 + getattr(signal, signame), err
-    assert f"stopped by {signame}".encode() in err and b"Traceback" not in err
+    assert f"stopped by {signame}".encode() in err and b"Traceback" not in err, err.decode()
     record = json.loads((out / RUN_FILE).read_text(encoding="utf-8"))
     assert record["status"] == "failed" and record["failure"]["message"] == f"was stopped ({signame})"
     assert "01-first.ipynb" in record["files"] and signame in (out / "FAILED.txt").read_text(encoding="utf-8")
