@@ -42,7 +42,7 @@ import pandas as pd
 
 from .evaluate import Evaluation, evaluate
 from .judges import DEFAULT_JUDGE
-from .io import PathLike, load_cases
+from .io import PathLike, from_csv_cell, json_problem, load_cases
 from .records import VERDICTS, Case, GroundlabError, InputError
 from .stats import Rate, percent
 from .summary import figure_value, rate_figures
@@ -538,8 +538,8 @@ def read_baseline(path: PathLike) -> Baseline:
     if suffix == ".json":
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise InputError(f"the baseline {path} is not JSON ({exc}); give the output of "
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            raise InputError(f"the baseline {path} is not JSON ({json_problem(exc)}); give the output of "
                              "'groundlab agree --json'.") from None
         if not isinstance(data, dict) or not isinstance(data.get("claims"), list):
             raise InputError(f"the baseline {path} holds no per-claim verdicts (no \"claims\" list); write it with "
@@ -563,6 +563,7 @@ def read_baseline(path: PathLike) -> Baseline:
             except pd.errors.ParserError as exc:
                 raise InputError(f"the baseline {path} is not a readable CSV file ({_reason(exc)}); give each "
                                  f"record the columns {', '.join(BASELINE_COLUMNS)} and nothing more.") from None
+            frame = frame.map(from_csv_cell)  # as --claims-out wrote it: "'=x" was "=x"
         else:
             try:
                 frame = pd.read_parquet(path)

@@ -55,7 +55,8 @@ class Evaluation:
 
     ``cases``: one row per case — ``case_id``, ``question``, ``process`` (the business process the
     case belongs to, ``None`` when the cases file gives none), ``answerable``, ``labeled``,
-    ``abstains`` (holds an abstention sentence), ``abstained`` (outcome), ``claims``, the counts
+    ``abstains`` (holds an abstention sentence), ``abstained`` (outcome), ``claims``, ``passages``
+    (how many passages were retrieved for it; with none, every claim is unsupported), the counts
     per verdict and ``errors``, ``hallucinated`` (by the judge), ``hallucinated_by_person``,
     ``outcome`` (``correct`` / ``abstained`` / ``wrong``, or ``None`` when judge errors leave it
     open), ``cites_by_position`` (its ``[1]``-style citations were read as the passages at those
@@ -180,7 +181,7 @@ CLAIM_COLUMNS = {"case_id": object, "claim": int, "text": object, "cites": objec
                  "citation_ok": "boolean", "citations": int, "relevant_citations": int, "kind": object,
                  "kinds": object}
 CASE_COLUMNS = {"case_id": object, "question": object, "process": object, "answerable": "boolean",
-                "labeled": bool, "abstains": bool, "abstained": bool, "claims": int, "supported": int,
+                "labeled": bool, "abstains": bool, "abstained": bool, "claims": int, "passages": int, "supported": int,
                 "contradicted": int, "unsupported": int, "errors": int, "hallucinated": "boolean",
                 "hallucinated_by_person": "boolean", "outcome": object, "cites_by_position": bool}
 
@@ -503,6 +504,7 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
         rows["abstains"].append(split.abstains)
         rows["abstained"].append(n == 0)
         rows["claims"].append(n)
+        rows["passages"].append(len(case.retrieved))
         rows["supported"].append(tally["supported"])
         rows["contradicted"].append(tally["contradicted"])
         rows["unsupported"].append(tally["unsupported"])

@@ -143,20 +143,31 @@ def iter_jsonl(path: PathLike, what: str, span: Optional[Span] = None,
     :class:`InputError` naming the file and line. ``fh``: read from it instead (the input opened
     or read already), the messages still naming ``path``.
     """
+    hint = ""
+    if what == "cases":
+        hint = IMPORT_HINT.format(name="standard input" if is_stdin(path) else _display(path), path=os.fspath(path))
     if fh is not None:
-        yield from jsonl_objects(fh, _display(path))
+        yield from jsonl_objects(fh, _display(path), hint=hint)
         return
     start, stop, first = span or (0, -1, 1)
     with open_input(path, what) as fh:
         if start:
             fh.seek(start)
-        yield from jsonl_objects(fh, _display(path), first, stop - start if stop >= 0 else -1)
+        yield from jsonl_objects(fh, _display(path), first, stop - start if stop >= 0 else -1,
+                                 hint=hint if not start else "")
 
 
-def jsonl_objects(fh: Any, name: str, first: int = 1, length: int = -1) -> Iterator[Tuple[int, dict]]:
+#: Said when the first line of a cases file is no JSON object: the file is most likely another
+#: tool's export, or a CSV, which ``groundlab import`` reads.
+IMPORT_HINT = ("; if {name} is another tool's export or a table (CSV, JSON, Parquet), 'groundlab import {path} "
+               "--out cases.jsonl' turns it into cases")
+
+
+def jsonl_objects(fh: Any, name: str, first: int = 1, length: int = -1, hint: str = "") -> Iterator[Tuple[int, dict]]:
     """``(line number, object)`` for each non-blank line read from ``fh`` (anything with
     ``readline(limit)``), numbering from ``first`` and stopping after ``length`` bytes (-1: at the
-    end); every problem is an :class:`InputError` naming ``name`` and the line."""
+    end); every problem is an :class:`InputError` naming ``name`` and the line. ``hint`` is added
+    to the sentence when the first line is not a JSON object (what else the file may be)."""
     loads = json.loads
     readline = fh.readline
     limit = MAX_LINE_BYTES + 1
@@ -181,7 +192,7 @@ def jsonl_objects(fh: Any, name: str, first: int = 1, length: int = -1) -> Itera
         except UnicodeDecodeError as exc:
             raise _line_error(
                 f"{name} line {number} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at "
-                f"column {exc.start + 1}); save the file as UTF-8 and run again.", number
+                f"column {exc.start + 1}); save the file as UTF-8 and run again{hint}.", number
             ) from None
         if number == 1 and line.startswith("\ufeff"):
             line = line[1:]  # a byte-order mark some editors write
@@ -192,15 +203,18 @@ def jsonl_objects(fh: Any, name: str, first: int = 1, length: int = -1) -> Itera
         except json.JSONDecodeError as exc:
             raise _line_error(
                 f"{name} line {number} is not valid JSON ({exc.msg} at column {exc.colno}); "
-                "each line must be one JSON object.", number
+                f"each line must be one JSON object{hint}.", number
             ) from None
         except RecursionError:
             raise _line_error(nesting_message(f"{name} line {number}"), number) from None
+        except ValueError:  # a whole number longer than Python reads (4,300 digits)
+            raise _line_error(long_number_message(f"{name} line {number}"), number) from None
         if not isinstance(obj, dict):
             raise _line_error(
                 f"{name} line {number} is {_json_type(obj)}, not a JSON object; "
-                "each line must be one JSON object like {\"id\": ..., ...}.", number
+                "each line must be one JSON object like {\"id\": ..., ...}" + hint + ".", number
             )
+        hint = ""  # past the first object, a bad line is a bad line
         yield number, obj
 
 
@@ -208,6 +222,25 @@ def nesting_message(where: str) -> str:
     """The sentence for JSON nested deeper than Python can read (about 1,000 levels)."""
     return (f"{where} nests JSON lists or objects more deeply than groundlab reads (about "
             f"{sys.getrecursionlimit():,} levels); flatten that record.")
+
+
+def long_number_message(where: str) -> str:
+    """The sentence for a whole number longer than Python reads from text (4,300 digits)."""
+    limit = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 4300
+    return (f"{where} holds a whole number of more than {limit:,} digits, more than groundlab reads; "
+            "write it as a string (in quotes), or drop it.")
+
+
+def json_problem(exc: BaseException) -> str:
+    """What is wrong with text ``json.loads`` refused, as a phrase: the error and where it is, a
+    nesting too deep, or a whole number too long."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+    if isinstance(exc, RecursionError):
+        return f"it nests lists or objects more deeply than groundlab reads, about {sys.getrecursionlimit():,} levels"
+    if isinstance(exc, UnicodeDecodeError):
+        return "it is not UTF-8 text"
+    return "it holds a whole number of more than 4,300 digits, more than groundlab reads"
 
 
 def split_file(path: PathLike, parts: int) -> List[Span]:
@@ -679,11 +712,13 @@ def replace_atomic(path: PathLike, write: Callable[[str], None]) -> Path:
         write(tmp)
         os.chmod(tmp, new_file_mode())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(exc, OSError) and exc.errno and exc.filename in (None, tmp):  # a full disk names no file
+            raise OSError(exc.errno, exc.strerror, str(path)) from None
         raise
     return path
 
@@ -724,8 +759,36 @@ def write_frame(frame: "pd.DataFrame", path: PathLike, *, force: bool = False,
     return replace_atomic(path, write)
 
 
+def write_frame_csv(frame: "pd.DataFrame", stream: Any) -> None:
+    """Write a claim or case frame as CSV to an open text ``stream`` (standard output), as
+    :func:`write_frame` writes a CSV file."""
+    _csv_ready(frame).to_csv(stream, index=False, lineterminator="\n")
+
+
 def _nested(value: object) -> bool:
     return isinstance(value, (list, tuple, dict))
+
+
+#: What starts a formula in a spreadsheet cell: such a text cell gets a leading ``'``, which a
+#: spreadsheet shows as text (a case's answer, a model's reason are never run as formulas).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _formula_like(text: str) -> bool:
+    """A text that starts a formula, after any ``'`` (so that ``'=x`` itself is kept apart)."""
+    return text.lstrip("'").startswith(FORMULA_START)
+
+
+def to_csv_cell(value: object) -> object:
+    """A text as a CSV groundlab writes holds it: with a leading ``'`` when it is formula-like."""
+    return "'" + value if isinstance(value, str) and _formula_like(value) else value
+
+
+def from_csv_cell(value: object) -> object:
+    """A text cell of a CSV groundlab wrote, as it was before :func:`to_csv_cell`."""
+    if isinstance(value, str) and value.startswith("'") and _formula_like(value[1:]):
+        return value[1:]
+    return value
 
 
 def _csv_ready(frame: "pd.DataFrame") -> "pd.DataFrame":
@@ -733,8 +796,11 @@ def _csv_ready(frame: "pd.DataFrame") -> "pd.DataFrame":
     for name in out.columns:
         column = out[name]
         if column.dtype == object and column.map(_nested).any():
-            out[name] = column.map(lambda v: json.dumps(list(v) if isinstance(v, tuple) else v, ensure_ascii=False,
-                                                        default=str) if _nested(v) else v)
+            column = out[name] = column.map(lambda v: json.dumps(list(v) if isinstance(v, tuple) else v,
+                                                                 ensure_ascii=False, default=str) if _nested(v) else v)
+        if column.dtype == object:
+            out[name] = column.map(to_csv_cell)
+    out.columns = [to_csv_cell(c) for c in out.columns]
     return out
 
 

@@ -16,7 +16,10 @@ case whose answer holds no claim (it abstains), so that ``answerable`` can be se
 
 The file is UTF-8 with a byte-order mark and CRLF line ends, so spreadsheets open it with the
 right characters; cells with line breaks are quoted. A cell that would start with ``=``, ``+``,
-``-`` or ``@`` gets a leading ``'`` so that a spreadsheet shows it as text, not a formula.
+``-`` or ``@`` gets a leading ``'`` so that a spreadsheet shows it as text, not a formula (and one
+that starts with ``'`` gets another, so the first is never mistaken for that mark); a NUL shows as
+``\u2400`` (a NUL would make the file binary). An id is found again as exported, or without the
+spaces around it that a spreadsheet may trim.
 
 Reading a filled sheet back (:func:`import_labels`):
 
@@ -60,6 +63,7 @@ CELL_LIMIT = 32767
 _CUT = " [... cut here: a spreadsheet cell holds at most 32,767 characters; see the cases file]"
 
 _FORMULA_START = ("=", "+", "-", "@")
+_NUL = "\u2400"
 _TRUE = ("true", "yes")
 _FALSE = ("false", "no")
 
@@ -318,9 +322,10 @@ def fill_labels(sheet: pd.DataFrame, cases: Sequence[Case]) -> pd.DataFrame:
     front of a second one; cases without labels leave their rows empty.
     """
     labels = {case.id: case.labels for case in cases if case.labels is not None}
+    ids = _sheet_ids(cases)
     filled = sheet.copy()
     for i, (case_id, number) in enumerate(zip(filled["case_id"], filled["claim_no"])):
-        known = labels.get(case_id)
+        known = labels.get(ids.get(case_id, case_id))
         if known and str(number).strip():
             filled.iloc[i, filled.columns.get_loc("label")] = known[int(number) - 1]
     return filled
@@ -423,10 +428,11 @@ def read_labels(sheet_path: PathLike, cases: Sequence[Case], *, splitter: Option
     _, rows = read_csv(sheet_path, "sheet", READ_COLUMNS)
     splitter = splitter or ClaimSplitter()
     by_id = {case.id: case for case in cases}
+    ids = _sheet_ids(cases)
     claims = {case.id: splitter.split(case.id, case.answer, [p.id for p in case.retrieved]).claims for case in cases}
     found: Dict[str, _SheetCase] = {}
     for number, row in rows:
-        case_id = _from_cell(row["case_id"]).strip()
+        case_id = _case_id(row["case_id"], ids)
         where = f"{name} row {number}"
         if case_id not in by_id:
             hint = (" (a spreadsheet may have dropped leading zeros from an id that looks like a number: "
@@ -464,7 +470,7 @@ def read_labels(sheet_path: PathLike, cases: Sequence[Case], *, splitter: Option
                              f"{claim_no}; the row or the answer was changed after the export: export the "
                              "sheet again.")
         expected = case_claims[claim_no - 1].text
-        if _norm(_from_cell(row["claim"])) != _norm(expected):
+        if _norm(_from_cell(row["claim"])) != _norm(_shown(expected)):
             raise InputError(f"{where}: the sheet's claim {_preview(_from_cell(row['claim']))} does not match "
                              f"the answer's {_preview(expected)}; the row or the answer was changed after the "
                              "export: export the sheet again.")
@@ -555,12 +561,37 @@ def import_labels(sheet_path: PathLike, cases_path: PathLike, out: PathLike, *, 
 
 
 def _to_cell(text: str) -> str:
-    return "'" + text if text.startswith(_FORMULA_START) else text
+    text = _shown(text)
+    return "'" + text if text.startswith(_FORMULA_START + ("'",)) else text
 
 
 def _from_cell(text: str) -> str:
     """Undo :func:`_to_cell`; a spreadsheet may also have dropped the ``'`` when saving."""
-    return text[1:] if text.startswith("'") and text[1:].startswith(_FORMULA_START) else text
+    return text[1:] if text.startswith("'") and text[1:].startswith(_FORMULA_START + ("'",)) else text
+
+
+def _shown(text: str) -> str:
+    """``text`` as the sheet writes it: a NUL, which would make the file binary to every reader
+    (this one included), as the symbol for it, \u2400."""
+    return text.replace("\0", _NUL) if "\0" in text else text
+
+
+def _sheet_ids(cases: Sequence[Case]) -> Dict[str, str]:
+    """Each case's id by the ways a sheet may hold it: as exported, and without the spaces around
+    it that a spreadsheet may trim (when no other id reads so)."""
+    exact = {_shown(case.id): case.id for case in cases}
+    trimmed: Dict[str, List[str]] = {}
+    for shown, cid in exact.items():
+        trimmed.setdefault(shown.strip(), []).append(cid)
+    return {**{k: v[0] for k, v in trimmed.items() if len(v) == 1 and k not in exact}, **exact}
+
+
+def _case_id(cell: str, ids: Mapping[str, str]) -> str:
+    """The id of the case a sheet's ``case_id`` cell names (the cell itself when none)."""
+    for candidate in (_from_cell(cell), cell, _from_cell(cell).strip(), cell.strip()):
+        if candidate in ids:
+            return ids[candidate]
+    return _from_cell(cell).strip()
 
 
 def _norm(text: str) -> str:

@@ -20,6 +20,7 @@ import ast
 import contextlib
 import functools
 import json
+import logging
 import math
 import os
 import tempfile
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence
 
 from .io import new_file_mode, sample_path
-from .records import GroundlabError
+from .records import GroundlabError, visible
 
 #: Which files in a folder are workbook notebooks: ``NN-topic.ipynb``, run in name order.
 NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"
@@ -221,10 +222,14 @@ def check_values(parameters: Mapping[str, Any], options: Optional[Mapping[str, s
             if _bad_number(value) or value < 0:
                 raise GroundlabError(f"{label} must be 0 or more, not {_show(value)}; a wrong answer costs "
                                      "that many correct ones (3 matches a 75% confidence target).")
+            if value > MAX_PENALTY:  # notebook 03 draws its penalty curve up to the penalty
+                raise GroundlabError(f"{label} must be at most {MAX_PENALTY:,} for the workbook, not {_show(value)}; "
+                                     f"{MAX_PENALTY:,} is a 99.9% confidence target.")
         elif name == "max_penalty":
-            if _bad_number(value) or value <= 0:
-                raise GroundlabError(f"{label} must be more than 0, not {_show(value)}; the penalty curve "
-                                     "runs from 0 to it (9 is a 90% confidence target).")
+            if _bad_number(value) or not 0 < value <= MAX_PENALTY:
+                raise GroundlabError(f"{label} must be more than 0 and at most {MAX_PENALTY:,}, not {_show(value)}; "
+                                     "the penalty curve runs from 0 to it (9 is a 90% confidence target, "
+                                     f"{MAX_PENALTY:,} one of 99.9%).")
         elif name == "margin":
             if _bad_number(value) or not 0 < value < 0.5:
                 raise GroundlabError(f"{label} must be more than 0 and less than 0.5, not {_show(value)}; "
@@ -253,6 +258,10 @@ def check_values(parameters: Mapping[str, Any], options: Optional[Mapping[str, s
                 if judge not in known:
                     raise GroundlabError(f"{label} names {judge!r}, which is not a judge; use some of: "
                                          f"{', '.join(known)}.")
+
+
+#: The largest penalty the workbook draws (a 99.9% confidence target): its curve has a point every 0.25.
+MAX_PENALTY = 1000
 
 
 def _bad_number(value: Any) -> bool:
@@ -318,6 +327,8 @@ def run_notebooks(notebooks: Sequence[Path], out: Path, plans: Mapping[Path, Map
                 record_metadata(executed, fields)
             try:
                 result.html.append(to_html(executed))
+            except OSError:  # a full disk, a folder that cannot be written: the run did not succeed
+                raise
             except Exception as exc:  # nbconvert without its templates: the notebook itself is fine
                 progress(f"[{k}/{len(notebooks)}] {nb.name}: no HTML copy ({type(exc).__name__}: "
                          f"{_one_line(str(exc), 120)})")
@@ -354,14 +365,24 @@ def _execute(source: Path, executed: Path, parameters: Mapping[str, Any], cwd: P
             f"{source.name} failed in {where}, `{first[:60]}{'…' if len(first) > 60 else ''}`, with "
             f"{exc.ename}: {_one_line(exc.evalue).rstrip('.')}; the partial output is in {shown}.",
             source.name, number, executed) from None
-    except (GroundlabError, KeyboardInterrupt):
+    except (GroundlabError, KeyboardInterrupt) as exc:
         _put(tmp, executed)
+        if isinstance(exc, KeyboardInterrupt):
+            # The kernel is shut down under the cell still waiting for it; what papermill and asyncio
+            # would log about that ("Kernel died", a task's DeadKernelError at exit) is not news.
+            for name in ("papermill", "asyncio"):
+                logging.getLogger(name).addFilter(_after_a_stop)
         raise
     except Exception as exc:  # no kernel, a kernel that died, a timeout: nbclient and jupyter_client errors
         _put(tmp, executed)
         raise NotebookFailed(f"{source.name} could not run ({type(exc).__name__}: {_one_line(str(exc))}); "
                              f"what it wrote is in {shown}.", source.name, None, executed) from None
     _put(tmp, executed)
+
+
+def _after_a_stop(record: "logging.LogRecord") -> bool:
+    """A logging filter that drops every record: set once a run was stopped."""
+    return False
 
 
 def record_metadata(executed: Path, fields: Mapping[str, Any]) -> None:
@@ -417,4 +438,6 @@ def to_html(notebook: Path) -> Path:
     exporter = HTMLExporter(template_name=HTML_TEMPLATE, extra_template_basedirs=[str(sample_path("templates"))],
                             exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
     body, _ = exporter.from_filename(str(notebook))
-    return write_bytes(notebook.with_suffix(".html"), body.encode("utf-8"))
+    # Control characters in an output (case text, a model's reply) as visible escapes, as in the
+    # report: an ESC, a right-to-left override or a NUL is never shown or copied as it is.
+    return write_bytes(notebook.with_suffix(".html"), visible(body).encode("utf-8"))

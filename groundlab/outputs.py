@@ -61,9 +61,11 @@ def replacing(path: PathLike) -> Iterator[Path]:
         yield tmp
         os.chmod(tmp, new_file_mode())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
+        if isinstance(exc, OSError) and exc.errno and exc.filename in (None, str(tmp)):  # a full disk names no file
+            raise OSError(exc.errno, exc.strerror, str(path)) from None
         raise
 
 
@@ -130,10 +132,30 @@ class RunFolder:
         return files
 
     def finish(self, status: str, failure: Optional[Dict] = None, message: str = "") -> None:
-        """Record how the run ended and what it wrote; a failed run says so in ``FAILED.txt`` too."""
+        """Record how the run ended and what it wrote; a failed run says so in ``FAILED.txt`` too.
+
+        On a full disk, where no new file can be written, the record is written over the old one
+        in place (its blocks are already the folder's), so the folder still says how the run ended."""
+        problem: Optional[OSError] = None
         if message:
-            write_bytes(self.path / FAILED_FILE, (message.rstrip() + "\n").encode("utf-8"))
-        self.write_record(status=status, finished=_now(), failure=failure, files=self.written())
+            try:
+                write_bytes(self.path / FAILED_FILE, (message.rstrip() + "\n").encode("utf-8"))
+            except OSError as exc:
+                problem = exc
+        fields = dict(status=status, finished=_now(), failure=failure, files=self.written())
+        try:
+            self.write_record(**fields)
+        except OSError:
+            self.record.update(fields)
+            data = (json.dumps(self.record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+            fd = os.open(self.path / RUN_FILE, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0))
+            try:
+                os.write(fd, data)
+                os.ftruncate(fd, len(data))
+            finally:
+                os.close(fd)
+        if problem is not None:
+            raise problem
 
 
 def _now() -> str:

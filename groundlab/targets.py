@@ -85,6 +85,12 @@ def load_targets(path: PathLike) -> Targets:
         data = tomllib.loads(read_text(path, "targets"))
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{name} is not valid TOML ({exc}); fix that line and run again.") from None
+    except RecursionError:
+        raise InputError(f"{name} nests arrays or tables more deeply than groundlab reads; a targets file is a few "
+                         "flat tables (see docs/severity.md).") from None
+    except ValueError:  # a whole number longer than Python reads
+        raise InputError(f"{name} holds a number too long to read (more than 4,300 digits); a rate is a number "
+                         "from 0 to 1.") from None
     unknown = [key for key in data if key not in KEYS]
     if unknown:
         raise InputError(f"{name}: unknown key {unknown[0]!r}; a targets file holds max_rate, [kind], [process], "

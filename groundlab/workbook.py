@@ -720,6 +720,10 @@ def plan_table(plan: Mapping[str, float]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("test set")
 
 
+#: The most points of a penalty curve (a largest penalty of 1,000 at the default step of 0.25).
+MAX_CURVE_POINTS = 4000
+
+
 def penalty_curve(cases: pd.DataFrame, max_penalty: float = 9.0, step: float = 0.25,
                   by: Optional[str] = None) -> pd.DataFrame:
     """The risk-weighted score against the penalty, for the assistant as it is and had it
@@ -734,8 +738,9 @@ def penalty_curve(cases: pd.DataFrame, max_penalty: float = 9.0, step: float = 0
     ``score``, ``per_100`` (the score per 100 answers scored), ``correct``, ``wrong``, ``answers``
     and ``by``.
     """
-    if max_penalty <= 0 or step <= 0:
-        raise GroundlabError("the penalty curve needs a positive largest penalty and step.")
+    if not (0 < max_penalty < math.inf and 0 < step < math.inf) or max_penalty / step > MAX_CURVE_POINTS:
+        raise GroundlabError(f"the penalty curve needs a positive largest penalty and step, with at most "
+                             f"{MAX_CURVE_POINTS:,} steps between 0 and it (not {max_penalty:g} in steps of {step:g}).")
     by = by or ("person" if has_person_labels(cases) else "judge")
     steps = int(round(max_penalty / step))
     penalties = [round(k * step, 10) for k in range(steps + 1)]

@@ -76,6 +76,29 @@ def test_bad_cases_file(cli, tmp_path, kind, command):
     assert cases.read_bytes() == before  # the user's file is untouched
 
 
+@pytest.mark.parametrize("name, text", [("mine.csv", "question,answer,contexts\nWho?,It.,\"['a']\"\n"),
+                                        ("rows.json", '[{"user_input": "Who?"}]\n')])
+def test_a_table_given_as_cases_points_to_import(cli, tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    for command in ("score", "check"):
+        code, out, err = cli(command, "--cases", path)
+        message = _one_sentence(err)
+        assert code == 2 and f"{path} line 1 " in message
+        assert message.endswith(f"'groundlab import {path} --out cases.jsonl' turns it into cases."), message
+
+
+@pytest.mark.parametrize("command, extra", [("score", ()), ("agree", ()), ("check", ()),
+                                            ("label export", ("--out", "sheet.csv"))])
+def test_a_cases_file_given_without_its_option_points_to_it(cli, command, extra):
+    code, out, err = cli(*command.split(), "own cases.jsonl", *extra)
+    assert code == 2 and out == ""
+    assert _one_sentence(err).startswith(f"groundlab: {command} reads the cases file from --cases, not as a word of "
+                                         f"its own: groundlab {command} --cases 'own cases.jsonl'")
+    code, out, err = cli("score", "--cases", CASES, "--passages", NOTES, "stray")
+    assert code == 2 and "unrecognized arguments: stray" in _one_sentence(err)
+
+
 def test_missing_file(cli, tmp_path):
     code, _, err = cli("score", "--cases", tmp_path / "nope.jsonl", "--passages", NOTES)
     assert code == 2

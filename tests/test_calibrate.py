@@ -238,6 +238,17 @@ def test_calibrate_never_overwrites_without_force(cli, labeled, tmp_path):
     assert code == 2 and "already exists" in _one_sentence(err) and out.read_text() == "mine"
 
 
+def test_calibrate_never_writes_over_its_inputs_even_with_force(cli, labeled, tmp_path):
+    cases = tmp_path / "labeled.jsonl"
+    cases.write_bytes(labeled.read_bytes())
+    passages = tmp_path / "notes.jsonl"
+    passages.write_bytes(NOTES.read_bytes())
+    for out in (cases, passages, tmp_path / "sub" / ".." / "labeled.jsonl"):
+        code, _, err = cli("calibrate", "--cases", cases, "--passages", passages, "--out", out, "--force")
+        assert code == 2 and "is also the input; nothing was written" in _one_sentence(err)
+    assert cases.read_bytes() == labeled.read_bytes() and passages.read_bytes() == NOTES.read_bytes()
+
+
 def test_calibrate_refuses_a_false_alarm_target_the_rules_exceed(cli, tmp_path):
     # 10 of the 40 supported claims give an amount the passage writes otherwise: the number rule
     # flags them whatever the threshold

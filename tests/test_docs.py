@@ -47,3 +47,50 @@ def test_the_own_data_example_is_a_case_groundlab_reads(cli, tmp_path):
     code, out, err = cli("check", "--cases", cases)
     assert code == 0, err
     assert "1 case, 1 claim" in out
+
+
+def test_the_import_examples_print_what_they_show_when_run_in_order(cli, tmp_path, monkeypatch):
+    """docs/import.md's examples, run one after the other in one folder as a reader would."""
+    doc = (ROOT / "docs" / "import.md").read_text(encoding="utf-8")
+    examples = re.findall(r"```\n\$ (groundlab import .*?)\n(.*?)\n```", doc, re.S)
+    assert len(examples) == 2
+    for name in ("evalds_ids.jsonl", "edge_none_response.jsonl"):
+        (tmp_path / name).write_bytes((ROOT / "tests" / "data" / "exports" / "ragas" / name).read_bytes())
+    monkeypatch.chdir(tmp_path)
+    for command, shown in examples:
+        code, out, err = cli(*command.split()[1:])
+        assert (out + err).rstrip("\n") == shown, command
+
+
+def test_the_help_names_each_commands_default_judge(cli, capsys):
+    from groundlab.cli import main
+
+    for command, default in (("score", "signals"), ("agree", "signals"), ("compare", "signals"), ("guard", "rules")):
+        try:
+            main([command, "--help"])
+        except SystemExit:
+            pass
+        text = " ".join(capsys.readouterr().out.split())
+        assert f"(default: {default}" in text.split("--judge NAME", 2)[-1][:80], command
+
+
+def test_the_readme_counts_the_notebooks_it_ships():
+    shipped = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    words = {4: "four", 5: "five"}
+    assert f"{words[len(shipped)]} notebooks to explore" in README
+    assert f"four\n   of the {words[len(shipped)]}, since 05-compare runs when `--cases-b`" in README
+    assert not re.search(r"each of the (four|five) notebooks", README)
+
+
+def test_the_failed_run_example_names_the_cell_that_fails():
+    """docs/workbook.md's failure example names the code cell (and In [n]: one more, for the cell
+    papermill adds with the parameters) that holds the failing line in notebook 04."""
+    import nbformat
+
+    doc = (ROOT / "docs" / "workbook.md").read_text(encoding="utf-8")
+    number, count, line = re.search(r"04-labeling\.ipynb failed in code cell (\d+) \(In \[(\d+)\] in the executed "
+                                    r"copy\), `(.*?)…`", doc).groups()
+    cells = [c for c in nbformat.read(ROOT / "notebooks" / "04-labeling.ipynb", as_version=4).cells
+             if c.cell_type == "code"]
+    holding = [k for k, c in enumerate(cells, 1) if line in c.source]
+    assert holding == [int(number)] and int(count) == int(number) + 1

@@ -69,11 +69,32 @@ def test_unlabeled_log_scores_and_agreement_skips(tmp_path, cli):
     assert s["hallucination_rate_by_person"] is None
     assert s["abstention"] == {"abstained": 0, "unanswerable": 0, "rate": None, "low": None, "high": None}
     code, out, _ = cli("score", "--cases", log, "--passages", NOTES)
-    assert "no labeled answers" in out and "no unanswerable" in out
+    assert "no labeled answers" in out and "no unanswerable" not in out and "no answerable" not in out
+    # answered, not unanswerable: the abstention rows say that no case says, and what the answers did
+    assert out.count('no case says whether it could be answered (10 answered, 2 abstained): set "answerable"') == 2
     a = cli.json("agree", "--cases", log, "--passages", NOTES)
     assert a["unlabeled_cases"] == 12 and a["agreement"]["claims"] == 0 and a["kappa"] is None
     code, out, _ = cli("agree", "--cases", log, "--passages", NOTES)
     assert code == 0 and "no labeled cases were found (12 unlabeled)" in out
+
+
+def test_cases_without_passages_are_warned_about(tmp_path, cli):
+    rows = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines()]
+    for row in rows[:7]:
+        row["retrieved"] = []
+    rows[5]["answer"] = "I can't find that in the retrieved notes."  # abstains: nothing to warn about
+    rows[5].pop("labels")
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    code, out, err = cli("score", "--cases", cases, "--passages", NOTES)
+    assert code == 0
+    assert ("groundlab: warning: 5 answered cases have no retrieved passages (c01, c02, c03, c05, c07), so their "
+            "claims are all unsupported; give each case the passages") in err
+    assert evaluate(load_cases(cases, NOTES)).cases["passages"].tolist() == [0] * 7 + [1, 2, 1, 2, 2]
+    code, out, err = cli("check", "--cases", cases, "--passages", NOTES)
+    assert code == 0 and out.count("has no retrieved passages, so its claims will all be unsupported") == 5
+    code, out, err = cli("score", "--cases", CASES, "--passages", NOTES)
+    assert "warning" not in err
 
 
 def test_partly_labeled_counts_unlabeled_cases(tmp_path, sample_cases):

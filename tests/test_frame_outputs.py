@@ -84,3 +84,53 @@ def test_nothing_half_written(cli, sample_args, tmp_path, monkeypatch):
     code, _, err = cli("score", *sample_args, "--claims-out", target)
     assert code == 2 and "disk full" in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_formula_like_text_is_written_as_text_in_a_csv(cli, tmp_path):
+    rows = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines()]
+    rows[0]["id"] = "=HYPERLINK(\"http://x.example\")"
+    rows[0]["meta"] = {"note": "@SUM(A1)", "-x": "+1", "score": -0.5}
+    rows[0]["answer"] = "=cmd|' /C calc'!A0 [D07]. The supplier delivered 90 of 100 pieces [D07]."
+    path = tmp_path / "cases.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    claims, cases = tmp_path / "claims.csv", tmp_path / "cases.csv"
+    code, _, err = cli("score", "--cases", path, "--passages", NOTES, "--claims-out", claims, "--cases-out", cases)
+    assert code == 0, err
+    got_claims, got_cases = pd.read_csv(claims), pd.read_csv(cases)
+    assert got_claims["case_id"][0] == "'=HYPERLINK(\"http://x.example\")"
+    assert got_claims["text"][0].startswith("'=cmd|")
+    assert got_cases["meta.note"][0] == "'@SUM(A1)" and got_cases["meta.-x"][0] == "'+1"
+    assert got_cases["meta.score"][0] == -0.5  # a number is a number, not text
+    for text in (claims.read_text(encoding="utf-8"), cases.read_text(encoding="utf-8")):
+        assert all(not cell.startswith(("=", "+", "@")) for line in text.splitlines() for cell in line.split(","))
+    parquet = tmp_path / "claims.parquet"  # Parquet keeps the text as it was: no spreadsheet reads it as a formula
+    assert cli("score", "--cases", path, "--passages", NOTES, "--claims-out", parquet)[0] == 0
+    assert pd.read_parquet(parquet)["case_id"][0] == "=HYPERLINK(\"http://x.example\")"
+
+
+def test_a_claims_csv_reads_back_as_a_baseline_with_formula_like_ids(cli, tmp_path):
+    rows = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines()]
+    rows[0]["id"], rows[1]["id"] = "-c01", "'-c01"
+    path = tmp_path / "cases.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    claims = tmp_path / "claims.csv"
+    assert cli("score", "--cases", path, "--passages", NOTES, "--claims-out", claims)[0] == 0
+    assert list(dict.fromkeys(pd.read_csv(claims)["case_id"]))[:2] == ["'-c01", "''-c01"]
+    code, out, err = cli("agree", "--cases", path, "--passages", NOTES, "--baseline", claims, "--json")
+    assert code == 0, err
+    baseline = json.loads(out)["baseline"]
+    assert baseline["compared"] == 20 and baseline["new"] == baseline["gone"] == baseline["verdict_changed"] == 0
+
+
+def test_a_frame_to_standard_output(cli, sample_args):
+    import io
+
+    code, out, err = cli("score", *sample_args, "--claims-out", "-")
+    assert code == 0, err
+    frame = pd.read_csv(io.StringIO(out))
+    assert list(frame.columns) == list(evaluate(load_cases(CASES, NOTES)).claims.columns) and len(frame) == 20
+    assert "groundlab score: judge signals, 12 cases, 20 claims" in err  # the score goes to stderr instead
+    code, out, err = cli("score", *sample_args, "--cases-out", "-", "--claims-out", "-")
+    assert code == 2 and out == "" and "both write to standard output (-); only one of them can" in err
+    code, out, err = cli("score", *sample_args, "--cases-out", "-", "--json")
+    assert code == 2 and out == "" and "--cases-out - and --json both write to standard output" in err

@@ -117,6 +117,16 @@ def test_deep_nesting_and_non_finite_ids_are_answered_and_the_stream_goes_on(cli
     assert (good["id"], good["line"]) == ("a1", 5) and "error" not in good
 
 
+def test_a_whole_number_too_long_to_read_is_an_error_line_and_the_stream_goes_on(cli, monkeypatch):
+    data = b'{"id": "n", "question": "q", "retrieved": [], "answer": "a", "n": ' + b"9" * 5000 + b"}\n" + _line(GOOD)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+    code, out, err = cli("guard")
+    assert code == 0, err
+    number, good = [_strict(line) for line in out.splitlines()]
+    assert number["line"] == 1 and "a whole number of more than 4,300 digits" in number["error"]
+    assert good["id"] == "a1" and "error" not in good
+
+
 def test_a_result_json_cannot_carry_becomes_an_error_line(cli, monkeypatch):
     import importlib
 
@@ -185,10 +195,16 @@ def test_llm_judge_asks_once_per_record_and_flags_what_it_could_not_judge(cli, m
 # ---------------------------------------------------------------- behind a real pipe
 
 
+def _as_from_a_terminal() -> None:
+    """In the child, before groundlab starts: Ctrl-C's signal as a terminal hands it to a program it
+    starts. A suite started in the background inherits SIGINT ignored, and Python then leaves it so."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _spawn(*args):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.Popen([sys.executable, "-m", "groundlab", "guard", *args], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, preexec_fn=_as_from_a_terminal)
 
 
 def test_behind_a_pipe_each_answer_comes_back_before_the_next_record_is_sent():

@@ -34,3 +34,15 @@ def test_the_documented_example_is_what_the_command_prints(cli, monkeypatch):
     assert code == 0 and out.rstrip("\n") == printed
     shown = doc.split("The user sees:\n\n```text\n", 1)[1].split("\n```", 1)[0]
     assert json.loads(out.splitlines()[0])["text"] == shown
+
+
+def test_the_readme_example_is_what_the_command_prints(cli, monkeypatch):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```bash\n$ echo '", 1)[1].split("\n```", 1)[0]
+    command, printed = block.split("\n", 1)
+    given, rest = command.split("' | groundlab guard", 1)
+    assert rest == ""  # the command as written: the guard with its defaults
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO((given + "\n").encode("utf-8")), encoding="utf-8"))
+    code, out, err = cli("guard")
+    assert code == 0 and out.rstrip("\n") == printed
+    assert "Its judge is `rules` unless `--judge` names another" in readme

@@ -249,6 +249,45 @@ def test_deep_nesting_in_an_import(cli, tmp_path, kind):
     assert code == 2 and expect in err and err.count("\n") == 1 and "Traceback" not in err
 
 
+HUGE = "9" * 5000  # a whole number longer than Python reads from text (4,300 digits)
+
+
+def test_a_whole_number_too_long_to_read_is_one_sentence(cli, tmp_path):
+    lines = CASES.read_text(encoding="utf-8").splitlines()
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text("\n".join(lines[:2] + [lines[2][:-1] + ', "n": ' + HUGE + "}"]) + "\n", encoding="utf-8")
+    for command in ("check", "score"):
+        code, out, err = cli(command, "--cases", cases, "--passages", NOTES)
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        assert f"{cases} line 3 holds a whole number of more than 4,300 digits" in err
+    csv = tmp_path / "in.csv"
+    csv.write_text(f"user_input,retrieved_contexts,response\nWho?,\"[{HUGE}]\",It.\n", encoding="utf-8")
+    code, _, err = cli("import", csv, "--out", tmp_path / "out.jsonl")
+    assert code == 2 and "row 2: \"retrieved_contexts\" holds a number too long to read" in err
+    assert err.count("\n") == 1 and len(err) < 400  # the cell is quoted in part, not whole
+    config = tmp_path / "judge.json"
+    config.write_text('{"kind": "x", "n": ' + HUGE + "}", encoding="utf-8")
+    code, _, err = cli("score", "--cases", CASES, "--passages", NOTES, "--judge-config", config)
+    assert code == 2 and "more than 4,300 digits" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("option, name", [("--judge-config", "judge.json"), ("--targets", "targets.toml"),
+                                          ("--baseline", "baseline.json"), ("--price-table", "prices.json")])
+def test_a_config_nested_thousands_deep_is_one_sentence(cli, tmp_path, option, name):
+    path = tmp_path / name
+    path.write_text(("x = " if name.endswith(".toml") else "") + DEEP, encoding="utf-8")
+    command = "agree" if option == "--baseline" else "score"
+    extra = ["--judge", "llm", "--dry-run"] if option == "--price-table" else []
+    code, _, err = cli(command, "--cases", CASES, "--passages", NOTES, *extra, option, path)
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert str(path) in err and "deeply" in err
+
+
+def test_a_judge_config_that_never_ends_is_refused(cli):
+    code, _, err = cli("score", "--cases", CASES, "--passages", NOTES, "--judge-config", "/dev/zero")
+    assert code == 2 and "judge config /dev/zero is larger than 1 MB" in err and err.count("\n") == 1
+
+
 def test_line_length_and_count_limits(cli, tmp_path, monkeypatch):
     monkeypatch.setattr(gio, "MAX_LINE_BYTES", 4096)
     lines = CASES.read_text(encoding="utf-8").splitlines()

@@ -188,6 +188,47 @@ def test_formula_like_claims_survive(cli, tmp_path):
     assert records(tmp_path / "out.jsonl")[0]["labels"] == ["supported", "unsupported"]
 
 
+#: Cases `groundlab check` takes whose ids or text a sheet could lose: an id with spaces around it,
+#: ids starting with ' (one before a formula sign, which the sheet itself writes before one), a NUL.
+ODD_CASES = [
+    {"id": " padded ", "answer": "The team lead approves refunds [P1]."},
+    {"id": "'quoted", "answer": "The team lead approves refunds [P1]."},
+    {"id": "'-1", "answer": "The team lead approves refunds [P1]."},
+    {"id": "-1", "answer": "The team lead approves refunds [P1]."},
+    {"id": "nul\u0000id", "question": "Who\u0000 approves?", "answer": "The team\u0000lead approves refunds [P1]."},
+]
+
+
+def test_the_round_trip_keeps_every_case_check_accepts(cli, tmp_path):
+    from groundlab.labeling import demo_sheet, import_labels
+
+    objs = [{"question": "Who approves refunds?", "retrieved": [{"id": "P1", "text": "The team lead approves refunds."}],
+             **case, "labels": ["supported"]} for case in ODD_CASES]
+    cases = write_records(tmp_path / "cases.jsonl", objs)
+    assert cli("check", "--cases", cases)[0] == 0
+    code, _, err = cli("label", "export", "--cases", cases, "--out", tmp_path / "sheet.csv")
+    assert code == 0, err
+    assert b"\0" not in (tmp_path / "sheet.csv").read_bytes()
+    rows = read_rows(tmp_path / "sheet.csv")
+    assert [r[0] for r in rows[1:]] == [" padded ", "''quoted", "''-1", "'-1", "nul\u2400id"]
+    fill(rows, {r[0]: ["unsupported"] for r in rows[1:]})
+    filled = save_rows(tmp_path / "filled.csv", rows)
+    code, _, err = cli("label", "import", filled, "--cases", cases, "--out", tmp_path / "out.jsonl")
+    assert code == 0, err
+    got = records(tmp_path / "out.jsonl")
+    assert [o["id"] for o in got] == [o["id"] for o in objs] and all(o["labels"] == ["unsupported"] for o in got)
+    assert got[4]["question"] == "Who\u0000 approves?"  # the cases file keeps its text as it was
+    rows[1][0] = "padded"  # a spreadsheet that trims the cell
+    code, _, err = cli("label", "import", save_rows(tmp_path / "trimmed.csv", rows), "--cases", cases,
+                       "--out", tmp_path / "trimmed.jsonl")
+    assert code == 0, err
+    # notebook 04's way: the labels the cases hold, written into a copy of the sheet and read back
+    demo = demo_sheet(tmp_path / "sheet.csv", load_cases(cases), tmp_path / "demo.csv")
+    assert demo is not None
+    import_labels(demo, cases, tmp_path / "demo.jsonl")
+    assert all(o["labels"] == ["supported"] for o in records(tmp_path / "demo.jsonl"))
+
+
 # ---------------------------------------------------------------- rejections
 
 

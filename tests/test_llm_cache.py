@@ -126,6 +126,27 @@ def test_an_unusable_cache_entry_is_asked_again_and_rewritten(messages_stub, tmp
     assert len(messages_stub.requests) == 2
 
 
+@pytest.mark.parametrize("kind", ["fifo", "link to /dev/zero", "folder"])
+def test_a_cache_entry_that_is_no_file_is_a_miss_and_is_replaced(messages_stub, tmp_path, kind):
+    cases = load_cases(CASES, NOTES)[:1]
+    judge = lambda: get_judge("llm", cache=tmp_path / "c", backoff=0, progress=False)  # noqa: E731
+    evaluate(cases, judge())
+    (path,) = (tmp_path / "c").rglob("*.json")
+    path.unlink()
+    if kind == "fifo":
+        os.mkfifo(path)  # opened as a file, it would wait for a writer that never comes
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        path.symlink_to("/dev/zero")
+    start = time.monotonic()
+    again = evaluate(cases, judge())
+    assert time.monotonic() - start < 30 and len(messages_stub.requests) == 2
+    assert again.claims["error"].isna().all()
+    if kind != "folder":  # the reply is kept in its place (a folder there is left as it is)
+        assert path.is_file() and not path.is_symlink() and json.loads(path.read_text())["reply"]["verdicts"]
+
+
 def test_an_entry_too_large_to_keep_whole_keeps_its_reply(messages_stub, tmp_path):
     from groundlab.records import Evidence, Passage
 

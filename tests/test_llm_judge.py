@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pandas as pd
 import pytest
@@ -379,6 +380,26 @@ def test_bad_key_stops_with_one_sentence(messages_stub, cli):
     messages_stub.script = [Fail(401)] * 20
     code, out, err = cli("score", "--judge", "llm", "--no-cache", "--cases", CASES, "--passages", NOTES)
     assert code == 2 and "refused the key (401)" in err
+
+
+@pytest.mark.parametrize("status, says", [(401, "refused the key (401)"), (403, "refused the key (403)"),
+                                          (404, "does not know the model")])
+def test_replies_paid_for_before_a_refusal_stops_the_run_are_cached_and_counted(messages_stub, cli, tmp_path,
+                                                                               status, says):
+    def slow(body):  # on its way when the refusal comes
+        time.sleep(1.5)
+        return messages_stub.default(body)
+
+    messages_stub.script = [slow, Fail(status)] + [Fail(status)] * 20
+    cache = tmp_path / "c"
+    code, out, err = cli("score", "--judge", "llm", "--cache", cache, "--concurrency", "2", "--cases", CASES,
+                         "--passages", NOTES)
+    assert code == 2 and says in err
+    assert "1 request sent" in err and "1 request failed" in err  # the summary counts the reply paid for
+    assert len(list(cache.rglob("*.json"))) == 1  # and the cache keeps it: a rerun does not pay again
+    code, out, err = cli("score", "--judge", "llm", "--cache", cache, "--cases", CASES, "--passages", NOTES,
+                         "--dry-run")
+    assert f"{ANSWERED - 1} requests to send, 1 answered from the cache" in out
 
 
 def test_dry_run_counts_requests_and_cache_hits_and_sends_nothing(messages_stub, cli, tmp_path):

@@ -10,7 +10,8 @@ from groundlab import evaluate, get_judge, load_cases
 from groundlab.judges.llm import DEFAULT_MODEL
 
 from conftest import CASES, NOTES
-from messages_stub import KEY, Fail, MessagesStub, messages_stub, parse_request, text_reply, tool_reply  # noqa: F401
+from messages_stub import (KEY, Fail, MessagesStub, json_reply, messages_stub, parse_request, text_reply,  # noqa: F401
+                           tool_reply)
 
 ARGS = ("--cases", CASES, "--passages", NOTES)
 #: What a server may echo of a key: whole, cut, masked, or its last characters as consoles show them.
@@ -71,6 +72,9 @@ def test_base_url_on_the_command_line_wins(messages_stub, other_host, monkeypatc
     ("ftp://api.example.com", "is not an http(s) address"),
     ("api.anthropic.com", "is not an http(s) address"),
     ("https://host:port", "is not an http(s) address"),
+    ("https://exa\x01mple.com", "holds the control character or space '\\x01'"),
+    ("https://api.example.com/v1\x7f", "holds the control character or space '\\x7f'"),
+    ("https://api.example.com/v1 x", "holds the control character or space ' '"),
 ])
 def test_an_endpoint_that_cannot_be_one_is_one_sentence(messages_stub, cli, url, says):
     code, out, err = cli("score", "--judge", "llm", "--no-cache", "--base-url", url, *ARGS)
@@ -124,6 +128,23 @@ def test_the_summary_names_the_endpoint_and_the_model(messages_stub, cli):
            "thinking at effort low, default temperature): 10 requests sent" in err
 
 
+@pytest.mark.parametrize("how", ["--model", "LLM_MODEL"])
+def test_a_model_name_with_control_characters_reaches_the_terminal_escaped(messages_stub, cli, monkeypatch, tmp_path,
+                                                                            how):
+    model = "claude-x\x1b]0;owned\x07\u202e\x1b[2J"
+    argv = ["score", "--judge", "llm", "--no-cache", *ARGS]
+    if how == "--model":
+        argv += ["--model", model]
+    else:
+        (tmp_path / ".env").write_text(f"LLM_MODEL={model}\n", encoding="utf-8")  # a planted .env
+        monkeypatch.setenv("LLM_MODEL", model)
+    for extra in ([], ["--dry-run"]):
+        code, out, err = cli(*argv, *extra)
+        assert code == 0, err
+        assert not any(c in out + err for c in "\x1b\x07\u202e"), err
+        assert "claude-x\\u001b]0;owned\\u0007\\u202e\\u001b[2J" in err + out
+
+
 def test_the_redactor_leaves_ordinary_text_alone():
     from groundlab.judges.llm.endpoint import Redactor
 
@@ -131,3 +152,40 @@ def test_the_redactor_leaves_ordinary_text_alone():
     assert Redactor(KEY).text(text) == text
     assert Redactor("").text(KEY) == KEY
     assert Redactor("short").text("a short key") == "a [key removed] key"
+
+
+def _escaped(text: str, every: int = 1) -> str:
+    """``text`` as a JSON string may write it: every ``every``-th character as a ``\\u`` escape."""
+    return "".join(f"\\u{ord(c):04x}" if k % every == 0 else c for k, c in enumerate(text))
+
+
+@pytest.mark.parametrize("echo", [_escaped(KEY), _escaped(KEY, 2), KEY, f"ends in key{KEY[-6:]}", f"…{KEY[-6:]}"])
+def test_a_key_echoed_inside_the_json_answer_reaches_no_output(messages_stub, cli, tmp_path, echo):
+    def answer(body):
+        verdicts = [{"claim": n, "verdict": "unsupported", "supported_by": [], "reason": "@@"}
+                    for n, _ in parse_request(body)["claims"]]
+        reply = json_reply(verdicts, body)
+        reply["content"][0]["text"] = reply["content"][0]["text"].replace("@@", f"the key {echo} was seen")
+        return reply
+    messages_stub.default = answer
+    claims, report = tmp_path / "claims.csv", tmp_path / "report.md"
+    code, out, err = cli("score", "--judge", "llm", "--cache", tmp_path / "c", *ARGS, "--claims-out", claims,
+                         "--report", report)
+    assert code == 0, err
+    reasons = claims.read_text(encoding="utf-8")
+    assert "[key removed] was seen" in reasons, reasons
+    cached = "".join(p.read_text() for p in (tmp_path / "c").rglob("*.json"))
+    for text in (out, err, reasons, report.read_text(encoding="utf-8"), cached):
+        assert not leaked(text) and KEY[-6:] not in text and "\\u0073\\u006b" not in text
+    code, out, err = cli("agree", "--judge", "llm", "--cache", tmp_path / "c", *ARGS, "--json")  # from the cache
+    assert code == 0 and messages_stub.calls and not leaked(out + err) and KEY[-6:] not in out
+
+
+def test_the_redactor_removes_the_keys_last_characters_wherever_they_run_on():
+    from groundlab.judges.llm.endpoint import Redactor
+
+    r = Redactor(KEY)
+    assert r.text(f"key {KEY}{KEY[-4:]} and key{KEY[-6:]}") == "key [key removed][key removed] and key[key removed]"
+    assert r.text(f"{KEY[-6:]}2b") == "[key removed]2b"
+    assert r.text(_escaped(KEY, 3)) == "[key removed]"
+    assert r.text('{"a": "\\u0041\\u0022"}') == '{"a": "\\u0041\\u0022"}'  # escapes of other characters stay

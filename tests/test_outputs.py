@@ -108,6 +108,88 @@ def test_a_failed_run_after_force_leaves_nothing_of_the_earlier_run(cli, tmp_pat
     assert record["status"] == "failed" and record["failure"]["notebook"] == "01-broken.ipynb"
 
 
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+def test_a_run_stopped_by_a_signal_says_it_failed_and_force_takes_the_folder_again(tmp_path, signame):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import ROOT
+
+    folder = tmp_path / "nbs"
+    _notebook(folder / "01-first.ipynb", 'open(report, "w").write("<!-- groundlab report -->\\n")')
+    _notebook(folder / "02-waits.ipynb", "import os, time\nif not os.environ.get('QUICK'):\n    time.sleep(120)")
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "groundlab", "run", "--cases", str(CASES), "--passages", str(NOTES),
+               "--notebooks", str(folder), "--out", str(out)]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("QUICK", None)
+    number = getattr(signal, signame)
+    # as a terminal or a job runner starts it, even where this suite was started with the signal ignored (nohup)
+    proc = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(number, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 120
+        while not (out / "01-first.ipynb").exists() or not list(out.glob(".02-waits.*.ipynb")):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.2)
+        time.sleep(1)  # the second notebook's kernel is running its cell
+        proc.send_signal(getattr(signal, signame))
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 128 + getattr(signal, signame), err
+    assert f"stopped by {signame}".encode() in err and b"Traceback" not in err, err.decode()
+    record = json.loads((out / RUN_FILE).read_text(encoding="utf-8"))
+    assert record["status"] == "failed" and record["failure"]["message"] == f"was stopped ({signame})"
+    assert "01-first.ipynb" in record["files"] and signame in (out / "FAILED.txt").read_text(encoding="utf-8")
+    assert not list(out.glob(".*.tmp")) and not list(out.glob(".02-waits.*.ipynb"))  # no temporary file left
+    done = subprocess.run(command + ["--force"], cwd=tmp_path, env=dict(env, QUICK="1"), capture_output=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((out / RUN_FILE).read_text(encoding="utf-8"))["status"] == "succeeded"
+    assert not (out / "FAILED.txt").exists()
+
+
+def test_a_full_disk_fails_the_run_naming_the_file(cli, tmp_path, monkeypatch, tiny):
+    import errno
+
+    real = Path.write_bytes
+
+    def full(self, data):
+        if ".01-quick.html." in self.name:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, data)
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(Path, "write_bytes", full)
+    code, out, err = _run(cli, "--notebooks", tiny, "--out", "out")
+    html = tmp_path / "out" / "01-quick.html"
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert err.strip().splitlines()[-1] == (f"groundlab: cannot write {Path('out') / '01-quick.html'}: No space left "
+                                            "on device; free some space (or write elsewhere) and run again.")
+    record = json.loads((tmp_path / "out" / RUN_FILE).read_text(encoding="utf-8"))
+    assert record["status"] == "failed" and "could not be written (No space left on device)" in \
+        record["failure"]["message"]
+    assert not html.exists() and not list((tmp_path / "out").glob(".*.tmp"))
+
+
+def test_a_full_disk_names_the_file_in_every_command(cli, sample_args, tmp_path, monkeypatch):
+    import errno
+
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full)
+    report = tmp_path / "report.md"
+    code, out, err = cli("score", *sample_args, "--report", report)
+    assert code == 2 and err.strip().splitlines()[-1] == (f"groundlab: cannot write {report}: No space left on device; "
+                                                          "free some space (or write elsewhere) and run again.")
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("change, words", [
     ("edit", "was changed since groundlab wrote it"),
     ("link", "is now a symbolic link"),
@@ -158,6 +240,47 @@ def test_force_never_clears_an_input(cli, tmp_path, monkeypatch, tiny):
                        "--force", "-p", "filled_sheet", "out/report.md")
     assert code == 2 and "is an input of this run" in err
     assert (tmp_path / "out" / "report.md").exists()
+
+
+def test_a_figures_dir_of_ones_own_files_is_refused_without_force(cli, tmp_path, monkeypatch):
+    folder = tmp_path / "nbs"
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                           "language": "python"}})
+    parameters = nbformat.v4.new_code_cell('figures_dir: str = "figures"  # where the charts go')
+    parameters.metadata["tags"] = ["parameters"]
+    nb.cells += [parameters, nbformat.v4.new_code_cell(
+        'import pathlib\npathlib.Path(figures_dir).mkdir(exist_ok=True)\n'
+        '(pathlib.Path(figures_dir) / "verdict_split.png").write_text("chart")')]
+    folder.mkdir()
+    nbformat.write(nb, folder / "01-chart.ipynb")
+    monkeypatch.chdir(tmp_path)
+    slides = tmp_path / "slides"
+    slides.mkdir()
+    (slides / "verdict_split.png").write_text("my own slide", encoding="utf-8")
+    code, _, err = _run(cli, "--notebooks", folder, "--out", "out", "-p", "figures_dir", slides)
+    assert code == 2 and "already holds files" in err and "--force" in err and err.count("\n") == 1
+    assert (slides / "verdict_split.png").read_text(encoding="utf-8") == "my own slide" and not (tmp_path / "out").exists()
+    (tmp_path / "a-file").write_text("mine", encoding="utf-8")
+    code, _, err = _run(cli, "--notebooks", folder, "--out", "out", "-p", "figures_dir", "a-file")
+    assert code == 2 and "is a file, not a folder" in err
+    assert _run(cli, "--notebooks", folder, "--out", "out", "-p", "figures_dir", "new-slides")[0] == 0
+    assert (tmp_path / "new-slides" / "verdict_split.png").read_text() == "chart"
+    assert _run(cli, "--notebooks", folder, "--out", "out2", "-p", "figures_dir", slides, "--force")[0] == 0
+    assert (slides / "verdict_split.png").read_text() == "chart"
+
+
+def test_control_characters_in_outputs_reach_the_html_copy_as_escapes(cli, tmp_path, monkeypatch):
+    folder = tmp_path / "nbs"
+    _notebook(folder / "01-hostile.ipynb",
+              "import pandas as pd\ntext = 'red \\x1b[31mRED\\x1b[0m, \\u202eevil.exe, nul \\x00, c1 \\x9b'\n"
+              "print(text)\npd.DataFrame({'case': [text]})")
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run(cli, "--notebooks", folder, "--out", "out")
+    assert code == 0, err
+    page = (tmp_path / "out" / "01-hostile.html").read_text(encoding="utf-8")
+    assert not any(c in page for c in "\x1b\u202e\x00\x9b")
+    assert page.count("red \\u001b[31mRED\\u001b[0m, \\u202eevil.exe, nul \\u0000, c1 \\u009b") == 1  # the table
+    assert page.count("\\u202eevil.exe, nul \\u0000, c1 \\u009b") == 2  # and the printed text (its colours as HTML)
 
 
 def test_a_run_record_written_since_is_another_runs(tmp_path):

@@ -68,6 +68,14 @@ def test_penalty_curve_without_labels_is_the_judges_view(sample_cases):
     assert set(curve["by"]) == {"judge"}
 
 
+@pytest.mark.parametrize("largest", [1e308, float("inf"), float("nan"), 0, -1])
+def test_penalty_curve_refuses_a_largest_penalty_it_cannot_draw(sample_cases, largest):
+    ev = evaluate(sample_cases, "rules")
+    with pytest.raises(GroundlabError, match="the penalty curve needs a positive largest penalty"):
+        workbook.penalty_curve(ev.cases, max_penalty=largest)
+    assert len(workbook.penalty_curve(ev.cases, max_penalty=1000)) == 2 * 4001
+
+
 def test_score_table(sample_cases):
     ev = evaluate(sample_cases, "lexical")
     table = workbook.score_table(ev.cases, 3).set_index(["policy", "scored by"])

@@ -8,6 +8,7 @@ they share live in :mod:`.options` and :mod:`.common`, and no command module imp
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 from typing import Optional, Sequence
@@ -43,7 +44,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except GroundlabError as exc:
         print(f"groundlab: {visible(str(exc))}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        from .common import Terminated
+
+        if isinstance(exc, Terminated):
+            print(f"groundlab: stopped by {exc}; nothing more was written.", file=sys.stderr)
+            return 128 + exc.signum
         print("groundlab: interrupted; nothing more was written.", file=sys.stderr)
         return 130
     except BrokenPipeError:  # the reader went away (`groundlab score | head`): stop quietly
@@ -51,7 +57,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 0
     except OSError as exc:  # a path the file system refuses: name it, no traceback
         where = f" {exc.filename}" if exc.filename else ""
-        print(f"groundlab: cannot use{where}: {exc.strerror or exc}; check the path and run again.",
+        if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+            print(visible(f"groundlab: cannot write{where}: {exc.strerror}; free some space (or write elsewhere) "
+                          "and run again."), file=sys.stderr)
+            return 2
+        print(visible(f"groundlab: cannot use{where}: {exc.strerror or exc}; check the path and run again."),
               file=sys.stderr)
         return 2
 

@@ -36,7 +36,7 @@ def add_commands(sub) -> None:
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from ..evaluate import split_cases
-    from ..io import load_cases, plural
+    from ..io import check_output, is_stdin, load_cases, plural
     from ..judges import get_judge
     from ..judges.calibration import (MIN_PER_CLASS, MODES, Figures, LabeledClaim, check_enough, fit, measure,
                                        shipped_prior, write_config)
@@ -46,10 +46,12 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         raise GroundlabError(f"--max-false-alarms must be more than 0 and less than 1 (100%), not "
                              f"{args.max_false_alarms:g}; e.g. 0.1 or 10%.")
     out = Path(args.out)
+    source, passages = input_paths(args)
+    # never an input, even with --force
+    check_output(out, True, [p for p in (source, passages, *args.also) if p and not is_stdin(p)])
     if out.exists() and not args.force:  # before the fitting, which takes a while
         raise GroundlabError(f"{out} already exists; nothing was written (choose another --out, or pass --force "
                              "to replace it).")
-    source, passages = input_paths(args)
     splitter = splitter_from(args)
     claims = []
     labeled_cases = 0

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, List, Sequence
@@ -83,10 +85,42 @@ def evaluate_inputs(args: argparse.Namespace, runs: int = 1, judge=None):
     return source, (evs[0] if runs == 1 else evs)
 
 
+class Terminated(KeyboardInterrupt):
+    """The process was asked to stop by a signal (SIGTERM, SIGHUP): ended as Ctrl-C ends it."""
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+        super().__init__(signal.Signals(signum).name)
+
+
+@contextmanager
+def stop_on_signals(ignore: bool = False) -> Iterator[None]:
+    """Within the block, SIGTERM and SIGHUP raise :class:`Terminated` (``ignore``: are ignored), so
+    what a command was writing is closed and recorded instead of the process vanishing. Only in
+    the main thread, where signals are handled; a signal its launcher ignores stays ignored."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise Terminated(signum)
+
+    before = {}
+    for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if signum is None or signal.getsignal(signum) == signal.SIG_IGN:
+            continue
+        before[signum] = signal.signal(signum, signal.SIG_IGN if ignore else stop)
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+
+
 def judge_summary(judge) -> None:
     """A model judge's model, endpoint, requests, tokens and price, on stderr."""
     if hasattr(judge, "summary"):
-        print(f"groundlab: {judge.summary()}", file=sys.stderr)
+        print(f"groundlab: {visible(judge.summary())}", file=sys.stderr)
 
 
 @contextmanager

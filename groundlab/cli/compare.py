@@ -28,7 +28,7 @@ def add_commands(sub) -> None:
     g.add_argument("--pair-by", choices=PAIR_BY, default="id",
                    help="pair the cases by id (default) or by question text (white space and case ignored)")
     g.add_argument("--judge", default=DEFAULT_JUDGE, metavar="NAME",
-                   help="the judge for both sides; " + "; ".join(f"{k}: {v}" for k, v in describe_judges().items()))
+                   help=f"the judge for both sides (default: {DEFAULT_JUDGE}); " + "; ".join(f"{k}: {v}" for k, v in describe_judges().items()))
     g.add_argument("--workers", type=positive_int, default=None, metavar="N",
                    help="processes that judge a large run with the offline judges (signals, rules, lexical) (default: one per core)")
     claim_options(g)

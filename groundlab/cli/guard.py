@@ -15,7 +15,7 @@ import math
 import sys
 from typing import BinaryIO, Iterator, Optional, Tuple
 
-from ..io import nesting_message
+from ..io import long_number_message, nesting_message
 from ..records import GroundlabError
 from .options import claim_options, judge_kwargs, judge_options, positive_int
 
@@ -45,7 +45,9 @@ def add_commands(sub) -> None:
     p.add_argument("--notice", default=DEFAULT_NOTICE, metavar="TEXT",
                    help=f"hide: stands in for hidden sentences (default: {DEFAULT_NOTICE!r})")
     p.add_argument("--judge", default=GUARD_JUDGE, metavar="NAME",
-                   help="; ".join(f"{k}: {v}" for k, v in describe_judges().items())
+                   help=f"the judge (default: {GUARD_JUDGE}, not the other commands' signals: it catches more "
+                        "of the hallucinated claims, at the price of more false alarms a person can clear); "
+                        + "; ".join(f"{k}: {v}" for k, v in describe_judges().items())
                         + ". rules and lexical take 0.3 to 3 ms an answer; llm waits for one request an "
                           "answer, and a claim it cannot judge is flagged")
     p.add_argument("--max-record-bytes", type=positive_int, default=MAX_RECORD_BYTES, metavar="N",
@@ -181,6 +183,8 @@ def _record(number: int, raw: Optional[bytes], limit: int) -> Optional[dict]:
                              "object a line.") from None
     except RecursionError:
         raise GroundlabError(nesting_message("the line")) from None
+    except ValueError:
+        raise GroundlabError(long_number_message("the line")) from None
     if not isinstance(record, dict):
         raise GroundlabError("the line is not a JSON object; send {\"question\", \"retrieved\", \"answer\"}.")
     return record

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Dict, List
 
-from ..records import GroundlabError
+from ..records import GroundlabError, visible
 from ..stats import percent
 from .common import (dry_run, emit, error_lines, evaluate_inputs, input_paths, load_inputs, rate_row, splitter_from,
                      table)
@@ -33,9 +33,11 @@ def add_commands(sub) -> None:
                    metavar="T", help="answer only when at least this sure: penalty T/(1-T) (0.75 gives 3)")
     p.add_argument("--report", metavar="FILE.md", help="also write the one-page steering report here")
     p.add_argument("--claims-out", metavar="FILE", help="also write the claim frame (one row per claim) here, "
-                                                         "as .csv or .parquet by its name")
+                                                         "as .csv or .parquet by its name; - writes CSV to stdout "
+                                                         "(the score then goes to stderr)")
     p.add_argument("--cases-out", metavar="FILE", help="also write the case frame (one row per case, with its "
-                                                        "meta.* columns) here, as .csv or .parquet by its name")
+                                                        "meta.* columns) here, as .csv or .parquet by its name; - "
+                                                        "writes CSV to stdout (the score then goes to stderr)")
     p.add_argument("--force", action="store_true",
                    help="replace a file --report, --claims-out or --cases-out names (never an input)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
@@ -111,6 +113,9 @@ def cmd_check(args: argparse.Namespace) -> int:
                 refusals.append(f"{case.where}: claim {claim.number} \"{shorten(claim.text)}\" reads like a "
                                 "refusal but counts as a claim; if the assistant declines to answer there, add "
                                 "--abstention-phrase REGEX matching it (see docs/claims.md).")
+        if split.claims and not case.retrieved:
+            warnings.append(f"{case.where}: the case has no retrieved passages, so its claims will all be "
+                            "unsupported; give it the passages the assistant was given (\"retrieved\").")
         if not split.claims and not split.abstains:
             warnings.append(f"{case.where}: the answer holds no claim and no abstention; it counts as abstained.")
     labeled = sum(c.labels is not None for c in cases)
@@ -182,6 +187,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         print(f"groundlab: note: {plural(positional, 'case cites', 'cases cite')} passages by number ([1], [^2]) "
               "while the passages carry other ids; each number is read as the passage at that position "
               "('groundlab check' lists them).", file=sys.stderr)
+    _warn_without_passages(ev)
     summary = score_summary(ev, penalty)
     failed = failing(conditions, summary)
     breakdown = not args.json or args.breakdown or targets is not None
@@ -189,9 +195,12 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.report:
         write_report(Path(args.report), steering_report(ev, penalty, source, targets), force=args.force)
     if frames:
-        from ..io import write_frame
+        from ..io import write_frame, write_frame_csv
 
         for name, path in frames:
+            if path == "-":
+                write_frame_csv(getattr(ev, name), sys.stdout)
+                continue
             write_frame(getattr(ev, name), path, force=args.force, inputs=inputs)
             print(f"groundlab: wrote the {name[:-1]} frame ({len(getattr(ev, name))} rows) to {path}", file=sys.stderr)
     if args.json:
@@ -199,8 +208,13 @@ def cmd_score(args: argparse.Namespace) -> int:
         keys = ["by_kind", "by_process", "targets", "weighted_risk_score", "cascade"]
         emit(json.dumps(dict(summary, **{k: severity[k] for k in keys if severity[k] is not None})))
     else:
-        emit(_score_text(summary, rates(ev), source, citations_undecided(ev.claims)) + error_lines(ev)
-             + _severity_text(severity, ev, penalty, args.targets))
+        text = (_score_text(summary, rates(ev), source, citations_undecided(ev.claims),
+                            answerable_unknown=bool(len(ev.cases)) and bool(ev.cases["answerable"].isna().all()))
+                + error_lines(ev) + _severity_text(severity, ev, penalty, args.targets))
+        if any(path == "-" for _, path in frames):  # stdout carries the frame
+            print(visible(text), file=sys.stderr)
+        else:
+            emit(text)
     if args.report:
         print(f"groundlab: wrote the steering report to {args.report}", file=sys.stderr)
     status = _gate_outcome(conditions, failed)
@@ -295,12 +309,20 @@ def _frame_outputs(args: argparse.Namespace, inputs) -> List:
     from ..io import check_frame_target
 
     frames = [(name, path) for name, path in (("claims", args.claims_out), ("cases", args.cases_out)) if path]
-    targets = [path for _, path in frames] + ([args.report] if args.report else [])
+    streamed = [f"--{name}-out" for name, path in frames if path == "-"]
+    if len(streamed) > 1:
+        raise GroundlabError("--claims-out and --cases-out both write to standard output (-); only one of them can, "
+                             "so give the other a file name.")
+    if streamed and args.json:
+        raise GroundlabError(f"{streamed[0]} - and --json both write to standard output; give {streamed[0]} a file "
+                             "name, or drop --json.")
+    frames_to_files = [(name, path) for name, path in frames if path != "-"]
+    targets = [path for _, path in frames_to_files] + ([args.report] if args.report else [])
     for k, path in enumerate(targets):
         if any(Path(path).resolve() == Path(other).resolve() for other in targets[:k]):
             raise GroundlabError(f"{path} is named for two outputs; give each of --report, --claims-out and "
                                  "--cases-out its own file.")
-    for _, path in frames:
+    for _, path in frames_to_files:
         check_frame_target(path, args.force, inputs)
     return frames
 
@@ -316,9 +338,28 @@ def _corrected_row(s: Dict) -> List[List[str]]:
              f"{percent(c['low'])}\u2013{percent(c['high'])}", "the judge's rate corrected by its error on them"]]
 
 
-def _score_text(s: Dict, r: Dict, source: str, undecided_checks: int = 0) -> str:
+def _warn_without_passages(ev) -> None:
+    """Say on stderr which answered cases were given no passages: every claim of theirs is
+    unsupported, which is a gap in the data more often than in the answers."""
+    from ..io import plural
+
+    bare = ev.cases[(ev.cases["passages"] == 0) & (ev.cases["claims"] > 0)]
+    if bare.empty:
+        return
+    shown = ", ".join(map(str, bare["case_id"].head(5))) + (", ..." if len(bare) > 5 else "")
+    print(visible(f"groundlab: warning: {plural(len(bare), 'answered case has', 'answered cases have')} no retrieved "
+                  f"passages ({shown}), so {'its' if len(bare) == 1 else 'their'} claims are all unsupported; "
+                  "give each case the passages the assistant was given (\"retrieved\"), or 'groundlab import' "
+                  "the log that holds them."), file=sys.stderr)
+
+
+def _score_text(s: Dict, r: Dict, source: str, undecided_checks: int = 0, answerable_unknown: bool = False) -> str:
     def row(name: str, key: str, noun: str, note: str, missing: str):
         return rate_row(name, r[key], noun, note, missing)
+
+    o = s["outcomes"]
+    unknown = (f"no case says whether it could be answered ({o['correct'] + o['wrong']} answered, "
+               f"{o['abstained']} abstained): set \"answerable\"") if answerable_unknown else ""
 
     undecided = "every citation check undecided (see below)" if undecided_checks else ""
     rows = [["measure", "rate", "count", "95% range", ""],
@@ -333,11 +374,10 @@ def _score_text(s: Dict, r: Dict, source: str, undecided_checks: int = 0) -> str
                 "no supported claims" if r["citation precision"].total else undecided or "no citations"),
             row("citation precision", "citation precision", "citations", "", undecided or "no citations"),
             row("abstention", "abstention", "unanswerable", "unanswerable questions declined",
-                "no unanswerable cases (set \"answerable\": false)"),
+                unknown or "no unanswerable cases (set \"answerable\": false)"),
             row("false abstention", "false abstention", "answerable", "answerable questions declined",
-                "no answerable cases (set \"answerable\": true)"),
+                unknown or "no answerable cases (set \"answerable\": true)"),
             row("accuracy-only score", "accuracy-only score", "cases", "a wrong answer costs nothing", "no cases")]
-    o = s["outcomes"]
     head = (f"groundlab score: judge {s['judge']}, {s['cases']} cases, {s['claims']} claims ({source})")
     tail = [f"outcomes: correct {o['correct']}, abstained {o['abstained']}, wrong {o['wrong']}",
             f"risk-weighted score: {s['risk_weighted_score']:+g} "

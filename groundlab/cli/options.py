@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import math
 import re
+import shlex
 import sys
 from typing import Dict, List
 
@@ -28,7 +29,8 @@ def common_options(parser: argparse.ArgumentParser) -> None:
 
     g = input_options(parser)
     g.add_argument("--judge", default=DEFAULT_JUDGE, metavar="NAME",
-                   help="; ".join(f"{k}: {v}" for k, v in describe_judges().items()))
+                   help=f"the judge (default: {DEFAULT_JUDGE}); "
+                        + "; ".join(f"{k}: {v}" for k, v in describe_judges().items()))
     g.add_argument("--workers", type=positive_int, default=None, metavar="N",
                    help="processes that read and judge a large cases file (5 MB or more) with the "
                         "offline judges: signals, rules, lexical (default: one per core)")
@@ -198,6 +200,17 @@ def fraction(text: str) -> float:
 
 class Parser(argparse.ArgumentParser):
     """argparse that reports a usage mistake in one sentence (exit 2) instead of a usage dump."""
+
+    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            words = [e for e in extras if not e.startswith("-")]
+            command = " ".join(str(w) for w in (getattr(parsed, "command", None), getattr(parsed, "step", None)) if w)
+            if words and command and hasattr(parsed, "cases") and getattr(parsed, "cases", None) is None:
+                self.error(f"{command} reads the cases file from --cases, not as a word of its own: "
+                           f"groundlab {command} --cases {shlex.quote(words[0])}")
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
 
     def error(self, message: str) -> None:  # type: ignore[override]
         match = re.match(r"argument (\S+): (.*)", message)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shutil
 import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..records import GroundlabError
-from .common import emit, input_paths
+from .common import Terminated, emit, input_paths, stop_on_signals
 from .options import claim_options, input_options, number
 
 
@@ -92,6 +93,13 @@ STREAMED = ("cases", "passages", "cases_b", "passages_b")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """``groundlab run``; a SIGTERM or SIGHUP (a closed terminal, a job killed) ends it as Ctrl-C
+    does, so the run folder says it failed and ``--force`` can take it again."""
+    with stop_on_signals():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from ..io import display_name, is_stdin, plural, read_cases_once
     from ..notebooks import (
         check_parameter_names,
@@ -184,6 +192,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     for name, path in zip(STREAMED, (cases, passages, cases_b, passages_b)):
         if path and str(path) in streamed:
             kept.setdefault(str(path), f"{INPUTS_DIR}/{name}.jsonl")
+    _check_figures_dir(parameters.get("figures_dir"), args.force)
     filled = parameters.get("filled_sheet")
     if filled and str(filled).strip() and not Path(str(filled)).is_file():
         raise GroundlabError(f"-p filled_sheet {filled} does not exist; give the labeling sheet as people "
@@ -285,13 +294,18 @@ def cmd_run(args: argparse.Namespace) -> int:
                                progress=lambda line: print(line, file=sys.stderr),
                                metadata=notebook_identities(notebooks, plans, identities))
     except NotebookFailed as exc:
-        folder.finish("failed", {"notebook": exc.notebook, "cell": exc.cell, "message": str(exc)},
-                      message=f"This run failed: {exc}")
+        with contextlib.suppress(OSError):  # on a full disk, the failure itself is what to report
+            folder.finish("failed", {"notebook": exc.notebook, "cell": exc.cell, "message": str(exc)},
+                          message=f"This run failed: {exc}")
         raise
     except BaseException as exc:
-        what = "was interrupted" if isinstance(exc, KeyboardInterrupt) else f"stopped ({type(exc).__name__})"
-        folder.finish("failed", {"notebook": None, "cell": None, "message": what},
-                      message=f"This run {what} before every notebook had run; what it wrote is incomplete.")
+        what = (f"was stopped ({exc})" if isinstance(exc, Terminated) else "was interrupted"
+                if isinstance(exc, KeyboardInterrupt) else f"stopped: {exc.filename} could not be written "
+                f"({exc.strerror})" if isinstance(exc, OSError) and exc.filename else
+                f"stopped ({type(exc).__name__})")
+        with stop_on_signals(ignore=True), contextlib.suppress(OSError):  # a second signal, a full disk
+            folder.finish("failed", {"notebook": None, "cell": None, "message": what},
+                          message=f"This run {what} before every notebook had run; what it wrote is incomplete.")
         raise
     folder.finish("succeeded")
     parts = [plural(len(result.notebooks), "executed notebook", "executed notebooks"),
@@ -304,6 +318,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     emit(f"wrote {shown.rstrip('/')}/: " + ", ".join(parts) + "."
          + "".join(f" {name} was skipped ({why})." for name, why in skipped.items()))
     return 0
+
+
+def _check_figures_dir(folder: object, force: bool) -> None:
+    """``-p figures_dir DIR`` outside the run folder: the charts replace files of their names there,
+    so DIR must be new or empty, or ``--force`` given."""
+    if folder is None or not str(folder).strip():
+        return
+    path = Path(str(folder))
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        raise GroundlabError(f"-p figures_dir {path} is {'a symbolic link' if path.is_symlink() else 'a file'}, not a "
+                             "folder; nothing was written (give a new or empty folder).")
+    if path.is_dir() and any(path.iterdir()) and not force:
+        raise GroundlabError(f"-p figures_dir {path} already holds files, which charts of the same names would "
+                             "replace; nothing was written (give a new or empty folder, or pass --force to replace "
+                             "the charts there).")
 
 
 def _shown(path, kept: Dict[str, str]) -> str:

@@ -196,7 +196,7 @@ def list_cell(cell: str, name: str) -> list:
         raise RowError(f"\"{name}\" nests lists more deeply than groundlab reads") from None
     if isinstance(value, list):
         return value
-    items = _literal_items(body)
+    items = _literal_items(body, name)
     if items is not None:
         return items
     try:
@@ -212,7 +212,7 @@ def list_cell(cell: str, name: str) -> list:
 _SKIP = {tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER, tokenize.COMMENT}
 
 
-def _literal_items(body: str) -> Optional[list]:
+def _literal_items(body: str, _name: str = "the cell") -> Optional[list]:
     """The items of ``[lit, lit, ...]`` or numpy's ``[lit lit ...]``, each literal on its own;
     ``None`` when ``body`` is not such a flat list."""
     if not (body.startswith("[") and body.endswith("]")):
@@ -238,7 +238,11 @@ def _literal_items(body: str) -> Optional[list]:
                 token.type == tokenize.NAME and token.string in ("None", "True", "False")):
             if previous_item and commas:
                 return None  # "a" "b" inside a list with commas: not a form we read item by item
-            items.append(ast.literal_eval(token.string))
+            try:
+                items.append(ast.literal_eval(token.string))
+            except (ValueError, SyntaxError, MemoryError):  # a number of more than 4,300 digits
+                raise RowError(f"\"{_name}\" holds a number too long to read ({preview(token.string)}); write "
+                               "it as a string, in quotes") from None
             previous_item = True
         else:
             return None

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, List, Mapping, Optional, Sequence
 
 from ..io import (MAX_LINE_BYTES, PathLike, _json_type, decode_text, display_name, is_stdin, jsonl_objects,
-                  nesting_message, open_input, parse_csv, read_bytes)
+                  long_number_message, nesting_message, open_input, parse_csv, read_bytes)
 from ..records import InputError
 from .common import Source, columns_of, plain
 
@@ -98,8 +98,10 @@ def _is_object_line(line: bytes) -> bool:
         return isinstance(json.loads(line.decode("utf-8-sig")), dict)
     except RecursionError:
         return True  # a whole line, nested too deeply: read as JSON Lines, which names the line
-    except ValueError:
+    except json.JSONDecodeError:
         return False
+    except ValueError:
+        return True  # a JSON line with a whole number too long to read: JSON Lines names the line
 
 
 def _document(text: str, name: str) -> Source:
@@ -110,6 +112,8 @@ def _document(text: str, name: str) -> Source:
                          "it must be one JSON document, or JSON Lines (one object a line).") from None
     except RecursionError:
         raise InputError(nesting_message(name)) from None
+    except ValueError:
+        raise InputError(long_number_message(name)) from None
     if isinstance(doc, dict):
         return Source(name, "json", "record", [(1, doc)], list(doc), doc=doc)
     if not isinstance(doc, list):

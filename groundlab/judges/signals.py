@@ -1059,6 +1059,10 @@ class JudgeConfig:
         self.threshold = float(data["threshold"])
 
 
+#: The largest judge config read: the file calibrate writes is about 2 KB.
+MAX_CONFIG_BYTES = 1 << 20
+
+
 def load_config(path: Union[str, Path, None] = None) -> JudgeConfig:
     """A judge config: the file ``groundlab calibrate`` wrote, or (``None``) the one shipped with
     groundlab. A file that is not one says so in one sentence."""
@@ -1071,15 +1075,21 @@ def load_config(path: Union[str, Path, None] = None) -> JudgeConfig:
         where = Path(path)
         shown = str(where)
         try:
-            raw = where.read_bytes()
+            with open(where, "rb") as fh:
+                raw = fh.read(MAX_CONFIG_BYTES + 1)
         except OSError as exc:
             raise GroundlabError(f"judge config {shown} cannot be read ({exc.strerror or exc}); give the file "
                                  "'groundlab calibrate --out' wrote.") from None
+        if len(raw) > MAX_CONFIG_BYTES:  # /dev/zero, or another file passed by mistake
+            raise GroundlabError(f"judge config {shown} is larger than {MAX_CONFIG_BYTES >> 20} MB, which no judge "
+                                 "config is; give the file 'groundlab calibrate --out' wrote.")
+    from ..io import json_problem
+
     try:
         data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise GroundlabError(f"judge config {shown} is not JSON; give the file 'groundlab calibrate --out' "
-                             "wrote.") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise GroundlabError(f"judge config {shown} is not JSON ({json_problem(exc)}); give the file "
+                             "'groundlab calibrate --out' wrote.") from None
     check_config(data, shown)
     return JudgeConfig(data, where, hashlib.sha256(raw).hexdigest())
 

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from ...records import Evidence, GroundlabError, Verdict
+from ...records import Evidence, GroundlabError, Verdict, visible
 from . import capabilities, pricing
 from .cache import BUSY, HELD, ReplyCache, check_folder
 from .capabilities import Shape, choose
@@ -152,6 +152,10 @@ _TABLE_HINTS = (("tool_choice", '"forced_tool": false', lambda shape: shape.kind
                 ("temperature", '"temperature": false', lambda shape: shape.temperature),
                 ("thinking.type.disabled", '"thinking": "always"', lambda shape: shape.thinking == "disabled"),
                 ("effort", '"effort": false', lambda shape: bool(shape.effort)))
+
+
+#: Seconds a run stopped by a refusal waits for the replies still on their way, to cache and count them.
+ABORT_GRACE = 30.0
 
 
 class _Abort(Exception):
@@ -395,8 +399,10 @@ class LLMJudge:
                     continue
                 done.put((item, result))
 
-        for _ in range(min(self.concurrency, len(items))):
-            threading.Thread(target=work, name="groundlab-llm", daemon=True).start()
+        threads = [threading.Thread(target=work, name="groundlab-llm", daemon=True)
+                   for _ in range(min(self.concurrency, len(items)))]
+        for thread in threads:
+            thread.start()
         try:
             for _ in range(len(items)):
                 while True:
@@ -413,6 +419,12 @@ class LLMJudge:
                 bar.update(1)
         finally:
             self._stop.set()  # requests not yet sent are not sent; waits for a retry end at once
+            if self._aborted is not None:
+                # A refusal stops the run, but replies already on their way are paid for: wait for
+                # them (a while at most), so they are cached and counted in the summary.
+                deadline = time.monotonic() + min(self.timeout, ABORT_GRACE)
+                for thread in threads:
+                    thread.join(max(0.0, deadline - time.monotonic()))
             bar.close()
         if self._aborted is not None:
             raise GroundlabError(str(self._aborted))
@@ -600,6 +612,7 @@ class LLMJudge:
         """Count a reply, turn it into verdicts, and cache it when it is clean: ``(verdicts, cached)``."""
         self._meter(reply, batched)
         payload, missing = verdict_object(reply, self.shape.kind == "json")
+        payload = self._redactor.deep(payload)  # a JSON answer's strings are only read here, escapes and all
         verdicts, clean = self._verdicts(payload, request, missing)
         if not clean and reply.stop_reason == "max_tokens":
             cut = f"; the reply was cut off at its limit of {self._params(request)['max_tokens']:,} output tokens"
@@ -647,7 +660,7 @@ class LLMJudge:
     def _warn(self, text: str) -> None:
         text = self._redactor.text(text) if hasattr(self, "_redactor") else text
         self.warnings.append(text)
-        print(f"groundlab: warning: {text}.", file=sys.stderr, flush=True)
+        print(f"groundlab: warning: {visible(text)}.", file=sys.stderr, flush=True)
 
     @property
     def spent(self) -> bool:

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Set
 
-from ...records import GroundlabError, Verdict
+from ...records import GroundlabError, Verdict, visible
 from .progress import Progress
 from .reply import (MAX_REPLY_BYTES, TooLarge, TooSlow, Unusable, batch_result, lines, parse_json, read_body,
                     read_message)
@@ -66,9 +66,9 @@ def run_batches(judge: "LLMJudge", items: List["_Item"], out: list) -> List["_It
     except KeyboardInterrupt:
         running = [b["id"] for b in batches if not b.get("done")]
         if running and folder is not None:
-            print(f"groundlab: the batch{'es' * (len(running) > 1)} {', '.join(running)} keep{'s' * (len(running) == 1)} "
-                  f"running at the API; run the same command again to collect the results (the ids are kept in "
-                  f"{folder}).", file=sys.stderr)
+            print(visible(f"groundlab: the batch{'es' * (len(running) > 1)} {', '.join(map(str, running))} "
+                          f"keep{'s' * (len(running) == 1)} running at the API; run the same command again to collect "
+                          f"the results (the ids are kept in {folder})."), file=sys.stderr)
         raise
     return [by_key[key] for key in by_key if key in leftover]
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -88,10 +89,19 @@ class ReplyCache:
         """The cached reply of ``key`` when there is one the judge can use; ``None`` otherwise."""
         path = self.path(key)
         try:
-            with open(path, "rb") as fh:
+            # Without waiting (a FIFO there would wait for a writer) and not through a link; only a
+            # regular file is an entry (a device such as /dev/zero never ends).
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            return None  # missing, a link, or unreadable: asked again
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                os.close(fd)
+                return None
+            with os.fdopen(fd, "rb") as fh:
                 data = fh.read(MAX_ENTRY_BYTES + 1)
         except OSError:
-            return None  # missing, or unreadable: asked again
+            return None
         if len(data) > MAX_ENTRY_BYTES:
             return None
         try:

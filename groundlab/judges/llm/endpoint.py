@@ -109,6 +109,10 @@ def resolve(base_url: Optional[str] = None, need_key: bool = True) -> Endpoint:
 def check_url(url: str, where: str) -> None:
     """Refuse an endpoint that is not an http(s) address, or that would carry the key unencrypted
     to another machine."""
+    bad = next((c for c in url if not c.isprintable() or c.isspace()), None)
+    if bad is not None:
+        raise GroundlabError(f"the API endpoint {url!r} from {where} holds the control character or space "
+                             f"{bad!r}, which no address holds; give one such as {DEFAULT_BASE_URL}.")
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 (raises on a port that is not a number)
@@ -163,13 +167,18 @@ CONNECT_TIMEOUT = 10.0
 #: What a key looks like to :class:`Redactor`: shorter secrets are only replaced whole.
 _WINDOW = 8
 _TAIL = 4
+#: As many of the key's last characters, found inside other text, are the key's and removed too.
+_TAIL_ANYWHERE = 6
+_ESCAPE = re.compile(r"\\[uU]([0-9a-fA-F]{4})")
 REDACTED = "[key removed]"
 
 
 class Redactor:
     """Removes a secret from text: the whole of it, any run of its characters that shares
     :data:`_WINDOW` characters in a row with it (a cut or partly masked copy, ``sk-ant-api03-…``),
-    and its last :data:`_TAIL` or more characters standing alone (``…7f3a``, as consoles show it).
+    its last :data:`_TAIL` or more characters ending a run (``…7f3a``, as consoles show it, or
+    ``key7f3a``), and :data:`_TAIL_ANYWHERE` or more of them anywhere in a run. ``\\u`` escapes of
+    the key's characters are read first, so a copy in a JSON string is removed as the key.
 
     >>> r = Redactor("sk-test-not-a-real-key-7f3a")
     >>> r.text("invalid x-api-key sk-test-not-a-real-key-7f3a; sk-test-no…7f3a; ****-key-7f3a")
@@ -189,15 +198,34 @@ class Redactor:
     def text(self, text: str) -> str:
         if not self.secret or not isinstance(text, str):
             return text
+        if "\\u" in text or "\\U" in text:
+            # A copy in a JSON string may write any of its characters as a \u escape: read those
+            # of the key's characters back first, so the copy is seen (and removed) as the key.
+            text = _ESCAPE.sub(self._unescape, text)
         text = text.replace(self.secret, REDACTED)
         if self._runs is None:
             return text
         return self._runs.sub(self._run, text)
 
+    def _unescape(self, match: "re.Match[str]") -> str:
+        char = chr(int(match.group(1), 16))
+        return char if char in self.secret and char.isprintable() and char not in '"\\' else match.group(0)
+
     def _run(self, match: "re.Match[str]") -> str:
         run = match.group(0)
         if self.secret.endswith(run) or any(run[i:i + _WINDOW] in self._grams for i in range(len(run) - _WINDOW + 1)):
             return REDACTED
+        # The key's last characters run on into others that could be the key's too ("key7f3a",
+        # "…-7f3a2b"): remove the tail, and any 6 or more of the key's last characters. Every such
+        # tail ends with the key's last four, so a run without them holds none.
+        if self.secret[-_TAIL:] not in run:
+            return run
+        for size in range(min(len(run), len(self.secret)) - 1, _TAIL - 1, -1):
+            tail = self.secret[-size:]
+            if run.endswith(tail):
+                return run[:-size] + REDACTED
+            if size >= _TAIL_ANYWHERE and tail in run:
+                return run.replace(tail, REDACTED)
         return run
 
     def deep(self, value: Any) -> Any:

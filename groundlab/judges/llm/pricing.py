@@ -108,13 +108,13 @@ def load(path: Optional[str] = None) -> PriceTable:
 def read_table(path: str, what: str, example: str) -> Tuple[Dict[str, Any], str]:
     """A table of one's own (``what``: "price table", "model table") read as JSON with a
     ``"models"`` object, and the label a summary names it by; one sentence when it is not."""
-    from ...io import read_text
+    from ...io import json_problem, read_text
 
     text = read_text(path, what)
     try:
         own = json.loads(text)
-    except ValueError as exc:
-        raise InputError(f"the {what} {path} is not JSON ({exc.msg} at line {exc.lineno}); "
+    except (ValueError, RecursionError) as exc:
+        raise InputError(f"the {what} {path} is not JSON ({json_problem(exc)}); "
                          "fix it (docs/llm-judge.md shows the format).") from None
     if not isinstance(own, dict) or not isinstance(own.get("models"), dict):
         raise InputError(f"the {what} {path} holds no \"models\" object; write it as {example} (docs/llm-judge.md).")

@@ -16,7 +16,9 @@ PROGRESS_EVERY = 10.0
 class Progress:
     def __init__(self, total: int, label: str, enabled: bool, unit: str = "request",
                  status: Optional[Callable[[], str]] = None) -> None:
-        self.total, self.label, self.unit, self.status = total, label, unit, status
+        from ...records import visible
+
+        self.total, self.label, self.unit, self.status = total, visible(label), unit, status
         self.done = 0
         self.note = ""
         self._bar = None
