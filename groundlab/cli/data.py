@@ -18,7 +18,7 @@ def add_commands(sub) -> None:
     from ..importers import FORMATS
 
     p = sub.add_parser("import", help="turn another tool's export (Ragas, DeepEval, Phoenix, LangSmith, Langfuse, "
-                                      "promptfoo, TruLens) or an answer log into a cases file",
+                                      "promptfoo, TruLens, SAP orchestration) or an answer log into a cases file",
                        usage="%(prog)s [FORMAT] IN --out FILE [options]")
     p.add_argument("input", nargs="+", metavar="IN",
                    help="the file to import (- reads standard input): JSON Lines, JSON, CSV, Parquet, or a "
@@ -38,6 +38,14 @@ def add_commands(sub) -> None:
                    help="leave out rows that cannot be used (no answer, a malformed list) and say how many, "
                         "instead of refusing the file")
     p.add_argument("--force", action="store_true", help="replace --out if it exists")
+    g = p.add_argument_group("SAP orchestration logs (--from sap)")
+    g.add_argument("--passage-id-key", metavar="KEY",
+                   help="the grounding metadata key that holds a passage's id, e.g. doc_id (its document_ form is "
+                        "read too; default: the key whose values the answers cite, else doc_id, document_id, id, ...)")
+    g.add_argument("--prompt-template", metavar="TEXT",
+                   help="the template of the request's user message, to find the question in the filled prompt, "
+                        "e.g. 'Question: {{?question}}\n\nContext: {{?grounding_response}}' (\n is a line break; "
+                        "default: the line labelled Question:, Query: or Request:)")
     claim_options(p.add_argument_group("claims (how citations are found in the answers)"))
     p.set_defaults(func=cmd_import)
 
@@ -80,9 +88,13 @@ def cmd_import(args: argparse.Namespace) -> int:
     else:
         raise GroundlabError(f"import takes one input file (or a format and a file), not {len(args.input)}: "
                              f"{' '.join(args.input)}.")
+    template = args.prompt_template
+    if template is not None:
+        template = template.replace("\\n", "\n").replace("\\t", "\t")
     emit(str(import_cases(path, args.out, tool=tool, force=args.force, mapping=args.map or None,
                           passage_ids=args.passage_ids, skip_invalid=args.skip_invalid,
-                          splitter=splitter_from(args))))
+                          splitter=splitter_from(args), passage_id_key=args.passage_id_key,
+                          prompt_template=template)))
     return 0
 
 
