@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Optional, Sequence
+from typing import List, Optional, Sequence
 
 from .. import __version__
 from ..records import GroundlabError, visible
@@ -32,6 +32,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The options that name files a command reads: what it writes is no more readable than they are.
+INPUT_OPTIONS = ("cases", "cases_b", "passages", "passages_b", "input", "sheet", "a", "b")
+
+
+def input_files(args: argparse.Namespace) -> List[str]:
+    """The files the command reads (``-`` for standard input), as its options name them."""
+    found: List[str] = []
+    if hasattr(args, "cases") and hasattr(args, "passages") and args.cases is None:
+        from .common import input_paths
+
+        found.extend(p for p in input_paths(args, quiet=True) if p)  # the default cases and passages
+    for name in INPUT_OPTIONS:
+        value = getattr(args, name, None)
+        if isinstance(value, (list, tuple)):
+            found.extend(str(v) for v in value)
+        elif value is not None:
+            found.append(str(value))
+    return found
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -39,7 +59,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_help()
         return 0
     try:
-        return args.func(args)
+        from ..io import outputs_like
+
+        with outputs_like(*input_files(args)):
+            return args.func(args)
     except GroundlabError as exc:
         print(f"groundlab: {visible(str(exc))}", file=sys.stderr)
         return 2

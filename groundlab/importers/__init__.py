@@ -37,7 +37,7 @@ from types import ModuleType
 from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..claims import ClaimSplitter
-from ..io import PathLike, check_output, display_name, is_stdin, plural, write_atomic
+from ..io import PathLike, check_output, display_name, is_stdin, outputs_like, plural, write_atomic
 from ..records import InputError
 from . import deepeval, langfuse, langsmith, log, openinference, promptfoo, ragas, sap, trulens
 from .common import MAP_FIELDS, Bad, Draft, Item, Source, plain, present
@@ -427,7 +427,8 @@ def import_cases(path: PathLike, out: PathLike, *, tool: Optional[str] = None, f
         why = f" ({first.ref}: {first.reason})" if first else ""
         raise InputError(f"{display_name(path)}: none of its {plural(len(src.records), 'row', 'rows')} can be used"
                          f"{why}; nothing was written.")
-    write_atomic(out, "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in conversion.cases))
+    with outputs_like(path):
+        write_atomic(out, "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in conversion.cases))
     return ImportReport(conversion, display_name(path), out, passage_ids)
 
 
