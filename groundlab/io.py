@@ -578,8 +578,16 @@ def _case(obj: Mapping, source: str, table: Optional[Mapping[str, Passage]], pas
     aliases = obj.get("aliases")
     if aliases is not None:
         aliases = _aliases(aliases, found, where)
+    named = {}
+    for field in ("classification", "origin"):
+        value = obj.get(field)
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            example = "confidential" if field == "classification" else "incident"
+            raise InputError(f"{where}: \"{field}\" must be a non-empty string like \"{example}\" or absent, "
+                             f"not {json.dumps(value)}.")
+        named[field] = value.strip() if isinstance(value, str) else None
     return Case(cid, obj["question"], tuple(found), obj["answer"], answerable, labels, source,
-                process=process, meta=meta or None, aliases=aliases)
+                process=process, meta=meta or None, aliases=aliases, **named)
 
 
 def _aliases(aliases: object, retrieved: Sequence[Passage], where: str) -> Optional[Dict[str, str]]:

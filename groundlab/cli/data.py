@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from ..records import GroundlabError
-from .common import emit, input_paths, spending, splitter_from
+from .common import emit, input_paths, make_judge, spending, splitter_from
 from .options import Parser, claim_options, common_options, judge_kwargs, judge_options, model_options_given
 
 
@@ -101,7 +101,6 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_label_export(args: argparse.Namespace) -> int:
     from ..labeling import export_sheet
 
-    from ..judges import get_judge
 
     cases, passages = input_paths(args)
     judge = None
@@ -112,7 +111,7 @@ def cmd_label_export(args: argparse.Namespace) -> int:
                                  f"no judge; drop {'it' if len(given) == 1 else 'them'} or drop --blind.")
     else:
         # The options of `score`, so replies a `score --judge llm` run cached are found again.
-        judge = get_judge(args.judge, **judge_kwargs(args))
+        judge = make_judge(args)
     with spending(judge):
         report = export_sheet(cases, args.out, passages=passages, judge=judge, splitter=splitter_from(args),
                               force=args.force)

@@ -11,8 +11,8 @@ from typing import Dict, List
 
 from ..records import GroundlabError
 from ..stats import percent
-from .common import (dry_run, emit, error_lines, evaluate_inputs, input_paths, load_inputs, rate_row, splitter_from,
-                     table)
+from .common import (dry_run, emit, error_lines, evaluate_inputs, input_paths, load_inputs, make_judge, rate_row,
+                     splitter_from, table)
 from .options import common_options, fraction, judge_kwargs, judge_options, number, positive_int
 
 
@@ -154,9 +154,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         from ..targets import load_targets
 
         targets = load_targets(args.targets)
-    from ..judges import get_judge
 
-    judge = get_judge(args.judge, **judge_kwargs(args))
+    judge = make_judge(args)
     source, ev = evaluate_inputs(args, judge=judge)
     summary = score_summary(ev, penalty)
     failed = failing(conditions, summary)
