@@ -49,6 +49,29 @@ def add_commands(sub) -> None:
     claim_options(p.add_argument_group("claims (how citations are found in the answers)"))
     p.set_defaults(func=cmd_import)
 
+    p = sub.add_parser("incident", help="add a reported answer (a complaint about a made-up answer) to a cases file "
+                                        "as a labeled case")
+    p.add_argument("--cases", required=True, metavar="FILE",
+                   help="the cases file to add it to (made when missing); a case id it holds is refused")
+    src = p.add_argument_group("the reported answer (one of)")
+    src.add_argument("--record", metavar="FILE",
+                     help="a file holding the record the guard read (question, retrieved, answer), one JSON object; "
+                          "- reads it from standard input")
+    src.add_argument("--from-cases", metavar="FILE", help="a cases file (an import's output) to take the case from")
+    src.add_argument("--case", metavar="ID", help="with --from-cases: the id of the case to take")
+    src.add_argument("--question", help="typed in: the question")
+    src.add_argument("--answer", help="typed in: the answer, citations included")
+    src.add_argument("--passage", action="append", default=[], metavar="ID=TEXT",
+                     help="typed in: a passage the assistant was given (repeatable, in retrieval order)")
+    p.add_argument("--labels", required=True, metavar="VERDICT,...",
+                   help="the person's verdict on each claim, in order: supported, contradicted or unsupported "
+                        "(see 'groundlab check --show-claims' for how an answer splits)")
+    p.add_argument("--id", metavar="ID", help="the new case's id (default: the record's own)")
+    p.add_argument("--classification", metavar="NAME", help="the case's classification for a data policy")
+    p.add_argument("--note", metavar="TEXT", help="what was reported, kept in the case's meta")
+    claim_options(p.add_argument_group("claims"))
+    p.set_defaults(func=cmd_incident)
+
     label = sub.add_parser("label", help="a labeling sheet for people: export it, fill it, import it")
     steps = label.add_subparsers(dest="step", metavar="STEP", parser_class=Parser, required=True)
 
@@ -95,6 +118,43 @@ def cmd_import(args: argparse.Namespace) -> int:
                           passage_ids=args.passage_ids, skip_invalid=args.skip_invalid,
                           splitter=splitter_from(args), passage_id_key=args.passage_id_key,
                           prompt_template=template)))
+    return 0
+
+
+def cmd_incident(args: argparse.Namespace) -> int:
+    import json
+    import sys
+
+    from ..incidents import add_incident, read_record, reported_case, typed_case
+
+    given = [name for name, value in (("--record", args.record), ("--from-cases", args.from_cases),
+                                      ("--question", args.question)) if value is not None]
+    if len(given) != 1:
+        raise GroundlabError("give the reported answer one way: --record FILE (the record the guard read), "
+                             "--from-cases FILE --case ID, or --question, --answer and --passage ID=TEXT.")
+    if args.record is not None:
+        if args.record == "-":
+            try:
+                record = json.loads(sys.stdin.read())
+            except ValueError:
+                raise GroundlabError("standard input is not one JSON object; pipe the record the guard read.") \
+                    from None
+        else:
+            record = read_record(args.record)
+        case = reported_case(record, args.record)
+    elif args.from_cases is not None:
+        if not args.case:
+            raise GroundlabError("--from-cases needs --case ID, the case to take.")
+        case = reported_case(read_record(args.from_cases, args.case), f"{args.from_cases} case {args.case}",
+                             strings_are_ids=True)
+    else:
+        if args.answer is None:
+            raise GroundlabError("--question needs --answer (and --passage ID=TEXT for each passage it was given).")
+        case = typed_case(args.question, args.answer, args.passage)
+    if args.classification:
+        case["classification"] = args.classification
+    labels = [part for part in args.labels.split(",") if part.strip()]
+    emit(str(add_incident(args.cases, case, labels, case_id=args.id, note=args.note, splitter=splitter_from(args))))
     return 0
 
 

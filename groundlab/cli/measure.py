@@ -174,7 +174,10 @@ def cmd_score(args: argparse.Namespace) -> int:
         keys = ["by_kind", "by_process", "targets", "weighted_risk_score", "cascade"]
         emit(json.dumps(dict(summary, **{k: severity[k] for k in keys if severity[k] is not None})))
     else:
+        from ..report import apart_lines
+
         emit(_score_text(summary, rates(ev), source, citations_undecided(ev.claims)) + error_lines(ev)
+             + "".join("\n" + line for line in apart_lines(summary, markdown=False))
              + _severity_text(severity, ev, penalty, args.targets))
     if args.report:
         print(f"groundlab: wrote the steering report to {args.report}", file=sys.stderr)
