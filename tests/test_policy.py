@@ -260,3 +260,17 @@ def test_masking_in_python_restores_reasons_and_keeps_offline_judges_unmasked(tm
     assert judge.masked_cases == 0  # an offline judge keeps the data on this machine: nothing to mask
     m = Masker()
     assert m.find("call 030 1234567 or mail a.b@c.de") and not m.find("PO 4500017311 on 01.05.2024")
+
+
+def test_import_reads_a_classification_column_into_the_cases(cli, tmp_path):
+    from sap_logs import SAP
+
+    rows = [dict(json.loads(line), sensitivity="confidential" if k < 3 else "internal")
+            for k, line in enumerate((SAP / "records_v1.jsonl").read_text(encoding="utf-8").splitlines())]
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "cases.jsonl"
+    assert cli("import", path, "--out", out, "--map", "classification=sensitivity")[0] == 0
+    cases = load_cases(out)
+    assert [c.classification for c in cases] == ["confidential"] * 3 + ["internal"] * 5
+    assert all(not (c.meta or {}).get("sensitivity") for c in cases)

@@ -253,6 +253,7 @@ def convert(source: Union[Source, Sequence[Mapping], object], *, tool: Optional[
     src = getattr(module, "inner", _same)(src)  # the records a document wraps (results.results, data)
     if mapping:
         _check_columns(src, mapping)
+    classes = _classifications(src, mapping.pop("classification", None))
     notes: List[str] = []
     if generic:
         items = log.convert(src, mapping, base=_GENERIC)
@@ -260,9 +261,29 @@ def convert(source: Union[Source, Sequence[Mapping], object], *, tool: Optional[
         items = module.convert(src, mapping, dict(options, notes=notes))
     else:
         items = module.convert(src, mapping)
-    out = _finish(items, src, tool, recognised, passage_ids, skip_invalid, splitter or ClaimSplitter(), hint)
+    out = _finish(items, src, tool, recognised, passage_ids, skip_invalid, splitter or ClaimSplitter(), hint, classes)
     out.notes = notes
     return out
+
+
+def _classifications(src: Source, column: Optional[str]) -> Dict[str, str]:
+    """Each row's classification (for a data policy), by the row's ref: from the column ``--map
+    classification=COLUMN`` names, else from a ``classification`` field."""
+    from .common import get
+
+    name = column or "classification"
+    found: Dict[str, str] = {}
+    for number, obj in src.records:
+        value = get(obj, name)
+        if value is None or (isinstance(value, float) and value != value) or (isinstance(value, str) and not value.strip()):
+            continue
+        if not isinstance(value, str):
+            raise InputError(f"{src.where(src.ref(number))}: the classification in {name!r} must be text like "
+                             f"\"confidential\", not {value!r}.")
+        found[src.ref(number)] = value.strip()
+    if found:
+        found[""] = name  # the column, left out of meta
+    return found
 
 
 def _same(src: Source) -> Source:
@@ -291,7 +312,8 @@ def _check_columns(src: Source, mapping: Mapping[str, str]) -> None:
 
 
 def _finish(items: Iterator[Item], src: Source, tool: str, recognised: Optional[str], passage_ids: str,
-            skip_invalid: bool, splitter: ClaimSplitter, hint: str) -> Conversion:
+            skip_invalid: bool, splitter: ClaimSplitter, hint: str,
+            classes: Optional[Mapping[str, str]] = None) -> Conversion:
     out = Conversion([], [], [], tool, recognised, src)
     seen: Dict[str, str] = {}
     for k, item in enumerate(items, 1):
@@ -302,6 +324,11 @@ def _finish(items: Iterator[Item], src: Source, tool: str, recognised: Optional[
                 item = Bad(item.ref, str(reason))
             else:
                 seen[case["id"]] = item.ref
+                if classes and item.ref in classes:
+                    case["classification"] = classes[item.ref]
+                    case.get("meta", {}).pop(classes.get("", "classification"), None)
+                    if "meta" in case and not case["meta"]:
+                        del case["meta"]
                 out.cases.append(case)
                 out.refs.append(src.where(item.ref))
                 continue
