@@ -150,6 +150,11 @@ def evaluate(
     if isinstance(cases, pd.DataFrame) or (len(cases) and not isinstance(cases[0], Case)):
         cases = load_cases(cases)
     judge = get_judge(judge) if isinstance(judge, str) else judge
+    from .policy import policy_of
+
+    policy = policy_of(judge)
+    if policy is not None:  # a case the policy cannot place stops the run before anything is sent
+        policy.check_cases(cases)
     splitter = splitter or ClaimSplitter()
     bar = _progress(progress, len(cases))
     with paused_gc():
@@ -190,6 +195,12 @@ Columns = Dict[str, list]
 #: Not a column of the case frame: each case's ``meta``, spread into ``meta.<field>`` columns.
 _META = "meta"
 
+#: Not a column either: each case's ``(classification, origin, held_back)``, each a column of the
+#: case frame when any case has it (a data policy's classification, a case made from an incident,
+#: the judge a data policy kept a case from).
+_EXTRA = "extra"
+EXTRA_COLUMNS = ("classification", "origin", "held_back")
+
 #: How deep nested ``meta`` objects are spread into columns; deeper values stay objects.
 META_DEPTH = 3
 
@@ -215,6 +226,13 @@ def _frame(columns: Columns, types: Dict[str, object]) -> pd.DataFrame:
 def _case_frame(rows: Columns) -> pd.DataFrame:
     """The case frame, with a ``meta.<field>`` column for each field of the cases' ``meta``."""
     frame = _frame(rows, CASE_COLUMNS)
+    extra = rows.get(_EXTRA) or []
+    for k, name in enumerate(EXTRA_COLUMNS):
+        values = [e[k] for e in extra]
+        if any(v is not None for v in values):
+            array = np.empty(len(values), dtype=object)
+            array[:] = values
+            frame[name] = array
     metas = rows[_META]
     if not any(m is not None for m in metas):
         return frame
@@ -255,6 +273,7 @@ def _judge_slice(cases: Sequence[Case], judge: Judge, splitter: ClaimSplitter,
 def _empty_columns() -> Tuple[Columns, Columns]:
     rows: Columns = {k: [] for k in CASE_COLUMNS}
     rows[_META] = []
+    rows[_EXTRA] = []
     return {k: [] for k in CLAIM_COLUMNS}, rows
 
 
@@ -380,7 +399,7 @@ def claim_pairs(chunk: Sequence[Tuple[Case, Split]]) -> List[Pair]:
     pairs: List[Pair] = []
     for case, split in chunk:
         if split.claims:
-            evidence = Evidence(case.question, case.retrieved, case.answer)
+            evidence = Evidence(case.question, case.retrieved, case.answer, case.classification)
             pairs.extend((claim.text, evidence) for claim in split.claims)
     return pairs
 
@@ -426,7 +445,7 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
             recall[k] = verdict
         else:
             cited_at.append(k)
-            cited_pairs.append((claim.text, Evidence(case.question, cited)))
+            cited_pairs.append((claim.text, Evidence(case.question, cited, classification=case.classification)))
     # A judge may leave the citation checks to another (the cascade, to its first judge).
     checker = getattr(judge, "citation_judge", judge)
     recall.update(zip(cited_at, judge_pairs(checker, cited_pairs)))
@@ -451,9 +470,10 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
         cites = [c for c in claim.cites if c in by_id]
         for cite in cites:
             precision_at.append((k, len(precision_pairs)))
-            precision_pairs.append((claim.text, Evidence(case.question, (by_id[cite],))))
+            precision_pairs.append((claim.text, Evidence(case.question, (by_id[cite],),
+                                                         classification=case.classification)))
             others = tuple(p for p in case.retrieved if p.id in cites and p.id != cite)
-            precision_pairs.append((claim.text, Evidence(case.question, others)))
+            precision_pairs.append((claim.text, Evidence(case.question, others, classification=case.classification)))
     precision = judge_pairs(checker, precision_pairs)
     for k, at in precision_at:
         if precision[at].label == "supported" or precision[at + 1].label != "supported":
@@ -515,6 +535,8 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
         rows["outcome"].append(outcome)
         rows["cites_by_position"].append(bool(split.by_position))
         rows[_META].append(case.meta)
+        rows[_EXTRA].append((case.classification, case.origin,
+                             next((v.held_back for v in verdicts[k - n:k] if v.held_back), None)))
 
 
 def judge_pairs(judge: Judge, pairs: Sequence[Pair]) -> List[Verdict]:

@@ -170,6 +170,7 @@ def guard(
     route_when: Union[str, RouteRule, None] = None,
     marker: str = DEFAULT_MARKER,
     notice: str = DEFAULT_NOTICE,
+    classification: Optional[str] = None,
 ) -> GuardResult:
     """Judge one answer's claims against its passages and rewrite it by ``mode`` (see the module).
 
@@ -178,7 +179,8 @@ def guard(
     position, so an answer can cite them as ``[1]``). ``judge``: a judge name (its object is made
     once and kept for later calls) or a judge object. ``splitter``: how answers split into claims
     (default: the built-in citation pattern and abstention wordings). An answer with no claim comes
-    back as it is, with no flags.
+    back as it is, with no flags. ``classification``: the answer's, for a judge behind a data
+    policy (:func:`groundlab.policy.apply_policy`) to decide where its claims may go.
     """
     check_options(mode, marker, notice)
     rule = route_rule(route_when, mode)
@@ -191,7 +193,7 @@ def guard(
     split = (splitter or _default_splitter()).split("", answer, [p.id for p in passages])
     claims: Sequence[Claim] = split.claims
     if claims:
-        evidence = Evidence(question, passages, answer)
+        evidence = Evidence(question, passages, answer, classification)
         verdicts = judge_pairs(judge, [(claim.text, evidence) for claim in claims])
     else:
         verdicts = []

@@ -611,8 +611,16 @@ def _case(obj: Mapping, source: str, table: Optional[Mapping[str, Passage]], pas
     aliases = obj.get("aliases")
     if aliases is not None:
         aliases = _aliases(aliases, found, where)
+    named = {}
+    for field in ("classification", "origin"):
+        value = obj.get(field)
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            example = "confidential" if field == "classification" else "incident"
+            raise InputError(f"{where}: \"{field}\" must be a non-empty string like \"{example}\" or absent, "
+                             f"not {json.dumps(value)}.")
+        named[field] = value.strip() if isinstance(value, str) else None
     return Case(cid, obj["question"], tuple(found), obj["answer"], answerable, labels, source,
-                process=process, meta=meta or None, aliases=aliases)
+                process=process, meta=meta or None, aliases=aliases, **named)
 
 
 def _aliases(aliases: object, retrieved: Sequence[Passage], where: str) -> Optional[Dict[str, str]]:
@@ -681,6 +689,49 @@ def new_file_mode() -> int:
         mask = os.umask(0o022)
         os.umask(mask)
     return 0o666 & ~mask
+
+
+def input_mode(path: Optional[PathLike]) -> Optional[int]:
+    """The permission bits of an input (standard input: of what it is redirected from, when that is a
+    regular file); ``None`` for no file, a pipe, a terminal or a path that cannot be read."""
+    if path is None:
+        return None
+    try:
+        info = os.fstat(0) if is_stdin(path) else os.stat(path)
+    except (OSError, TypeError, ValueError):
+        return None
+    if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+        return None
+    return stat.S_IMODE(info.st_mode)
+
+
+def narrower_umask(paths: Sequence[Optional[PathLike]], umask: int) -> int:
+    """``umask`` with the bits added that keep new files no more readable than the most private of
+    ``paths`` (a 0600 input: files 0600, folders 0700; a 0640 one: 0640 and 0750). The owner keeps
+    read and write, and folders stay searchable by whoever may read them."""
+    mask = umask
+    for path in paths:
+        mode = input_mode(path)
+        if mode is None:
+            continue
+        allowed = mode & 0o666
+        allowed |= (allowed & 0o444) >> 2  # folders: searchable where readable
+        mask |= ~allowed & 0o077  # group and others only: the owner always reads and writes
+    return mask
+
+
+@contextlib.contextmanager
+def outputs_like(*paths: Optional[PathLike]) -> Iterator[None]:
+    """Within the block, every file and folder this process (and a process it starts, such as a
+    notebook's kernel) creates is no more readable than the most private of the input ``paths``:
+    the process's umask is narrowed, then restored. A sensitive log's report, sheets, caches and
+    exports are then as private as the log."""
+    current = os.umask(0o022)
+    os.umask(narrower_umask(paths, current))
+    try:
+        yield
+    finally:
+        os.umask(current)
 
 
 def write_atomic(path: PathLike, text: str) -> Path:

@@ -46,7 +46,8 @@ import pandas as pd
 
 from .claims import ClaimSplitter
 from .evaluate import claim_pairs, judge_pairs, split_cases
-from .io import PathLike, check_output, load_cases, load_cases_with_records, plural, read_csv, write_atomic
+from .io import (PathLike, check_output, load_cases, load_cases_with_records, outputs_like, plural, read_csv,
+                 write_atomic)
 from .judges import DEFAULT_JUDGE, Judge, get_judge, nothing_judged
 from .records import VERDICTS, Case, GroundlabError, InputError, Passage
 
@@ -196,7 +197,8 @@ def write_sheet(sheet: pd.DataFrame, out: PathLike, *, force: bool = False,
     """Write a sheet to ``out`` atomically; returns how many cells were cut to the spreadsheet limit."""
     check_output(out, force, inputs)
     text, cut = sheet_text(sheet)
-    write_atomic(out, text)
+    with outputs_like(*inputs):
+        write_atomic(out, text)
     return cut
 
 
@@ -292,7 +294,8 @@ def write_round(cases_path: PathLike, design: pd.DataFrame, folder: PathLike, *,
     for path, content in zip(paths, contents):
         if _holds(path, content) is None:
             check_output(path, False, inputs)
-            write_atomic(path, content)
+            with outputs_like(*inputs):
+                write_atomic(path, content)
             written.append(path)
     export = _export_report(sheet, cases, cut, judge_name, paths[1])
     return Round(paths[0], paths[1], folder / f"labeled{suffix}.jsonl", export, tuple(written))
@@ -553,7 +556,8 @@ def import_labels(sheet_path: PathLike, cases_path: PathLike, out: PathLike, *, 
     found, rows = read_labels(sheet_path, cases, splitter=splitter, partial=partial)
     claims = {case.id: splitter.split(case.id, case.answer, [p.id for p in case.retrieved]).claims for case in cases}
     new_records, report = apply_labels(records, cases, found, claims)
-    write_atomic(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in new_records))
+    with outputs_like(sheet_path, cases_path):
+        write_atomic(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in new_records))
     return replace(report, rows=rows, sheet=Path(sheet_path), cases_path=Path(cases_path), out=Path(out))
 
 

@@ -63,7 +63,10 @@ class Case:
     computed), kept as given and shown as ``meta.<key>`` columns of the case frame.
     ``aliases``: other names the answer uses for retrieved passages, ``{"P1": "KB-101"}`` when
     it cites by position while the passages carry their own ids; a claim citing ``[P1]`` then
-    cites ``KB-101``.
+    cites ``KB-101``. ``classification``: how sensitive the case's data is
+    (``"confidential"``), which a data policy (:mod:`groundlab.policy`) reads; ``None`` when
+    not given. ``origin``: where the case came from when it was not logged (``"incident"``: a
+    reported answer, :mod:`groundlab.incidents`).
     """
 
     id: str
@@ -76,6 +79,8 @@ class Case:
     process: Optional[str] = None
     meta: Optional[Mapping[str, Any]] = None
     aliases: Optional[Mapping[str, str]] = None
+    classification: Optional[str] = None
+    origin: Optional[str] = None
 
     @property
     def where(self) -> str:
@@ -109,11 +114,13 @@ class Evidence:
     ``answer`` (optional) is the whole answer the claim was taken from: context for reading a
     claim that refers back ("that supplier"), never evidence; :attr:`text` leaves it out. Claims
     of different answers never share evidence, even with the same question and passages.
+    ``classification``: the case's, for a data policy to decide where the claim may go.
     """
 
     question: str
     passages: Tuple[Passage, ...]
     answer: Optional[str] = None
+    classification: Optional[str] = None
 
     @property
     def text(self) -> str:
@@ -128,6 +135,8 @@ class Verdict:
     ``error`` says why, and the claim is left out of every rate and counted as an error.
     ``supported_by`` lists the passage ids that back the claim when the judge can say so
     (a model judge); ``None`` means citations are checked by judging the cited passages.
+    ``held_back`` names the judge a data policy kept the claim from (the verdict is then another
+    judge's, or none).
     """
 
     label: Optional[str]
@@ -135,6 +144,7 @@ class Verdict:
     score: Optional[float] = None
     error: Optional[str] = None
     supported_by: Optional[Tuple[str, ...]] = None
+    held_back: Optional[str] = None
 
     def __post_init__(self) -> None:
         if self.label is None and not self.error:

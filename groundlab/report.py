@@ -11,7 +11,7 @@ import html
 import re
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, List, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Sequence, Union
 
 from .evaluate import Evaluation
 from .identity import identity_line
@@ -129,6 +129,9 @@ def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = 
     lines += breakdown_lines(evaluation)
     if targets is not None:
         lines += target_lines(evaluation, targets)
+    apart = apart_lines(s)
+    if apart:
+        lines += apart + [""]
     return "\n".join(lines)
 
 
@@ -217,6 +220,32 @@ def _public_errors(evaluation: Evaluation) -> dict:
         figures = (sets.get(set_name) or {}).get(name)
         if figures and figures["caught"]["total"] and figures["false_alarms"]["total"]:
             out[set_name] = (figures["caught"]["rate"], figures["false_alarms"]["rate"])
+    return out
+
+
+def apart_lines(summary: Mapping[str, Any], markdown: bool = True) -> List[str]:
+    """What a run counts apart, a line each: the cases a data policy held back from the judge, and
+    the cases that came from incidents with their hallucination rate (:func:`~groundlab.summary.apart_figures`)."""
+    out: List[str] = []
+    held = summary.get("held_back")
+    if held is not None:
+        how = f"{held['judged_instead']} judged by an offline judge the policy allows, {held['unjudged']} left unjudged"
+        out.append(f"Data policy: {held['cases']} case{'s' * (held['cases'] != 1)} held back from the judge ({how}).")
+    incidents = summary.get("incidents")
+    if incidents is not None and incidents["cases"]:
+        rate = incidents["hallucination_rate"]
+        person = incidents["hallucination_rate_by_person"]
+
+        def text(r: Mapping[str, Any]) -> str:
+            if not r["answered"]:
+                return "n/a (no answered case)"
+            return (f"{percent(r['rate'])} ({r['hallucinated']}/{r['answered']}, 95% range {percent(r['low'])}"
+                    f"\u2013{percent(r['high'])})")
+
+        out.append(f"From incidents: {incidents['cases']} case{'s' * (incidents['cases'] != 1)} reported after go-live; "
+                   f"their hallucination rate {text(rate)}, by the person {text(person)}.")
+    if markdown:
+        out = [markdown_text(line) for line in out]
     return out
 
 

@@ -64,6 +64,34 @@ def score_summary(evaluation: Evaluation, penalty: float = 1.0) -> Dict[str, Any
         warnings.simplefilter("ignore", UndefinedRateWarning)
         counts = verdict_counts(claims)
         by_person = hallucination_rate(cases, by="person")
+        return dict(_figures(evaluation, claims, cases, counts, by_person, penalty), **apart_figures(evaluation))
+
+
+def apart_figures(evaluation: Evaluation) -> Dict[str, Any]:
+    """What a run counts apart, each only when it applies: ``held_back``, the cases a data policy
+    kept from the judge (when one was in effect), and ``incidents``, the cases made from reported
+    answers, with their hallucination rate."""
+    cases = evaluation.cases
+    out: Dict[str, Any] = {}
+    identity = evaluation.claims.attrs.get("judge") or {}
+    if "held_back" in cases.columns or "data_policy" in identity:
+        held = cases[cases["held_back"].notna()] if "held_back" in cases.columns else cases.iloc[0:0]
+        unjudged = int(((held["claims"] > 0) & (held["errors"] == held["claims"])).sum())
+        out["held_back"] = {"cases": int(len(held)), "judged_instead": int(len(held)) - unjudged, "unjudged": unjudged}
+    if "origin" in cases.columns:
+        from_incidents = cases[cases["origin"] == "incident"]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedRateWarning)
+            out["incidents"] = {"cases": int(len(from_incidents)),
+                                "hallucination_rate": rate_figures(hallucination_rate(from_incidents), "hallucinated",
+                                                                   "answered"),
+                                "hallucination_rate_by_person": rate_figures(
+                                    hallucination_rate(from_incidents, by="person"), "hallucinated", "answered")}
+    return out
+
+
+def _figures(evaluation: Evaluation, claims, cases, counts, by_person, penalty: float) -> Dict[str, Any]:
+    if True:
         return {
             "judge": evaluation.judge,
             "cases": int(len(cases)),

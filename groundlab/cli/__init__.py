@@ -11,7 +11,7 @@ import argparse
 import errno
 import os
 import sys
-from typing import Optional, Sequence
+from typing import List, Optional, Sequence
 
 from .. import __version__
 from ..records import GroundlabError, visible
@@ -33,6 +33,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The options that name files a command reads: what it writes is no more readable than they are.
+INPUT_OPTIONS = ("cases", "cases_b", "passages", "passages_b", "input", "sheet", "a", "b")
+
+
+def input_files(args: argparse.Namespace) -> List[str]:
+    """The files the command reads (``-`` for standard input), as its options name them."""
+    found: List[str] = []
+    if hasattr(args, "cases") and hasattr(args, "passages") and args.cases is None:
+        from .common import input_paths
+
+        found.extend(p for p in input_paths(args, quiet=True) if p)  # the default cases and passages
+    for name in INPUT_OPTIONS:
+        value = getattr(args, name, None)
+        if isinstance(value, (list, tuple)):
+            found.extend(str(v) for v in value)
+        elif value is not None:
+            found.append(str(value))
+    return found
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -40,7 +60,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_help()
         return 0
     try:
-        return args.func(args)
+        from ..io import outputs_like
+
+        with outputs_like(*input_files(args)):
+            return args.func(args)
     except GroundlabError as exc:
         print(f"groundlab: {visible(str(exc))}", file=sys.stderr)
         return 2

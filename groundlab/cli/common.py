@@ -56,14 +56,25 @@ def load_inputs(args: argparse.Namespace):
     return display_name(cases_path), load_cases(cases_path, passages_path)
 
 
+def make_judge(args: argparse.Namespace, cache: bool = True):
+    """The judge the options name, behind the data policy and the masking they ask for."""
+    from ..judges import get_judge
+    from ..policy import apply_policy
+
+    judge = get_judge(args.judge, **judge_kwargs(args, cache=cache))
+    names = list(getattr(args, "mask_name", None) or [])
+    return apply_policy(judge, getattr(args, "policy", None), mask=bool(getattr(args, "mask", False) or names),
+                        names=names)
+
+
 def evaluate_inputs(args: argparse.Namespace, runs: int = 1, judge=None):
     """Judge the cases ``runs`` times (with ``judge``, else the one the options name); one
     evaluation, or a list of them when ``runs`` > 1."""
     from ..evaluate import evaluate, evaluate_file
-    from ..judges import get_judge, nothing_judged
+    from ..judges import nothing_judged
     from ..stats import import_statsmodels
 
-    judge = judge or get_judge(args.judge, **judge_kwargs(args, cache=runs == 1))
+    judge = judge or make_judge(args, cache=runs == 1)
     splitter = splitter_from(args)
     with spending(judge):
         if runs == 1:
@@ -139,10 +150,13 @@ def spending(judge) -> Iterator[None]:
 
 def dry_run(args: argparse.Namespace) -> int:
     from ..evaluate import claim_pairs, split_cases
-    from ..judges import get_judge
+    from ..policy import policy_of
 
-    judge = get_judge(args.judge, **judge_kwargs(args))
+    judge = make_judge(args)
     source, cases = load_inputs(args)
+    policy = policy_of(judge)
+    if policy is not None:
+        policy.check_cases(cases)
     pairs = claim_pairs(list(zip(cases, split_cases(cases, splitter_from(args)))))
     runs = getattr(args, "repeat", 1)
     estimate = judge.estimate(pairs, runs=runs)  # repeated runs skip the cache: every run sends every request

@@ -9,8 +9,8 @@ from typing import List
 
 from ..records import GroundlabError
 from ..stats import Rate, percent
-from .common import emit, judge_summary, splitter_from, table
-from .options import claim_options, judge_kwargs, judge_options, positive_int
+from .common import emit, judge_summary, make_judge, splitter_from, table
+from .options import claim_options, judge_options, positive_int
 
 
 def add_commands(sub) -> None:
@@ -43,12 +43,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from ..compare import compare, pair_cases
     from ..evaluate import evaluate
     from ..io import load_cases
-    from ..judges import get_judge, nothing_judged
+    from ..judges import nothing_judged
 
     a_cases = load_cases(args.a, args.passages)
     b_cases = load_cases(args.b, args.passages_b if args.passages_b is not None else args.passages)
     pair_cases(a_cases, b_cases, args.pair_by)  # a file that cannot be paired stops before any judging
-    judge = get_judge(args.judge, **judge_kwargs(args))
+    judge = make_judge(args)
     splitter = splitter_from(args)
     workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
     evaluations = []

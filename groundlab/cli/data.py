@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 
 from ..records import GroundlabError
-from .common import emit, input_paths, spending, splitter_from
-from .options import Parser, claim_options, common_options, judge_kwargs, judge_options, model_options_given
+from .common import emit, input_paths, make_judge, spending, splitter_from
+from .options import Parser, claim_options, common_options, judge_options, model_options_given
 
 
 def add_commands(sub) -> None:
@@ -18,7 +18,7 @@ def add_commands(sub) -> None:
     from ..importers import FORMATS
 
     p = sub.add_parser("import", help="turn another tool's export (Ragas, DeepEval, Phoenix, LangSmith, Langfuse, "
-                                      "promptfoo, TruLens) or an answer log into a cases file",
+                                      "promptfoo, TruLens, SAP orchestration) or an answer log into a cases file",
                        usage="%(prog)s [FORMAT] IN --out FILE [options]")
     p.add_argument("input", nargs="+", metavar="IN",
                    help="the file to import (- reads standard input): JSON Lines, JSON, CSV, Parquet, or a "
@@ -38,8 +38,39 @@ def add_commands(sub) -> None:
                    help="leave out rows that cannot be used (no answer, a malformed list) and say how many, "
                         "instead of refusing the file")
     p.add_argument("--force", action="store_true", help="replace --out if it exists")
+    g = p.add_argument_group("SAP orchestration logs (--from sap)")
+    g.add_argument("--passage-id-key", metavar="KEY",
+                   help="the grounding metadata key that holds a passage's id, e.g. doc_id (its document_ form is "
+                        "read too; default: the key whose values the answers cite, else doc_id, document_id, id, ...)")
+    g.add_argument("--prompt-template", metavar="TEXT",
+                   help="the template of the request's user message, to find the question in the filled prompt, "
+                        "e.g. 'Question: {{?question}}\n\nContext: {{?grounding_response}}' (\n is a line break; "
+                        "default: the line labelled Question:, Query: or Request:)")
     claim_options(p.add_argument_group("claims (how citations are found in the answers)"))
     p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser("incident", help="add a reported answer (a complaint about a made-up answer) to a cases file "
+                                        "as a labeled case")
+    p.add_argument("--cases", required=True, metavar="FILE",
+                   help="the cases file to add it to (made when missing); a case id it holds is refused")
+    src = p.add_argument_group("the reported answer (one of)")
+    src.add_argument("--record", metavar="FILE",
+                     help="a file holding the record the guard read (question, retrieved, answer), one JSON object; "
+                          "- reads it from standard input")
+    src.add_argument("--from-cases", metavar="FILE", help="a cases file (an import's output) to take the case from")
+    src.add_argument("--case", metavar="ID", help="with --from-cases: the id of the case to take")
+    src.add_argument("--question", help="typed in: the question")
+    src.add_argument("--answer", help="typed in: the answer, citations included")
+    src.add_argument("--passage", action="append", default=[], metavar="ID=TEXT",
+                     help="typed in: a passage the assistant was given (repeatable, in retrieval order)")
+    p.add_argument("--labels", required=True, metavar="VERDICT,...",
+                   help="the person's verdict on each claim, in order: supported, contradicted or unsupported "
+                        "(see 'groundlab check --show-claims' for how an answer splits)")
+    p.add_argument("--id", metavar="ID", help="the new case's id (default: the record's own)")
+    p.add_argument("--classification", metavar="NAME", help="the case's classification for a data policy")
+    p.add_argument("--note", metavar="TEXT", help="what was reported, kept in the case's meta")
+    claim_options(p.add_argument_group("claims"))
+    p.set_defaults(func=cmd_incident)
 
     label = sub.add_parser("label", help="a labeling sheet for people: export it, fill it, import it")
     steps = label.add_subparsers(dest="step", metavar="STEP", parser_class=Parser, required=True)
@@ -80,16 +111,56 @@ def cmd_import(args: argparse.Namespace) -> int:
     else:
         raise GroundlabError(f"import takes one input file (or a format and a file), not {len(args.input)}: "
                              f"{' '.join(args.input)}.")
+    template = args.prompt_template
+    if template is not None:
+        template = template.replace("\\n", "\n").replace("\\t", "\t")
     emit(str(import_cases(path, args.out, tool=tool, force=args.force, mapping=args.map or None,
                           passage_ids=args.passage_ids, skip_invalid=args.skip_invalid,
-                          splitter=splitter_from(args))))
+                          splitter=splitter_from(args), passage_id_key=args.passage_id_key,
+                          prompt_template=template)))
+    return 0
+
+
+def cmd_incident(args: argparse.Namespace) -> int:
+    import json
+    import sys
+
+    from ..incidents import add_incident, read_record, reported_case, typed_case
+
+    given = [name for name, value in (("--record", args.record), ("--from-cases", args.from_cases),
+                                      ("--question", args.question)) if value is not None]
+    if len(given) != 1:
+        raise GroundlabError("give the reported answer one way: --record FILE (the record the guard read), "
+                             "--from-cases FILE --case ID, or --question, --answer and --passage ID=TEXT.")
+    if args.record is not None:
+        if args.record == "-":
+            try:
+                record = json.loads(sys.stdin.read())
+            except ValueError:
+                raise GroundlabError("standard input is not one JSON object; pipe the record the guard read.") \
+                    from None
+        else:
+            record = read_record(args.record)
+        case = reported_case(record, args.record)
+    elif args.from_cases is not None:
+        if not args.case:
+            raise GroundlabError("--from-cases needs --case ID, the case to take.")
+        case = reported_case(read_record(args.from_cases, args.case), f"{args.from_cases} case {args.case}",
+                             strings_are_ids=True)
+    else:
+        if args.answer is None:
+            raise GroundlabError("--question needs --answer (and --passage ID=TEXT for each passage it was given).")
+        case = typed_case(args.question, args.answer, args.passage)
+    if args.classification:
+        case["classification"] = args.classification
+    labels = [part for part in args.labels.split(",") if part.strip()]
+    emit(str(add_incident(args.cases, case, labels, case_id=args.id, note=args.note, splitter=splitter_from(args))))
     return 0
 
 
 def cmd_label_export(args: argparse.Namespace) -> int:
     from ..labeling import export_sheet
 
-    from ..judges import get_judge
 
     cases, passages = input_paths(args)
     judge = None
@@ -100,7 +171,7 @@ def cmd_label_export(args: argparse.Namespace) -> int:
                                  f"no judge; drop {'it' if len(given) == 1 else 'them'} or drop --blind.")
     else:
         # The options of `score`, so replies a `score --judge llm` run cached are found again.
-        judge = get_judge(args.judge, **judge_kwargs(args))
+        judge = make_judge(args)
     with spending(judge):
         report = export_sheet(cases, args.out, passages=passages, judge=judge, splitter=splitter_from(args),
                               force=args.force)

@@ -17,7 +17,7 @@ from typing import BinaryIO, Iterator, Optional, Tuple
 
 from ..io import long_number_message, nesting_message
 from ..records import GroundlabError
-from .options import claim_options, judge_kwargs, judge_options, positive_int
+from .options import claim_options, judge_options, positive_int
 
 #: The longest record read whole; a longer line is answered with an error and skipped.
 MAX_RECORD_BYTES = 8_000_000
@@ -59,12 +59,11 @@ def add_commands(sub) -> None:
 
 def cmd_guard(args: argparse.Namespace) -> int:
     from ..guard import check_options
-    from ..judges import get_judge
-    from .common import judge_summary, splitter_from
+    from .common import judge_summary, make_judge, splitter_from
 
     check_options(args.mode, args.marker, args.notice)
     splitter = splitter_from(args)
-    judge = get_judge(args.judge, **judge_kwargs(args))
+    judge = make_judge(args)
     if hasattr(judge, "progress"):
         judge.progress = False  # one answer at a time: a progress bar would only flicker
     source = sys.stdin.buffer if args.input == "-" else _open(args.input)
@@ -139,8 +138,12 @@ def _answer(number: int, raw: Optional[bytes], args: argparse.Namespace, judge, 
             hint = " (rename \"passages\" to \"retrieved\")" if "retrieved" in missing and "passages" in record else ""
             raise GroundlabError(f"the required field \"{missing[0]}\" is missing{hint}; a record needs question, "
                                  "retrieved and answer.")
+        classification = record.get("classification")
+        if classification is not None and (not isinstance(classification, str) or not classification.strip()):
+            raise GroundlabError("\"classification\" must be a non-empty string like \"confidential\" or absent.")
         result = guard(record["question"], record["retrieved"], record["answer"], judge, args.mode,
-                       splitter=splitter, route_when=args.route_when, marker=args.marker, notice=args.notice)
+                       splitter=splitter, route_when=args.route_when, marker=args.marker, notice=args.notice,
+                       classification=classification)
         body = {"id": record_id, "line": number, **result.to_dict()}
     except GroundlabError as exc:
         body = {"id": record_id, "line": number, "error": _sentence(str(exc))}

@@ -11,9 +11,9 @@ from typing import Dict, List
 
 from ..records import GroundlabError, visible
 from ..stats import percent
-from .common import (dry_run, emit, error_lines, evaluate_inputs, input_paths, load_inputs, rate_row, splitter_from,
-                     table)
-from .options import common_options, fraction, judge_kwargs, judge_options, number, positive_int
+from .common import (dry_run, emit, error_lines, evaluate_inputs, input_paths, load_inputs, make_judge, rate_row,
+                     splitter_from, table)
+from .options import common_options, fraction, judge_options, number, positive_int
 
 
 def add_commands(sub) -> None:
@@ -178,9 +178,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         from ..targets import load_targets
 
         targets = load_targets(args.targets)
-    from ..judges import get_judge
 
-    judge = get_judge(args.judge, **judge_kwargs(args))
+    judge = make_judge(args)
     source, ev = evaluate_inputs(args, judge=judge)
     positional = int(ev.cases["cites_by_position"].sum()) if "cites_by_position" in ev.cases else 0
     if positional:
@@ -208,9 +207,12 @@ def cmd_score(args: argparse.Namespace) -> int:
         keys = ["by_kind", "by_process", "targets", "weighted_risk_score", "cascade"]
         emit(json.dumps(dict(summary, **{k: severity[k] for k in keys if severity[k] is not None})))
     else:
+        from ..report import apart_lines
+
         text = (_score_text(summary, rates(ev), source, citations_undecided(ev.claims),
                             answerable_unknown=bool(len(ev.cases)) and bool(ev.cases["answerable"].isna().all()))
-                + error_lines(ev) + _severity_text(severity, ev, penalty, args.targets))
+                + error_lines(ev) + "".join("\n" + line for line in apart_lines(summary, markdown=False))
+                + _severity_text(severity, ev, penalty, args.targets))
         if any(path == "-" for _, path in frames):  # stdout carries the frame
             print(visible(text), file=sys.stderr)
         else:

@@ -1,6 +1,6 @@
 """Turn what another tool recorded into cases: Ragas and DeepEval datasets, Phoenix /
-OpenInference, LangSmith and Langfuse traces, promptfoo results, TruLens records, and an
-application's own answer log.
+OpenInference, LangSmith and Langfuse traces, promptfoo results, TruLens records, SAP
+orchestration responses with document grounding, and an application's own answer log.
 
 One function reads any of them, :func:`import_cases` (the ``groundlab import`` command): the
 input may be JSON Lines, JSON (an object or an array), CSV, Parquet or a Hugging Face dataset
@@ -36,22 +36,26 @@ from types import ModuleType
 from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..claims import ClaimSplitter, positional_aliases
-from ..io import PathLike, check_output, display_name, is_stdin, plural, write_atomic
+from ..io import PathLike, check_output, display_name, is_stdin, outputs_like, plural, write_atomic
 from ..records import InputError
-from . import deepeval, langfuse, langsmith, log, openinference, promptfoo, ragas, trulens
+from . import deepeval, langfuse, langsmith, log, openinference, promptfoo, ragas, sap, trulens
 from .common import MAP_FIELDS, Bad, Draft, Item, Source, plain, present
 from .read import read_input, read_table
 
 #: The tools, by the name ``--from`` takes.
 TOOLS: Dict[str, ModuleType] = {m.NAME: m for m in (ragas, deepeval, openinference, langsmith, langfuse, promptfoo,
-                                                     trulens, log)}
+                                                     trulens, sap, log)}
 FORMATS: Tuple[str, ...] = tuple(TOOLS)
 
 #: Other names people know the tools by.
-TOOL_ALIASES = {"phoenix": "openinference", "arize": "openinference", "langchain": "langsmith"}
+TOOL_ALIASES = {"phoenix": "openinference", "arize": "openinference", "langchain": "langsmith",
+                "sap-ai-core": "sap", "orchestration": "sap"}
 
 #: The order tools are tried in when none is named: the most particular fields first.
-_DETECT = (trulens, openinference, langsmith, langfuse, promptfoo, deepeval, ragas, log)
+_DETECT = (trulens, openinference, langsmith, langfuse, promptfoo, sap, deepeval, ragas, log)
+
+#: Options that only some tools take, by the option's name: the tools that take it.
+TOOL_OPTIONS = {"passage_id_key": ("sap",), "prompt_template": ("sap",)}
 
 #: How passages without an id of their own are named: ``P1..Pn``, or ``1..n``.
 PASSAGE_IDS = ("P", "index")
@@ -76,6 +80,7 @@ class Conversion:
     positional: List[Tuple[str, str]] = field(default_factory=list)
     unmatched: List[Tuple[str, str]] = field(default_factory=list)
     without_passages: int = 0
+    notes: List[str] = field(default_factory=list)  # what the tool's reader found, a line each
 
     @property
     def passages(self) -> int:
@@ -120,7 +125,9 @@ class ImportReport:
         lines.append(f"read {plural(self.rows, 'row', 'rows')} from {self.source}; wrote "
                      f"{plural(self.cases, 'case', 'cases')} with {plural(self.passages, 'passage', 'passages')} "
                      f"inline to {self.out}{note}.")
-        if self.passages:
+        own_ids = any(note.startswith("passage ids:") for note in c.notes)
+        lines.extend(c.notes)
+        if self.passages and not own_ids:
             named = "1..n" if self.passage_ids == "index" else "P1..Pn"
             if c.tool_ids == self.passages:
                 lines.append("passage ids: as the file gives them.")
@@ -201,11 +208,14 @@ def detect(src: Source) -> Optional[Tuple[str, str]]:
 
 def convert(source: Union[Source, Sequence[Mapping], object], *, tool: Optional[str] = None,
             mapping: Union[str, Mapping[str, str], None] = None, passage_ids: str = "P", skip_invalid: bool = False,
-            splitter: Optional[ClaimSplitter] = None, hint: str = "") -> Conversion:
+            splitter: Optional[ClaimSplitter] = None, hint: str = "",
+            options: Optional[Mapping[str, object]] = None) -> Conversion:
     """Cases (as dicts, in the case format) from a source's records, or from a DataFrame or list
     of dicts. Without ``skip_invalid`` the first row that cannot be used raises an
-    :class:`InputError` naming it (``hint`` is added to that sentence)."""
+    :class:`InputError` naming it (``hint`` is added to that sentence). ``options``: what only
+    some tools take (:data:`TOOL_OPTIONS`: SAP's ``passage_id_key`` and ``prompt_template``)."""
     src = source if isinstance(source, Source) else read_table(source)
+    options = {k: v for k, v in (options or {}).items() if v is not None}
     mapping = parse_map(mapping)
     if passage_ids not in PASSAGE_IDS:
         raise InputError(f"--passage-ids must be {' or '.join(PASSAGE_IDS)}, not {passage_ids!r}.")
@@ -232,11 +242,45 @@ def convert(source: Union[Source, Sequence[Mapping], object], *, tool: Optional[
     if mapping and not module.ROWS:
         raise InputError(f"--map applies to files with one row per answer; {src.name or 'this input'} is a "
                          f"{module.TITLE} trace export, read trace by trace; leave --map out.")
+    for name in options:
+        if tool not in TOOL_OPTIONS.get(name, ()):
+            option = "--" + name.replace("_", "-")
+            raise InputError(f"{option} applies to {' and '.join(TOOLS[t].TITLE for t in TOOL_OPTIONS[name])} logs only, "
+                             f"and {src.name or 'the input'} is read as {module.TITLE}; drop {option}.")
     src = getattr(module, "inner", _same)(src)  # the records a document wraps (results.results, data)
     if mapping:
         _check_columns(src, mapping)
-    items = log.convert(src, mapping, base=_GENERIC) if generic else module.convert(src, mapping)
-    return _finish(items, src, tool, recognised, passage_ids, skip_invalid, splitter or ClaimSplitter(), hint)
+    classes = _classifications(src, mapping.pop("classification", None))
+    notes: List[str] = []
+    if generic:
+        items = log.convert(src, mapping, base=_GENERIC)
+    elif module is sap:
+        items = module.convert(src, mapping, dict(options, notes=notes))
+    else:
+        items = module.convert(src, mapping)
+    out = _finish(items, src, tool, recognised, passage_ids, skip_invalid, splitter or ClaimSplitter(), hint, classes)
+    out.notes = notes
+    return out
+
+
+def _classifications(src: Source, column: Optional[str]) -> Dict[str, str]:
+    """Each row's classification (for a data policy), by the row's ref: from the column ``--map
+    classification=COLUMN`` names, else from a ``classification`` field."""
+    from .common import get
+
+    name = column or "classification"
+    found: Dict[str, str] = {}
+    for number, obj in src.records:
+        value = get(obj, name)
+        if value is None or (isinstance(value, float) and value != value) or (isinstance(value, str) and not value.strip()):
+            continue
+        if not isinstance(value, str):
+            raise InputError(f"{src.where(src.ref(number))}: the classification in {name!r} must be text like "
+                             f"\"confidential\", not {value!r}.")
+        found[src.ref(number)] = value.strip()
+    if found:
+        found[""] = name  # the column, left out of meta
+    return found
 
 
 def _same(src: Source) -> Source:
@@ -265,7 +309,8 @@ def _check_columns(src: Source, mapping: Mapping[str, str]) -> None:
 
 
 def _finish(items: Iterator[Item], src: Source, tool: str, recognised: Optional[str], passage_ids: str,
-            skip_invalid: bool, splitter: ClaimSplitter, hint: str) -> Conversion:
+            skip_invalid: bool, splitter: ClaimSplitter, hint: str,
+            classes: Optional[Mapping[str, str]] = None) -> Conversion:
     out = Conversion([], [], [], tool, recognised, src)
     seen: Dict[str, str] = {}
     for k, item in enumerate(items, 1):
@@ -276,6 +321,11 @@ def _finish(items: Iterator[Item], src: Source, tool: str, recognised: Optional[
                 item = Bad(item.ref, str(reason))
             else:
                 seen[case["id"]] = item.ref
+                if classes and item.ref in classes:
+                    case["classification"] = classes[item.ref]
+                    case.get("meta", {}).pop(classes.get("", "classification"), None)
+                    if "meta" in case and not case["meta"]:
+                        del case["meta"]
                 out.cases.append(case)
                 out.refs.append(src.where(item.ref))
                 continue
@@ -368,12 +418,15 @@ def load_table(source: object, *, tool: Optional[str] = None, columns: Optional[
 
 def import_cases(path: PathLike, out: PathLike, *, tool: Optional[str] = None, force: bool = False,
                  mapping: Union[str, Sequence[str], Mapping[str, str], None] = None, passage_ids: str = "P",
-                 skip_invalid: bool = False, splitter: Optional[ClaimSplitter] = None) -> ImportReport:
-    """Read ``path`` (``-``: standard input), recognise the tool that wrote it (or take ``tool``),
-    check every row, and write the cases to ``out`` atomically.
+                 skip_invalid: bool = False, splitter: Optional[ClaimSplitter] = None,
+                 passage_id_key: Optional[str] = None, prompt_template: Optional[str] = None) -> ImportReport:
+    """Read ``path`` (``-``: standard input; a folder of JSON files, one record a file), recognise
+    the tool that wrote it (or take ``tool``), check every row, and write the cases to ``out``
+    atomically, no more readable than ``path`` (:func:`~groundlab.io.outputs_like`).
 
     Nothing is written when a row cannot be used (unless ``skip_invalid``), when ``out`` exists
-    (unless ``force``) or when it is the input itself.
+    (unless ``force``) or when it is the input itself. ``passage_id_key`` and ``prompt_template``
+    apply to SAP orchestration logs (:mod:`.sap`).
     """
     out = Path(out)
     check_output(out, force, inputs=[] if is_stdin(path) else [path])
@@ -385,13 +438,15 @@ def import_cases(path: PathLike, out: PathLike, *, tool: Optional[str] = None, f
     src = read_input(path)
     conversion = convert(src, tool=tool, mapping=mapping, passage_ids=passage_ids, skip_invalid=skip_invalid,
                          splitter=splitter,
-                         hint="; nothing was written (fix the row, or pass --skip-invalid to import the other rows)")
+                         hint="; nothing was written (fix the row, or pass --skip-invalid to import the other rows)",
+                         options={"passage_id_key": passage_id_key, "prompt_template": prompt_template})
     if not conversion.cases:
         first = conversion.skipped[0] if conversion.skipped else None
         why = f" ({first.ref}: {first.reason})" if first else ""
         raise InputError(f"{display_name(path)}: none of its {plural(len(src.records), 'row', 'rows')} can be used"
                          f"{why}; nothing was written.")
-    write_atomic(out, "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in conversion.cases))
+    with outputs_like(path):
+        write_atomic(out, "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in conversion.cases))
     return ImportReport(conversion, display_name(path), out, passage_ids)
 
 

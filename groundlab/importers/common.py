@@ -17,7 +17,8 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optio
 from ..io import _json_type
 
 #: The case fields ``--map`` may point at other columns.
-MAP_FIELDS: Tuple[str, ...] = ("id", "question", "answer", "retrieved", "retrieved_ids", "answerable", "labels")
+MAP_FIELDS: Tuple[str, ...] = ("id", "question", "answer", "retrieved", "retrieved_ids", "answerable", "labels",
+                                "classification")
 
 
 class RowError(Exception):

@@ -182,15 +182,38 @@ def read_folder(path: Path) -> Source:
             files = []
     if not files:
         files = sorted(path.glob("*.arrow"))
+    if not files and not state.is_file():
+        documents = sorted(p for p in path.iterdir() if p.suffix.lower() == ".json" and p.is_file())
+        if documents:
+            return _json_files(path, documents)
     if not files or not all(f.is_file() for f in files):
-        raise InputError(f"{name} is a folder; pass the export file itself, or a folder written by a Hugging Face "
-                         "dataset's save_to_disk (it holds state.json and .arrow files).")
+        raise InputError(f"{name} is a folder; pass the export file itself, a folder of JSON files (one response "
+                         "a file), or a folder written by a Hugging Face dataset's save_to_disk (it holds state.json "
+                         "and .arrow files).")
     pa = _pyarrow(name)
     tables = []
     for file in files:
         with open(file, "rb") as fh:
             tables.append(_arrow_from(fh.read(), str(file)))
     return _arrow_table(pa.concat_tables(tables), name)
+
+
+def _json_files(path: Path, documents: Sequence[Path]) -> Source:
+    """A folder of JSON documents, one record a file (a file holding an array gives one record an
+    item), named by their file names, in the order of the names."""
+    records: List[tuple] = []
+    refs = {}
+    for file in documents:
+        with open_input(file, "input") as fh:
+            text = decode_text(read_bytes(file, "input", b"", fh), file)
+        if not text.strip():
+            raise InputError(f"{file} is empty; remove it from the folder or write it again.")
+        doc = _document(text, str(file))
+        for k, record in doc.records:
+            number = len(records) + 1
+            records.append((number, record))
+            refs[number] = f"file {file.name}" + (f" item {k}" if doc.unit == "item" else "")
+    return Source(str(path), "folder", "file", records, columns_of(r for _, r in records), refs=refs)
 
 
 def read_table(data: object) -> Source:

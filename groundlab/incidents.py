@@ -1,0 +1,171 @@
+"""Grow the test set from incidents: every complaint about a made-up answer becomes a labeled case.
+
+:func:`add_incident` takes a reported answer (the record a guard read, a case of an imported log,
+or one typed in), splits it into claims, checks the person's labels against them (one per claim,
+in order), and appends it to a cases file with ``"origin": "incident"``. A case id the file
+already holds is refused. The file is rewritten whole through a temporary file and a rename, its
+permissions kept; a symbolic link is refused rather than replaced. Scoring counts the cases that
+came from incidents apart, with their hallucination rate (``score --json``'s ``incidents``, and
+the report).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence
+
+from .claims import ClaimSplitter
+from .io import PathLike, _json_type, load_cases, parse_labels, read_text, replace_atomic
+from .records import InputError
+
+ORIGIN = "incident"
+
+
+@dataclass(frozen=True)
+class Added:
+    """What :func:`add_incident` appended."""
+
+    case: Dict[str, Any]
+    path: Path
+    claims: int
+    cases: int  # in the file, the new one included
+
+    def __str__(self) -> str:
+        labels = ", ".join(self.case["labels"]) or "no claim"
+        return (f"added incident case {self.case['id']} to {self.path} ({self.claims} claim"
+                f"{'s' * (self.claims != 1)}: {labels}); it now holds {self.cases} cases. "
+                "groundlab score counts the cases from incidents apart.")
+
+
+def reported_case(record: Mapping[str, Any], where: str, strings_are_ids: bool = False) -> Dict[str, Any]:
+    """A case from a reported answer: the record a guard read, a case line, or an import's row
+    (``question``, ``retrieved`` or ``passages``, ``answer``). A passage given as a string is its
+    text, named by position, as the guard reads it; in a cases file (``strings_are_ids``) it is an
+    id, which the new case cannot hold without its text."""
+    if not isinstance(record, Mapping):
+        raise InputError(f"{where} must be one JSON object, not {_json_type(record)}.")
+    if "question" not in record and ("claims" in record or "text" in record):
+        raise InputError(f"{where} is a guard result line, which holds no question or passages; pass the record the "
+                         "guard read (question, retrieved, answer).")
+    passages = record.get("retrieved", record.get("passages"))
+    missing = [f for f, v in (("question", record.get("question")), ("retrieved", passages),
+                              ("answer", record.get("answer"))) if v is None]
+    if missing:
+        raise InputError(f"{where} has no \"{missing[0]}\"; a reported answer needs question, retrieved and answer.")
+    retrieved = []
+    for k, item in enumerate(passages if isinstance(passages, list) else [None], 1):
+        if isinstance(item, str) and not strings_are_ids:
+            item = {"id": str(k), "text": item}
+        if not isinstance(item, Mapping) or not isinstance(item.get("text"), str) or not str(item.get("id", "")).strip():
+            raise InputError(f"{where}: passage {k} must be {{\"id\", \"text\"}} (or its text); the case keeps its "
+                             "passages inline.")
+        retrieved.append({"id": str(item["id"]), "text": item["text"]})
+    case = {"question": record["question"], "retrieved": retrieved, "answer": record["answer"]}
+    for key in ("id", "classification", "process", "answerable", "aliases", "meta"):
+        if record.get(key) is not None:
+            case[key] = record[key]
+    return case
+
+
+def add_incident(cases_path: PathLike, case: Mapping[str, Any], labels: Sequence[str], *,
+                 case_id: Optional[str] = None, note: Optional[str] = None, reported: Optional[str] = None,
+                 splitter: Optional[ClaimSplitter] = None) -> Added:
+    """Append ``case`` with the person's ``labels`` to the cases file (created when missing)."""
+    path = Path(cases_path)
+    if path.is_symlink():
+        raise InputError(f"{path} is a symbolic link; pass the cases file itself (groundlab does not write through "
+                         "a link).")
+    if path.is_dir():
+        raise InputError(f"{path} is a folder; pass the cases file to add the incident to.")
+    new = dict(case)
+    if case_id is not None:
+        new["id"] = case_id
+    cid = new.get("id")
+    if isinstance(cid, (int, float)) and not isinstance(cid, bool):
+        cid = new["id"] = str(cid)
+    if not isinstance(cid, str) or not cid.strip():
+        raise InputError("the incident needs a case id; give it with --id (e.g. --id inc-2024-031).")
+    existing = read_text(path, "cases") if path.exists() else ""
+    lines = existing.splitlines()
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            other = json.loads(line)
+        except ValueError:
+            raise InputError(f"{path} line {number} is not valid JSON; fix the cases file before adding to it.") \
+                from None
+        if isinstance(other, dict) and other.get("id") == cid:
+            raise InputError(f"{path} line {number} already holds a case with the id {cid!r}; give the incident its "
+                             "own id with --id.")
+    splitter = splitter or ClaimSplitter()
+    claims = splitter.split(cid, str(new.get("answer", ""))).claims
+    labels = list(parse_labels(list(labels), f"the incident {cid}"))
+    if len(labels) != len(claims):
+        found = "; ".join(f"({c.number}) \"{c.text}\"" for c in claims) or "none"
+        raise InputError(f"the incident {cid}: {len(labels)} label(s) for the answer's {len(claims)} claim(s) [{found}];"
+                         " give one label per claim, in order, with --labels.")
+    new["labels"] = labels
+    new["origin"] = ORIGIN
+    meta = dict(new.get("meta") or {})
+    meta["reported"] = reported or date.today().isoformat()
+    if note:
+        meta["incident"] = note
+    new["meta"] = meta
+    line = json.dumps(new, ensure_ascii=False)
+    load_cases([new])  # the new line is checked as every case is
+    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
+    text = existing + ("" if not existing or existing.endswith("\n") else "\n") + line + "\n"
+
+    def write(tmp: str) -> None:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+
+    replace_atomic(path, write)
+    if mode is not None:
+        os.chmod(path, mode)  # the file keeps who may read it
+    return Added(new, path, len(claims), sum(1 for x in lines if x.strip()) + 1)
+
+
+def read_record(path: PathLike, case: Optional[str] = None) -> Dict[str, Any]:
+    """The reported answer in a file: its one JSON object (a guard's record), or with ``case`` the
+    case of that id in a cases file or an import's output."""
+    text = read_text(path, "incident")
+    if case is None:
+        rows = [line for line in text.splitlines() if line.strip()]
+        if len(rows) != 1:
+            raise InputError(f"{path} holds {len(rows)} lines; pass a file with the one reported record, or name the "
+                             "case with --case ID.")
+        try:
+            return json.loads(rows[0])
+        except ValueError:
+            raise InputError(f"{path} is not one JSON object; pass the record the guard read.") from None
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            raise InputError(f"{path} line {number} is not valid JSON.") from None
+        if isinstance(obj, dict) and obj.get("id") == case:
+            return obj
+    raise InputError(f"{path} holds no case with the id {case!r}; check --case.")
+
+
+def typed_case(question: str, answer: str, passages: Sequence[str]) -> Dict[str, Any]:
+    """A reported answer typed in: ``passages`` as ``ID=TEXT``."""
+    retrieved: List[Dict[str, str]] = []
+    for k, item in enumerate(passages, 1):
+        pid, sep, text = item.partition("=")
+        if not sep or not pid.strip():
+            raise InputError(f"--passage {item[:40]!r} must read ID=TEXT, like KB-7=Refunds over 500 EUR need approval.")
+        retrieved.append({"id": pid.strip(), "text": text})
+    return {"question": question, "retrieved": retrieved, "answer": answer}
+
+
+__all__ = ["Added", "ORIGIN", "add_incident", "read_record", "reported_case", "typed_case"]

@@ -1,0 +1,439 @@
+"""A data policy: which judges, models and endpoints each classification of case may go to, and
+the masking of personal data before anything leaves.
+
+A case may carry a ``classification`` (``"confidential"``, ``"internal"``...). A policy file
+(TOML) names, for each classification, the judges its cases may go to and, for the llm judge,
+the models and endpoints::
+
+    default = "internal"          # the classification of a case that names none (else such a case is refused)
+
+    [masking]                      # optional: mask personal data before it goes to a model
+    mask = true                    # for every classification (or per classification, below)
+    names = ["Anna Weber"]         # names to mask besides e-mail addresses, phones, IBANs and cards
+    phone_regions = ["DE", "US"]   # whose national phone numbers are found (default US, GB, DE, FR)
+
+    [classes.confidential]
+    judges = ["offline"]           # signals, rules, lexical and nli: nothing leaves the machine
+    instead = "rules"              # the judge for its cases when another was asked for ("none": unjudged)
+
+    [classes.internal]
+    judges = ["offline", "llm"]
+    models = ["claude-sonnet-*"]   # shell-style patterns
+    endpoints = ["https://llm-gateway.example.internal"]
+    mask = true
+
+The policy is enforced where requests leave: :func:`apply_policy` puts a :class:`PolicyGate`
+in front of the judge (in front of each of a cascade's two), and every claim passes through it
+before the judge sees it, whichever way it comes (a cascade's escalation, a batch, the guard, a
+cache lookup). A claim the policy keeps from the judge is never handed to it: it is judged by
+the offline judge the policy allows (``instead``, else the first offline judge its
+classification lists), or left unjudged, and its verdict says so (``Verdict.held_back``); the
+case frame's ``held_back`` column and the report count such cases.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+from .io import PathLike, read_text
+from .masking import DEFAULT_REGIONS, Masker, Table
+from .records import Evidence, InputError, Verdict
+
+#: The judges that run on this machine: nothing they judge leaves it.
+OFFLINE = ("signals", "rules", "lexical", "nli")
+
+#: The classification of a case without one, when the policy names no ``default``.
+UNCLASSIFIED = None
+
+
+@dataclass(frozen=True)
+class Allowance:
+    """What one classification's cases may go to."""
+
+    judges: Tuple[str, ...]
+    models: Optional[Tuple[str, ...]] = None  # patterns; None: any
+    endpoints: Optional[Tuple[str, ...]] = None  # None: any
+    instead: Optional[str] = None  # an offline judge, "none", or None for the first offline judge listed
+    mask: bool = False
+
+    def refusal(self, name: str, model: Optional[str], endpoint: Optional[str]) -> Optional[str]:
+        """Why a case of this classification may not go to judge ``name`` (with ``model`` at
+        ``endpoint``), or ``None`` when it may."""
+        if "any" not in self.judges and name not in self.judges:
+            return f"it may go to {', '.join(self.judges) or 'no judge'} only"
+        if name in OFFLINE:
+            return None
+        if self.models is not None and not any(fnmatch.fnmatchcase(model or "", p) for p in self.models):
+            return f"model {model} is not among its models ({', '.join(self.models)})"
+        if self.endpoints is not None and _url(endpoint) not in {_url(e) for e in self.endpoints}:
+            return f"endpoint {endpoint} is not among its endpoints ({', '.join(self.endpoints)})"
+        return None
+
+    def fallback(self) -> Optional[str]:
+        """The offline judge that judges a case kept from another judge; ``None``: left unjudged."""
+        if self.instead == "none":
+            return None
+        if self.instead:
+            return self.instead
+        allowed = OFFLINE if "any" in self.judges else self.judges
+        return next((j for j in allowed if j in OFFLINE and j != "nli"), None)
+
+
+def _url(value: Optional[str]) -> str:
+    return (value or "").strip().rstrip("/").lower()
+
+
+@dataclass(frozen=True)
+class DataPolicy:
+    """A policy file read (see the module docstring)."""
+
+    source: str
+    classes: Dict[str, Allowance]
+    default: Optional[str] = None
+    mask: bool = False
+    names: Tuple[str, ...] = ()
+    phone_regions: Tuple[str, ...] = DEFAULT_REGIONS
+    digest: str = ""
+
+    def classification(self, value: Optional[str]) -> str:
+        """The classification a case counts as: its own, else the policy's default."""
+        if value is None:
+            if self.default is None:
+                raise InputError(f"a case carries no classification and the data policy {self.source} names no "
+                                 "default; give every case a \"classification\" or add default = \"...\" to the "
+                                 "policy.")
+            return self.default
+        if value not in self.classes:
+            raise InputError(f"a case is classified {value!r}, which the data policy {self.source} does not name "
+                             f"(it names {', '.join(sorted(self.classes))}); add [classes.{value}] to the policy or "
+                             "correct the case.")
+        return value
+
+    def check_cases(self, cases: Sequence[Any]) -> None:
+        """Refuse, before anything is judged, a case whose classification the policy cannot place."""
+        for case in cases:
+            try:
+                self.classification(getattr(case, "classification", None))
+            except InputError as error:
+                where = getattr(case, "where", "a case")
+                raise InputError(f"{where}: {str(error)[0].lower()}{str(error)[1:]}") from None
+
+    def masker(self) -> Masker:
+        return Masker(self.names, self.phone_regions)
+
+    def masks(self, classification: str) -> bool:
+        return self.mask or self.classes[classification].mask
+
+    def identity(self) -> Dict[str, Any]:
+        return {"file": self.source, "sha256": self.digest, "classes": sorted(self.classes), "default": self.default}
+
+
+def load_policy(path: Union[PathLike, DataPolicy]) -> DataPolicy:
+    """Read a policy file; a mistake in it is one sentence naming the file and the fix."""
+    if isinstance(path, DataPolicy):
+        return path
+    try:
+        import tomllib
+    except ImportError:  # pragma: no cover - Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+
+    name = str(path)
+    if Path(path).is_dir():
+        raise InputError(f"policy file {name} is a folder; pass the path of a .toml file.")
+    text = read_text(path, "policy")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"policy file {name} is not valid TOML ({exc}); fix it and run again.") from None
+    unknown = sorted(set(data) - {"default", "masking", "classes"})
+    if unknown:
+        raise InputError(f"policy file {name} has {unknown[0]!r}, which a policy does not take; use default, "
+                         "[masking] and [classes.NAME].")
+    classes_table = data.get("classes")
+    if not isinstance(classes_table, dict) or not classes_table:
+        raise InputError(f"policy file {name} names no classification; add a [classes.NAME] table with "
+                         "judges = [...] for each (see docs/sensitive-logs.md).")
+    from .judges import judge_names
+
+    known = set(judge_names()) - {"cascade"}
+    classes: Dict[str, Allowance] = {}
+    for cls, entry in classes_table.items():
+        where = f"policy file {name} [classes.{cls}]"
+        if not isinstance(entry, dict):
+            raise InputError(f"{where} must be a table with judges = [...].")
+        extra = sorted(set(entry) - {"judges", "models", "endpoints", "instead", "mask"})
+        if extra:
+            raise InputError(f"{where} has {extra[0]!r}; a classification takes judges, models, endpoints, instead "
+                             "and mask.")
+        judges = _strings(entry.get("judges"), f"{where} judges")
+        if judges is None:
+            raise InputError(f"{where} needs judges = [...], the judges its cases may go to (\"offline\" for "
+                             "signals, rules, lexical and nli; [] for none).")
+        expanded: List[str] = []
+        for judge in judges:
+            if judge == "offline":
+                expanded.extend(OFFLINE)
+            elif judge == "any" or judge in known:
+                expanded.append(judge)
+            else:
+                raise InputError(f"{where} names the judge {judge!r}; use offline, any or one of "
+                                 f"{', '.join(sorted(known))}.")
+        instead = entry.get("instead")
+        if instead is not None and (not isinstance(instead, str) or (instead != "none" and instead not in OFFLINE)):
+            raise InputError(f"{where} instead = {instead!r}: name an offline judge ({', '.join(OFFLINE)}) or \"none\".")
+        if instead not in (None, "none") and "any" not in expanded and instead not in expanded:
+            raise InputError(f"{where} instead = {instead!r}, a judge its judges do not allow; add it to judges.")
+        mask = entry.get("mask", False)
+        if not isinstance(mask, bool):
+            raise InputError(f"{where} mask must be true or false.")
+        classes[str(cls)] = Allowance(tuple(dict.fromkeys(expanded)), _strings(entry.get("models"), f"{where} models"),
+                                      _strings(entry.get("endpoints"), f"{where} endpoints"), instead, mask)
+    default = data.get("default")
+    if default is not None and default not in classes:
+        raise InputError(f"policy file {name} default = {default!r}, which it does not name; add [classes.{default}] "
+                         "or name one of its classifications.")
+    masking = data.get("masking", {})
+    if not isinstance(masking, dict):
+        raise InputError(f"policy file {name} [masking] must be a table.")
+    extra = sorted(set(masking) - {"mask", "names", "phone_regions"})
+    if extra:
+        raise InputError(f"policy file {name} [masking] has {extra[0]!r}; it takes mask, names and phone_regions.")
+    mask = masking.get("mask", False)
+    if not isinstance(mask, bool):
+        raise InputError(f"policy file {name} [masking] mask must be true or false.")
+    names = _strings(masking.get("names"), f"policy file {name} [masking] names") or ()
+    regions = _strings(masking.get("phone_regions"), f"policy file {name} [masking] phone_regions")
+    return DataPolicy(name, classes, default, mask, tuple(names), DEFAULT_REGIONS if regions is None else regions,
+                      hashlib.sha256(text.encode("utf-8")).hexdigest())
+
+
+def _strings(value: object, where: str) -> Optional[Tuple[str, ...]]:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise InputError(f"{where} must be a list of names, like [\"a\", \"b\"].")
+    return tuple(v.strip() for v in value)
+
+
+# ---------------------------------------------------------------- the gate
+
+
+class PolicyGate:
+    """A judge behind the data policy (see the module docstring): the claims its policy allows go
+    to ``judge`` (masked when the policy or ``mask`` says so and the judge is not offline); the
+    others to the offline judge the policy names, or back unjudged. Everything else is the judge's."""
+
+    def __init__(self, judge: Any, policy: Optional[DataPolicy], *, mask: bool = False,
+                 masker: Optional[Masker] = None) -> None:
+        self.inner = judge
+        self.policy = policy
+        self.mask_all = mask
+        self.masker = masker or (policy.masker() if policy is not None else Masker())
+        self.name = judge.name
+        self.version = getattr(judge, "version", "")
+        self._instead: Dict[str, Any] = {}
+        self.held_cases = 0
+        self.held_claims = 0
+        self.judged_instead: Dict[str, int] = {}
+        self.unjudged_cases = 0
+        self.masked_cases = 0
+        self._seen: set = set()
+        # Forked workers would keep the counts of what was held back to themselves: one process.
+        self.cpu_bound = False
+        if hasattr(judge, "estimate"):  # only a judge that estimates its cost gets an estimate
+            self.estimate = self._estimate
+
+    def __getattr__(self, name: str) -> Any:
+        inner = self.__dict__.get("inner")
+        if inner is None:
+            raise AttributeError(name)
+        return getattr(inner, name)
+
+    @property
+    def offline(self) -> bool:
+        return self.name in OFFLINE
+
+    def _endpoint(self) -> Optional[str]:
+        endpoint = getattr(self.inner, "endpoint", None)
+        return getattr(endpoint, "display", None)  # scheme, host, port and path: never a password
+
+    def route(self, evidence: Evidence) -> Tuple[Optional[str], str]:
+        """``(why it is held back or None, its classification)`` for a claim with ``evidence``."""
+        if self.policy is None:
+            return None, ""
+        cls = self.policy.classification(evidence.classification)
+        why = self.policy.classes[cls].refusal(self.name, getattr(self.inner, "model", None), self._endpoint())
+        return why, cls
+
+    def _masks(self, cls: str) -> bool:
+        return not self.offline and (self.mask_all or (self.policy is not None and self.policy.masks(cls)))
+
+    def judge_batch(self, pairs: Sequence[Tuple[str, Evidence]]) -> List[Verdict]:
+        out: List[Optional[Verdict]] = [None] * len(pairs)
+        allowed: List[int] = []
+        held: Dict[Optional[str], List[int]] = {}
+        reasons: Dict[int, str] = {}
+        tables: Dict[int, Table] = {}
+        masked_pairs: Dict[int, Tuple[str, Evidence]] = {}
+        for k, (text, evidence) in enumerate(pairs):
+            why, cls = self.route(evidence)
+            first = evidence.answer is not None and id(evidence) not in self._seen
+            if first:
+                self._seen.add(id(evidence))
+            if why is None:
+                allowed.append(k)
+                if self._masks(cls):
+                    key = id(evidence)
+                    if key not in tables:
+                        tables[key] = self.masker.table([evidence.question, *(p.text for p in evidence.passages),
+                                                         evidence.answer or "", *(t for t, e in pairs if e is evidence)])
+                        if first and tables[key]:
+                            self.masked_cases += 1
+                    masked_pairs[k] = self._masked(text, evidence, tables[key])
+                continue
+            instead = self.policy.classes[cls].fallback() if self.policy is not None else None
+            if instead == self.name:
+                instead = None
+            held.setdefault(instead, []).append(k)
+            reasons[k] = f"held back from {self.name} by the data policy ({cls}: {why})"
+            self.held_claims += 1
+            if first:
+                self.held_cases += 1
+                if instead is None:
+                    self.unjudged_cases += 1
+                else:
+                    self.judged_instead[instead] = self.judged_instead.get(instead, 0) + 1
+        if allowed:
+            sent = [masked_pairs.get(k, pairs[k]) for k in allowed]
+            verdicts = self.inner.judge_batch(sent)
+            if len(verdicts) != len(sent):
+                raise RuntimeError(f"judge {self.name!r} returned {len(verdicts)} verdicts for {len(sent)} claims")
+            for k, verdict in zip(allowed, verdicts):
+                table = tables.get(id(pairs[k][1]))
+                out[k] = self._unmasked(verdict, table) if table else verdict
+        for instead, idx in held.items():
+            if instead is None:
+                for k in idx:
+                    out[k] = Verdict(None, reasons[k], error=f"{reasons[k]}; no offline judge is allowed for it",
+                                     held_back=self.name)
+                continue
+            judge = self._instead.get(instead)
+            if judge is None:
+                from .judges import get_judge
+
+                judge = self._instead[instead] = get_judge(instead)
+            verdicts = judge.judge_batch([pairs[k] for k in idx])
+            for k, verdict in zip(idx, verdicts):
+                out[k] = replace(verdict, reason=f"{instead} ({reasons[k]}): {verdict.reason}", held_back=self.name)
+        return out  # type: ignore[return-value]
+
+    def _masked(self, text: str, evidence: Evidence, table: Table) -> Tuple[str, Evidence]:
+        if not table:
+            return text, evidence
+        m = self.masker
+        passages = tuple(replace(p, text=m.mask(p.text, table)) for p in evidence.passages)
+        masked = Evidence(m.mask(evidence.question, table), passages,
+                          None if evidence.answer is None else m.mask(evidence.answer, table), evidence.classification)
+        return m.mask(text, table), masked
+
+    def _unmasked(self, verdict: Verdict, table: Table) -> Verdict:
+        return replace(verdict, reason=self.masker.unmask(verdict.reason, table),
+                       error=None if verdict.error is None else self.masker.unmask(verdict.error, table))
+
+    def _estimate(self, pairs: Sequence[Tuple[str, Evidence]], runs: int = 1):
+        """What judging ``pairs`` would cost: the inner judge's estimate of the claims the policy lets
+        through, and how many cases it holds back."""
+        allowed = []
+        held: set = set()
+        for text, evidence in pairs:
+            why, _ = self.route(evidence)
+            if why is None:
+                allowed.append((text, evidence))
+            elif evidence.answer is not None:
+                held.add(id(evidence))
+        return HeldEstimate(self.inner.estimate(allowed, runs=runs), len(held))
+
+    def held_text(self) -> str:
+        """What the policy held back so far, in words ("" when nothing)."""
+        if not self.held_cases:
+            return ""
+        how = [f"{n} judged by {name} instead" for name, n in self.judged_instead.items()]
+        if self.unjudged_cases:
+            how.append(f"{self.unjudged_cases} left unjudged")
+        return (f"the data policy ({self.policy.source if self.policy else ''}) held back {self.held_cases} "
+                f"case{'s' * (self.held_cases != 1)} from {self.name} ({', '.join(how)})")
+
+    def summary(self) -> str:
+        parts = [self.inner.summary()] if hasattr(self.inner, "summary") else [f"{self.name} judge"]
+        held = self.held_text()
+        if held:
+            parts.append(held)
+        elif self.policy is not None:
+            parts.append(f"the data policy ({self.policy.source}) held back no case")
+        if self.masked_cases:
+            parts.append(f"personal data masked in {self.masked_cases} case{'s' * (self.masked_cases != 1)} sent")
+        return "; ".join(parts)
+
+    def identity(self) -> Dict[str, Any]:
+        from .identity import judge_identity
+
+        out = judge_identity(self.inner)
+        out.pop("splitting", None)
+        if self.policy is not None:
+            out["data_policy"] = self.policy.identity()
+        if self.mask_all or (self.policy is not None and (self.policy.mask or any(a.mask for a in
+                                                                                  self.policy.classes.values()))):
+            out["masking"] = {"names": len(self.masker.names), "phone_regions": list(self.masker.regions)}
+        return out
+
+
+@dataclass(frozen=True)
+class HeldEstimate:
+    """A judge's :meth:`estimate` of the claims the policy lets through, and the cases it holds back."""
+
+    estimate: Any
+    held_cases: int
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.__dict__["estimate"], name)
+
+    def __str__(self) -> str:
+        held = (f"; the data policy holds back {self.held_cases} case{'s' * (self.held_cases != 1)}, which "
+                "are not sent" if self.held_cases else "; the data policy holds back no case")
+        return f"{self.estimate}{held}"
+
+
+def apply_policy(judge: Any, policy: Union[PathLike, DataPolicy, None] = None, *, mask: bool = False,
+                 names: Sequence[str] = ()) -> Any:
+    """``judge`` behind the data policy (and masking): a :class:`PolicyGate` in front of it, or in
+    front of each of a cascade's two judges. Neither a policy nor ``mask``: the judge as it is."""
+    if policy is None and not mask:
+        return judge
+    policy = load_policy(policy) if policy is not None else None
+    masker = Masker(tuple(names) + (policy.names if policy else ()),
+                    policy.phone_regions if policy else DEFAULT_REGIONS)
+    if hasattr(judge, "first") and hasattr(judge, "then") and getattr(judge, "name", "") == "cascade":
+        judge.first = PolicyGate(judge.first, policy, mask=mask, masker=masker)
+        judge.then = PolicyGate(judge.then, policy, mask=mask, masker=masker)
+        judge.reset()
+        return judge
+    return PolicyGate(judge, policy, mask=mask, masker=masker)
+
+
+def gates(judge: Any) -> List[PolicyGate]:
+    """The gates in front of ``judge`` (none, one, or a cascade's two)."""
+    if isinstance(judge, PolicyGate):
+        return [judge]
+    return [j for j in (getattr(judge, "first", None), getattr(judge, "then", None)) if isinstance(j, PolicyGate)]
+
+
+def policy_of(judge: Any) -> Optional[DataPolicy]:
+    return next((g.policy for g in gates(judge) if g.policy is not None), None)
+
+
+__all__ = ["Allowance", "DataPolicy", "HeldEstimate", "OFFLINE", "PolicyGate", "apply_policy", "gates", "load_policy",
+           "policy_of"]

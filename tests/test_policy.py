@@ -1,0 +1,276 @@
+"""The data policy and masking, proved with the Messages API stub's request log: a case the policy
+keeps from the llm judge never reaches the endpoint, through a plain run, the cascade, the batch
+mode, the guard and the cache; masked requests hold none of the personal data, and verdicts are
+the ones the unmasked run gives."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from groundlab import evaluate, load_cases
+from groundlab.masking import Masker
+from groundlab.policy import apply_policy, load_policy
+from groundlab.records import InputError
+
+from conftest import CASES, NOTES
+from messages_stub import messages_stub  # noqa: F401 (a fixture)
+
+HELD = ("c01", "c02", "c03", "c04")
+
+
+def _policy(tmp_path: Path, endpoint: str, extra: str = "", name: str = "policy.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(f'''default = "internal"
+{extra}
+[classes.confidential]
+judges = ["offline"]
+instead = "rules"
+
+[classes.secret]
+judges = []
+
+[classes.internal]
+judges = ["offline", "llm"]
+endpoints = ["{endpoint}"]
+''', encoding="utf-8")
+    return path
+
+
+def _cases(tmp_path: Path, classes=None, name: str = "cases.jsonl") -> Path:
+    """The sample set with its passages inline, c01 to c04 confidential."""
+    notes = {json.loads(line)["id"]: json.loads(line) for line in NOTES.read_text(encoding="utf-8").splitlines()}
+    out = tmp_path / name
+    with open(out, "w", encoding="utf-8") as fh:
+        for line in CASES.read_text(encoding="utf-8").splitlines():
+            case = json.loads(line)
+            case["retrieved"] = [notes[pid] for pid in case["retrieved"]]
+            cls = (classes or {}).get(case["id"], "confidential" if case["id"] in HELD else None)
+            if cls:
+                case["classification"] = cls
+            fh.write(json.dumps(case) + "\n")
+    return out
+
+
+def _held_texts(path: Path, ids=HELD):
+    """The answers of the held cases, which no request may carry."""
+    return [json.loads(line)["answer"] for line in path.read_text(encoding="utf-8").splitlines()
+            if json.loads(line)["id"] in ids]
+
+
+def _sent(stub) -> str:
+    return json.dumps(stub.requests + stub.batch_requests, ensure_ascii=False)
+
+
+def _answers_sent(stub) -> list:
+    bodies = stub.requests + [r["params"] for r in stub.batch_requests]
+    return [html.unescape(a) for body in bodies for a in re.findall(r"<answer>(.*?)</answer>",
+                                                                      body["messages"][0]["content"], re.S)]
+
+
+def _check_none_sent(stub, cases: Path, ids=HELD) -> None:
+    sent = _answers_sent(stub)
+    assert sent
+    for text in _held_texts(cases, ids):
+        assert text not in sent, text
+
+
+def test_held_back_cases_never_reach_the_endpoint(cli, messages_stub, tmp_path):  # noqa: F811
+    cases = _cases(tmp_path)
+    policy = _policy(tmp_path, messages_stub.url)
+    code, out, err = cli("score", "--cases", cases, "--judge", "llm", "--policy", policy, "--json",
+                         "--cases-out", tmp_path / "frame.csv", "--claims-out", tmp_path / "claims.csv")
+    assert code == 0, err
+    _check_none_sent(messages_stub, cases)
+    # The 10 answered cases less the 3 held back (c04, the fourth confidential one, abstains: no claim to judge).
+    assert len(messages_stub.requests) == 7
+    assert "the data policy (" in err and "held back 3 cases from llm (3 judged by rules instead)" in err
+    summary = json.loads(out)
+    assert summary["held_back"] == {"cases": 3, "judged_instead": 3, "unjudged": 0}
+    import pandas as pd
+
+    frame = pd.read_csv(tmp_path / "frame.csv")
+    assert sorted(frame.loc[frame["held_back"] == "llm", "case_id"]) == list(HELD[:3])
+    claims = pd.read_csv(tmp_path / "claims.csv")
+    held = claims[claims["case_id"].isin(HELD)]
+    assert held["reason"].str.startswith("rules (held back from llm by the data policy (confidential").all()
+    # The cache holds nothing of the held cases either.
+    cached = [json.loads(p.read_text(encoding="utf-8"))["request"]["answer"]
+              for p in (tmp_path / ".groundlab" / "cache").rglob("*.json")]
+    assert len(cached) == 7 and not set(cached) & set(_held_texts(cases))
+
+
+def test_the_cascade_the_batch_mode_and_the_guard_hold_them_back_too(cli, messages_stub, tmp_path):  # noqa: F811
+    cases = _cases(tmp_path)
+    policy = _policy(tmp_path, messages_stub.url)
+    code, _, err = cli("score", "--cases", cases, "--judge", "cascade", "--first", "rules", "--then", "llm",
+                       "--audit", "1", "--policy", policy, "--no-cache")
+    assert code == 0, err
+    _check_none_sent(messages_stub, cases)
+    assert "held back 3 cases from llm" in err
+    messages_stub.requests.clear()
+    code, _, err = cli("score", "--cases", cases, "--judge", "llm", "--batch", "--policy", policy, "--no-cache")
+    assert code == 0, err
+    assert messages_stub.batch_requests and not messages_stub.requests
+    _check_none_sent(messages_stub, cases)
+    messages_stub.batch_requests.clear()
+    records = tmp_path / "live.jsonl"
+    records.write_text(cases.read_text(encoding="utf-8"), encoding="utf-8")
+    code, out, err = cli("guard", records, "--judge", "llm", "--policy", policy, "--no-cache")
+    assert code == 0, err
+    _check_none_sent(messages_stub, cases)
+    lines = [json.loads(line) for line in out.splitlines()]
+    held = [line for line in lines if line.get("id") in HELD and line["claims"]]
+    assert held and all(c["reason"].startswith("rules (held back from llm") for line in held for c in line["claims"])
+
+
+def test_a_cached_reply_is_not_used_for_a_held_back_case(cli, messages_stub, tmp_path):  # noqa: F811
+    cases = _cases(tmp_path)
+    assert cli("score", "--cases", cases, "--judge", "llm")[0] == 0  # no policy: every answered case cached
+    sent = len(messages_stub.requests)
+    policy = _policy(tmp_path, messages_stub.url)
+    code, _, err = cli("score", "--cases", cases, "--judge", "llm", "--policy", policy,
+                       "--claims-out", tmp_path / "claims.csv")
+    assert code == 0, err
+    assert len(messages_stub.requests) == sent and "7 answered from the cache" in err
+    import pandas as pd
+
+    claims = pd.read_csv(tmp_path / "claims.csv")
+    assert claims.loc[claims["case_id"].isin(HELD), "reason"].str.startswith("rules (held back").all()
+
+
+def test_dry_run_endpoint_unjudged_and_unknown_classifications(cli, messages_stub, tmp_path):  # noqa: F811
+    cases = _cases(tmp_path)
+    policy = _policy(tmp_path, messages_stub.url)
+    code, out, err = cli("score", "--cases", cases, "--judge", "llm", "--policy", policy, "--dry-run")
+    assert code == 0 and "7 requests to send" in out and "the data policy holds back 3 cases, which are not sent" in out
+    # Another endpoint than the one the policy names: every case is held back (the confidential ones
+    # judged by rules, the internal ones by the first offline judge their classification lists).
+    other = _policy(tmp_path, "https://llm-gateway.example.internal", name="other.toml")
+    code, out, err = cli("score", "--cases", cases, "--judge", "llm", "--policy", other, "--json")
+    assert code == 0, err
+    assert json.loads(out)["held_back"]["cases"] == 10 and not messages_stub.requests
+    # A classification with no judge at all: its cases are left unjudged and counted.
+    secret = _cases(tmp_path, {"c05": "secret"}, "secret.jsonl")
+    code, out, err = cli("score", "--cases", secret, "--judge", "llm", "--policy", policy, "--json")
+    assert code == 0, err
+    assert json.loads(out)["held_back"] == {"cases": 4, "judged_instead": 3, "unjudged": 1}
+    _check_none_sent(messages_stub, secret, HELD + ("c05",))
+    # A classification the policy does not name stops the run before anything is sent.
+    messages_stub.requests.clear()
+    odd = _cases(tmp_path, {"c07": "top-secret"}, "odd.jsonl")
+    code, out, err = cli("score", "--cases", odd, "--judge", "llm", "--policy", policy)
+    assert code == 2 and not messages_stub.requests and err.count("\n") == 1
+    assert "(case c07): a case is classified 'top-secret', which the data policy" in err
+
+
+@pytest.mark.parametrize("text,fix", [
+    ("[classes.a]\njudges = ['llm', 'gpt']\n", "names the judge 'gpt'"),
+    ("[classes.a]\nmodels = ['x']\n", "needs judges = [...]"),
+    ("default = 'b'\n[classes.a]\njudges = []\n", "default = 'b', which it does not name"),
+    ("[classes.a]\njudges = ['llm']\ninstead = 'rules'\n", "a judge its judges do not allow"),
+    ("[class.a]\njudges = []\n", "has 'class', which a policy does not take"),
+    ("judges = [", "is not valid TOML"),
+])
+def test_a_bad_policy_file_is_one_sentence(tmp_path, text, fix):
+    path = tmp_path / "p.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match="policy file") as info:
+        load_policy(path)
+    assert fix in str(info.value)
+
+
+# ---------------------------------------------------------------- masking
+
+PEOPLE = {"c01": " Ask Jana Novak (jana.novak@example.com, +49 30 12345678).",
+          "c02": " Refunds go to IBAN DE89 3704 0044 0532 0130 00.",
+          "c03": " The card 4111 1111 1111 1111 was charged."}
+
+
+def _personal(tmp_path: Path) -> Path:
+    """The sample set with personal data in the question, the passages and the answer."""
+    path = _cases(tmp_path, {k: "internal" for k in HELD}, "internal.jsonl")
+    out = tmp_path / "personal.jsonl"
+    with open(out, "w", encoding="utf-8") as fh:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            case = json.loads(line)
+            extra = PEOPLE.get(case["id"])
+            if extra:
+                case["question"] += extra
+                case["retrieved"][0]["text"] += extra
+                case["answer"] = case["answer"].rstrip() + extra
+                case.pop("labels", None)  # one more sentence: the person's labels no longer fit
+            fh.write(json.dumps(case) + "\n")
+    return out
+
+
+VALUES = ("Jana Novak", "jana.novak@example.com", "12345678", "DE89 3704", "4111 1111")
+
+
+def test_masked_requests_hold_no_personal_data_and_verdicts_do_not_move(cli, messages_stub, tmp_path):  # noqa: F811
+    cases = _personal(tmp_path)
+    code, plain, err = cli("score", "--cases", cases, "--judge", "llm", "--no-cache", "--claims-out",
+                           tmp_path / "plain.csv")
+    assert code == 0, err
+    assert all(v in _sent(messages_stub) for v in VALUES)  # what leaves without masking
+    messages_stub.requests.clear()
+    code, masked, err = cli("score", "--cases", cases, "--judge", "llm", "--no-cache", "--mask", "--mask-name",
+                            "Jana Novak", "--claims-out", tmp_path / "masked.csv")
+    assert code == 0, err
+    sent = _sent(messages_stub)
+    assert len(messages_stub.requests) == 10 and "MASKED_EMAIL_1" in sent and "MASKED_NAME_1" in sent
+    for value in VALUES:
+        assert value not in sent, value
+    assert "personal data masked in 3 cases sent" in err
+    import pandas as pd
+
+    a, b = pd.read_csv(tmp_path / "plain.csv"), pd.read_csv(tmp_path / "masked.csv")
+    assert list(a["verdict"]) == list(b["verdict"]) and list(a["citation_ok"]) == list(b["citation_ok"])
+    assert not b["reason"].str.contains("MASKED_").any()  # restored in what groundlab writes
+    assert json.loads(cli("score", "--cases", cases, "--judge", "rules", "--json")[1])["faithfulness"]
+
+
+@pytest.mark.parametrize("judge", ["rules", "lexical", "signals"])
+def test_masking_the_texts_leaves_the_offline_verdicts_as_they_were(tmp_path, judge):
+    """Masked alike in the question, the passages and the answer, the cases get the same verdicts
+    from every offline judge as unmasked: the masking keeps what judging compares."""
+    cases = load_cases(_personal(tmp_path))
+    masker = Masker(names=("Jana Novak",))
+    masked = []
+    from dataclasses import replace
+
+    for case in cases:
+        table = masker.table([case.question, *(p.text for p in case.retrieved), case.answer])
+        masked.append(replace(case, question=masker.mask(case.question, table), answer=masker.mask(case.answer, table),
+                              retrieved=tuple(replace(p, text=masker.mask(p.text, table)) for p in case.retrieved)))
+    assert sum(c.answer != m.answer for c, m in zip(cases, masked)) == 3
+    a, b = evaluate(cases, judge), evaluate(masked, judge)
+    assert list(a.claims["verdict"]) == list(b.claims["verdict"])
+    assert list(a.claims["citation_ok"]) == list(b.claims["citation_ok"])
+
+
+def test_masking_in_python_restores_reasons_and_keeps_offline_judges_unmasked(tmp_path):
+    judge = apply_policy("rules" and __import__("groundlab").get_judge("rules"), mask=True, names=["Jana Novak"])
+    ev = evaluate(load_cases(_personal(tmp_path)), judge)
+    assert ev.claims["verdict"].notna().all()
+    assert judge.masked_cases == 0  # an offline judge keeps the data on this machine: nothing to mask
+    m = Masker()
+    assert m.find("call 030 1234567 or mail a.b@c.de") and not m.find("PO 4500017311 on 01.05.2024")
+
+
+def test_import_reads_a_classification_column_into_the_cases(cli, tmp_path):
+    from sap_logs import SAP
+
+    rows = [dict(json.loads(line), sensitivity="confidential" if k < 3 else "internal")
+            for k, line in enumerate((SAP / "records_v1.jsonl").read_text(encoding="utf-8").splitlines())]
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "cases.jsonl"
+    assert cli("import", path, "--out", out, "--map", "classification=sensitivity")[0] == 0
+    cases = load_cases(out)
+    assert [c.classification for c in cases] == ["confidential"] * 3 + ["internal"] * 5
+    assert all(not (c.meta or {}).get("sensitivity") for c in cases)
