@@ -691,12 +691,13 @@ class ClaimSplitter:
         return tuple(dict.fromkeys(ids))
 
 
+#: The words that head a list of sources, in the languages groundlab reads.
+_SOURCE_WORDS = r"(?:sources?|references?|citations?|quellen|fuentes|r\u00e9f\u00e9rences)"
 #: A line that may head a list of the answer's sources: "Sources:", "**References:**", "## Quellen:".
-_SOURCES_HINT = re.compile(r"(?im)^[ \t>#*_-]*(?:sources?|references?|citations?|quellen|fuentes|r\u00e9f\u00e9rences)"
-                           r"(?:[ \t]+[a-z]+){0,2}[ \t]*[*_]*[ \t]*:")
+_SOURCES_HINT = re.compile(r"(?im)^[ \t>#*_-]*" + _SOURCE_WORDS + r"(?:[ \t]+[a-z]+){0,2}[ \t]*[*_]*[ \t]*:")
 #: What a "Sources: [1][2]" sentence holds once its citations are taken out.
-_SOURCES_LINE = re.compile(r"[\s>#*_(-]*(?i:(?:sources?|references?|citations?|quellen|fuentes|r\u00e9f\u00e9rences)"
-                           r"(?:\s+[a-zA-Z]+){0,2}|see(?:\s+also)?|cf|siehe|voir)\s*[*_]*\s*:?[\s,;&.*_)]*")
+_SOURCES_LINE = re.compile(r"[\s>#*_(-]*(?i:" + _SOURCE_WORDS + r"(?:\s+[a-zA-Z]+){0,2}|see(?:\s+also)?|cf|siehe|voir)"
+                           r"\s*[*_]*\s*:?[\s,;&.*_)]*")
 _FOOTNOTE_DEFINITION = re.compile(r"\s*\[\^[^\]]{1,40}\]:")
 #: Round brackets that may name passages: "(SEC-MFA-2)", "(see KB-3 and KB-4)".
 _ID_IN_BRACKETS = re.compile(r"\s*\(\s*(?:(?i:see|source|sources|ref|cf)\.?:?\s+)?([^()]{1,120}?)\s*\)")
