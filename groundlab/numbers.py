@@ -393,24 +393,32 @@ ORDINAL_VALUES = {w: k for k, w in enumerate(_ORDINAL_ONES, 1)}
 ORDINAL_VALUES.update({w: 10 * k for k, w in enumerate(_ORDINAL_TENS, 2)})
 _ORDINAL_WORD = re.compile(r"\b(?:(" + "|".join(_TENS) + r")[\s-])?(" + "|".join(ORDINAL_VALUES) + r")\b",
                            re.IGNORECASE)
+#: Counts said in words of their own: "twice" (two times), "a pair of", "a couple of".
+COUNT_WORDS = {"twice": 2, "thrice": 3, "a pair of": 2, "a couple of": 2}
+_COUNT_WORD = re.compile(r"\b(?:twice|thrice|a\s+pair\s+of|a\s+couple\s+of)\b", re.IGNORECASE)
 
 
 @lru_cache(maxsize=16384)
 def ordinal_words(text: str) -> Tuple[Mention, ...]:
-    """The ordinals a text writes in words ("the third reminder", "the twenty-first century"), as
-    numbers. They are read on the evidence's side only, so that a claim's "3rd" or "21st" finds
-    them; a claim's own "first" or "third" stays a word ("First, open the order", "a third party").
+    """The ordinals a text writes in words ("the third reminder", "the twenty-first century") and the
+    counts said in words of their own ("twice", "a pair of"), as numbers. They are read on the
+    evidence's side only, so that a claim's "3rd", "21st" or "2 reminders" finds them; a claim's own
+    "first", "third" or "twice" stays a word ("First, open the order", "a third party", "twice as fast").
 
     >>> [(m.value, m.surface) for m in ordinal_words("the third reminder in the twenty-first century")]
     [('3', 'third'), ('21', 'twenty-first')]
     """
-    if "th" not in text and "first" not in text.lower() and "second" not in text.lower():
-        return ()
+    lower = text.lower()
     out = []
-    for m in _ORDINAL_WORD.finditer(text):
-        value = ORDINAL_VALUES[m.group(2).lower()] + (WORD_VALUES[m.group(1).lower()] if m.group(1) else 0)
-        out.append(Mention(str(value), m.group(), m.start(), m.end(), "number", str(value)))
-    return tuple(out)
+    if "th" in lower or "first" in lower or "second" in lower:
+        for m in _ORDINAL_WORD.finditer(text):
+            value = ORDINAL_VALUES[m.group(2).lower()] + (WORD_VALUES[m.group(1).lower()] if m.group(1) else 0)
+            out.append(Mention(str(value), m.group(), m.start(), m.end(), "number", str(value)))
+    if "twice" in lower or "thrice" in lower or "a pair" in lower or "a couple" in lower:
+        for m in _COUNT_WORD.finditer(text):
+            value = str(COUNT_WORDS[" ".join(m.group().lower().split())])
+            out.append(Mention(value, m.group(), m.start(), m.end(), "number", value))
+    return tuple(sorted(out, key=lambda m: m.start))
 
 
 def _with_unit(amount: str, unit: Optional[str], surface: str, start: int, end: int) -> Mention:

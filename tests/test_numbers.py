@@ -68,6 +68,9 @@ def test_ordinal_words_are_read_for_the_evidence_only():
         ("3", "third"), ("21", "twenty-first"), ("2", "Second")]
     assert values("A third party approves the second step.") == []  # a claim's ordinal words are words
     assert ordinal_words("Thanks for the note.") == ()
+    assert [(m.value, m.surface) for m in ordinal_words("Reminders go out twice, to a couple of approvers.")] == [
+        ("2", "twice"), ("2", "a couple of")]
+    assert values("It runs twice as fast.") == []
 
 
 @pytest.mark.parametrize("text, expected", [

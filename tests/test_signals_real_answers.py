@@ -58,6 +58,7 @@ def test_a_framing_lead_in_is_set_aside_and_the_rest_judged():
     ("The 13th-month salary is paid in November.", "The 13th salary is paid with the November payroll."),
     ("He finished 2nd.", "He finished second."),
     ("Revoke your 2FA tokens at once.", "Revoke your MFA tokens at once."),
+    ("Reminders are sent 2 times a month.", "Reminders are sent twice a month."),
 ])
 def test_ordinals_and_names_with_digits_are_no_false_alarm(claim, passage):
     assert judged(claim, passage).label == "supported"
