@@ -72,11 +72,17 @@ def sample_args():
     return ("--cases", CASES, "--passages", NOTES)
 
 
+#: A skip whose reason starts so is by design: what it needs is optional and not in the test
+#: requirements (PyTorch, for the nli judge's PyTorch path).
+OPTIONAL = "optional:"
+
+
 def pytest_sessionfinish(session, exitstatus):
     """In CI every test runs: the test requirements bring what each needs, so a skipped test there
-    means a missing install step, and fails the run."""
+    means a missing install step, and fails the run (all but the skips marked optional)."""
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    skipped = len(reporter.stats.get("skipped", [])) if reporter is not None else 0
+    skipped = len([r for r in reporter.stats.get("skipped", []) if OPTIONAL not in str(getattr(r, "longrepr", ""))]) \
+        if reporter is not None else 0
     if os.environ.get("CI") and skipped and exitstatus == 0:
         reporter.write_line(f"{skipped} test(s) skipped in CI: install requirements-test.txt", red=True)
         session.exitstatus = 1

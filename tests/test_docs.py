@@ -24,11 +24,15 @@ def test_the_readme_test_command_is_what_ci_runs():
                                                       "python -m pytest --nbval-lax"]
 
 
-def test_the_test_requirements_include_the_main_ones_and_pin_torch():
+def test_the_test_requirements_include_the_main_ones_and_no_gpu_stack():
+    # On the public package index a plain or ranged torch resolves to a CUDA build of several GB:
+    # neither file names PyTorch or transformers (the nli judge is tested on ONNX models).
     test = (ROOT / "requirements-test.txt").read_text(encoding="utf-8").splitlines()
     main = (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
-    assert "-r requirements.txt" in test and "torch==2.13.0" in test
-    assert not [line for line in main if line.startswith(("torch", "transformers"))]
+    assert "-r requirements.txt" in test
+    for lines in (test, main):
+        assert not [line for line in lines if line.lower().startswith(("torch", "transformers", "nvidia", "triton"))]
+    assert [line for line in test if line.startswith("onnx")] and [line for line in main if line.startswith("onnxruntime")]
 
 
 def test_every_reference_link_leads_to_a_file_and_every_doc_is_listed():

@@ -65,18 +65,16 @@ def test_llm_identity_has_model_prompt_version_and_prompt_hash():
 
 
 def test_nli_identity_hashes_the_weights_it_loaded(tmp_path):
-    pytest.importorskip("torch")
-    pytest.importorskip("transformers")
     from tiny_models import build_tiny_nli
 
-    one = build_tiny_nli(tmp_path / "one", seed=0)
+    one = build_tiny_nli(tmp_path / "one", seed=0)  # model.onnx
     other = build_tiny_nli(tmp_path / "other", seed=1)
     ident = judge_identity(get_judge("nli", model=str(one)))
-    weights = one / "model.safetensors"
+    weights = one / "model.onnx"
     digest = hashlib.sha256(weights.read_bytes()).hexdigest()
     assert ident["model"] == str(one) and ident["model_path"] == str(one.resolve())
-    assert ident["weights_files"] == ["model.safetensors"]
-    assert ident["weights_sha256"] == hashlib.sha256(f"model.safetensors {digest}\n".encode()).hexdigest()
+    assert ident["weights_files"] == ["model.onnx"]
+    assert ident["weights_sha256"] == hashlib.sha256(f"model.onnx {digest}\n".encode()).hexdigest()
     assert judge_identity(get_judge("nli", model=str(other)))["weights_sha256"] != ident["weights_sha256"]
     assert ident["settings"] == {"threshold": 0.5, "overlap": 1}
 

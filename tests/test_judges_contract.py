@@ -1,6 +1,7 @@
 """Every registered judge keeps the order and length of its input and answers with one of the
 three verdicts, or with no label and an error. The model judges run offline: the llm judge
-against the stub Messages API, the nli judge on a tiny model built here."""
+against the stub Messages API, the nli judge on a tiny model built here, the entail judge on the
+model shipped with groundlab."""
 
 from __future__ import annotations
 
@@ -40,9 +41,7 @@ def build(request, tmp_path):
             request.getfixturevalue("messages_stub")
             return get_judge("cascade", first="rules", then="llm", audit=1.0,
                              then_options={"cache": tmp_path / "cache", "backoff": 0, "progress": False})
-        if name == "nli":
-            pytest.importorskip("torch")
-            pytest.importorskip("transformers")
+        if name == "nli":  # a tiny ONNX model on onnxruntime
             return get_judge("nli", model=str(request.getfixturevalue("tiny_nli")), batch_size=2)
         return get_judge(name)
     return make

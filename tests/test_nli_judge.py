@@ -1,4 +1,7 @@
-"""The NLI judge with a tiny model built in the test: loading, labels, windows, batches, order."""
+"""The NLI judge with a tiny model built in the test: loading, labels, windows, batches, order.
+
+The tiny models are ONNX graphs run by onnxruntime (no PyTorch needed); the tests of the PyTorch
+path (a transformers model, HHEM's own code) run where torch and transformers are installed."""
 
 from __future__ import annotations
 
@@ -11,10 +14,7 @@ from groundlab import GroundlabError, get_judge, load_cases
 from groundlab.records import Evidence, Passage
 
 from conftest import CASES, NOTES
-from tiny_models import build_tiny_nli, tiny_nli  # noqa: F401
-
-pytest.importorskip("torch")
-pytest.importorskip("transformers")
+from tiny_models import build_tiny_nli, needs_torch, tiny_nli  # noqa: F401
 
 
 def long_evidence() -> Evidence:
@@ -104,11 +104,47 @@ def test_best_window_decides(tiny_nli):
     assert judge._decide([[0.1, 0.1, 0.8], [0.6, 0.3, 0.1]]).label == "supported"
 
 
-def test_missing_model_is_one_sentence_naming_it(tmp_path, cli):
-    with pytest.raises(GroundlabError, match="'some-org/not-here' is not on this machine.*hf download"):
-        get_judge("nli", model="some-org/not-here")
+def test_missing_model_folder_is_one_sentence_naming_it(tmp_path, cli):
     code, out, err = cli("score", "--judge", "nli", "--model", tmp_path / "none")
     assert code == 2 and "no NLI model in" in err and err.count("\n") == 1
+
+
+def test_missing_hub_model_is_one_sentence_naming_it():
+    needs_torch()
+    with pytest.raises(GroundlabError, match="'some-org/not-here' is not on this machine.*hf download"):
+        get_judge("nli", model="some-org/not-here")
+
+
+def test_an_onnx_folder_without_its_tokenizer_is_one_sentence(tiny_nli, tmp_path):
+    import shutil
+
+    broken = tmp_path / "broken"
+    shutil.copytree(tiny_nli, broken)
+    (broken / "tokenizer.json").unlink()
+    with pytest.raises(GroundlabError, match="no tokenizer.json beside model.onnx"):
+        get_judge("nli", model=str(broken))
+    (broken / "tokenizer.json").write_text("{}", encoding="utf-8")
+    (broken / "model.onnx").write_bytes(b"not a model")
+    with pytest.raises(GroundlabError, match="could not be loaded"):
+        get_judge("nli", model=str(broken))
+
+
+def test_the_onnx_path_needs_no_torch(tiny_nli, monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)
+    monkeypatch.setitem(sys.modules, "transformers", None)
+    judge = get_judge("nli", model=str(tiny_nli))
+    verdicts = judge.judge_batch([("The supplier delivered 90 pieces.", long_evidence())])
+    assert verdicts[0].label in ("supported", "contradicted", "unsupported") and 0 <= verdicts[0].score <= 1
+
+
+def test_the_torch_path_gives_the_same_verdicts_as_before(tmp_path):
+    needs_torch()
+    path = build_tiny_nli(tmp_path / "m", force="contradiction", backend="torch")
+    judge = get_judge("nli", model=str(path))
+    assert judge._torch is not None
+    verdicts = judge.judge_batch([("The supplier delivered 90 pieces.", long_evidence()), ("It is blocked.",
+                                  Evidence("Why?", (Passage("D1", "The invoice is blocked."),)))])
+    assert [v.label for v in verdicts] == ["contradicted", "contradicted"]
 
 
 def test_without_torch_the_judge_says_how_to_install(monkeypatch):
@@ -144,6 +180,7 @@ def test_hhem_scores_decide_at_one_half(tiny_nli):
 
 
 def test_hhem_loads_offline_through_its_own_code(tmp_path):
+    needs_torch()
     from tiny_models import build_tiny_hhem
 
     judge = get_judge("nli", model=str(build_tiny_hhem(tmp_path)), max_length=48)

@@ -51,13 +51,14 @@ def claim_options(group: argparse._ArgumentGroup) -> None:
 
 
 def judge_options(parser: argparse.ArgumentParser, dry_run: bool = True) -> None:
-    g = parser.add_argument_group("judge settings (signals, llm, nli)")
+    g = parser.add_argument_group("judge settings (signals, llm, nli, entail)")
     g.add_argument("--judge-config", metavar="JUDGE.json",
                    help="signals: the weights and threshold 'groundlab calibrate' fitted on your labels "
                         "(default: the ones shipped with groundlab)")
     g.add_argument("--model", metavar="NAME",
                    help="llm: the model (default: $LLM_MODEL, else claude-sonnet-5-5); nli: a local model "
-                        "folder or a name in the local Hugging Face cache")
+                        "folder or a name in the local Hugging Face cache; entail: a model folder "
+                        "bench/train_entail.py wrote (default: the one shipped with groundlab)")
     g.add_argument("--cache", metavar="DIR", help="llm: where replies are kept (default: .groundlab/cache)")
     g.add_argument("--no-cache", action="store_true", help="llm: neither read nor write the cache")
     g.add_argument("--concurrency", type=positive_int, metavar="N",
@@ -119,7 +120,7 @@ def judge_kwargs(args: argparse.Namespace, cache: bool = True) -> Dict:
     dry_run = getattr(args, "dry_run", False)
     config = getattr(args, "judge_config", None)
     allowed = {"llm": set(MODEL_OPTIONS) - {"--judge-config"}, "nli": {"--model"},
-               "signals": {"--judge-config"}}.get(args.judge, set())
+               "entail": {"--model"}, "signals": {"--judge-config"}}.get(args.judge, set())
     extra = [option for option in model_options_given(args) if option not in allowed]
     if extra:
         fits = "signals" if extra[0] == "--judge-config" else "llm"
@@ -159,7 +160,8 @@ def cascade_kwargs(args: argparse.Namespace, cache: bool = True) -> Dict:
         kwargs["audit"] = args.audit
     if args.seed is not None:
         kwargs["seed"] = args.seed
-    target = then if then in ("llm", "nli") or first not in ("llm", "nli") else first
+    models = ("llm", "nli", "entail")
+    target = then if then in models or first not in models else first
     options = judge_kwargs(argparse.Namespace(**dict(vars(args), judge=target, first=None, then=None, audit=None,
                                                      seed=None)), cache)
     if options:

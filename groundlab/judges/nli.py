@@ -32,13 +32,22 @@ Steps:
 
 Models are loaded with ``local_files_only=True``: one that is not on disk raises a
 :class:`~groundlab.records.GroundlabError` naming it and saying how to make it available.
+
+**Without PyTorch.** A folder that holds ``model.onnx`` (inputs ``input_ids``, ``attention_mask``
+and, if it takes them, ``token_type_ids``; output the logits), ``tokenizer.json`` and the model's
+``config.json`` (its ``id2label``) runs on onnxruntime and the ``tokenizers`` package, with no
+PyTorch or transformers: what ``optimum-cli export onnx --model NAME --task text-classification
+DIR`` writes. Windows, batches and verdicts are the same.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import os
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..claims import split_sentences
@@ -213,7 +222,7 @@ class NLIJudge:
         out: List[Any] = [None] * len(jobs)
         # Similar lengths together: less padding, same results.
         order = sorted(range(len(jobs)), key=lambda i: len(jobs[i][0]) + len(jobs[i][1]))
-        with torch.inference_mode():
+        with torch.inference_mode() if torch is not None else contextlib.nullcontext():
             for start in range(0, len(order), self.batch_size):
                 batch = order[start:start + self.batch_size]
                 try:
@@ -234,6 +243,8 @@ class NLIJudge:
     def _run(self, batch: List[Tuple[str, str]]) -> List[Any]:
         if self.kind == "hhem":
             return [float(v) for v in self._net.predict(batch)]
+        if self._torch is None:
+            return self._net.probabilities(self._tokenizer, batch, self.max_length)
         enc = self._tokenizer([premise for premise, _ in batch], [claim for _, claim in batch],
                               padding=True, truncation="only_first", max_length=self.max_length,
                               return_tensors="pt")
@@ -270,13 +281,21 @@ class NLIJudge:
 
 
 def _load(name: str):
-    """(torch, model, tokenizer, kind) for a model on disk; a clear error when it is not there."""
+    """(torch, model, tokenizer, kind) for a model on disk; a clear error when it is not there.
+    A folder with ``model.onnx`` loads without PyTorch: ``torch`` is then ``None``."""
+    if os.path.isfile(os.path.join(name, ONNX_FILE)):
+        return (None,) + _load_onnx(name)
+    if _is_path(name) and not os.path.isfile(os.path.join(name, "config.json")):
+        raise GroundlabError(f"there is no NLI model in {name!r} (no config.json, no model.onnx); pass --model with "
+                             "a folder that holds a saved or ONNX-exported model, or a Hub name already in the local "
+                             "cache.")
     try:
         import torch
         import transformers  # noqa: F401
     except ImportError:
-        raise GroundlabError("the nli judge needs torch and transformers; install them with "
-                             "pip install 'groundlab[nli]', or use --judge rules.") from None
+        raise GroundlabError("the nli judge needs torch and transformers for this model; install them with "
+                             "pip install 'groundlab[nli]' (see docs/install.md for the CPU build), give a folder "
+                             "holding the model as model.onnx (onnxruntime, no PyTorch), or use --judge rules.") from None
     from transformers.utils import logging as hf_logging
 
     verbosity = hf_logging.get_verbosity()
@@ -296,7 +315,7 @@ def _load_offline(name: str):
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
     from transformers.utils import cached_file
 
-    if os.path.isabs(name) or name.startswith(".") or os.path.exists(name):
+    if _is_path(name):
         missing = GroundlabError(f"there is no NLI model in {name!r} (no config.json); pass --model with a folder "
                                  "that holds a saved model, or a Hub name already in the local cache.")
     else:
@@ -329,6 +348,121 @@ def _load_offline(name: str):
         raise GroundlabError(f"the HHEM model {name!r} loaded without its tokenizer; check its files.")
     net.eval()
     return net, tokenizer, "hhem" if hhem else "nli"
+
+
+ONNX_FILE = "model.onnx"
+
+
+def _is_path(name: str) -> bool:
+    return os.path.isabs(name) or name.startswith(".") or os.path.exists(name)
+
+
+class _FastTokenizer:
+    """The part of a transformers tokenizer the judge uses, over a ``tokenizers.Tokenizer``."""
+
+    def __init__(self, tokenizer: Any, model_max_length: int) -> None:
+        self._tok = tokenizer
+        tokenizer.no_padding()
+        tokenizer.no_truncation()
+        self.model_max_length = model_max_length
+
+    def num_special_tokens_to_add(self, pair: bool = False) -> int:
+        return self._tok.num_special_tokens_to_add(pair)
+
+    def __call__(self, text: str, text_pair: Optional[str] = None, add_special_tokens: bool = True,
+                 **_: Any) -> Dict[str, List[int]]:
+        if text_pair is None:
+            enc = self._tok.encode(text, add_special_tokens=add_special_tokens)
+        else:
+            enc = self._tok.encode(text, text_pair, add_special_tokens=add_special_tokens)
+        return {"input_ids": list(enc.ids)}
+
+    def encode_pairs(self, batch: Sequence[Tuple[str, str]], max_length: int):
+        """ids, attention mask and token types, the premise cut at its end to fit (as
+        ``truncation="only_first"``)."""
+        import numpy as np
+
+        specials = self._tok.num_special_tokens_to_add(True)
+        rows = []
+        for premise, claim in batch:
+            hyp = self._tok.encode(claim, add_special_tokens=False)
+            pre = self._tok.encode(premise, add_special_tokens=False)
+            room = max_length - specials - len(hyp.ids)
+            if room < 1:
+                raise ValueError("Truncation error: Sequence to truncate too short to respect the provided max_length")
+            if len(pre.ids) > room:
+                pre.truncate(room)
+            enc = self._tok.post_process(pre, hyp, True)
+            rows.append((enc.ids, enc.type_ids))
+        width = max(len(ids) for ids, _ in rows)
+        ids = np.zeros((len(rows), width), dtype=np.int64)
+        types = np.zeros((len(rows), width), dtype=np.int64)
+        mask = np.zeros((len(rows), width), dtype=np.int64)
+        for r, (row_ids, row_types) in enumerate(rows):
+            ids[r, :len(row_ids)], types[r, :len(row_types)], mask[r, :len(row_ids)] = row_ids, row_types, 1
+        return ids, mask, types
+
+
+class _OnnxNet:
+    """A sequence classifier exported to ONNX, on onnxruntime: class probabilities per pair."""
+
+    def __init__(self, session: Any, config: Dict[str, Any]) -> None:
+        self._session = session
+        self._inputs = {i.name for i in session.get_inputs()}
+        self.config = SimpleNamespace(id2label=config.get("id2label") or {},
+                                      max_position_embeddings=config.get("max_position_embeddings", 512))
+
+    def probabilities(self, tokenizer: _FastTokenizer, batch: Sequence[Tuple[str, str]],
+                      max_length: int) -> List[List[float]]:
+        import numpy as np
+
+        ids, mask, types = tokenizer.encode_pairs(batch, max_length)
+        feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+        logits = np.asarray(self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0],
+                            dtype=np.float64)
+        logits = logits - logits.max(axis=1, keepdims=True)
+        probs = np.exp(logits)
+        return (probs / probs.sum(axis=1, keepdims=True)).tolist()
+
+
+def _load_onnx(folder: str):
+    """(model, tokenizer, "nli") for a folder holding model.onnx, tokenizer.json and config.json."""
+    try:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+    except ImportError:
+        raise GroundlabError(f"{os.path.join(folder, ONNX_FILE)} needs onnxruntime and tokenizers; install them "
+                             "with pip install onnxruntime tokenizers.") from None
+    for needed in ("tokenizer.json", "config.json"):
+        if not os.path.isfile(os.path.join(folder, needed)):
+            raise GroundlabError(f"the ONNX model in {folder!r} has no {needed} beside model.onnx; export the model "
+                                 "with its tokenizer and config (optimum-cli export onnx writes all three).")
+    try:
+        with open(os.path.join(folder, "config.json"), encoding="utf-8") as fh:
+            config = json.load(fh)
+        if not isinstance(config, dict):
+            raise ValueError("not an object")
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise GroundlabError(f"{os.path.join(folder, 'config.json')} is not a model config ({exc}); export the "
+                             "model again.") from None
+    limit = None
+    try:
+        with open(os.path.join(folder, "tokenizer_config.json"), encoding="utf-8") as fh:
+            limit = json.load(fh).get("model_max_length")
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+        limit = None
+    if not isinstance(limit, (int, float)) or not math.isfinite(limit) or limit > 100_000 or limit < 1:
+        limit = config.get("max_position_embeddings", 512)
+    try:
+        tokenizer = Tokenizer.from_file(os.path.join(folder, "tokenizer.json"))
+        options = ort.SessionOptions()
+        options.log_severity_level = 3
+        session = ort.InferenceSession(os.path.join(folder, ONNX_FILE), options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # noqa: BLE001 (a damaged file: one sentence)
+        detail = " ".join(str(exc).split())[:200]
+        raise GroundlabError(f"the ONNX model in {folder!r} could not be loaded ({type(exc).__name__}: {detail}); "
+                             "export it again.") from None
+    return _OnnxNet(session, config), _FastTokenizer(tokenizer, int(limit)), "nli"
 
 
 def _offline_hub():

@@ -1,0 +1,426 @@
+"""The entail judge: a small entailment cross-encoder trained for this task, shipped with groundlab.
+
+Word overlap cannot see roles swapped between the passage's own words ("the manager approves"
+against "the manager is approved"), details recombined from the passage's own words, one name
+put for another, or a correct paraphrase that shares few words with its source. A cross-encoder
+reads the claim and its evidence together and can. This one is a 4-layer MiniLM (from
+all-MiniLM-L6-v2, Apache-2.0) fine-tuned here on the public labeled claim sets and on pairs made
+from their passages by rules, exported to ONNX and quantised to int8; it runs on onnxruntime, with
+no PyTorch. How it was trained, on what, and how well it does on sets it was not trained on:
+``groundlab/data/entail/MODEL_CARD.md`` (``bench/train_entail.py`` rebuilds it).
+
+A claim is read so:
+
+1. **Evidence, chosen by words.** The passages are split into sentences; the sentences that cover
+   most of the claim's content words (compared by stem) are taken greedily, one at a time, each
+   for the words the ones before it left uncovered, until the claim is covered, three are taken,
+   or the model's input is full (:func:`evidence_window`). A passage of any length is read so,
+   fast, and evidence spread over two sentences is read together. The question is not evidence:
+   it asserts nothing.
+2. **The model.** The window and the claim go in as one pair (at most :data:`MAX_LENGTH` tokens);
+   the model gives the probability that the window supports the claim. Pairs are scored in
+   batches of similar length, and each (window, claim) is scored once per judge (a cache).
+3. **Verdict.** ``supported`` at or above the threshold (0.5 by default), else ``unsupported``
+   (the model does not tell a contradiction from a missing fact); ``score`` is the probability.
+   A claim so long that it leaves the evidence fewer than :data:`MIN_PREMISE` tokens is not cut:
+   its verdict is an error saying so. A claim with no content word is ``supported`` (nothing to
+   check), as the signals judge has it.
+
+:func:`entailment_probabilities` gives the model's probabilities for ``(claim, evidence)`` pairs
+directly, for a cascade or as a feature of another model.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
+
+from ..claims import split_sentences
+from ..records import Evidence, GroundlabError, Passage, Verdict  # noqa: F401 (Passage: the doctests)
+
+#: The model's input: window and claim together, with the three special tokens.
+MAX_LENGTH = 96
+#: A claim that leaves the evidence fewer tokens than this is not judged (an error verdict).
+MIN_PREMISE = 16
+#: Evidence sentences a window holds at most.
+MAX_SENTENCES = 3
+#: The files of a model folder.
+MODEL_FILE, TOKENIZER_FILE, CONFIG_FILE = "model.onnx", "tokenizer.json", "model.json"
+#: What a model folder's model.json says it is.
+CONFIG_KIND = "groundlab entailment model"
+
+_CACHE_SIZE = 200_000
+
+
+# ---------------------------------------------------------------- words and windows
+
+
+@lru_cache(maxsize=1)
+def _words():
+    from .signals import STOP_WORDS, stem  # the signals judge's stems and function words
+
+    import re
+
+    token = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
+
+    @lru_cache(maxsize=200_000)
+    def content(text: str) -> FrozenSet[str]:
+        out = set()
+        for word in token.findall(text.lower()):
+            if word.endswith(("'s", "\u2019s")):
+                word = word[:-2]
+            if word in STOP_WORDS or (len(word) < 3 and not word.isdigit()):
+                continue
+            out.add(stem(word))
+        return frozenset(out)
+
+    return content
+
+
+def content_stems(text: str) -> FrozenSet[str]:
+    """The stems of a text's content words (digits kept, function words and words of fewer than
+    three letters left out).
+
+    >>> sorted(content_stems("The manager approved 2 orders."))
+    ['2', 'approv', 'manag', 'order']
+    """
+    return _words()(text)
+
+
+@lru_cache(maxsize=16384)
+def _sentences(text: str) -> Tuple[Tuple[str, FrozenSet[str]], ...]:
+    return tuple((s, content_stems(s)) for s in split_sentences(text) if s.strip())
+
+
+def evidence_sentences(evidence: Union[Evidence, str, Sequence[str]]) -> List[Tuple[str, FrozenSet[str], str]]:
+    """Every sentence of the evidence's passages: (text, its content stems, the passage id)."""
+    if isinstance(evidence, str):
+        passages: Sequence[Tuple[str, str]] = [("", evidence)]
+    elif isinstance(evidence, Evidence):
+        passages = [(p.id, p.text) for p in evidence.passages]
+    else:
+        passages = [("", text) for text in evidence]
+    return [(s, stems, pid) for pid, text in passages for s, stems in _sentences(text)]
+
+
+def evidence_window(claim: str, evidence: Union[Evidence, str, Sequence[str]], budget: int,
+                    count: Callable[[str], int]) -> Tuple[str, Tuple[str, ...]]:
+    """The evidence sentences that best cover ``claim``, joined, within ``budget`` tokens (by
+    ``count``), and the ids of the passages they come from (see the module docstring, step 1).
+
+    Sentences are taken in the order chosen: the one covering most of the claim's content words
+    first (of equals, the shorter), then the one covering most of what is left, and so on; a
+    sentence that covers nothing new is not taken. With no word in common, the first sentence.
+
+    >>> ev = Evidence("", (Passage("D1", "Orders above 2 percent go to the manager. The analyst "
+    ...     "releases the rest. Invoices are paid within 30 days."),))
+    >>> evidence_window("The manager approves orders above 2 percent and the analyst the rest.",
+    ...                 ev, 100, lambda s: len(s.split()))
+    ('Orders above 2 percent go to the manager. The analyst releases the rest.', ('D1',))
+    """
+    sentences = evidence_sentences(evidence)
+    if not sentences:
+        return "", ()
+    left = set(content_stems(claim))
+    chosen: List[int] = []
+    used = 0
+    while left and len(chosen) < MAX_SENTENCES:
+        best, best_key = -1, None
+        for k, (text, stems, _) in enumerate(sentences):
+            if k in chosen:
+                continue
+            found = len(left & stems)
+            if found:
+                key = (found, -len(text))
+                if best_key is None or key > best_key:
+                    best, best_key = k, key
+        if best < 0:
+            break
+        n = count(sentences[best][0]) + (1 if chosen else 0)
+        if chosen and used + n > budget:
+            break
+        chosen.append(best)
+        used += n
+        left -= sentences[best][1]
+    if not chosen:
+        chosen = [0]
+    ids = tuple(dict.fromkeys(sentences[k][2] for k in chosen if sentences[k][2]))
+    return " ".join(sentences[k][0] for k in chosen), ids
+
+
+# ---------------------------------------------------------------- the model
+
+
+def shipped_model_dir() -> Path:
+    """The folder of the model shipped with groundlab."""
+    return Path(str(resources.files("groundlab").joinpath("data", "entail")))
+
+
+class PairEncoder:
+    """Turns ``(premise, claim)`` pairs into the model's input, as training did: BERT word pieces
+    (``tokenizer``, a :class:`tokenizers.Tokenizer`), premise first, at most ``max_length`` tokens,
+    a premise too long cut at its end; and chooses the evidence window beside a claim."""
+
+    def __init__(self, tokenizer: Any, max_length: int = MAX_LENGTH) -> None:
+        import numpy as np
+
+        self._np = np
+        self.tokenizer = tokenizer
+        tokenizer.no_padding()
+        tokenizer.no_truncation()
+        self.max_length = int(max_length)
+        self._specials = tokenizer.num_special_tokens_to_add(True)
+        self._lengths: Dict[str, int] = {}
+
+    def count(self, text: str) -> int:
+        """The tokens of ``text`` alone, without special tokens (cached)."""
+        n = self._lengths.get(text)
+        if n is None:
+            n = len(self.tokenizer.encode(text, add_special_tokens=False).ids)
+            if len(self._lengths) < _CACHE_SIZE:
+                self._lengths[text] = n
+        return n
+
+    def budget(self, claim: str) -> int:
+        """The tokens left for the evidence beside ``claim``."""
+        return self.max_length - self._specials - self.count(claim)
+
+    def window(self, claim: str, evidence: Union[Evidence, str, Sequence[str]]) -> Tuple[str, Tuple[str, ...]]:
+        """The evidence window the model reads beside ``claim`` (see :func:`evidence_window`)."""
+        return evidence_window(claim, evidence, self.budget(claim), self.count)
+
+    def encode(self, batch: Sequence[Tuple[str, str]]):
+        """Token ids, attention mask and token types of a batch of ``(premise, claim)`` pairs,
+        padded to the longest."""
+        np = self._np
+        tokenizer = self.tokenizer
+        rows = []
+        for premise, claim in batch:
+            enc_claim = tokenizer.encode(claim, add_special_tokens=False)
+            room = max(self.max_length - self._specials - len(enc_claim.ids), 0)
+            if premise:
+                enc_premise = tokenizer.encode(premise, add_special_tokens=False)
+                if len(enc_premise.ids) > room:
+                    enc_premise.truncate(room)
+                merged = tokenizer.post_process(enc_premise, enc_claim, True)
+            else:
+                merged = tokenizer.post_process(enc_claim, None, True)
+            rows.append((merged.ids[:self.max_length], merged.type_ids[:self.max_length]))
+        width = max(len(ids) for ids, _ in rows)
+        ids = np.zeros((len(rows), width), dtype=np.int64)
+        types = np.zeros((len(rows), width), dtype=np.int64)
+        mask = np.zeros((len(rows), width), dtype=np.int64)
+        for r, (row_ids, row_types) in enumerate(rows):
+            ids[r, :len(row_ids)] = row_ids
+            types[r, :len(row_types)] = row_types
+            mask[r, :len(row_ids)] = 1
+        return ids, mask, types
+
+
+class EntailmentModel:
+    """An entailment cross-encoder on onnxruntime: ``model.onnx`` (inputs ``input_ids``,
+    ``attention_mask``, ``token_type_ids``; output the probability of support, one per pair),
+    ``tokenizer.json`` and ``model.json`` (``max_length``, ``threshold``) in one folder.
+
+    ``threads``: onnxruntime's threads (``None``: its default, one per core)."""
+
+    def __init__(self, path: Union[str, Path, None] = None, *, threads: Optional[int] = None,
+                 batch_size: int = 32) -> None:
+        folder = Path(path) if path is not None else shipped_model_dir()
+        self.path = folder
+        self.batch_size = max(1, int(batch_size))
+        try:
+            import numpy as np
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+        except ImportError:
+            raise GroundlabError("the entail judge needs onnxruntime and tokenizers; install them with "
+                                 "pip install onnxruntime tokenizers, or use --judge signals.") from None
+        self._np = np
+        shown = "the shipped entailment model" if path is None else f"the entailment model in {folder}"
+        missing = [name for name in (MODEL_FILE, TOKENIZER_FILE, CONFIG_FILE) if not (folder / name).is_file()]
+        if missing:
+            raise GroundlabError(f"{shown} lacks {', '.join(missing)}; give a folder that bench/train_entail.py "
+                                 "wrote (model.onnx, tokenizer.json, model.json).")
+        try:
+            config = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            raise GroundlabError(f"{folder / CONFIG_FILE} is not JSON; give a folder that bench/train_entail.py "
+                                 "wrote.") from None
+        if not isinstance(config, dict) or config.get("kind") != CONFIG_KIND:
+            raise GroundlabError(f"{folder / CONFIG_FILE} is not a groundlab entailment model (no \"kind\": "
+                                 f"\"{CONFIG_KIND}\"); give a folder that bench/train_entail.py wrote.")
+        self.config = config
+        try:
+            self.max_length = int(config.get("max_length", MAX_LENGTH))
+            self.threshold = float(config.get("threshold", 0.5))
+            if not (MIN_PREMISE < self.max_length <= 4096 and 0 < self.threshold < 1):
+                raise ValueError
+        except (TypeError, ValueError):
+            raise GroundlabError(f"{folder / CONFIG_FILE} needs a whole \"max_length\" above {MIN_PREMISE} and a "
+                                 "\"threshold\" between 0 and 1; give a folder that bench/train_entail.py "
+                                 "wrote.") from None
+        try:
+            tokenizer = Tokenizer.from_file(str(folder / TOKENIZER_FILE))
+            options = ort.SessionOptions()
+            if threads is not None:
+                options.intra_op_num_threads = max(1, int(threads))
+            options.inter_op_num_threads = 1
+            options.log_severity_level = 3
+            self._session = ort.InferenceSession(str(folder / MODEL_FILE), options,
+                                                 providers=["CPUExecutionProvider"])
+        except Exception as exc:  # noqa: BLE001 (a damaged file: one sentence, not a traceback)
+            detail = " ".join(str(exc).split())[:160]
+            raise GroundlabError(f"{shown} cannot be loaded ({type(exc).__name__}: {detail}); reinstall groundlab "
+                                 "or give a folder that bench/train_entail.py wrote.") from None
+        self.encoder = PairEncoder(tokenizer, self.max_length)
+        self.count, self.budget, self.window = self.encoder.count, self.encoder.budget, self.encoder.window
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._cache: Dict[Tuple[str, str], float] = {}
+
+    def sha256(self) -> str:
+        """The hash of the model file (its identity in every output)."""
+        return _file_sha256(str(self.path / MODEL_FILE))
+
+    def probabilities(self, pairs: Sequence[Tuple[str, str]]) -> List[float]:
+        """The probability that each ``(premise, claim)`` pair's premise supports its claim, in order.
+        A premise too long for the input beside its claim is cut at its end."""
+        out: List[Optional[float]] = [None] * len(pairs)
+        todo: Dict[Tuple[str, str], List[int]] = {}
+        for i, key in enumerate(pairs):
+            p = self._cache.get(key)
+            if p is None:
+                todo.setdefault(key, []).append(i)
+            else:
+                out[i] = p
+        keys = list(todo)
+        count = self.count
+        # Similar lengths together: less padding, the same results.
+        keys.sort(key=lambda k: count(k[0]) + count(k[1]))
+        for start in range(0, len(keys), self.batch_size):
+            batch = keys[start:start + self.batch_size]
+            for key, p in zip(batch, self._run(batch)):
+                if len(self._cache) >= _CACHE_SIZE:
+                    self._cache.clear()
+                self._cache[key] = p
+                for i in todo[key]:
+                    out[i] = p
+        return out  # type: ignore[return-value]
+
+    def _run(self, batch: Sequence[Tuple[str, str]]) -> List[float]:
+        ids, mask, types = self.encoder.encode(batch)
+        feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+        (p,) = self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})
+        return [float(v) for v in self._np.asarray(p, dtype=float).reshape(len(batch))]
+
+
+@lru_cache(maxsize=64)
+def _file_sha256(path: str) -> str:
+    from ..outputs import sha256
+
+    return sha256(path)
+
+
+_MODELS: Dict[Tuple[str, Optional[int]], EntailmentModel] = {}
+
+
+def load_model(path: Union[str, Path, None] = None, threads: Optional[int] = None) -> EntailmentModel:
+    """The model in ``path`` (``None``: the shipped one), loaded once per process."""
+    key = (str(Path(path).resolve()) if path is not None else "", threads)
+    model = _MODELS.get(key)
+    if model is None:
+        model = _MODELS[key] = EntailmentModel(path, threads=threads)
+    return model
+
+
+def entailment_probabilities(pairs: Sequence[Tuple[str, Union[Evidence, str, Sequence[str]]]], *,
+                             model: Union[EntailmentModel, str, Path, None] = None) -> List[float]:
+    """The probability, by the entailment model, that each claim is supported by its evidence.
+
+    ``pairs`` are ``(claim, evidence)``: an :class:`~groundlab.records.Evidence`, a passage's
+    text, or a list of passage texts; the evidence window is chosen as the judge chooses it.
+    ``model``: a loaded :class:`EntailmentModel`, a model folder, or ``None`` for the shipped
+    model. A claim too long to leave room for evidence gets ``nan``.
+    """
+    m = model if isinstance(model, EntailmentModel) else load_model(model)
+    jobs, where = [], []
+    for claim, evidence in pairs:
+        if m.budget(claim) < MIN_PREMISE:
+            where.append(None)
+            continue
+        where.append(len(jobs))
+        jobs.append((m.window(claim, evidence)[0], claim))
+    scored = m.probabilities(jobs)
+    return [math.nan if k is None else scored[k] for k in where]
+
+
+# ---------------------------------------------------------------- the judge
+
+
+class EntailJudge:
+    """The shipped entailment cross-encoder as a judge (see the module docstring).
+
+    ``model``: a model folder (``None``: the one shipped with groundlab); ``threshold``: the
+    probability at or above which a claim is ``supported`` (``None``: the model's own, 0.5);
+    ``threads``: onnxruntime's threads; ``batch_size``: pairs per model call."""
+
+    name = "entail"
+    version = "1"
+    cpu_bound = False  # onnxruntime uses the cores itself
+
+    def __init__(self, model: Union[str, Path, None] = None, *, threshold: Optional[float] = None,
+                 threads: Optional[int] = None, batch_size: int = 32) -> None:
+        if threshold is not None and not 0 < float(threshold) < 1:
+            raise GroundlabError(f"the entail judge's threshold must be between 0 and 1, not {threshold!r}.")
+        self._model = EntailmentModel(model, threads=threads, batch_size=batch_size)
+        self.model = str(model) if model is not None else "groundlab/data/entail"
+        self.threshold = float(self._model.threshold if threshold is None else threshold)
+
+    def identity(self) -> Dict[str, Any]:
+        """The model behind the verdicts: its folder and the sha256 of its weights."""
+        return {"model": self.model, "weights_sha256": self._model.sha256(),
+                "max_length": self._model.max_length}
+
+    def judge_batch(self, pairs: Sequence[Tuple[str, Evidence]]) -> List[Verdict]:
+        model = self._model
+        plans: List[Any] = []
+        jobs: List[Tuple[str, str]] = []
+        for claim, evidence in pairs:
+            if not content_stems(claim):
+                plans.append("empty")
+            elif model.budget(claim) < MIN_PREMISE:
+                plans.append("long")
+            else:
+                premise, ids = model.window(claim, evidence)
+                plans.append((len(jobs), premise, ids))
+                jobs.append((premise, claim))
+        scored = model.probabilities(jobs)
+        out = []
+        for (claim, _), plan in zip(pairs, plans):
+            if plan == "empty":
+                out.append(Verdict("supported", "no content words to check", 1.0))
+            elif plan == "long":
+                problem = (f"the claim is {model.count(claim):,} tokens long and leaves its evidence fewer than "
+                           f"{MIN_PREMISE} of the model's {model.max_length}-token input, so the entail judge "
+                           "cannot judge it; split the claim, or use --judge signals")
+                out.append(Verdict(None, problem, error=problem))
+            else:
+                k, premise, ids = plan
+                out.append(self._verdict(scored[k], premise, ids))
+        return out
+
+    def _verdict(self, p: float, premise: str, ids: Tuple[str, ...]) -> Verdict:
+        label = "supported" if p >= self.threshold else "unsupported"
+        sign = "\u2265" if label == "supported" else "<"
+        n = premise.count(" ") + 1 if premise else 0
+        where = f"passage{'s' * (len(ids) != 1)} {', '.join(ids)}" if ids else "the evidence"
+        return Verdict(label, f"entailment {p:.2f} {sign} {self.threshold:.2f} on {min(n, 9999)} words of "
+                       f"{where}", p)
+
+
+__all__ = ["EntailJudge", "EntailmentModel", "PairEncoder", "content_stems", "entailment_probabilities", "evidence_window",
+           "load_model", "shipped_model_dir", "MAX_LENGTH", "MIN_PREMISE"]

