@@ -179,11 +179,71 @@ def reliability(score: np.ndarray, supported: np.ndarray, bins: int = 10) -> flo
     return float(error)
 
 
+def compare_with_entail(path: str, claims, measured, sets, fit_rows, short_rows, post_hoc, draws: int) -> None:
+    """The signals model with and without the entail judge's probability as a seventh signal, each
+    set judged leave-one-set-out by both (the same weights' fitting and threshold rule), and the
+    paired bootstrap range of the difference in balanced accuracy."""
+    import copy
+
+    keys = {v: k for k, v in SETS.items()}
+    oof = {}
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            oof[(row["set"], row["id"], row["number"])] = row["p"]
+    p = np.array([oof.get((keys[c.source], c.case_id, c.number), np.nan) for c in claims])
+    found = ~np.isnan(p)
+    print(f"\nwith the entail probability: {int(found.sum())} of {len(claims)} claims have one "
+          "(the others get 0.5, no evidence either way)")
+    with_p = copy.copy(measured)
+    with_p.X = np.column_stack([measured.X, np.where(found, p, 0.5)])
+    signs = FEATURE_SIGNS + (1,)
+
+    def loso(m, sign):
+        flagged = np.zeros(len(claims), bool)
+        for name in SETS.values():
+            held = sets == name
+            model = fit_rows & ~held & m.model
+            w = fit_weights(m.X[model], m.y[model], sample_weight=set_weights(sets[model]), signs=sign)
+            score = scores(w, m)
+            t = threshold_for_sets(score[short_rows & ~held], m.y[short_rows & ~held], sets[short_rows & ~held],
+                                   tolerance=TOLERANCE)
+            flagged[held] = score[held] < t
+        return flagged
+
+    base, more = loso(measured, FEATURE_SIGNS), loso(with_p, signs)
+    y = measured.y
+    rng = np.random.default_rng(0)
+    print(f"{'set':30s} {'signals':>8s} {'+ entail':>9s}  difference (95% range)")
+    for name in list(SETS.values()) + ["all six"]:
+        rows = np.ones(len(claims), bool) if name == "all six" else sets == name
+        idx = np.flatnonzero(rows)
+        groups: Dict[str, List[int]] = {}
+        for i in idx:
+            groups.setdefault(claims[i].group, []).append(i)
+        blocks = [np.array(b) for b in groups.values()]
+
+        def ba(f, ii):
+            h, s_ = ~y[ii], y[ii]
+            return ((f[ii] & h).sum() / max(h.sum(), 1) + 1 - (f[ii] & s_).sum() / max(s_.sum(), 1)) / 2
+
+        diffs = []
+        for _ in range(draws):
+            ii = np.concatenate([blocks[k] for k in rng.integers(0, len(blocks), len(blocks))])
+            diffs.append(ba(more, ii) - ba(base, ii))
+        lo, hi = np.percentile(diffs, [2.5, 97.5])
+        print(f"{name:30s} {ba(base, idx):8.3f} {ba(more, idx):9.3f}  {ba(more, idx) - ba(base, idx):+.3f} "
+              f"({lo:+.3f} to {hi:+.3f})")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--write", action="store_true", help=f"write the fitted weights to {OUT.relative_to(ROOT)}")
     ap.add_argument("--json", metavar="FILE", help="also write every figure to FILE")
     ap.add_argument("--draws", type=int, default=1000, help="bootstrap draws (default 1000)")
+    ap.add_argument("--entail", nargs="?", const=str(ROOT / "bench" / "results" / "entail_oof.jsonl.gz"),
+                    metavar="OOF", help="also fit with the entail judge's leave-one-set-out probability as one more "
+                                        "signal (bench/train_entail.py's out-of-fold file) and compare, set by set")
     args = ap.parse_args(argv)
 
     start = time.perf_counter()
@@ -249,6 +309,9 @@ def main(argv=None) -> int:
         print(f"{'':34s} signals \u2212 rules: balanced accuracy {d['balanced_accuracy'][0]:+.2f} to "
               f"{d['balanced_accuracy'][1]:+.2f}; calibration error of the score {entry['calibration_error']:.3f}")
         report["sets"][name] = entry
+
+    if args.entail:
+        compare_with_entail(args.entail, claims, measured, sets, fit_rows, short_rows, post_hoc, args.draws)
 
     weights, threshold = fit_on(measured, fit_rows, short_rows, sets)
     names = ("intercept",) + FEATURES
