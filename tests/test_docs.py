@@ -20,8 +20,12 @@ def _block_after(heading: str) -> list:
 def test_the_readme_test_command_is_what_ci_runs():
     ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
           if line.strip() and not line.startswith(("#", "set ", "cd "))]
-    assert _block_after("Running the tests") == ci == ["python -m pip install -r requirements.txt -r requirements-test.txt",
-                                                      "python -m pytest --nbval-lax"]
+    readme = _block_after("Running the tests")
+    # the browser comes from the distribution: the README says how, CI installs it the same way
+    assert readme[0].startswith("sudo apt-get install -y chromium") and ci[0] == "bash .ci/install-chromium"
+    assert "apt-get install -y -q --no-install-recommends chromium" in (ROOT / ".ci" / "install-chromium").read_text()
+    assert readme[1:] == ci[1:] == ["python -m pip install -r requirements.txt -r requirements-test.txt",
+                                    "python -m pytest --nbval-lax"]
 
 
 def test_the_test_requirements_include_the_main_ones_and_pin_torch():
@@ -53,11 +57,15 @@ def test_the_import_examples_print_what_they_show_when_run_in_order(cli, tmp_pat
     """docs/import.md's examples, run one after the other in one folder as a reader would."""
     doc = (ROOT / "docs" / "import.md").read_text(encoding="utf-8")
     examples = re.findall(r"```\n\$ (groundlab import .*?)\n(.*?)\n```", doc, re.S)
-    assert len(examples) == 2
+    assert len(examples) == 3  # a Ragas export, a folder of SAP orchestration responses, a row that cannot be used
     for name in ("evalds_ids.jsonl", "edge_none_response.jsonl"):
         (tmp_path / name).write_bytes((ROOT / "tests" / "data" / "exports" / "ragas" / name).read_bytes())
-    monkeypatch.chdir(tmp_path)
+    import shutil
+
+    shutil.copytree(ROOT / "tests" / "data" / "exports" / "sap" / "raw_v1", tmp_path / "sap" / "raw_v1")
     for command, shown in examples:
+        # each example in a folder of its own (two of them write cases.jsonl), as a reader would
+        monkeypatch.chdir(tmp_path / "sap" if "raw_v1" in command else tmp_path)
         code, out, err = cli(*command.split()[1:])
         assert (out + err).rstrip("\n") == shown, command
 
@@ -76,10 +84,10 @@ def test_the_help_names_each_commands_default_judge(cli, capsys):
 
 def test_the_readme_counts_the_notebooks_it_ships():
     shipped = sorted((ROOT / "notebooks").glob("*.ipynb"))
-    words = {4: "four", 5: "five"}
+    words = {4: "four", 5: "five", 6: "six"}
     assert f"{words[len(shipped)]} notebooks to explore" in README
-    assert f"four\n   of the {words[len(shipped)]}, since 05-compare runs when `--cases-b`" in README
-    assert not re.search(r"each of the (four|five) notebooks", README)
+    assert f"{words[len(shipped) - 1]}\n   of the {words[len(shipped)]}, since 05-compare runs when `--cases-b`" in README
+    assert not re.search(r"each of the (four|five|six) notebooks", README)
 
 
 def test_the_failed_run_example_names_the_cell_that_fails():

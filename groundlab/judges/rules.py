@@ -187,10 +187,14 @@ class _Context:
         self.sentences = tuple(s for p in pieces for s in p.sentences)
 
 
+_NEGATION_WORD = re.compile(r"\b(?:not|cannot|never|no)\b|\b\w+n['\u2019]t\b", re.IGNORECASE)
+
+
 class _ClaimText:
-    __slots__ = ("words", "wordset", "numbers", "negated")
+    __slots__ = ("words", "wordset", "numbers", "negated", "text")
 
     def __init__(self, text: str) -> None:
+        self.text = text
         found = mentions(text)
         self.words, self.negated = content_words(_without_numbers(text, found))
         self.wordset = frozenset(self.words)
@@ -301,12 +305,18 @@ class LexicalJudge:
                 shared = len(wordset & sentence[0])
                 if shared > best_shared:
                     best, best_shared = sentence, shared
-            if best is not None and best[1] != claim.negated:
-                side = "the claim is negated but" if claim.negated else "the evidence is negated but"
-                other = "the evidence sentence is not" if claim.negated else "the claim is not"
-                return Verdict("contradicted", f"negation flip: {side} {other} "
-                               f"(\"{_quote(best[2])}\"); {n - len(missing_words)}/{n} content words "
-                               "in the evidence", coverage)
+            if best is not None:
+                # the sentence it compared with, and the claim's words in it
+                matched = tuple(surface for word, surface in words.items() if word in best[0])
+                if best[1] != claim.negated:
+                    side = "the claim is negated but" if claim.negated else "the evidence is negated but"
+                    other = "the evidence sentence is not" if claim.negated else "the claim is not"
+                    clash = tuple(dict.fromkeys(m.group() for m in _NEGATION_WORD.finditer(best[2] + " " + claim.text)))
+                    return Verdict("contradicted", f"negation flip: {side} {other} "
+                                   f"(\"{_quote(best[2])}\"); {n - len(missing_words)}/{n} content words "
+                                   "in the evidence", coverage, evidence=best[2], matched=matched, clashed=clash)
+                found = _supported(n - len(missing_words), n, tuple(_written(m.surface) for m in claim.numbers))
+                return Verdict(found.label, found.reason, found.score, evidence=best[2], matched=matched)
 
         return _supported(n - len(missing_words), n, tuple(_written(m.surface) for m in claim.numbers))
 
