@@ -38,7 +38,7 @@ def _cold(name: str):
     from groundlab.numbers import mentions
 
     module = importlib.import_module(f"groundlab.judges.{'signals' if name == 'signals' else 'rules'}")
-    for attr in ("_passage_piece", "_question_piece", "_context", "_claim", "_supported", "frame"):
+    for attr in ("_passage_piece", "_question_piece", "_context", "_claim", "_supported", "_compared", "frame"):
         cached = getattr(module, attr, None)
         if hasattr(cached, "cache_clear"):
             cached.cache_clear()
