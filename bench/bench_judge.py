@@ -38,7 +38,7 @@ def _cold(name: str):
     from groundlab.numbers import mentions
 
     module = importlib.import_module(f"groundlab.judges.{'signals' if name == 'signals' else 'rules'}")
-    for attr in ("_passage_piece", "_question_piece", "_context", "_claim", "_supported", "frame"):
+    for attr in ("_passage_piece", "_question_piece", "_context", "_claim", "_supported", "_compared", "frame"):
         cached = getattr(module, attr, None)
         if hasattr(cached, "cache_clear"):
             cached.cache_clear()
@@ -78,6 +78,9 @@ def main(argv=None) -> int:
     ap.add_argument("--n", type=int, default=100_000, help="number of cases (default 100000)")
     ap.add_argument("--runs", type=int, default=3, help="runs per judge; the best counts (default 3)")
     ap.add_argument("--judge", action="append", help="a judge to time (repeatable; default signals, rules, lexical)")
+    ap.add_argument("--evidence-cost", action="store_true",
+                    help="time the signals judge with every claim new, with and without finding the evidence "
+                         "sentence and its words, runs alternating in this process, in CPU seconds")
     args = ap.parse_args(argv)
     cases_file = HERE / "out" / f"cases_{args.n}.jsonl"
     if not cases_file.exists():
@@ -90,6 +93,8 @@ def main(argv=None) -> int:
     pairs = claim_pairs(list(zip(cases, split_cases(cases))))
     print(f"{len(cases):,} cases, {len(pairs):,} claims; load average before: "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+    if args.evidence_cost:
+        return _evidence_cost(pairs, args.runs)
     for name in args.judge or ["signals", "rules", "lexical"]:
         variants = [("", False)] + ([("every claim new", True)] if name == "signals" else [])
         for label, no_memo in variants:
@@ -107,6 +112,42 @@ def main(argv=None) -> int:
             shown = f"{name} ({label})" if label else name
             print(f"{shown:26s} best {len(pairs) / best:10,.0f} claims/s  ({best:.2f} s; runs "
                   f"{', '.join(f'{t:.2f}' for t in times)} s)")
+    print(f"load average after: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return 0
+
+
+def _evidence_cost(pairs, runs: int) -> int:
+    """What finding each verdict's evidence sentence and words costs the signals judge: the same
+    claims judged with every claim new, alternately with the step and with it left out, in CPU
+    time of this process (the machine's load moves wall time, not this)."""
+    from groundlab.judges import signals
+
+    real = signals._evidence
+
+    def without(*args, **kwargs):
+        return None, (), ()
+
+    cpu = {"with the evidence": [], "without it": []}
+    for _ in range(runs):
+        for label, step in (("without it", without), ("with the evidence", real)):
+            judge = _cold("signals")
+            signals._evidence = step
+            gc.collect()
+            gc.disable()
+            try:
+                with _every_claim_new(judge):
+                    start = time.process_time()
+                    judge.judge_batch(pairs)
+                    cpu[label].append(time.process_time() - start)
+            finally:
+                gc.enable()
+                signals._evidence = real
+    for label, times in cpu.items():
+        best = min(times)
+        print(f"signals, every claim new, {label:18s} best {len(pairs) / best:10,.0f} claims/s of CPU "
+              f"({best:.2f} s; runs {', '.join(f'{t:.2f}' for t in times)} s)")
+    extra = min(cpu["with the evidence"]) / min(cpu["without it"]) - 1
+    print(f"the evidence step costs {100 * extra:+.1f}% CPU time")
     print(f"load average after: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 

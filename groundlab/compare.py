@@ -173,7 +173,7 @@ class MeasureComparison:
 
     def _faithfulness_head(self) -> str:
         diff = 100 * self.difference
-        return (f"{self.names[1]}'s claims are supported {abs(diff):.1f} points {'more' if diff >= 0 else 'less'} "
+        return (f"{self.names[1]}'s claims are supported {abs(round(diff)):.0f} points {'more' if diff >= 0 else 'less'} "
                 f"often ({percent(self.b.rate)} of {self.b.total} claims, against {percent(self.a.rate)} of "
                 f"{self.a.total})")
 
@@ -419,7 +419,7 @@ def compare(a: Union[PathLike, Sequence[Case]], b: Union[PathLike, Sequence[Case
     >>> b = [dataclasses.replace(c, answer=fixed, labels=None) if c.id == "c02" else c for c in a]
     >>> compare(a, b).measures["hallucination_rate"].sentence()
     'B hallucinates on 1 fewer of 10 answers given by both (A alone on 1, B alone on 0); the difference is \
--10.0 points, 95% range -32.0 to +14.3: could be noise, p = 1.00.'
+−10 points, 95% range −32 to +14: could be noise, p = 1.00.'
     """
     from .judges import get_judge
 
@@ -757,12 +757,15 @@ def _move(before: Optional[str], after: Optional[str], label: Optional[str]) -> 
 
 
 def points(x: float) -> str:
-    """A difference of two rates in points, signed, one decimal (never ``-0.0``).
+    """A difference of two rates in whole points, signed, with a real minus (never ``−0``): the
+    formatting layer's (:func:`groundlab.formatting.points`), as every report and chart writes it.
 
     >>> points(-0.0583), points(-0.0001)
-    ('-5.8', '+0.0')
+    ('−6', '+0')
     """
-    return f"{round(100 * x, 1) + 0.0:+.1f}"
+    from .formatting import points as formatted
+
+    return formatted(x)
 
 
 def p_text(p: Optional[float]) -> str:

@@ -10,6 +10,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.transforms import blended_transform_factory
 
 from .compare import LABELS, Comparison, points
 from .plots import OKABE_ITO, PALETTE, _styled, rate_ranges
@@ -50,21 +51,28 @@ def comparison_chart(comparison: Comparison, axes: Optional[Sequence[Axes]] = No
         right.set_axis_off()
         return fig
     right.axvline(0, color=OKABE_ITO["black"], lw=1.2, ls="--")
+    from .formatting import STATE_COLOURS, state_label
+    from .slides import compare_rows
+
     diffs = frame.drop_duplicates("measure")
-    colour = PALETTE[2]
+    by_label = {row["label"].split(" (")[0]: row for row in compare_rows(comparison)}
     for y, row in enumerate(diffs.itertuples()):
+        said = by_label.get(row.measure, {})
+        colour = STATE_COLOURS.get(said.get("state", "unsure"), PALETTE[2])
         right.plot([100 * row.diff_low, 100 * row.diff_high], [y, y], color=colour, lw=3, solid_capstyle="butt")
         solid = row.verdict == "unlikely to be noise"
         right.plot(100 * row.difference, y, "o", ms=11, color=colour, markerfacecolor=colour if solid else "white",
                    markeredgewidth=2)
-        right.annotate(f"{points(row.difference)} ({row.verdict})", (100 * row.diff_high, y), xytext=(8, 0),
-                       textcoords="offset points", va="center", fontsize=11, color=OKABE_ITO["black"])
-    right.set_yticks(range(len(measures)), measures)
-    right.set_ylim(len(measures) - 0.5, -0.5)
-    lo = min(-5.0, 100 * float(diffs["diff_low"].min()))
-    hi = max(5.0, 100 * float(diffs["diff_high"].max()))
-    right.set_xlim(lo - 0.1 * (hi - lo), hi + 0.6 * (hi - lo))
-    right.set_xlabel("difference in points")
+        # the words above the range, from the left edge: inside the plot whatever the range
+        note = said.get("note", f"{points(row.difference)} points ({row.verdict})")
+        right.text(0.02, y - 0.3, f"{state_label(said.get('state', 'unsure'))} {note}",
+                   transform=blended_transform_factory(right.transAxes, right.transData), va="bottom", ha="left",
+                   fontsize=11, color=OKABE_ITO["black"])
+    right.set_yticks(range(len(measures)), [by_label.get(m, {}).get("label", m) for m in measures])
+    right.set_ylim(len(measures) - 0.5, -0.8)
+    right.set_xlim(-105, 105)  # a difference of two rates lies within ±100 points
+    right.set_xticks([-100, -50, 0, 50, 100])
+    right.set_xlabel(f"{b} \u2212 {a} in points; which way is better for {b} is in each label")
     if title:
         fig.suptitle(title, fontsize=16, fontweight="bold")
     return fig

@@ -49,7 +49,10 @@ class Evaluation:
     (the person's, if any), ``citation_ok`` (its cited passages alone back it, ALCE recall),
     ``citations`` and ``relevant_citations`` (ALCE precision), ``kind`` (what the claim states,
     by rules: ``id``, ``amount``, ``date``, ``quantity`` or ``other``, the most severe when it
-    states several) and ``kinds`` (all of them, most severe first; :mod:`groundlab.kinds`). ``claims.attrs["judge"]`` is the
+    states several) and ``kinds`` (all of them, most severe first; :mod:`groundlab.kinds`), ``evidence`` (the
+    passage sentence that decided the verdict, ``None`` when the judge does not say: :class:`Verdict`),
+    ``evidence_matched`` and ``evidence_clashed`` (the words and numbers found in it, and what parts it
+    from the claim). ``claims.attrs["judge"]`` is the
     judge's identity (:func:`groundlab.identity.judge_identity`): which judge, model, prompt or
     weights, and which splitting settings gave these verdicts.
 
@@ -184,7 +187,7 @@ PARALLEL_MIN = 20_000
 CLAIM_COLUMNS = {"case_id": object, "claim": int, "text": object, "cites": object, "verdict": object,
                  "reason": object, "score": float, "error": object, "label": object,
                  "citation_ok": "boolean", "citations": int, "relevant_citations": int, "kind": object,
-                 "kinds": object}
+                 "kinds": object, "evidence": object, "evidence_matched": object, "evidence_clashed": object}
 CASE_COLUMNS = {"case_id": object, "question": object, "process": object, "answerable": "boolean",
                 "labeled": bool, "abstains": bool, "abstained": bool, "claims": int, "passages": int, "supported": int,
                 "contradicted": int, "unsupported": int, "errors": int, "hallucinated": "boolean",
@@ -496,6 +499,9 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
     kinds = [claim_kinds(claim.text) for _, claim in flat]
     cols["kinds"].extend(kinds)
     cols["kind"].extend(k[0] for k in kinds)
+    cols["evidence"].extend(v.evidence for v in verdicts)
+    cols["evidence_matched"].extend(v.matched for v in verdicts)
+    cols["evidence_clashed"].extend(v.clashed for v in verdicts)
 
     # Step 3 (cases): one row per case, from its claims' verdicts.
     k = 0

@@ -38,11 +38,15 @@ NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"
 #: Parameters that name a file or folder: made absolute, so they mean what they meant where the
 #: command was typed (an empty one stays empty: "none").
 PATH_PARAMETERS = ("cases", "passages", "figures_dir", "report", "work_dir", "filled_sheet", "judged_file",
-                   "cases_b", "passages_b", "judged_file_b", "judge_config", "targets")
+                   "cases_b", "passages_b", "judged_file_b", "judge_config", "targets", "slides_dir")
 
-#: The parameter that marks a notebook comparing two configurations: it runs only when the run
-#: is given a second cases file (``--cases-b``).
+#: The parameter that marks a notebook comparing two configurations: one whose default names a
+#: file runs only when the run is given a second cases file (``--cases-b``); one whose default is
+#: empty (notebook 03, whose report adds B − A) runs either way.
 SECOND_CASES = "cases_b"
+#: The parameters that say how two configurations are compared: given without a second cases
+#: file they would do nothing, so they are refused.
+COMPARISON_PARAMETERS = ("passages_b", "pair_by", "names", "judged_file_b")
 
 #: The nbconvert template of the HTML copies (``groundlab/data/templates/groundlab``).
 HTML_TEMPLATE = "groundlab"
@@ -77,6 +81,13 @@ class RunResult:
 def packaged_notebooks() -> Path:
     """The folder of notebooks shipped inside the package."""
     return sample_path("notebooks")
+
+
+def compares_two(notebook: Path) -> bool:
+    """Whether ``notebook`` exists to compare two configurations: it declares a second cases file
+    with a default that names one."""
+    declared = notebook_parameters(notebook)
+    return SECOND_CASES in declared and bool(declared_default(notebook, SECOND_CASES))
 
 
 def find_notebooks(folder: Optional[Path] = None) -> List[Path]:

@@ -22,6 +22,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, PercentFormatter
 
+from .formatting import signed
+
 #: Okabe & Ito (2008), "Color Universal Design".
 OKABE_ITO = {
     "black": "#000000", "orange": "#E69F00", "sky blue": "#56B4E9", "bluish green": "#009E73",
@@ -82,6 +84,23 @@ def _axes(ax: Optional[Axes], size=(8, 5)) -> Axes:
 
 def _percent_axis(axis) -> None:
     axis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+
+
+def _range_label(ax: Axes, text: str, low: float, high: float, value: float, y: float, colour: str,
+                 span: tuple = (0.0, 1.0), fontsize: float = 11) -> None:
+    """A range's count beside it, on the side with room, so it stays inside the plot: right of
+    the range, else left of it, else above its dot."""
+    lo, hi = span
+    width = hi - lo
+    if high <= lo + 0.8 * width:
+        ax.annotate(text, (high, y), xytext=(8, 0), textcoords="offset points", va="center", ha="left",
+                    fontsize=fontsize, color=colour)
+    elif low >= lo + 0.25 * width:
+        ax.annotate(text, (low, y), xytext=(-8, 0), textcoords="offset points", va="center", ha="right",
+                    fontsize=fontsize, color=colour)
+    else:
+        ax.annotate(text, (value, y), xytext=(0, 9), textcoords="offset points", va="bottom", ha="center",
+                    fontsize=fontsize, color=colour)
 
 
 # ---------------------------------------------------------------- agreement
@@ -157,11 +176,10 @@ def rate_ranges(frame: pd.DataFrame, ax: Optional[Axes] = None, hue: Optional[st
             ax.plot([row["low"], row["high"]], [y, y], color=colour, lw=3, solid_capstyle="butt")
             ax.plot(row["rate"], y, "o", color=colour, ms=10,
                     label=str(group) if group is not None and row["measure"] == rows["measure"].iloc[0] else None)
-            ax.annotate(f"{row['count']}/{row['total']}", (row["high"], y), xytext=(8, 0),
-                        textcoords="offset points", va="center", fontsize=11, color=colour)
+            _range_label(ax, f"{row['count']} of {row['total']}", row["low"], row["high"], row["rate"], y, colour)
     ax.set_yticks(range(len(measures)), measures)
     ax.set_ylim(len(measures) - 0.5, -0.5)
-    ax.set_xlim(0, 1.12)
+    ax.set_xlim(-0.04, 1.04)  # a dot at 0% or 100% shows whole
     _percent_axis(ax.xaxis)
     ax.set_xlabel("rate, with its Wilson 95% range")
     ax.set_ylabel("")
@@ -213,9 +231,9 @@ def roc_curve(frame: pd.DataFrame, ax: Optional[Axes] = None, moves: Optional[pd
                     xytext=(12, -22), textcoords="offset points", fontsize=12, fontweight="bold",
                     color=OKABE_ITO["vermillion"], zorder=8,
                     bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="none", alpha=0.9))
-    if lines:
-        ax.text(0.97, 0.5, "moving the threshold to\n" + "\n".join(lines), transform=ax.transAxes, ha="right",
-                va="center", multialignment="left", fontsize=10.5, family="monospace",
+    if lines:  # in the lower right, under the diagonal, where no threshold of a useful judge lies
+        ax.text(0.98, 0.03, "moving the threshold to\n" + "\n".join(lines), transform=ax.transAxes, ha="right",
+                va="bottom", multialignment="left", fontsize=10.5, family="monospace",
                 bbox=dict(boxstyle="round,pad=0.4", fc="white", ec="#bbbbbb", alpha=0.95))
     ax.set_xlim(-0.02, 1.02)
     ax.set_ylim(-0.02, 1.04)
@@ -223,7 +241,7 @@ def roc_curve(frame: pd.DataFrame, ax: Optional[Axes] = None, moves: Optional[pd
     _percent_axis(ax.yaxis)
     ax.set_xlabel(f"false alarms: supported claims flagged (of {int(chosen['supported'])})")
     ax.set_ylabel(f"caught: hallucinated claims flagged (of {int(chosen['hallucinated'])})")
-    ax.legend(loc="lower right", frameon=True, fontsize=10.5)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), frameon=False, fontsize=10.5)
     return ax
 
 
@@ -322,11 +340,10 @@ def breakdown_ranges(frame: pd.DataFrame, axes: Optional[Sequence[Axes]] = None,
             ax.plot([row.low, row.high], [y, y], color=colour, lw=3, solid_capstyle="butt")
             ax.plot(row.rate, y, "o", color=colour, ms=10)
             unit = row.unit if row.total != 1 else row.unit[:-1]
-            ax.annotate(f"{row.hallucinated}/{row.total} {unit}", (row.high, y), xytext=(8, 0),
-                        textcoords="offset points", va="center", fontsize=11, color=colour)
+            _range_label(ax, f"{row.hallucinated} of {row.total} {unit}", row.low, row.high, row.rate, y, colour)
         ax.set_yticks(range(len(rows)), [_plain(group) for group in rows["group"]])
         ax.set_ylim(len(rows) - 0.5, -0.5)
-        ax.set_xlim(0, 1.18)
+        ax.set_xlim(-0.04, 1.04)
         ax.set_xticks([0, 0.25, 0.5, 0.75, 1])
         _percent_axis(ax.xaxis)
         ax.set_title(captions[by], loc="left", fontsize=12.5, fontweight="normal", pad=8)
@@ -372,9 +389,12 @@ def interval_width(frame: pd.DataFrame, ax: Optional[Axes] = None, answers: Opti
             continue
         row = frame.iloc[(frame["n"] - n).abs().argmin()]
         ax.axvline(n, color=colour, ls=style, lw=2)
+        # left of the line when it stands in the right half of the (log) axis, so the text stays inside
+        right_half = np.log(n) > (np.log(frame["n"].min()) + np.log(frame["n"].max())) / 2
         ax.annotate(f"{text}: {n:,} answers\n{row['low']:.0%}\u2013{row['high']:.0%}",
-                    (n, 0.97), xycoords=("data", "axes fraction"), xytext=(6, 0), textcoords="offset points",
-                    va="top", ha="left", fontsize=12, color=colour,
+                    (n, 0.97 if colour == OKABE_ITO["black"] else 0.72), xycoords=("data", "axes fraction"),
+                    xytext=(-6 if right_half else 6, 0), textcoords="offset points",
+                    va="top", ha="right" if right_half else "left", fontsize=12, color=colour,
                     bbox=dict(boxstyle="round,pad=0.25", fc="white", ec="none", alpha=0.85))
     ax.set_ylim(0, 1)
     _percent_axis(ax.yaxis)
@@ -425,7 +445,7 @@ def penalty_curve(frame: pd.DataFrame, ax: Optional[Axes] = None, penalty: Optio
         for policy, colour in zip(policies, POLICY_COLOURS):
             rows = frame[frame["policy"] == policy]
             row = rows.iloc[(rows["penalty"] - penalty).abs().argmin()]
-            ax.annotate(f"{row['per_100']:+.0f}", (row["penalty"], row["per_100"]), xytext=(8, 6),
+            ax.annotate(signed(row["per_100"]), (row["penalty"], row["per_100"]), xytext=(8, 6),
                         textcoords="offset points", color=colour, fontsize=13, fontweight="bold")
     ax.set_xlim(frame["penalty"].min(), frame["penalty"].max())
     ax.margins(y=0.12)

@@ -136,7 +136,12 @@ class Verdict:
     ``supported_by`` lists the passage ids that back the claim when the judge can say so
     (a model judge); ``None`` means citations are checked by judging the cited passages.
     ``held_back`` names the judge a data policy kept the claim from (the verdict is then another
-    judge's, or none).
+    judge's, or none). ``evidence`` is the sentence of the passages that decided the verdict, when
+    the judge can say (the signals judge: the sentence holding most of the claim's words, the one
+    it found negated or saying another bound; the rules judge: the sentence it compared with);
+    ``matched`` the words and numbers found in both, as that sentence writes them, and ``clashed``
+    what parts them (a negation, the other bound, a number the evidence lacks and the ones it gives,
+    the claim's words the evidence lacks).
     """
 
     label: Optional[str]
@@ -145,6 +150,9 @@ class Verdict:
     error: Optional[str] = None
     supported_by: Optional[Tuple[str, ...]] = None
     held_back: Optional[str] = None
+    evidence: Optional[str] = None
+    matched: Tuple[str, ...] = ()
+    clashed: Tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.label is None and not self.error:

@@ -1,5 +1,13 @@
 """The one-page report for a steering committee, in Markdown, and as a page that prints.
 
+It opens with the decision panel: a tile per headline (hallucination rate, false abstention,
+citation accuracy), each with its figure, a bar for its 95% range, the target line where a
+targets file gives one and a state in words and colour (meets the target, misses it, or not
+enough answers yet), a tile saying how far the judge can be trusted, and with a second
+configuration the difference B − A. What the figures rest on follows, then a glossary in plain
+words; the judge, its settings and the inputs close the page. Every figure reads as
+:mod:`groundlab.formatting` writes it.
+
 Text that comes from outside (file names, case ids) is escaped for Markdown and HTML alike: a
 file name can hold ``<script>``, a backtick, a ``|`` or a link, and must show as written.
 """
@@ -9,10 +17,13 @@ from __future__ import annotations
 import base64
 import html
 import re
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Sequence, Union
 
+from . import formatting as fmt
+from .cards import case_anchor
 from .evaluate import Evaluation
 from .identity import identity_line
 from .io import PathLike, check_output, write_atomic
@@ -58,81 +69,358 @@ def code_span(text: str) -> str:
 
 
 def rate_line(rate: Rate, noun: str) -> str:
-    """``60% (6 of 10 answered; 95% range 31%–83%)``, or why the rate is not available."""
+    """``60% (6 of 10 answered cases; 95% range 31%–83%)``, or why the rate is not available."""
     if not rate.total:
         return f"n/a (no {noun})"
     low, high = rate.interval
     return f"{percent(rate.rate)} ({rate.count} of {rate.total} {noun}; 95% range {percent(low)}\u2013{percent(high)})"
 
 
+# ---------------------------------------------------------------- the decision panel
+
+
+#: How precise a headline must be before the panel stops asking for more answers: ±5 points.
+MARGIN = 0.05
+
+
+@dataclass(frozen=True)
+class Tile:
+    """One tile of the decision panel: the figure, its 95% range as a bar, the target line where a
+    targets file gives one, and a state in words (``state`` is ``good``, ``bad``, ``unsure`` or
+    ``none``; its colour and symbol come from :mod:`groundlab.formatting`).
+
+    ``scale`` is ``rate`` (0 to 100%) or ``points`` (a difference, −100 to +100 points);
+    ``low``/``high``/``value``/``target`` are fractions on it (``None`` when there is none)."""
+
+    key: str
+    title: str
+    figure: str
+    state: str
+    state_text: str
+    detail: str = ""
+    value: Optional[float] = None
+    low: Optional[float] = None
+    high: Optional[float] = None
+    target: Optional[float] = None
+    target_text: str = ""
+    scale: str = "rate"
+
+    @property
+    def range_text(self) -> str:
+        if self.low is None or self.high is None:
+            return ""
+        if self.scale == "points":
+            return f"95% range {fmt.points_range(self.low, self.high)} points"
+        return f"95% range {fmt.percent_range(self.low, self.high)}"
+
+
+def _state_of_rate(rate: Optional[float], low: Optional[float], high: Optional[float], n: int,
+                   target: Optional[float], direction: str, unit: str, margin: float = MARGIN) -> tuple:
+    """``(state, words)`` of a headline: meets or misses its target, or not enough answers yet to
+    say (with how many a ±``margin`` range needs), or no target set."""
+    from .stats import answers_needed
+
+    if rate is None or rate != rate or not n:
+        return "none", f"not measured: no {fmt.plural(2, unit)} to count"
+    need = answers_needed(min(max(rate, 0.02), 0.98), margin)
+    more = f"not enough {fmt.plural(2, unit)} yet: you have {fmt.number(n)}; \u00b1{100 * margin:g} points needs " \
+           f"{fmt.number(need)}"
+    if target is not None:
+        bound = f"{'at most' if direction == 'max' else 'at least'} {fmt.percent(target, 1 if target * 100 % 1 else 0)}"
+        good = high <= target if direction == "max" else low >= target
+        bad = low > target if direction == "max" else high < target
+        if good:
+            return "good", f"meets the target: {bound}"
+        if bad:
+            return "bad", f"misses the target: {bound}"
+        return "unsure", f"{more} to show it is {bound}"
+    if (high - low) / 2 > margin:
+        return "unsure", more
+    return "none", "no target set"
+
+
+def decision_tiles(evaluation: Evaluation, targets: Optional["Targets"] = None, comparison: Any = None,
+                   margin: float = MARGIN) -> List[Tile]:
+    """The decision panel's tiles: the hallucination rate (corrected by people's labels when some
+    exist), false abstention, citation accuracy, how far the judge can be trusted, and with a
+    ``comparison`` (:class:`groundlab.workbook.ConfigurationComparison`) the difference B − A."""
+    from .sampling import corrected_hallucination_rate
+
+    r = rates(evaluation)
+    tiles: List[Tile] = []
+    flagged = r["hallucination rate"]
+    correction = corrected_hallucination_rate(evaluation.cases)
+    est = correction.estimate
+    limit = targets.overall if targets is not None else None
+    if est is not None:
+        every = correction.labeled == correction.answered
+        how = ("by people's labels on every answer" if every else
+               f"corrected by people's labels on {correction.labeled} of {fmt.count(correction.answered, 'answer')}")
+        detail = (f"{how}; the judge alone flags {fmt.percent(flagged.rate)} "
+                  f"({flagged.count} of {fmt.count(flagged.total, 'answer')}, 95% range "
+                  f"{fmt.percent_range(*flagged.interval)}).")
+        value, low, high, n = est.rate, est.low, est.high, correction.answered
+    else:
+        detail = (f"{flagged.count} of {fmt.count(flagged.total, 'answer')} as the judge flags them; not checked "
+                  "against people" + (f" ({correction.reason})." if correction.labeled else
+                                      ". " + unchecked_sentence(evaluation)))
+        value, low, high, n = (flagged.rate, *flagged.interval, flagged.total) if flagged.total else (None, None, None, 0)
+    state, words = _state_of_rate(value, low, high, n, limit, "max", "answer", margin)
+    tiles.append(Tile("hallucination", "Hallucination rate", fmt.percent(value), state, words, detail,
+                      value, low, high, limit, f"target at most {fmt.percent(limit)}" if limit is not None else ""))
+
+    fa = r["false abstention"]
+    limit = targets.max_false_abstention if targets is not None else None
+    state, words = _state_of_rate(fa.rate if fa.total else None, *(fa.interval if fa.total else (None, None)),
+                                  fa.total, limit, "max", "answerable question", margin)
+    tiles.append(Tile("false_abstention", "False abstention", fmt.percent(fa.rate) if fa.total else fmt.MISSING,
+                      state, words,
+                      (f"declined {fa.count} of {fmt.count(fa.total, 'question')} the passages could answer."
+                       if fa.total else "no case is marked answerable."),
+                      fa.rate if fa.total else None, *(fa.interval if fa.total else (None, None)), limit,
+                      f"target at most {fmt.percent(limit)}" if limit is not None else ""))
+
+    cp = r["citation precision"]
+    limit = targets.min_citation_accuracy if targets is not None else None
+    if cp.total:
+        state, words = _state_of_rate(cp.rate, *cp.interval, cp.total, limit, "min", "citation", margin)
+        tiles.append(Tile("citations", "Citation accuracy", fmt.percent(cp.rate), state, words,
+                          f"{cp.count} of {fmt.count(cp.total, 'citation')} point at a passage that backs the claim.",
+                          cp.rate, *cp.interval, limit,
+                          f"target at least {fmt.percent(limit)}" if limit is not None else ""))
+    else:
+        undecided = citations_undecided(evaluation.claims)
+        tiles.append(Tile("citations", "Citation accuracy", fmt.MISSING, "none",
+                          "not measured: every citation check was left undecided" if undecided else
+                          "not measured: the answers cite no passage",
+                          f"{fmt.count(undecided, 'cited claim')} left undecided." if undecided else
+                          "no answer cites a passage."))
+
+    a = agree_summary(evaluation)
+    if a["agreement"]["claims"]:
+        c, fa_ = a["caught"], a["false_alarms"]
+        figure = f"caught {fmt.percent(c['rate'])}" if c["hallucinated"] else "nothing to catch"
+        tiles.append(Tile("judge", "Can the judge be trusted?", figure, "none",
+                          f"checked against people on {fmt.count(a['agreement']['claims'], 'labeled claim')}",
+                          f"It caught {c['caught']} of {fmt.count(c['hallucinated'], 'hallucinated claim')} and "
+                          f"raised false alarms on {fa_['flagged']} of {fmt.count(fa_['supported'], 'supported claim')}"
+                          f" ({fmt.percent(fa_['rate'])}). Claims it misses are missing from the rates too.",
+                          c["rate"], c["low"], c["high"]))
+    else:
+        tiles.append(Tile("judge", "Can the judge be trusted?", "not checked", "unsure", "not checked against people",
+                          "No claim carries a person's label: label a sample (notebook 04) to measure what the judge "
+                          "catches and how often it raises false alarms."))
+
+    if comparison is not None:
+        tiles.append(comparison_tile(comparison))
+    return tiles
+
+
+def comparison_tile(compared: Any) -> Tile:
+    """The tile of ``B − A``: the difference of the hallucination rates over the questions both
+    sides answered, with its paired range and whether it is better for B or could be noise."""
+    result = compared.result if hasattr(compared, "result") else compared
+    a, b = result.names
+    m = result.measures["hallucination_rate"]
+    title = f"{b} \u2212 {a}: hallucination rate"
+    if not m.defined:
+        return Tile("compare", title, fmt.MISSING, "none", "not measured: no question answered by both",
+                    f"{b} against {a}: nothing to compare.", scale="points")
+    verdict = m.verdict
+    if verdict == "unlikely to be noise":
+        state, words = ("good", f"better for {b}") if m.difference < 0 else ("bad", f"worse for {b}")
+    elif verdict == "borderline":
+        state, words = "unsure", "borderline: the range and the test disagree"
+    else:
+        state, words = "unsure", "could be noise"
+    detail = (f"{fmt.points(m.difference)} points ({fmt.points_range(m.low, m.high)}), {verdict}, over the "
+              f"{fmt.count(m.units, 'question')} both answered; lower is better for {b}. The rates above count "
+              f"every answer of {a}.")
+    return Tile("compare", title, f"{fmt.points(m.difference)} points", state, words, detail,
+                m.difference, m.low, m.high, 0.0, "", scale="points")
+
+
+# ---------------------------------------------------------------- the report
+
+
+class ReportText(str):
+    """The Markdown of a report, which also carries what it was made of (``parts``), so that
+    :func:`html_report` lays the same report out as a page."""
+
+    parts: "ReportParts"
+
+
+@dataclass
+class ReportParts:
+    """What a report shows: the title line, the panel's tiles, the detail lines (Markdown), the
+    glossary, the footer lines (provenance, Markdown) and its source."""
+
+    subtitle: str
+    tiles: List[Tile]
+    details: List[str]
+    glossary: List[tuple]
+    footer: List[str]
+    tables: List[List[str]] = None  # the breakdown and the targets, each its own block (Markdown)
+    apart: List[str] = None
+
+    @property
+    def markdown_details(self) -> List[str]:
+        """The details as the Markdown report shows them: the lines, each table, what is counted apart."""
+        out = list(self.details)
+        for block in self.tables or []:
+            out += block
+        return out + (list(self.apart) + [""] if self.apart else [])
+
+
+#: Terms a committee may not know, in plain words.
+GLOSSARY = (
+    ("hallucination rate", "the share of answers with at least one claim the passages do not back."),
+    ("95% range", "where the true rate lies, 19 times in 20, given how few answers were checked (a Wilson "
+                  "interval): fewer answers, a wider range."),
+    ("false abstention", "the assistant declined a question its passages could answer."),
+    ("citation accuracy", "of the passages an answer cites, the share that back the claim they are cited for."),
+    ("caught, false alarms", "of the claims people found not backed, the share the judge flagged; of the claims "
+                             "people found backed, the share it flagged wrongly."),
+    ("penalty, risk-weighted score", "a wrong answer costs as many right ones as the penalty; declining scores 0; "
+                                     "shown per 100 answers."),
+    ("could be noise", "the difference is within what chance alone gives on so few questions."),
+    ("kappa", "agreement between judge and person beyond chance: 0 is chance, 1 perfect."),
+)
+
+
 def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = "",
-                    targets: Optional["Targets"] = None) -> str:
-    """The one-page steering report as Markdown text: the measures, then where the problems are
-    (by kind of claim and by process, each with its 95% range), and with ``targets``
-    (:func:`groundlab.targets.load_targets`) the pass/fail table and the weighted risk score."""
+                    targets: Optional["Targets"] = None, comparison: Any = None,
+                    claims_page: str = "") -> ReportText:
+    """The one-page steering report as Markdown text: the decision panel (:func:`decision_tiles`),
+    then what the figures rest on, where the problems are (by kind of claim and by process, each
+    row linked to its claims in ``claims_page``, the HTML copy of notebook 01, when given), with
+    ``targets`` (:func:`groundlab.targets.load_targets`) the pass/fail table and the weighted risk
+    score, a glossary, and the judge and inputs behind the figures at the foot."""
+    parts = report_parts(evaluation, penalty, source, targets, comparison, claims_page)
+    lines = [MARKER, "# Groundedness report", "", parts.subtitle, "", "## Decision panel", ""]
+    lines += panel_markdown(parts.tiles)
+    lines += ["", "## What the figures rest on", ""] + parts.markdown_details
+    lines += ["## In plain words", ""]
+    lines += [f"- **{term}:** {markdown_text(words)}" for term, words in parts.glossary]
+    lines += ["", "---", ""] + parts.footer + [""]
+    text = ReportText("\n".join(lines))
+    text.parts = parts
+    return text
+
+
+def report_parts(evaluation: Evaluation, penalty: float = 1.0, source: str = "",
+                 targets: Optional["Targets"] = None, comparison: Any = None, claims_page: str = "") -> ReportParts:
+    """Everything a report shows, once, for both its Markdown and its page."""
     s = score_summary(evaluation, penalty)
     undecided = citations_undecided(evaluation.claims)
-    a = agree_summary(evaluation)
     r = rates(evaluation)
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     flagged = s["contradicted"] + s["unsupported"]
-    severity = (f"{s['contradicted']} contradicted and {s['unsupported']} unsupported of {s['claims']} claims "
-                f"({percent(s['contradicted'] / flagged) if flagged else 'n/a'} of the problems are contradictions, "
-                "usually the worse kind: the answer says the opposite of a passage).")
-    lines = [
-        MARKER,
-        "# Groundedness report",
-        "",
-        f"Judge {code_span(s['judge'])} on {s['cases']} cases{f' from {code_span(source)}' if source else ''}, "
-        f"{stamp}.",
-        "",
-        f"These figures come from {identity_line(evaluation.claims.attrs.get('judge'))}.",
-        "",
-        headline_line(evaluation, r),
-        f"2. **Severity:** {severity}",
-        f"3. **Abstention:** on unanswerable questions {rate_line(r['abstention'], 'unanswerable cases')}; "
-        f"false abstention on answerable ones {rate_line(r['false abstention'], 'answerable cases')}.",
-    ]
+    tiles = decision_tiles(evaluation, targets, comparison)
+    answers = sum(s["outcomes"].values())
+    subtitle = (f"Is the assistant ready to go live? {fmt.count(s['cases'], 'case')} judged by the "
+                f"{markdown_text(s['judge'])} judge; each tile says whether its figure meets its target, misses it, "
+                "or needs more answers.")
+    details = [headline_line(evaluation, r),
+               f"- **Severity:** {s['contradicted']} contradicted and {s['unsupported']} unsupported of "
+               f"{fmt.count(s['claims'], 'claim')}"
+               + (f" ({fmt.percent(s['contradicted'] / flagged)} of the problems are contradictions, usually the worse "
+                  "kind: the answer says the opposite of a passage)." if flagged else ": no problem found."),
+               f"- **Abstention:** on unanswerable questions {rate_line(r['abstention'], 'unanswerable cases')}; "
+               f"false abstention on answerable ones {rate_line(r['false abstention'], 'answerable cases')}."]
+    a = agree_summary(evaluation)
     if a["agreement"]["claims"]:
         caught = Rate(a["caught"]["caught"], a["caught"]["hallucinated"])
         alarms = Rate(a["false_alarms"]["flagged"], a["false_alarms"]["supported"])
-        lines.append(
-            f"4. **How the judge was checked:** against a person's labels on {a['agreement']['claims']} claims "
-            f"it caught {rate_line(caught, 'hallucinated claims')} and raised false alarms on "
-            f"{rate_line(alarms, 'supported claims')} (agreement {a['agreement']['agree']}/"
+        details.append(
+            f"- **How the judge was checked:** against a person's labels on {fmt.count(a['agreement']['claims'], 'claim')}"
+            f" it caught {rate_line(caught, 'hallucinated claims')} and raised false alarms on "
+            f"{rate_line(alarms, 'supported claims')} (agreement {a['agreement']['agree']} of "
             f"{a['agreement']['claims']}" + (f", Cohen's kappa {a['kappa']:.2f}" if a["kappa"] is not None else "")
-            + "). Hallucinated claims the judge misses are missing from the rate above too.")
+            + "). Hallucinated claims the judge misses are missing from the rates too.")
     else:
-        lines.append("4. **How the judge was checked:** not yet: no case carries a person's labels. "
-                     "Label a sample before trusting these rates (see `groundlab agree`).")
+        details.append("- **How the judge was checked:** not yet: no case carries a person's labels. Label a sample "
+                       "before trusting these rates (notebook 04, `groundlab agree`).")
     if s["errors"]:
-        lines.append(f"   The judge could not decide {s['errors']} claims; they are left out of every rate.")
+        details.append(f"- The judge could not decide {fmt.count(s['errors'], 'claim')}; they are left out of every "
+                       "rate.")
     o = s["outcomes"]
-    lines += [
-        f"5. **The control:** {flagged} claims in {r['hallucination rate'].count} answers could not be backed "
-        "by the passages. Decide what the product does with such a claim: hide it, flag it to the user, or "
-        "route the answer to a person. " + _control(evaluation, s["penalty"]),
-        "",
-        f"Outcomes: {o['correct']} correct, {o['abstained']} abstained, {o['wrong']} wrong. "
-        f"Risk-weighted score {s['risk_weighted_score']:+g} with penalty {s['penalty']:g} "
-        "(correct \u2212 penalty \u00d7 wrong; an abstention scores 0)."
-        + (_weighted_score(evaluation, s["penalty"], targets) if targets is not None else ""),
-        (f"Citations: recall {rate_line(r['citation recall'], 'supported claims')}, "
-         f"precision {rate_line(r['citation precision'], 'citations')}." if r["citation precision"].total
-         else "Citations: every citation check was left undecided." if undecided
-         else "Citations: the answers cite no passage, so citation recall and precision do not apply.")
-        + (f" {undecided} cited claims are left out: the judge found them supported without "
-           "naming a passage behind them, or could not judge their cited passages."
-           if undecided else ""),
-        "",
+    details += [
+        f"- **Outcomes:** {o['correct']} correct, {o['abstained']} abstained, {o['wrong']} wrong. Risk-weighted score "
+        f"{fmt.per_100(s['risk_weighted_score'], answers)} at penalty {fmt.weight(s['penalty'])}"
+        + (_weighted_score(evaluation, s["penalty"], targets, answers) if targets is not None else "") + ".",
+        f"- **The control:** {fmt.count(flagged, 'claim')} in {fmt.count(r['hallucination rate'].count, 'answer')} "
+        "could not be backed by the passages: decide whether the product hides such a claim, flags it or routes "
+        "the answer to a person. " + _control(evaluation, s["penalty"]),
+        ("- **Citations:** " + (f"recall {rate_line(r['citation recall'], 'supported claims')}, "
+                                f"precision {rate_line(r['citation precision'], 'citations')}."
+                                if r["citation precision"].total
+                                else "every citation check was left undecided." if undecided
+                                else "the answers cite no passage, so citation recall and precision do not apply.")
+         + (f" {fmt.count(undecided, 'cited claim')} left out: the judge found them supported without naming a "
+            "passage behind them, or could not judge their cited passages." if undecided else "")),
     ]
-    lines += breakdown_lines(evaluation)
+    if comparison is not None:
+        from .slides import compare_rows
+
+        a, b = _names(comparison)
+        result = comparison.result if hasattr(comparison, "result") else comparison
+        units = {m.name: m.units for m in result.measures.values()}
+        shown = [f"{row['note']} (over {fmt.count(units[name], 'question')} paired)" for name, row in
+                 zip([n for n, m in result.measures.items() if m.defined], compare_rows(comparison))]
+        details.append(f"- **{markdown_text(b)} \u2212 {markdown_text(a)}**, question by question: "
+                       + "; ".join(f"{markdown_text(label)} {markdown_text(text)}" for label, text in
+                                   zip([LABEL_OF[n] for n, m in result.measures.items() if m.defined], shown))
+                       + ". The report's other figures count every answer of "
+                       + f"{markdown_text(a)}, the comparison only the questions both sides answered.")
+    details.append("")
+    tables = [breakdown_lines(evaluation, claims_page)]
     if targets is not None:
-        lines += target_lines(evaluation, targets)
+        tables.append(target_lines(evaluation, targets))
     apart = apart_lines(s)
-    if apart:
-        lines += apart + [""]
-    return "\n".join(lines)
+    footer = [f"Judge {code_span(s['judge'])} on {fmt.count(s['cases'], 'case')}"
+              f"{f' from {code_span(source)}' if source else ''}, {stamp}.", "",
+              f"These figures come from {identity_line(evaluation.claims.attrs.get('judge'))}."]
+    return ReportParts(subtitle, tiles, details, list(GLOSSARY), footer, tables, apart)
+
+
+def _names(comparison: Any) -> tuple:
+    return (comparison.result if hasattr(comparison, "result") else comparison).names
+
+
+#: How the report names each compared measure.
+LABEL_OF = {"hallucination_rate": "hallucination rate", "faithfulness": "faithfulness", "abstention": "abstention",
+            "false_abstention": "false abstention", "agreement": "agreement with the person"}
+
+
+def bar_text(tile: Tile, width: int = 20) -> str:
+    """A tile's range as a bar of text for Markdown: ``[···███████·····|···]``, ``|`` at the target."""
+    if tile.low is None or tile.high is None:
+        return ""
+
+    def at(x: float) -> int:
+        x = (x + 1) / 2 if tile.scale == "points" else x
+        return min(width - 1, max(0, int(round(x * (width - 1)))))
+
+    cells = ["\u00b7"] * width
+    for k in range(at(tile.low), at(tile.high) + 1):
+        cells[k] = "\u2588"
+    if tile.target is not None:
+        cells[at(tile.target)] = "\u2502"
+    return "`" + "".join(cells) + "`"
+
+
+def panel_markdown(tiles: Sequence[Tile]) -> List[str]:
+    """The decision panel as a Markdown table, then each tile's note."""
+    lines = ["| | figure | 95% range | target | state |", "| --- | ---: | --- | --- | --- |"]
+    for t in tiles:
+        span = f"{t.range_text.replace('95% range ', '')} {bar_text(t)}".strip() or "\u2014"
+        lines.append(f"| **{markdown_text(t.title)}** | **{markdown_text(t.figure)}** | {span} | "
+                     f"{markdown_text(t.target_text) or chr(0x2014)} | "
+                     f"{fmt.state_label(t.state)} {markdown_text(t.state_text)} |")
+    lines.append("")
+    lines += [f"- **{markdown_text(t.title)}:** {markdown_text(t.detail)}" for t in tiles if t.detail]
+    return lines
 
 
 #: Public sets of answers written from the passages they are judged against, whose measured
@@ -153,13 +441,13 @@ def headline_line(evaluation: Evaluation, r: Mapping[str, Rate]) -> str:
         every = correction.labeled == correction.answered
         how = ("by people's labels on every answer" if every else
                f"corrected by people's labels on {correction.labeled} of {correction.answered} answers")
-        return (f"1. **Hallucination rate per answer:** {_pct(est.rate)} {how} (95% range {_pct(est.low)}\u2013"
+        return (f"- **Hallucination rate per answer:** {_pct(est.rate)} {how} (95% range {_pct(est.low)}\u2013"
                 f"{_pct(est.high)}); the judge alone flags {flagged}.")
     if correction.labeled:
-        return (f"1. **Hallucination rate per answer:** {flagged}, as the judge flags it; by the person's labels "
+        return (f"- **Hallucination rate per answer:** {flagged}, as the judge flags it; by the person's labels "
                 f"{rate_line(r['hallucination rate by the person'], 'labeled answers')}. Not corrected: "
                 f"{correction.reason}.")
-    return f"1. **Hallucination rate per answer:** {flagged}, as the judge flags it. " + unchecked_sentence(evaluation)
+    return f"- **Hallucination rate per answer:** {flagged}, as the judge flags it. " + unchecked_sentence(evaluation)
 
 
 def unchecked_sentence(evaluation: Evaluation) -> str:
@@ -249,24 +537,63 @@ def apart_lines(summary: Mapping[str, Any], markdown: bool = True) -> List[str]:
     return out
 
 
-def breakdown_lines(evaluation: Evaluation) -> List[str]:
+def breakdown_lines(evaluation: Evaluation, claims_page: str = "") -> List[str]:
     """The report's compact table of the hallucinated share by kind of claim and by process, each
-    with its count and Wilson 95% range (:func:`groundlab.metrics.hallucination_breakdown`)."""
+    with its count and Wilson 95% range (:func:`groundlab.metrics.hallucination_breakdown`); with
+    ``claims_page`` (the HTML copy of notebook 01, beside the report) each row links to the cases
+    behind it (``01-groundedness.html#c02``)."""
     from .metrics import hallucination_breakdown
 
     frame = hallucination_breakdown(evaluation.claims, evaluation.cases)
     if frame.empty:
         return ["**Where the problems are:** no judged claim to break down by kind or process.", ""]
     processes = (frame["by"] == "process").any()
+    behind = _cases_behind(evaluation, frame) if claims_page else {}
     lines = ["**Where the problems are**, by the kind of fact a claim states (claims not supported; a claim "
              "counts under each kind it states)" + (" and by process (answers with a claim not supported)"
                                                      if processes else "; no case names its process") + ":",
-             "", "| | not supported | count | 95% range |", "| --- | ---: | ---: | --- |"]
-    for row in frame.itertuples():
+             "", "| | not supported | count | 95% range |" + (" claims behind it |" if behind else ""),
+             "| --- | ---: | ---: | --- |" + (" --- |" if behind else "")]
+    for k, row in enumerate(frame.itertuples()):
         unit = row.unit if row.total != 1 else row.unit[:-1]
-        lines.append(f"| {row.by} {markdown_text(row.group)} | {percent(row.rate)} | "
-                     f"{row.hallucinated} of {row.total} {unit} | {percent(row.low)}\u2013{percent(row.high)} |")
+        line = (f"| {row.by} {markdown_text(row.group)} | {percent(row.rate)} | "
+                f"{row.hallucinated} of {row.total} {unit} | {percent(row.low)}\u2013{percent(row.high)} |")
+        if behind:
+            ids = behind.get(k, [])
+            shown = ", ".join(f"[{markdown_text(cid)}]({claims_page}#{_quote_url(case_anchor(cid))})"
+                              for cid in ids[:_LINKS]) + (", \u2026" if len(ids) > _LINKS else "")
+            line += f" {shown or chr(0x2014)} |"
+        lines.append(line)
     return lines + [""]
+
+
+#: How many cases a row of the breakdown links to.
+_LINKS = 4
+
+
+def _quote_url(text: str) -> str:
+    from urllib.parse import quote
+
+    return quote(text, safe="")
+
+
+def _cases_behind(evaluation: Evaluation, frame) -> dict:
+    """Per row of the breakdown, the ids of the cases whose claims make its count (claims of that
+    kind not supported; answers of that process with a claim not supported), in case order."""
+    claims, cases = evaluation.claims, evaluation.cases
+    flagged = claims[claims["verdict"].notna() & (claims["verdict"] != "supported")]
+    out = {}
+    for k, row in enumerate(frame.itertuples()):
+        if row.by == "kind":
+            ids = flagged.loc[flagged["kinds"].map(lambda kinds: row.group in kinds), "case_id"]
+        elif row.by == "process":
+            mine = cases[(cases["claims"] > 0) & cases["hallucinated"].fillna(False).astype(bool)]
+            process = mine["process"].where(mine["process"].notna(), None)
+            ids = mine.loc[(process == row.process) if row.process is not None else process.isna(), "case_id"]
+        else:
+            continue
+        out[k] = list(dict.fromkeys(ids))
+    return out
 
 
 def target_lines(evaluation: Evaluation, targets: "Targets") -> List[str]:
@@ -276,8 +603,9 @@ def target_lines(evaluation: Evaluation, targets: "Targets") -> List[str]:
 
     table = target_table(targets, evaluation.claims, evaluation.cases)
     met = int((table["status"] == "pass").sum())
+    state = "good" if len(table) and met == len(table) else "bad" if len(table) else "none"
     lines = [f"**Targets** from {code_span(targets.source)}, each met when the whole 95% range is at or below its "
-             f"maximum: {met} of {len(table)} met.", ""]
+             f"maximum: {fmt.state_label(state)} {met} of {len(table)} met.", ""]
     if table.empty:
         return lines
     lines += ["| target | max | rate | 95% range | status |", "| --- | ---: | ---: | --- | --- |"]
@@ -289,6 +617,9 @@ def target_lines(evaluation: Evaluation, targets: "Targets") -> List[str]:
             rate, span = "n/a", "\u2014"
         status = ("fail: more answers needed" if row.status == "fail" and row.rate <= row.max_rate
                   else str(row.status))
+        state = {"pass": "good", "no data": "none"}.get(str(row.status),
+                                                        "unsure" if status.endswith("needed") else "bad")
+        status = f"{fmt.state_label(state)} {status}"
         lines.append(f"| {markdown_text(row.target)} | {_max(row.max_rate)} | {rate} | {span} | {status} |")
     return lines + [""]
 
@@ -298,13 +629,13 @@ def _max(rate: float) -> str:
     return f"{100 * rate:.4g}%"
 
 
-def _weighted_score(evaluation: Evaluation, penalty: float, targets: "Targets") -> str:
+def _weighted_score(evaluation: Evaluation, penalty: float, targets: "Targets", answers: int) -> str:
     from .metrics import weighted_risk_score
 
     score = weighted_risk_score(evaluation.claims, evaluation.cases, targets.weights, penalty)
-    named = ", ".join(f"{markdown_text(kind)} {weight:g}" for kind, weight in targets.weights.items())
-    return (f" Weighted by what each wrong answer got wrong, {score:+g} (its heaviest wrong kind weighs "
-            + (f"{named}, others 1" if named else "1: the targets give no weights") + ").")
+    named = ", ".join(f"{markdown_text(kind)} {fmt.weight(weight)}" for kind, weight in targets.weights.items())
+    return (f"; weighted by what each wrong answer got wrong, {fmt.per_100(score, answers)} (its heaviest wrong kind "
+            "weighs " + (f"{named}, others 1" if named else "1: the targets give no weights") + ")")
 
 
 def _control(evaluation: Evaluation, penalty: float) -> str:
@@ -315,16 +646,20 @@ def _control(evaluation: Evaluation, penalty: float) -> str:
     if has_person_labels(cases):
         as_is, withheld = (outcomes(cases, withhold_flagged=w, by="person") for w in (False, True))
         lost, missed = as_is["correct"] - withheld["correct"], withheld["wrong"]
+        n = sum(as_is.values())
+        after, before = (fmt.per_100(o["correct"] - penalty * o["wrong"], n) for o in (withheld, as_is))
+        moved = f"would stay at {before}" if after == before else f"would be {after} instead of {before}"
         return (f"Had the assistant declined every answer the judge flags, its risk-weighted score at penalty "
-                f"{penalty:g} would be {withheld['correct'] - penalty * withheld['wrong']:+g} instead of "
-                f"{as_is['correct'] - penalty * as_is['wrong']:+g}, by the person's labels on "
-                f"{sum(as_is.values())} answers: the judge's wrong flags would cost {lost} correct "
-                f"answer{'s' * (lost != 1)}, and {missed} wrong answer{'s' * (missed != 1)} it missed would "
-                "still go out.")
+                f"{fmt.weight(penalty)} {moved}, by the person's labels on "
+                f"{fmt.count(n, 'answer')}: the judge's wrong flags would cost {fmt.count(lost, 'correct answer')}, and "
+                f"{fmt.count(missed, 'wrong answer')} it missed would still go out.")
+    n = sum(outcomes(cases).values())
+    after = fmt.per_100(risk_weighted_score(cases, penalty, withhold_flagged=True), n)
+    before = fmt.per_100(risk_weighted_score(cases, penalty), n)
+    moved = f"would stay at {before}" if after == before else f"would be {after} instead of {before}"
     return (f"Had the assistant declined every answer the judge flags, its risk-weighted score at penalty "
-            f"{penalty:g} would be {risk_weighted_score(cases, penalty, withhold_flagged=True):+g} instead of "
-            f"{risk_weighted_score(cases, penalty):+g} as the judge sees it; without a person's labels, the "
-            "correct answers its wrong flags would cost are not counted.")
+            f"{fmt.weight(penalty)} {moved} as the judge sees it; without a person's labels, the correct answers its "
+            "wrong flags would cost are not counted.")
 
 
 def check_report_target(path: Path, force: bool = False, inputs: Sequence[Optional[PathLike]] = ()) -> None:
@@ -348,46 +683,156 @@ def write_report(path: Path, text: str, force: bool = False,
 
 
 _PAGE_CSS = """
-body { font-family: "Helvetica Neue", Arial, sans-serif; color: #111; max-width: 46rem; margin: 2rem auto;
-       padding: 0 1rem; line-height: 1.45; font-size: 11pt; }
-h1 { font-size: 1.6rem; margin-bottom: 0.3rem; }
-h2 { font-size: 1.2rem; margin-top: 1.6rem; }
-ol li { margin-bottom: 0.5rem; }
-code { font-family: Menlo, Consolas, monospace; font-size: 0.95em; background: #f3f3f3; padding: 0 0.2em;
+:root { --good: %(good)s; --bad: %(bad)s; --unsure: %(unsure)s; --none: %(none)s; }
+* { box-sizing: border-box; }
+body { font-family: "Helvetica Neue", Arial, sans-serif; color: #111; max-width: 60rem; margin: 1.2rem auto;
+       padding: 0 1rem; line-height: 1.4; font-size: 11pt; }
+h1 { font-size: 1.5rem; margin: 0 0 0.2rem; }
+h2 { font-size: 1.05rem; margin: 1.1rem 0 0.4rem; }
+.subtitle { margin: 0 0 0.7rem; color: #333; }
+.panel { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 0.6rem; margin: 0 0 0.6rem; }
+.tile { border: 1px solid #bbb; border-left: 0.45rem solid var(--none); border-radius: 4px; padding: 0.45rem 0.6rem;
+        min-width: 0; overflow-wrap: anywhere; }
+.tile h3 { font-size: 0.85rem; margin: 0; font-weight: 600; color: #333; }
+.tile .figure { font-size: 1.9rem; font-weight: 700; margin: 0.05rem 0 0.15rem; line-height: 1.1; }
+.tile .state { font-weight: 700; margin: 0.25rem 0 0.15rem; font-size: 0.88rem; }
+.tile .state .symbol { display: inline-block; min-width: 1.2em; text-align: center; color: #fff; border-radius: 3px;
+                       margin-right: 0.3em; }
+.tile .detail { font-size: 0.78rem; color: #333; margin: 0.1rem 0; }
+.tile.good { border-left-color: var(--good); } .tile.good .symbol { background: var(--good); }
+.tile.bad { border-left-color: var(--bad); } .tile.bad .symbol { background: var(--bad); }
+.tile.unsure { border-left-color: var(--unsure); } .tile.unsure .symbol { background: var(--unsure); color: #000; }
+.tile.none .symbol { background: var(--none); }
+.bar { position: relative; height: 0.8rem; background: #eee; border-radius: 2px; margin: 0.35rem 0 0.1rem; }
+.bar .range { position: absolute; top: 0.15rem; bottom: 0.15rem; background: #7a7a7a; border-radius: 2px; }
+.bar .dot { position: absolute; top: 0; width: 0.8rem; height: 0.8rem; border-radius: 50%%;
+            background: #111; border: 2px solid #fff; }
+.bar .target { position: absolute; top: -0.2rem; bottom: -0.2rem; width: 0; border-left: 2px dashed #111; }
+.scale { display: flex; justify-content: space-between; gap: 0.3rem; font-size: 0.65rem; color: #555; margin: 0; }
+.scale .range-text { font-size: 0.72rem; color: #222; text-align: center; }
+.scale span:first-child, .scale span:last-child { white-space: nowrap; }
+.details ul { padding-left: 1.1rem; margin: 0.2rem 0; } .details li { margin-bottom: 0.25rem; }
+.details p { margin: 0.4rem 0 0.2rem; }
+code { font-family: Menlo, Consolas, monospace; font-size: 0.92em; background: #f3f3f3; padding: 0 0.2em;
        overflow-wrap: anywhere; }
-figure { margin: 1.2rem 0; break-inside: avoid; page-break-inside: avoid; }
-figure img { max-width: 100%; height: auto; border: 1px solid #ddd; }
-figcaption { font-size: 0.9rem; color: #444; margin-top: 0.3rem; }
-table { border-collapse: collapse; margin: 0.4rem 0 0.8rem; font-size: 0.92em; break-inside: avoid; }
-th, td { padding: 0.1rem 0.7rem 0.1rem 0; border-bottom: 1px solid #ddd; vertical-align: top;
+table { border-collapse: collapse; margin: 0.3rem 0 0.6rem; font-size: 0.9em; break-inside: avoid; }
+th, td { padding: 0.05rem 0.6rem 0.05rem 0; border-bottom: 1px solid #ddd; vertical-align: top; text-align: left;
          overflow-wrap: anywhere; }
 th { border-bottom: 1px solid #999; }
-@page { size: A4; margin: 16mm 14mm; }
+td.good { color: var(--good); font-weight: 600; } td.bad { color: var(--bad); font-weight: 600; }
+td.unsure { color: #8a5a00; font-weight: 600; }
+.glossary dl { columns: 2; column-gap: 1.2rem; margin: 0.2rem 0; font-size: 0.85rem; }
+.glossary dl > div { break-inside: avoid; margin-bottom: 0.15rem; }
+.glossary dt { font-weight: 600; display: inline; } .glossary dt::after { content: ":"; }
+.glossary dd { margin: 0; display: inline; }
+footer { margin-top: 0.8rem; padding-top: 0.4rem; border-top: 1px solid #ccc; font-size: 0.75rem; color: #444; }
+footer p { margin: 0.15rem 0; }
+.figures { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 0.6rem; }
+figure { margin: 0; break-inside: avoid; page-break-inside: avoid; }
+figure img { max-width: 100%%; height: auto; border: 1px solid #ddd; }
+figcaption { font-size: 0.8rem; color: #444; margin-top: 0.2rem; }
+@page { size: A4; margin: 10mm 11mm; }
 @media print {
-  body { max-width: none; margin: 0; padding: 0; font-size: 10pt; }
-  figure { margin: 0.6rem 0; }
-  figure img { max-height: 105mm; width: auto; border: none; }
+  body { max-width: none; margin: 0; padding: 0; font-size: 8pt; line-height: 1.28; }
+  h1 { font-size: 14pt; } h2 { font-size: 9.6pt; margin: 0.45rem 0 0.2rem; }
+  .subtitle { margin-bottom: 0.35rem; }
+  .panel { gap: 0.3rem; } .tile { padding: 0.25rem 0.4rem; }
+  .tile .figure { font-size: 15pt; } .tile .state { font-size: 8pt; } .tile .detail { font-size: 6.8pt; }
+  .scale { font-size: 6pt; } .scale .range-text { font-size: 6.8pt; }
+  .details ul { font-size: 7.6pt; }
+  .glossary dl { columns: 3; column-gap: 4mm; }
+  .tile, .bar .range, .bar .dot, .tile .symbol, td { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+  .details ul { columns: 2; column-gap: 5mm; } .details li { margin-bottom: 0.05rem; break-inside: avoid; }
+  .details table { font-size: 7.4pt; margin: 0.1rem 0 0.25rem; }
+  .tables { display: grid; grid-template-columns: repeat(auto-fit, minmax(80mm, 1fr)); gap: 5mm; }
+  .tables .block p { margin-top: 0.1rem; }
+  .tables td:not(:first-child):not(:last-child), .tables th { white-space: nowrap; }
+  .tables th, .tables td { padding-right: 0.35rem; }
+  .glossary dl { font-size: 6.9pt; } footer { font-size: 6.6pt; margin-top: 0.3rem; }
+  footer p { display: inline; margin-right: 0.5em; }
   code { background: none; }
+  .figures-section { break-before: page; }
+  figure img { max-height: 105mm; width: auto; border: none; }
 }
-"""
+""" % fmt.STATE_COLOURS
+
+
+def _tile_html(t: Tile) -> str:
+    """One tile as HTML: every text escaped, the bar placed by numbers the report computed."""
+    e = html.escape
+    parts = [f'<div class="tile {e(t.state)}" id="tile-{e(t.key)}">', f"<h3>{e(t.title)}</h3>",
+             f'<p class="figure">{e(t.figure)}</p>']
+    if t.low is not None and t.high is not None:
+        def at(x: float) -> float:
+            x = (x + 1) / 2 if t.scale == "points" else x
+            return round(100 * min(1.0, max(0.0, x)), 2)
+
+        label = t.range_text + (f", {t.target_text}" if t.target_text else "")
+        bar = [f'<div class="bar" role="img" aria-label="{e(label)}">',
+               f'<span class="range" style="left:{at(t.low)}%;width:{max(0.5, at(t.high) - at(t.low))}%"></span>']
+        if t.target is not None:  # the line and the dot stay inside the bar at either end
+            x = at(t.target)
+            bar.append(f'<span class="target" style="left:calc({x}% - {x * 0.02:.3f}px)"></span>')
+        if t.value is not None and t.value == t.value:
+            x = at(t.value)
+            bar.append(f'<span class="dot" style="left:calc({x}% - {x * 0.008:.4f}rem)"></span>')
+        bar.append("</div>")
+        ends = ("\u2212100", "+100") if t.scale == "points" else ("0%", "100%")
+        middle = t.range_text + (f" \u00b7 {t.target_text}" if t.target_text else "")
+        parts += bar + [f'<p class="scale"><span>{e(ends[0])}</span><span class="range-text">{e(middle)}</span>'
+                        f"<span>{e(ends[1])}</span></p>"]
+    parts.append(f'<p class="state"><span class="symbol" aria-hidden="true">{e(fmt.state_label(t.state))}</span>'
+                 f"{e(t.state_text)}</p>")
+    if t.detail:
+        parts.append(f'<p class="detail">{e(t.detail)}</p>')
+    parts.append("</div>")
+    return "".join(parts)
+
+
+_STATE_CELL = re.compile(r"<td>(\u2713|\u2717|\?|\u2013) ")
 
 
 def html_report(markdown: str, figures: Mapping[str, Union[str, "Path"]] = ()) -> str:
-    """The steering report as one HTML page that needs nothing beside it: its Markdown rendered
-    with raw HTML switched off (markup in it shows as text), the figures embedded as PNG, and a
-    print style that keeps each figure whole on its page. It runs no script."""
+    """The steering report as one HTML page that needs nothing beside it: the decision panel as
+    tiles, the rest of the report's Markdown rendered with raw HTML switched off (markup in it
+    shows as text), the figures embedded as PNG on a page of their own when printed, and the
+    provenance at the foot. It runs no script. ``markdown`` is what :func:`steering_report`
+    returned; other Markdown is rendered as it is."""
     from markdown_it import MarkdownIt
 
-    body = markdown.split("\n", 1)[1] if markdown.startswith(MARKER) else markdown
-    rendered = MarkdownIt("commonmark", {"html": False}).enable("table").render(body)
-    parts = []
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    parts: Optional[ReportParts] = getattr(markdown, "parts", None)
+    if parts is None:
+        body = markdown.split("\n", 1)[1] if markdown.startswith(MARKER) else markdown
+        sections = [md.render(body)]
+    else:
+        def states(rendered: str) -> str:
+            classes = {"\u2713": "good", "\u2717": "bad", "?": "unsure", "\u2013": "none"}
+            return _STATE_CELL.sub(lambda m: f'<td class="{classes[m.group(1)]}">{m.group(1)} ', rendered)
+
+        glossary = "".join(f"<div><dt>{html.escape(term)}</dt> <dd>{html.escape(words)}</dd></div>"
+                           for term, words in parts.glossary)
+        sections = ['<header><h1>Groundedness report</h1>', f'<p class="subtitle">{md.renderInline(parts.subtitle)}</p>',
+                    "</header>",
+                    '<section class="panel" id="decision-panel" aria-label="Decision panel">'
+                    + "".join(_tile_html(t) for t in parts.tiles) + "</section>",
+                    # the headline's own line is the first tile's; the tables side by side when printed
+                    '<section class="details"><h2>What the figures rest on</h2>'
+                    + states(md.render("\n".join(parts.details[1:])))
+                    + '<div class="tables">' + "".join(f'<div class="block">{states(md.render(chr(10).join(block)))}</div>'
+                                                       for block in parts.tables or [])
+                    + "</div>" + (md.render("\n".join(parts.apart)) if parts.apart else "") + "</section>",
+                    f'<section class="glossary"><h2>In plain words</h2><dl>{glossary}</dl></section>',
+                    "<footer>" + md.render("\n".join(parts.footer)) + "</footer>"]
     if figures:
-        parts.append("<h2>Figures</h2>")
+        shown = []
         for caption, image in figures.items():
             data = base64.b64encode(Path(image).read_bytes()).decode("ascii")
-            parts.append(f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(caption)}">'
+            shown.append(f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(caption)}">'
                          f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+        sections.append('<section class="figures-section"><h2>Figures</h2><div class="figures">' + "".join(shown)
+                        + "</div></section>")
     return "\n".join([MARKER, "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
                       '<meta name="viewport" content="width=device-width, initial-scale=1">',
                       "<title>Groundedness report</title>", f"<style>{_PAGE_CSS}</style>", "</head>", "<body>",
-                      rendered, *parts, "</body>", "</html>", ""])
+                      *sections, "</body>", "</html>", ""])

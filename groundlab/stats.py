@@ -87,12 +87,15 @@ class Rate:
 
 
 def percent(x: Optional[float]) -> str:
-    """A fraction as whole percents; ``n/a`` for an undefined rate (None or NaN).
+    """A fraction as whole percents; ``n/a`` for an undefined rate (None or NaN): the formatting
+    layer's (:func:`groundlab.formatting.percent`).
 
     >>> percent(0.6), percent(float("nan"))
     ('60%', 'n/a')
     """
-    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.0f}%"
+    from .formatting import percent as formatted
+
+    return formatted(x)
 
 
 def make_rate(count: int, total: int, what: str) -> Rate:

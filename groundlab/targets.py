@@ -22,6 +22,9 @@ the weighted risk score (:func:`groundlab.metrics.weighted_risk_score`)::
     amount = 5
     id = 3
 
+    max_false_abstention = 0.10   # the decision panel: answerable questions declined, at most
+    min_citation_accuracy = 0.90  # the decision panel: citations that back their claim, at least
+
 A target is **met** when the upper end of the rate's Wilson 95% range is at or below it: the
 test set must show, not merely suggest, that the rate is low enough. A rate within the target
 whose range reaches above it fails with a note that more answers are needed; a target with
@@ -50,7 +53,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-KEYS = ("max_rate", "kind", "process", "target", "weights")
+KEYS = ("max_rate", "kind", "process", "target", "weights", "max_false_abstention", "min_citation_accuracy")
 
 TABLE_COLUMNS = ["target", "process", "kind", "unit", "max_rate", "hallucinated", "total", "rate", "low", "high",
                  "status", "note"]
@@ -67,6 +70,8 @@ class Targets:
     process_kind: Dict[Tuple[str, str], float] = field(default_factory=dict)
     weights: Dict[str, float] = field(default_factory=dict)
     source: str = ""
+    max_false_abstention: Optional[float] = None
+    min_citation_accuracy: Optional[float] = None
 
     @property
     def count(self) -> int:
@@ -94,7 +99,7 @@ def load_targets(path: PathLike) -> Targets:
     unknown = [key for key in data if key not in KEYS]
     if unknown:
         raise InputError(f"{name}: unknown key {unknown[0]!r}; a targets file holds max_rate, [kind], [process], "
-                         "[[target]] and [weights] (see docs/severity.md).")
+                         "[[target]], [weights], max_false_abstention and min_citation_accuracy (see docs/severity.md).")
     overall = _rate(data["max_rate"], name, "max_rate") if "max_rate" in data else None
     kinds = {kind: _rate(value, name, f"kind.{kind}") for kind, value in _table(data, "kind", name).items()
              if _known_kind(kind, name, f"kind.{kind}")}
@@ -133,8 +138,10 @@ def load_targets(path: PathLike) -> Targets:
             raise InputError(f"{name}: weights.{kind} = {_show(value)} must be a number of 0 or more (1 is the "
                              "weight of a kind not listed).")
         weights[kind] = float(value)
-    targets = Targets(overall, kinds, processes, pairs, weights, name)
-    if not targets.count and not weights:
+    headline = {key: _rate(data[key], name, key) if key in data else None
+                for key in ("max_false_abstention", "min_citation_accuracy")}
+    targets = Targets(overall, kinds, processes, pairs, weights, name, **headline)
+    if not targets.count and not weights and not any(v is not None for v in headline.values()):
         raise InputError(f"{name} sets no target; add max_rate, a [kind] or [process] table, [[target]] or "
                          "[weights] (see docs/severity.md).")
     return targets

@@ -39,6 +39,7 @@ from .metrics import (
     risk_weighted_score,
     verdict_counts,
 )
+from . import formatting as fmt
 from .records import VERDICTS, Case, GroundlabError
 from .report import code_span, steering_report, write_report
 from .summary import rates
@@ -92,23 +93,108 @@ def claim_splitter(citation_pattern: Optional[str] = "", abstention_phrases: Seq
 # ---------------------------------------------------------------- tables for reading
 
 
-def table(frame: pd.DataFrame, percents: Sequence[str] = (), caption: Optional[str] = None):
+#: Whether tables show as interactive ones (sortable, searchable, paged: itables), once a
+#: notebook called :func:`interactive_tables`.
+_INTERACTIVE = {"on": False}
+
+
+def interactive_tables() -> "Sentences":
+    """Make the tables of this notebook interactive: sorted by a click on a heading, searched
+    and filtered in the box above them, paged. itables draws them offline: its script is put in
+    this cell's output (and so in the notebook's HTML copy), nothing is fetched from the web.
+    Without itables the tables stay static, and the sentence shown says so."""
+    try:
+        import itables
+    except ImportError:
+        _INTERACTIVE["on"] = False
+        return Sentences([("Tables are static here: install itables (pip install itables) to sort, search and "
+                           "filter them.", [])])
+    itables.init_notebook_mode(all_interactive=False, connected=False)
+    _INTERACTIVE["on"] = True
+    return Sentences([("Every table below can be sorted (click a heading), searched and filtered (the box above "
+                       "it) and paged; the outputs appear after Run All, or in the HTML copy groundlab run writes.",
+                       [])])
+
+
+@dataclass(repr=False)
+class Table:
+    """A table for reading (:func:`table`): shown interactive (itables) once
+    :func:`interactive_tables` was called, else as the escaped static table. ``frame`` is what it
+    shows, every figure already written as :mod:`groundlab.formatting` writes it."""
+
+    styler: Any
+    frame: pd.DataFrame
+    caption: Optional[str] = None
+    styled: bool = False
+    source: Optional[pd.DataFrame] = None
+
+    @property
+    def data(self) -> pd.DataFrame:
+        """The rows shown, as they were given (column names and values before formatting)."""
+        return self.source if self.source is not None else self.frame
+
+    def to_html(self, **kwargs) -> str:
+        return self.styler.to_html(**kwargs)
+
+    def _repr_html_(self) -> str:
+        if not _INTERACTIVE["on"]:
+            return self.styler.to_html()
+        from itables import to_html_datatable
+
+        # text reads from the left; a wide table scrolls inside its box instead of running out of it
+        options = dict(connected=False, classes="display compact", lengthMenu=[10, 25, 100, -1],
+                       pageLength=10 if len(self.frame) > 12 else -1, caption=self.caption, scrollX=True,
+                       columnDefs=[{"className": "dt-left", "targets": "_all"}],
+                       style="table-layout:auto;width:100%;margin:0;caption-side:bottom")
+        if self.styled:  # colours need the styled table; the Styler escaped every cell
+            return to_html_datatable(self.styler, allow_html=True, **options)
+        # no per-column filter boxes: itables 2.9 writes the column names into them unescaped, and a
+        # name can come from the data (a configuration's name); the search box filters every column
+        return to_html_datatable(self.frame, showIndex=False, maxBytes=0, **options)
+
+    def __repr__(self) -> str:
+        return self.frame.to_string(index=False)
+
+    def __getattr__(self, name: str) -> Any:  # the Styler's own methods, for those who style further
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.styler, name)
+
+
+def table(frame: pd.DataFrame, percents: Sequence[str] = (), caption: Optional[str] = None,
+          empty: Optional[str] = None):
     """A frame for reading in a notebook and its HTML copy: every cell and heading escaped (case
     text, passages and a model's reasons may hold markup, which must show as text, never run),
-    no row numbers, ``percents`` columns as whole percentages, a missing value as a dash.
+    no row numbers and no index name as a second heading row, column names in words,
+    ``percents`` columns as whole percentages, whole numbers without decimals, yes/no for
+    booleans, a missing value as a dash (:mod:`groundlab.formatting`). Interactive once
+    :func:`interactive_tables` was called. ``empty``: the sentence shown instead of a table
+    with no rows (default: one saying the table is empty).
 
     >>> html = table(pd.DataFrame({"answer": ["<img src=x onerror=alert(1)>"]})).to_html()
     >>> "<img" in html, "&lt;img src=x onerror=alert(1)&gt;" in html
     (False, True)
     """
+    if frame.empty and (empty is not None or len(frame.columns)):
+        return Sentences([(fmt.empty_sentence(empty or "Nothing to show here: the table has no rows"), [])])
+    shown = _readable(frame, percents)
+    return Table(_styler(shown, caption), shown, caption, source=frame)
+
+
+def _readable(frame: pd.DataFrame, percents: Sequence[str] = ()) -> pd.DataFrame:
+    """``frame`` with its figures written for reading: percent columns as percents, the rest by
+    :func:`groundlab.formatting.readable`."""
+    frame = frame.copy()
+    for name in percents:
+        if name in frame:
+            frame[name] = frame[name].map(lambda x: fmt.percent(x) if isinstance(x, (int, float)) or x is None
+                                          else x).astype(object)
+    return fmt.readable(frame, percents)
+
+
+def _styler(frame: pd.DataFrame, caption: Optional[str] = None):
     styler = frame.style.format(escape="html", na_rep="\u2014", precision=2)
-    if percents:
-        styler = styler.format({c: percent for c in percents if c in frame}, escape="html", na_rep="n/a")
-    styler = styler.format_index(escape="html", axis=1)
-    if frame.index.name is not None or isinstance(frame.index, pd.MultiIndex):
-        styler = styler.format_index(escape="html", axis=0)
-    else:
-        styler = styler.hide(axis="index")
+    styler = styler.format_index(escape="html", axis=1).hide(axis="index")
     styler = styler.set_table_styles([{"selector": "td, th", "props": "text-align: left; vertical-align: top;"}],
                                      overwrite=False)
     if caption:
@@ -163,25 +249,38 @@ def rate_table(evaluation: Evaluation, *names: str):
 # ---------------------------------------------------------------- claims and cases
 
 
-_ROW_COLOURS = {"contradicted": "background-color: #f6d5c0", "unsupported": "background-color: #fbe7b5"}
+_ROW_COLOURS = {v: f"background-color: {fmt.STATE_TINTS[state]}" for v, state in fmt.VERDICT_STATES.items()
+                if v != "supported"}
 
 
 def verdict_table(claims: pd.DataFrame) -> pd.DataFrame:
-    """One row per claim with the judge's verdict, its reason and the person's label."""
-    table = claims[["case_id", "claim", "text", "cites", "verdict", "reason", "label"]].copy()
+    """One row per claim with the judge's verdict (its symbol beside it), its reason, the evidence
+    sentence that decided it with the words found in both and what clashes, and the person's label."""
+    from .cards import VERDICT_SYMBOLS
+
+    columns = ["case_id", "claim", "text", "cites", "verdict", "reason", "evidence", "evidence_matched",
+               "evidence_clashed", "label"]
+    table = claims[[c for c in columns if c in claims]].copy()
     table["cites"] = table["cites"].map(lambda ids: ", ".join(ids))
+    table["verdict"] = [f"{VERDICT_SYMBOLS.get(v, '?')} {v or 'undecided'}" for v in table["verdict"]]
+    for name in ("evidence_matched", "evidence_clashed"):
+        if name in table:
+            table[name] = table[name].map(lambda words: ", ".join(words) if words else "")
+    if "evidence" in table:
+        table["evidence"] = table["evidence"].map(lambda text: text if isinstance(text, str) else "")
     return table.rename(columns={"label": "person"})
 
 
 def style_verdicts(claims: pd.DataFrame):
     """:func:`verdict_table` with contradicted rows in vermillion and unsupported ones in orange,
-    every cell escaped (see :func:`table`)."""
-    frame = verdict_table(claims)
-    colours = frame["verdict"].map(_ROW_COLOURS).fillna("")
-
-    return (table(frame)
-            .apply(lambda row: [colours[row.name]] * len(row), axis=1)
-            .map(lambda v: "font-weight: bold" if v in _ROW_COLOURS else "", subset=["verdict"]))
+    the verdict with its symbol beside the colour, every cell escaped (see :func:`table`)."""
+    frame = _readable(verdict_table(claims))
+    verdicts = list(claims["verdict"])
+    colours = [_ROW_COLOURS.get(v, "") for v in verdicts]
+    styler = (_styler(frame)
+              .apply(lambda row: [colours[row.name]] * len(row), axis=1)
+              .map(lambda v: "font-weight: bold", subset=[fmt.column_name("verdict")]))
+    return Table(styler, frame, styled=True, source=verdict_table(claims))
 
 
 def verdict_frame(claims: pd.DataFrame, flagged_only: bool = False, **columns: object) -> pd.DataFrame:
@@ -483,7 +582,9 @@ def judge_table(comparison: JudgeComparison, penalty: float = 1.0) -> pd.DataFra
             rows.append({"judge": name, "agreement": a.agreement.with_range(), "caught": a.caught.with_range(),
                          "false alarms": a.false_alarms.with_range(), "kappa": round(a.kappa, 2),
                          "hallucination rate": h.with_range(),
-                         f"risk-weighted (penalty {penalty:g})": risk_weighted_score(ev.cases, penalty)})
+                         f"risk-weighted score per 100 answers (penalty {fmt.weight(penalty)})":
+                             round(fmt.score_per_100(risk_weighted_score(ev.cases, penalty),
+                                                     sum(outcomes(ev.cases).values())))})
     return pd.DataFrame(rows)
 
 
@@ -764,10 +865,10 @@ def score_table(cases: pd.DataFrame, penalty: float, withhold: bool = True) -> p
 
     >>> from groundlab import evaluate, load_cases, sample_path
     >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")), "lexical")
-    >>> score_table(ev.cases, 3).iloc[:, [0, 1, 5]].values.tolist()
-    [['as it is', 'the judge', -10.0], ['as it is', "a person's labels", -10.0], \
-['withholding the answers the judge flags', 'the judge', 5.0], \
-['withholding the answers the judge flags', "a person's labels", 1.0]]
+    >>> score_table(ev.cases, 3).iloc[:, [0, 1, 5]].values.tolist()  # per 100 answers: -10, 5 and 1 of 12
+    [['as it is', 'the judge', -83], ['as it is', "a person's labels", -83], \
+['withholding the answers the judge flags', 'the judge', 42], \
+['withholding the answers the judge flags', "a person's labels", 8]]
     """
     views = ["judge"] + (["person"] if has_person_labels(cases) else [])
     rows = []
@@ -778,8 +879,8 @@ def score_table(cases: pd.DataFrame, penalty: float, withhold: bool = True) -> p
             score = float(counts["correct"] - penalty * counts["wrong"])
             rows.append({"policy": policy, "scored by": "the judge" if by == "judge" else "a person's labels",
                          "right": counts["correct"], "declined": counts["abstained"], "wrong": counts["wrong"],
-                         f"score at penalty {penalty:g}": score,
-                         "per 100 answers": round(100 * score / answers, 1) if answers else math.nan})
+                         f"score per 100 answers at penalty {fmt.weight(penalty)}":
+                             round(fmt.score_per_100(score, answers)) if answers else math.nan})
     return pd.DataFrame(rows)
 
 
@@ -875,17 +976,20 @@ class TargetCheck:
     plain: float
     weighted: float
     weights: Dict[str, float]
+    answers: int = 0
 
     @property
     def met(self) -> int:
         return int((self.table["status"] == "pass").sum())
 
     def sentences(self) -> List[str]:
-        named = ", ".join(f"{kind} {weight:g}" for kind, weight in self.weights.items())
+        named = ", ".join(f"{kind} {fmt.weight(weight)}" for kind, weight in self.weights.items())
+        state = "good" if len(self.table) and self.met == len(self.table) else "bad" if len(self.table) else "none"
         return [f"Targets from {self.source}, each met when the whole 95% range is at or below its maximum: "
-                f"{self.met} of {len(self.table)} met.",
-                f"Weighted risk score {self.weighted:+g} beside the plain {self.plain:+g} at penalty "
-                f"{self.penalty:g}: a wrong answer weighs as much as the heaviest kind of fact it got wrong ("
+                f"{fmt.state_label(state)} {self.met} of {len(self.table)} met.",
+                f"Weighted risk score {fmt.per_100(self.weighted, self.answers)} beside the plain "
+                f"{fmt.per_100(self.plain, self.answers)} at penalty {fmt.weight(self.penalty)}: a wrong answer weighs "
+                "as much as the heaviest kind of fact it got wrong ("
                 + (f"{named}, others 1" if named else "every kind 1: the file gives no weights") + ")."]
 
     def _repr_html_(self) -> str:
@@ -893,11 +997,21 @@ class TargetCheck:
         if self.table.empty:
             return text
         shown = self.table[["target", "max_rate", "hallucinated", "total", "rate", "low", "high", "status", "note"]]
+        shown = shown.assign(status=[f"{fmt.state_label(_target_state(st, n))} {st}"
+                                     for st, n in zip(shown["status"], shown["note"])])
         return text + table(shown.rename(columns={"max_rate": "max"}),
-                            percents=("max", "rate", "low", "high")).to_html()
+                            percents=("max", "rate", "low", "high"))._repr_html_()
 
     def __repr__(self) -> str:
         return "\n".join(self.sentences())
+
+
+def _target_state(status: str, note: Any) -> str:
+    if status == "pass":
+        return "good"
+    if status == "no data":
+        return "none"
+    return "unsure" if isinstance(note, str) and "more answers" in note else "bad"
 
 
 def check_targets(evaluation: Evaluation, targets: Union[PathLike, "Targets", None], penalty: float = 1.0):
@@ -915,7 +1029,7 @@ def check_targets(evaluation: Evaluation, targets: Union[PathLike, "Targets", No
     return TargetCheck(target_table(goals, evaluation.claims, evaluation.cases), goals.source, penalty,
                        risk_weighted_score(evaluation.cases, penalty),
                        weighted_risk_score(evaluation.claims, evaluation.cases, goals.weights, penalty),
-                       dict(goals.weights))
+                       dict(goals.weights), sum(outcomes(evaluation.cases).values()))
 
 
 # ---------------------------------------------------------------- the report
@@ -942,14 +1056,20 @@ class SteeringReport:
 
 def write_steering_report(evaluation: Evaluation, penalty: float, path: PathLike, source: str = "",
                           figures: Optional[Mapping[str, Union[str, "os.PathLike[str]"]]] = None,
-                          html: bool = True, targets: Union[PathLike, "Targets", None] = None) -> SteeringReport:
+                          html: bool = True, targets: Union[PathLike, "Targets", None] = None,
+                          comparison: Optional["ConfigurationComparison"] = None,
+                          claims_page: Optional[str] = None) -> SteeringReport:
     """Write the one-page steering report to ``path`` (Markdown) and, with ``html``, beside it as
     a page that embeds its figures and prints on its own (``report.html``).
 
     ``figures`` maps a caption to an exported PNG; each is linked below the Markdown report,
     relative to the report's folder, so the page shows them wherever the folder is moved.
     ``targets``: a targets file (or what :func:`groundlab.targets.load_targets` read) adds the
-    pass/fail table and the weighted risk score; ``""`` or ``None`` for none.
+    pass/fail table, the weighted risk score and the targets of the decision panel; ``""`` or
+    ``None`` for none. ``comparison``: a second configuration compared with this one
+    (:func:`compare_files`) adds the tile ``B − A``. ``claims_page``: the page the rows of the
+    breakdown link to (default: ``01-groundedness.html`` when that HTML copy is beside the report,
+    as in a run of the workbook; ``""`` for no links).
     """
     from urllib.parse import quote
 
@@ -959,8 +1079,10 @@ def write_steering_report(evaluation: Evaluation, penalty: float, path: PathLike
     if targets is not None and not isinstance(targets, Targets):
         targets = load_targets(targets) if str(targets).strip() else None
     path = Path(path)
-    report = steering_report(evaluation, penalty, source, targets)  # one report, both copies alike
-    text = report
+    if claims_page is None:
+        claims_page = CLAIMS_PAGE if (path.parent / CLAIMS_PAGE).is_file() else ""
+    report = steering_report(evaluation, penalty, source, targets, comparison, claims_page)
+    text = str(report)
     if figures:
         lines = ["## Figures", ""]
         for caption, image in figures.items():
@@ -972,6 +1094,52 @@ def write_steering_report(evaluation: Evaluation, penalty: float, path: PathLike
         page = html_report(report, figures or {})
         written.append(write_report(path.with_suffix(".html"), page))
     return SteeringReport(text, written)
+
+
+#: The HTML copy the report's rows link to: notebook 01's, where each case unfolds.
+CLAIMS_PAGE = "01-groundedness.html"
+
+
+def report_figures(interval: PathLike, severity: PathLike, penalty: PathLike,
+                   comparison: Optional["ConfigurationComparison"] = None,
+                   figures_dir: PathLike = "") -> Dict[str, PathLike]:
+    """The figures of the report, by caption: with a ``comparison``, its chart too (drawn and saved
+    here into ``figures_dir`` as ``compare``)."""
+    shown: Dict[str, PathLike] = {"How the 95% range narrows with more answers": interval,
+                                  "Claims not supported, by severity": severity,
+                                  "What confident errors cost": penalty}
+    if comparison is not None:
+        from .compare_plots import comparison_chart
+        from .plots import save_figure
+
+        a, b = comparison.names
+        fig = comparison_chart(comparison.result)
+        png, _ = save_figure(fig, figures_dir, "compare")
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+        shown[f"{b} against {a}, question by question"] = png
+    return shown
+
+
+def comparison_for_report(cases: PathLike, cases_b: PathLike, passages: Optional[PathLike] = "",
+                          judge: str = DEFAULT_JUDGE, **options: Any) -> Optional["ConfigurationComparison"]:
+    """:func:`compare_files` when ``cases_b`` names a second configuration, else ``None``: what
+    notebook 03 gives the report, so that it carries the tile ``B − A``."""
+    if not str(cases_b or "").strip():
+        return None
+    return compare_files(cases, cases_b, passages, judge, **options)
+
+
+def case_cards(judged: "JudgeComparison", judge: str, splitter: Optional[ClaimSplitter] = None):
+    """Every case of ``judged`` as a card that unfolds (:func:`groundlab.cards.case_cards`): the
+    question, the answer with each claim coloured by ``judge``'s verdict, the claims with the
+    judge's reasons, the passages with the deciding sentence highlighted."""
+    from .cards import case_cards as cards
+
+    ev = judged.get(judge)
+    loaded = load_cases(judged.cases_path, judged.passages_path or None)
+    return cards(loaded, ev.claims, ev.cases, splitter)
 
 
 # ---------------------------------------------------------------- the judge, pinned
@@ -1208,6 +1376,107 @@ def comparison_outcomes(compared: ConfigurationComparison, penalty: float = 1.0)
         score = float(counts["correct"] - penalty * counts["wrong"])
         rows.append({"configuration": name, "questions": len(ids), "right": counts["correct"],
                      "declined": counts["abstained"], "wrong": counts["wrong"],
-                     f"score at penalty {penalty:g}": score,
-                     "per 100 answers": round(100 * score / len(ids), 1) if ids else math.nan})
+                     f"score per 100 answers at penalty {fmt.weight(penalty)}":
+                         round(fmt.score_per_100(score, len(ids))) if ids else math.nan})
     return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------- exploring the claims
+
+
+def claims_to_explore(comparison: "JudgeComparison") -> pd.DataFrame:
+    """Every judge's claims in one frame for exploring: judge, case, process, claim, kind, the
+    judge's verdict, the person's label, the claim, the judge's reason and the evidence sentence
+    that decided it, every figure written for reading."""
+    frames = []
+    for name, ev in comparison.evaluations.items():
+        claims = ev.claims
+        process = ev.cases.set_index("case_id")["process"]
+        frames.append(pd.DataFrame({
+            "judge": name, "case": claims["case_id"],
+            "process": claims["case_id"].map(process).fillna("(no process)"),
+            "claim": claims["claim"], "kind": claims["kind"], "verdict": claims["verdict"].fillna("undecided"),
+            "person": claims["label"].fillna("\u2014"), "text": claims["text"], "reason": claims["reason"],
+            "evidence": (claims["evidence"] if "evidence" in claims else pd.Series("", index=claims.index))
+            .map(lambda x: x if isinstance(x, str) else "")}))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+#: The filters of :func:`claim_explorer`, each a column of :func:`claims_to_explore`.
+EXPLORER_FILTERS = ("verdict", "kind", "process", "judge")
+
+
+@dataclass(repr=False)
+class ClaimExplorer:
+    """The claims to explore (:func:`claim_explorer`). In JupyterLab with ipywidgets: a menu for
+    each of verdict, kind, process and judge above the table they filter. Where widgets cannot
+    show (no ipywidgets, an HTML copy, a viewer without a kernel), the same claims as one table
+    to sort, search and filter by column (its static fallback)."""
+
+    frame: pd.DataFrame
+
+    def filtered(self, **chosen: str) -> pd.DataFrame:
+        """The claims whose columns have the chosen values (``verdict="contradicted"``); ``"all"``
+        or ``None`` keeps every value."""
+        unknown = [k for k in chosen if k not in EXPLORER_FILTERS]
+        if unknown:
+            raise GroundlabError(f"the claims can be filtered by {', '.join(EXPLORER_FILTERS)}, not {unknown[0]!r}.")
+        keep = pd.Series(True, index=self.frame.index)
+        for name, value in chosen.items():
+            if value not in (None, "all"):
+                keep &= self.frame[name] == value
+        return self.frame[keep]
+
+    def fallback_html(self) -> str:
+        note = ("<p>Filter the claims by typing a verdict, kind, process or judge (or any word) in the search box "
+                "above the table, sort them by any heading. (In JupyterLab with ipywidgets, a menu for each of "
+                "verdict, kind, process and judge filters them.)</p>")
+        return note + table(self.frame, empty="No claim to explore: no case has a claim")._repr_html_()
+
+    def widget(self):
+        """The menus and the table they filter, as ipywidgets (``None`` without ipywidgets)."""
+        try:
+            import ipywidgets as widgets
+        except ImportError:
+            return None
+        menus = {name: widgets.Dropdown(options=["all"] + sorted(map(str, self.frame[name].unique())), value="all",
+                                        description=name) for name in EXPLORER_FILTERS}
+        # the table as escaped static HTML in an HTML widget: no output captured from inside a
+        # display (an Output widget there can leave a headless kernel waiting), no script to run
+        shown = widgets.HTML()
+        count = widgets.HTML()
+
+        def update(*_):
+            rows = self.filtered(**{name: menu.value for name, menu in menus.items()})
+            count.value = f"<b>{_escape(fmt.count(len(rows), 'claim'))}</b> of {len(self.frame)}"
+            shown.value = (_styler(_readable(rows)).to_html() if len(rows) else
+                           "<p>No claim has all the values chosen: choose another.</p>")
+
+        for menu in menus.values():
+            menu.observe(update, names="value")
+        update()
+        return widgets.VBox([widgets.HBox(list(menus.values())), count, shown])
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        data = {"text/html": self.fallback_html(), "text/plain": repr(self)}
+        box = self.widget()
+        if box is not None:
+            bundle = box._repr_mimebundle_()
+            data.update({k: v for k, v in bundle.items() if k != "text/plain"})
+        return data
+
+    def __repr__(self) -> str:
+        return f"{fmt.count(len(self.frame), 'claim')} to explore, by {fmt.joined(EXPLORER_FILTERS, 'or')}"
+
+
+def claim_explorer(comparison: "JudgeComparison") -> ClaimExplorer:
+    """The claims of every judge in ``comparison`` to explore, filtered by verdict, kind, process
+    and judge (:class:`ClaimExplorer`).
+
+    >>> from groundlab import sample_path
+    >>> explorer = claim_explorer(judged_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl"),
+    ...                                        ["signals", "rules"]))
+    >>> len(explorer.filtered(verdict="contradicted", judge="signals")), len(explorer.filtered(kind="date"))
+    (3, 4)
+    """
+    return ClaimExplorer(claims_to_explore(comparison))

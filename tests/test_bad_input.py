@@ -271,23 +271,50 @@ class _Page(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.tags: list = []
         self.text: list = []
+        self.scripts: list = []
+        self._in_script = False
 
     def handle_starttag(self, tag, attrs):
         self.tags.append((tag, dict(attrs)))
+        if tag == "script":
+            self._in_script = True
+            self.scripts.append("")
 
-    handle_startendtag = handle_starttag
+    def handle_startendtag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._in_script = False
 
     def handle_data(self, data):
-        self.text.append(data)
+        if self._in_script:
+            self.scripts[-1] += data
+        else:
+            self.text.append(data)
 
 
-def _live_content(page: str, own_images: tuple = ("data:image/png;base64,",)) -> list:
+#: What marks a script as the interactive tables' own (itables, its library inlined, and the line
+#: that swaps a table's static copy for the interactive one).
+ITABLES = ("ITable", "itables", "dt_src_b64", '_fallback")?.setAttribute("hidden", "hidden")')
+
+
+def _live_content(page: str, own_images: tuple = ("data:image/png;base64,",), tables: bool = False) -> list:
     """What in a page could run: script elements, event-handler attributes, javascript: links,
-    images that are not our own embedded charts, embedded documents."""
+    images that are not our own embedded charts, embedded documents. With ``tables``, the
+    interactive tables' own scripts are allowed (a notebook's HTML copy), so long as no raw markup
+    of the data stands in them: the data they carry is escaped."""
     parser = _Page()
     parser.feed(page)
     found = []
+    scripts = iter(parser.scripts)
     for tag, attrs in parser.tags:
+        if tag == "script" and tables:
+            body = next(scripts, "")
+            if not any(mark in body for mark in ITABLES):
+                found.append("script not of the tables")
+            found += [f"raw {raw} in a script" for raw in (SCRIPT, HANDLER, "<b onmouseover") if raw in body]
+            continue
         if tag in ("script", "iframe", "object", "embed", "base", "form"):
             found.append(tag)
         found += [f"{tag} {name}" for name in attrs if name.lower().startswith("on")]
@@ -329,10 +356,10 @@ def test_hostile_text_shows_as_text_in_every_page(cli, messages_stub, tmp_path):
     folder = tmp_path / "out"
     pages = sorted(folder.glob("*.html"))
     assert [p.name for p in pages] == ["01-groundedness.html", "02-judge-agreement.html", "03-risk-report.html",
-                                       "04-labeling.html", "report.html"]
+                                       "04-labeling.html", "06-explore.html", "report.html"]
     for page in pages:
         text = page.read_text(encoding="utf-8")
-        assert _live_content(text) == [], page.name
+        assert _live_content(text, tables=page.name != "report.html") == [], page.name
     shown = _visible_text((folder / "01-groundedness.html").read_text(encoding="utf-8"))
     for payload in (SCRIPT, HANDLER, PIPE, REASON, f"c2 {PIPE} {TICKS}", cases.name):
         assert " ".join(payload.split()) in shown, payload  # shown as written, not dropped

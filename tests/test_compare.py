@@ -12,6 +12,8 @@ from typing import List, Optional
 import numpy as np
 import pytest
 
+from groundlab.formatting import points
+
 from groundlab import evaluate, load_cases
 from groundlab.compare import compare, mcnemar_exact, paired_difference
 
@@ -133,7 +135,7 @@ def test_compare_pairs_by_id_and_matches_statsmodels_on_a_constructed_pair(tmp_p
     code, text, _ = cli("compare", a, b)
     assert code == 0
     assert (f"B hallucinates on 9 fewer of 30 answers given by both (A alone on 10, B alone on 1); the difference "
-            f"is -30.0 points, 95% range {100 * d['low']:+.1f} to {100 * d['high']:+.1f}: unlikely to be noise, "
+            f"is \u221230 points, 95% range {points(d['low'])} to {points(d['high'])}: unlikely to be noise, "
             f"p = {h['test']['p_value']:.2g}.") in text
 
 
@@ -338,11 +340,14 @@ def test_chart_shows_both_rates_and_the_difference(tmp_path):
     left, right = fig.axes
     frame = comparison_frame(result)
     measures = list(dict.fromkeys(frame["measure"]))
-    assert [t.get_text() for t in right.get_yticklabels()] == measures
+    # each measure says which way is better for B
+    assert [t.get_text() for t in right.get_yticklabels()] == [
+        f"{m} ({'higher' if m == 'faithfulness' else 'lower'} is better)" for m in measures]
     assert "hallucination rate" in measures and "abstention" not in measures  # no unanswerable case: not drawn
     labels = [t.get_text() for t in right.texts]
-    assert any(lab.startswith("-30.0 (unlikely to be noise)") for lab in labels)
-    assert {t.get_text() for t in left.texts} >= {"15/30", "6/30"}
+    assert "\u2713 \u221230 points (\u221247 to \u22129): better for B" in labels, labels
+    assert right.get_xlim() == (-105, 105)  # a difference of two rates lies within ±100 points
+    assert {t.get_text() for t in left.texts} >= {"15 of 30", "6 of 30"}
     import matplotlib.pyplot as plt
     plt.close(fig)
 

@@ -20,8 +20,12 @@ def _block_after(heading: str) -> list:
 def test_the_readme_test_command_is_what_ci_runs():
     ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
           if line.strip() and not line.startswith(("#", "set ", "cd "))]
-    assert _block_after("Running the tests") == ci == ["python -m pip install -r requirements.txt -r requirements-test.txt",
-                                                      "python -m pytest --nbval-lax"]
+    readme = _block_after("Running the tests")
+    # the browser comes from the distribution: the README says how, CI installs it the same way
+    assert readme[0].startswith("sudo apt-get install -y chromium") and ci[0] == "bash .ci/install-chromium"
+    assert "apt-get install -y -q --no-install-recommends chromium" in (ROOT / ".ci" / "install-chromium").read_text()
+    assert readme[1:] == ci[1:] == ["python -m pip install -r requirements.txt -r requirements-test.txt",
+                                    "python -m pytest --nbval-lax"]
 
 
 def test_the_test_requirements_include_the_main_ones_and_no_gpu_stack():
@@ -83,10 +87,10 @@ def test_the_help_names_each_commands_default_judge(cli, capsys):
 
 def test_the_readme_counts_the_notebooks_it_ships():
     shipped = sorted((ROOT / "notebooks").glob("*.ipynb"))
-    words = {4: "four", 5: "five"}
+    words = {4: "four", 5: "five", 6: "six"}
     assert f"{words[len(shipped)]} notebooks to explore" in README
-    assert f"four\n   of the {words[len(shipped)]}, since 05-compare runs when `--cases-b`" in README
-    assert not re.search(r"each of the (four|five) notebooks", README)
+    assert f"{words[len(shipped) - 1]}\n   of the {words[len(shipped)]}, since 05-compare runs when `--cases-b`" in README
+    assert not re.search(r"each of the (four|five|six) notebooks", README)
 
 
 def test_the_failed_run_example_names_the_cell_that_fails():

@@ -36,7 +36,7 @@ def test_frames_have_the_documented_columns(sample_cases):
     ev = evaluate(sample_cases)
     assert list(ev.claims.columns) == ["case_id", "claim", "text", "cites", "verdict", "reason", "score",
                                        "error", "label", "citation_ok", "citations", "relevant_citations",
-                                       "kind", "kinds"]
+                                       "kind", "kinds", "evidence", "evidence_matched", "evidence_clashed"]
     for column in ("case_id", "process", "answerable", "abstained", "claims", "outcome", "hallucinated",
                    "hallucinated_by_person"):
         assert column in ev.cases.columns
@@ -186,11 +186,12 @@ def test_report_holds_the_steering_figures(cli, sample_args, tmp_path):
     assert "2 contradicted and 4 unsupported" in text
     assert "caught 83% (5 of 6 hallucinated claims; 95% range 44%\u201397%)" in text
     assert "false alarms on 7% (1 of 14 supported claims; 95% range 1%\u201331%)" in text
-    assert "Risk-weighted score -10 with penalty 3" in text
+    assert "Risk-weighted score \u221283 per 100 answers at penalty 3" in text  # -10 over 12 answers
     # flagged answers withheld, scored by the person: the false alarm (c05) costs a correct answer and
     # the miss (c08) still goes out
-    assert ("would be +1 instead of -10, by the person's labels on 12 answers: the judge's wrong flags would "
-            "cost 1 correct answer, and 1 wrong answer it missed would still go out.") in text
+    assert ("would be +8 per 100 answers instead of \u221283 per 100 answers, by the person's labels on 12 answers: "
+            "the judge's wrong flags would cost 1 correct answer, and 1 wrong answer it missed would still go out.") \
+        in text
 
 
 def test_report_without_labels_says_the_control_is_the_judges_view(cli, tmp_path):
@@ -200,7 +201,8 @@ def test_report_without_labels_says_the_control_is_the_judges_view(cli, tmp_path
     assert cli("score", "--cases", cases, "--passages", NOTES, "--judge", "lexical", "--penalty", "3",
                "--report", report)[0] == 0
     text = report.read_text(encoding="utf-8")
-    assert "would be +5 instead of -10 as the judge sees it; without a person's labels" in text
+    assert ("would be +42 per 100 answers instead of \u221283 per 100 answers as the judge sees it; without a "
+            "person's labels") in text
 
 
 def _write(path, objs):

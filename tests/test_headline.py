@@ -15,6 +15,12 @@ from groundlab.sampling import corrected_hallucination_rate, weighted_rate  # no
 from groundlab.summary import score_summary  # noqa: E402
 
 
+def _headline(ev):
+    """The report's line on the hallucination rate, under the decision panel."""
+    return next(line for line in steering_report(ev).splitlines()
+                if line.startswith("- **Hallucination rate per answer:**"))
+
+
 def _keep_labels(cases, ids):
     return [case if case.id in ids else replace(case, labels=None) for case in cases]
 
@@ -24,8 +30,8 @@ def test_every_answer_labeled_gives_the_persons_rate(sample_cases):
     c = corrected_hallucination_rate(ev.cases)
     by_person = ev.cases[ev.cases["claims"] > 0]["hallucinated_by_person"].astype(bool).mean()
     assert c.labeled == c.answered == 10 and c.estimate.rate == pytest.approx(by_person)
-    line = steering_report(ev).splitlines()[7]
-    assert line.startswith("1. **Hallucination rate per answer:** 50% by people's labels on every answer")
+    line = _headline(ev)
+    assert line.startswith("- **Hallucination rate per answer:** 50% by people's labels on every answer")
     assert "the judge alone flags 60% (6 of 10 answered cases" in line
 
 
@@ -47,7 +53,7 @@ def test_labels_on_some_answers_correct_the_judges_rate_stratum_by_stratum(sampl
     s = score_summary(ev)
     assert s["hallucination_rate_corrected"]["labeled"] == 8 and s["hallucination_rate_corrected"]["rate"] == \
         pytest.approx(round(expected, 4), abs=1e-4)
-    line = steering_report(ev).splitlines()[7]
+    line = _headline(ev)
     assert "corrected by people's labels on 8 of 10 answers" in line and "the judge alone flags 60%" in line
 
 
@@ -63,13 +69,13 @@ def test_a_stratum_without_labeled_answers_is_named_not_guessed(sample_cases):
 def test_without_labels_the_report_says_how_far_the_judge_could_be_off(sample_cases):
     ev = evaluate(_keep_labels(sample_cases, set()), "signals")
     assert "hallucination_rate_corrected" not in score_summary(ev)
-    line = steering_report(ev).splitlines()[7]
-    assert line.startswith("1. **Hallucination rate per answer:** 60% (6 of 10 answered cases")
+    line = _headline(ev)
+    assert line.startswith("- **Hallucination rate per answer:** 60% (6 of 10 answered cases")
     assert "No answer carries a person's labels. On public answers written from their passages this judge " \
            "flagged" in line
     assert "may really be hallucinated; labeling about 366 answers" in line and "\u00b15 points" in line
     # a judge without public figures says so in its sentence
-    lexical = steering_report(evaluate(_keep_labels(sample_cases, set()), "lexical")).splitlines()[7]
+    lexical = _headline(evaluate(_keep_labels(sample_cases, set()), "lexical"))
     assert "this judge's error is not measured on public answers" in lexical
 
 

@@ -314,7 +314,7 @@ def test_supported_without_a_named_passage_leaves_the_citation_check_undecided(m
     code, out, err = cli("score", "--judge", "llm", "--no-cache", "--report", report, "--cases", CASES,
                          "--passages", NOTES)
     assert code == 0 and "every citation check undecided (see below)" in out and "no citations" not in out
-    assert "Citations: every citation check was left undecided." in report.read_text()
+    assert "**Citations:** every citation check was left undecided." in report.read_text()
     assert "cite no passage" not in report.read_text()
 
 

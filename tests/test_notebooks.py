@@ -27,7 +27,8 @@ PARAMETER_LINE = re.compile(r"^[a-z_][a-z0-9_]*: [\w\[\], ]+ = .+  # \S.*$")
 
 def test_the_notebooks_are_there():
     assert [nb.name for nb in NOTEBOOKS] == ["01-groundedness.ipynb", "02-judge-agreement.ipynb",
-                                             "03-risk-report.ipynb", "04-labeling.ipynb", "05-compare.ipynb"]
+                                             "03-risk-report.ipynb", "04-labeling.ipynb", "05-compare.ipynb",
+                                             "06-explore.ipynb"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -40,8 +41,11 @@ def test_notebook_hygiene(path):
     assert not bad, f"{path.name}: parameters must be typed and commented: {bad}"
     names = {line.split(":")[0] for line in lines}
     assert COMMON_PARAMETERS <= names
-    if path.name != "04-labeling.ipynb":
+    if path.name not in ("04-labeling.ipynb", "06-explore.ipynb"):  # these two draw no chart
         assert FIGURE_PARAMETERS <= names
+    # say up front that the outputs come after Run All, and make the tables interactive
+    assert "appear once the notebook has run: Run All" in nb.cells[0].source
+    assert any("workbook.interactive_tables()" in cell.source for cell in code[1:3])
     for k, cell in enumerate(code):
         assert not cell.outputs and cell.execution_count is None, f"{path.name}: cell {k} is committed with outputs"
         tree = ast.parse(cell.source)
@@ -88,7 +92,7 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
     assert code == 0, err
     assert "groundlab run: judging 12 cases with lexical, rules\n" in err  # once, for every notebook
     assert f"groundlab run: judging 12 cases of {os.path.relpath(CASES_B, tmp_path)} with lexical\n" in err
-    assert "groundlab run: 5 notebooks from " in err and "skipped" not in err
+    assert "groundlab run: 6 notebooks from " in err and "skipped" not in err
     notes = os.path.relpath(NOTES, tmp_path)
     for k, nb in enumerate(NOTEBOOKS, 1):
         assert f"[{k}/{len(NOTEBOOKS)}] {nb.name}: done" in err
@@ -101,7 +105,7 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
         assert 'cases = "c06_abstains.jsonl"' in injected.source
         assert f'passages = "{notes}"' in injected.source
         assert 'judged_file = "out/judged.pkl"' in injected.source
-        assert ("penalty = 3.0" in injected.source) == (nb.name != "04-labeling.ipynb")
+        assert ("penalty = 3.0" in injected.source) == (nb.name not in ("04-labeling.ipynb", "06-explore.ipynb"))
         assert not [o for c in cells for o in c.outputs if o.output_type == "error"]
         for cell in cells:  # what a reader sees: tables, text and charts, no Python reprs
             for output in cell.outputs:
@@ -135,8 +139,8 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
 
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "Judge `lexical` on 12 cases from `c06_abstains.jsonl`" in report
-    assert "Risk-weighted score -7 with penalty 3" in report
-    assert "Outcomes: 5 correct, 3 abstained, 4 wrong" in report
+    assert "Risk-weighted score \u221258 per 100 answers at penalty 3" in report  # -7 over 12 answers
+    assert "**Outcomes:** 5 correct, 3 abstained, 4 wrong." in report
     assert "on unanswerable questions 67% (2 of 3 unanswerable cases" in report
     assert "![What confident errors cost](figures/penalty_curve.png)" in report
     assert "These figures come from judge lexical 1 \u00b7 threshold 0.75 \u00b7 groundlab " in report
@@ -156,8 +160,9 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
 
     # the pages for people: no code, no local absolute path, no Python reprs, no script
     page = (out / "report.html").read_text(encoding="utf-8")
-    assert page.count('<img src="data:image/png;base64,') == 3 and "@media print" in page
+    assert page.count('<img src="data:image/png;base64,') == 4 and "@media print" in page  # and the comparison
     assert page.count("<table>") == 1 and "<td>kind quantity</td>" in page  # the breakdown, as a table
+    assert 'id="tile-compare"' in page and "<a href=\"01-groundedness.html#c02\">c02</a>" in page
     assert "<p>These figures come from judge lexical 1 \u00b7 threshold 0.75" in page
     assert "These figures come from judge lexical 1" in (out / "01-groundedness.html").read_text(encoding="utf-8")
 
@@ -170,7 +175,7 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
                   "Verdicts from the run's shared results, each file judged once.",
                   "These figures come from judge lexical 1",
                   "hallucination rate: B hallucinates on as many of 7 answers given by both as A (A alone on 2, B "
-                  "alone on 2); the difference is +0.0 points, 95% range -45.3 to +45.3: could be noise, p = 1.00.",
+                  "alone on 2); the difference is +0 points, 95% range \u221245 to +45: could be noise, p = 1.00.",
                   "abstention: B declines 1 more of 3 unanswerable questions",
                   "differences are in points (B's rate minus A's)"):
         assert words in compared, words
@@ -178,7 +183,12 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
         text = html_file.read_text(encoding="utf-8")
         relative_root = os.path.relpath(ROOT, tmp_path)  # ../../../work/...: relative, as typed
         assert str(tmp_path) not in text and str(ROOT) not in text.replace(relative_root, ""), html_file.name
-        assert "PosixPath" not in text and "<script" not in text.lower(), html_file.name
+        assert "PosixPath" not in text, html_file.name
+        # the report runs no script; a notebook's copy only the interactive tables' (itables, inlined)
+        scripts = re.findall(r"<script[^>]*>(.*?)</script>", text, re.S | re.I)
+        assert not scripts if html_file.name == "report.html" else \
+            all("itables" in body.lower() or "ITable" in body or "dt_src_b64" in body
+                or '_fallback")?.setAttribute("hidden", "hidden")' in body for body in scripts), html_file.name
         assert "workbook.judged_cases(" not in text and "plots.save_figure(" not in text, html_file.name
     assert str(tmp_path) not in report
 
@@ -192,7 +202,7 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
     assert record["judge_identity"]["name"] == "lexical" and record["judge_line"] == pinned["judge_line"]
     assert set(record["judge_identities"]) == {"lexical", "rules"} and "skipped" not in record
     assert record["command"]["cases_b"] == os.path.relpath(CASES_B, tmp_path)
-    assert stdout == "wrote out/: 5 executed notebooks, 5 HTML copies, 12 figures (PNG and SVG), report.md, report.html.\n"
+    assert stdout == "wrote out/: 6 executed notebooks, 6 HTML copies, 12 figures (PNG and SVG), report.md, report.html.\n"
 
 
 def test_run_with_targets_breaks_the_report_down_by_kind_and_process(cli, tmp_path, monkeypatch):
@@ -225,22 +235,27 @@ def test_run_with_targets_breaks_the_report_down_by_kind_and_process(cli, tmp_pa
                 "| process procure\\-to\\-pay | 60% | 3 of 5 answers | 23%\u201388% |",
                 "| process \\(no process\\) | 100% | 2 of 2 answers | 34%\u2013100% |",
                 "**Targets** from `targets.toml`, each met when the whole 95% range is at or below its maximum: "
-                "3 of 7 met.",
-                "| all answers | 70% | 60% (6 of 10) | 31%\u201383% | fail: more answers needed |",
-                "| kind amount | 5% | n/a | \u2014 | no data |",
-                "| kind date | 50% | 100% (2 of 2) | 34%\u2013100% | fail |",
-                "| process procure\\-to\\-pay | 90% | 60% (3 of 5) | 23%\u201388% | pass |",
-                "| procure\\-to\\-pay / quantity | 95% | 50% (2 of 4) | 15%\u201385% | pass |",
-                "Risk-weighted score -14 with penalty 3 (correct \u2212 penalty \u00d7 wrong; an abstention scores 0). "
-                "Weighted by what each wrong answer got wrong, -29 (its heaviest wrong kind weighs id 2, date 3, "
-                "others 1)."):
+                "\u2717 3 of 7 met.",
+                "| all answers | 70% | 60% (6 of 10) | 31%\u201383% | ? fail: more answers needed |",
+                "| kind amount | 5% | n/a | \u2014 | \u2013 no data |",
+                "| kind date | 50% | 100% (2 of 2) | 34%\u2013100% | \u2717 fail |",
+                "| process procure\\-to\\-pay | 90% | 60% (3 of 5) | 23%\u201388% | \u2713 pass |",
+                "| procure\\-to\\-pay / quantity | 95% | 50% (2 of 4) | 15%\u201385% | \u2713 pass |",
+                # per 100 answers, as everywhere: -14 and -29 over 12 answers
+                "Risk-weighted score \u2212117 per 100 answers at penalty 3; weighted by what each wrong answer got "
+                "wrong, \u2212242 per 100 answers (its heaviest wrong kind weighs id 2, date 3, others 1).",
+                # the panel: the person's rate (every answer labeled), its range straddling the target
+                "| **Hallucination rate** | **50%** | 24%\u201376% `\u00b7\u00b7\u00b7\u00b7\u2588\u2588\u2588\u2588"
+                "\u2588\u2588\u2588\u2588\u2588\u2502\u2588\u2588\u00b7\u00b7\u00b7\u00b7` | target at most 70% | ? not "
+                "enough answers yet: you have 10; \u00b15 points needs 381 to show it is at most 70% |"):
         assert row in report, row
     page = (out / "report.html").read_text(encoding="utf-8")
     assert page.count("<table>") == 2 and "<td>process procure-to-pay</td>" in page
-    assert "<td>fail: more answers needed</td>" in page
+    assert '<td class="unsure">? fail: more answers needed</td>' in page
 
     notebook = (out / "03-risk-report.html").read_text(encoding="utf-8")
-    assert "Weighted risk score -29 beside the plain -14 at penalty 3" in notebook
+    assert "Weighted risk score \u2212242 per 100 answers beside the plain \u2212117 per 100 answers at penalty 3" \
+        in notebook
     assert "3 of 7 met" in notebook and "order-to-cash" in notebook
     chart = next(c for c in _figure_cells(out / "03-risk-report.ipynb") if "breakdown" in c.source)
     assert any("image/png" in o.get("data", {}) for o in chart.outputs)
@@ -354,8 +369,8 @@ def test_run_without_a_second_configuration_skips_notebook_05(cli, tmp_path, mon
     code, stdout, err = cli("run", "--cases", CASES, "--passages", NOTES, "--notebooks", folder, "--out", "again",
                             "-p", "pair_by", "question")
     assert code == 2 and not stdout and not (tmp_path / "again").exists()
-    assert err == ("groundlab: -p pair_by is a parameter of 05-compare.ipynb only, which the run skips without a "
-                   "second configuration; add --cases-b FILE, or drop -p pair_by.\n")
+    assert err == ("groundlab: -p pair_by says how two configurations are compared, and there is no second one; add "
+                   "--cases-b FILE, or drop -p pair_by.\n")
     code, stdout, err = cli("run", "--cases", CASES, "--passages", NOTES, "--cases-b", CASES_B, "--notebooks",
                             tmp_path / "nbs" / "only", "--out", "again")
     assert code == 2 and not (tmp_path / "again").exists()

@@ -60,7 +60,7 @@ def test_confusion_heatmaps_side_by_side(comparison):
 def test_rate_ranges(comparison):
     ax = _labelled(plots.rate_ranges(workbook.agreement_frame(comparison)))
     assert [t.get_text() for t in ax.get_yticklabels()] == ["agreement", "caught", "false alarms"]
-    assert "6/6" in [t.get_text() for t in ax.texts]
+    assert "6 of 6" in [t.get_text() for t in ax.texts]
 
 
 def test_rate_ranges_with_nothing_to_show():
@@ -84,8 +84,8 @@ def test_breakdown_ranges_by_kind_and_process(sample_cases):
     assert [t.get_text() for t in axes[0].get_yticklabels()] == ["id", "date", "quantity", "other"]
     labels = [t.get_text() for t in axes[1].get_yticklabels()]
     assert labels[0] == "\\$x\\$ <b>o2c</b>" + "o" * 25 + "\u2026" and labels[1:] == ["p2p", "(no process)"]
-    assert [t.get_text() for t in axes[0].texts] == ["1/2 claims", "2/2 claims", "2/6 claims", "3/11 claims"]
-    assert axes[1].texts[0].get_text() == "0/1 answer"
+    assert [t.get_text() for t in axes[0].texts] == ["1 of 2 claims", "2 of 2 claims", "2 of 6 claims", "3 of 11 claims"]
+    assert axes[1].texts[0].get_text() == "0 of 1 answer"
     assert axes[0].get_title(loc="left").startswith("by kind of claim") and axes[1].get_xlabel()
     axes[0].figure.canvas.draw()  # the dollar signs are drawn as text, not read as mathematics
 
@@ -113,7 +113,7 @@ def test_penalty_curve(c06_abstains):
 
     ev = evaluate(load_cases(c06_abstains, NOTES), "lexical")
     ax = _labelled(plots.penalty_curve(workbook.penalty_curve(ev.cases), penalty=3))
-    assert {t.get_text() for t in ax.texts} == {"-58", "+8"}  # per 100 answers: -7 and +1 of 12
+    assert {t.get_text() for t in ax.texts} == {"\u221258", "+8"}  # per 100 answers: -7 and +1 of 12
     assert ax.get_ylabel().startswith("score per 100 answers")
     assert "scored by a person's labels on 12 answers" in ax.get_title()
     legend = [t.get_text() for t in ax.get_legend().get_texts()]

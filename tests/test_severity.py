@@ -303,15 +303,17 @@ def test_report_breaks_the_problems_down_and_checks_targets(tmp_path, ev):
         "| process order\\-to\\-cash | 0% | 0 of 2 answers | 0%\u201366% |",
         "| process procure\\-to\\-pay | 60% | 3 of 5 answers | 23%\u201388% |",
         "| process \\(no process\\) | 100% | 2 of 2 answers | 34%\u2013100% |", ""]
-    assert "3 of 7 met." in text and "| process order\\-to\\-cash | 20% | 0% (0 of 2) | 0%\u201366% | fail: more" in text
-    assert "Weighted by what each wrong answer got wrong, -29 (its heaviest wrong kind weighs id 2, date 3, others 1)." \
-        in text
+    assert "\u2717 3 of 7 met." in text  # the symbol beside the colour, never colour alone
+    assert "| process order\\-to\\-cash | 20% | 0% (0 of 2) | 0%\u201366% | ? fail: more" in text
+    # per 100 answers, as everywhere: -29 over 12 answers
+    assert ("weighted by what each wrong answer got wrong, \u2212242 per 100 answers (its heaviest wrong kind weighs "
+            "id 2, date 3, others 1).") in text
     page = html_report(text)
     assert page.count("<table>") == 2 and "<script" not in page.lower() and "href" not in page
     assert "<td>process o2c | &lt;b&gt;x&lt;/b&gt; [y](javascript:z)</td>" in page  # one cell, shown as written
     assert "<td>kind amount</td>\n<td style=\"text-align:right\">5%</td>" in page
     plain = steering_report(ev, 3)
-    assert "**Targets**" not in plain and "Weighted by" not in plain and "| kind id |" in plain
+    assert "**Targets**" not in plain and "weighted by" not in plain and "| kind id |" in plain
 
 
 def test_report_without_processes_or_claims(sample_cases):
@@ -334,8 +336,9 @@ def test_score_report_carries_the_targets(cli, tmp_path, with_process):
     assert code == 1  # targets not met; the report is written all the same
     text = report.read_text(encoding="utf-8")
     assert "| process procure\\-to\\-pay | 60% | 3 of 5 answers | 23%\u201388% |" in text
-    assert "3 of 7 met." in text and "| kind amount | 5% | n/a | \u2014 | no data |" in text
-    assert "Risk-weighted score -14 with penalty 3" in text and "Weighted by what each wrong answer got wrong, -29" in text
+    assert "\u2717 3 of 7 met." in text and "| kind amount | 5% | n/a | \u2014 | \u2013 no data |" in text
+    assert "Risk-weighted score \u2212117 per 100 answers at penalty 3" in text
+    assert "weighted by what each wrong answer got wrong, \u2212242 per 100 answers" in text
 
 
 def test_notebook_views_of_the_breakdown_and_targets(tmp_path, ev):
@@ -349,9 +352,9 @@ def test_notebook_views_of_the_breakdown_and_targets(tmp_path, ev):
     assert "No targets file is set" in none._repr_markdown_()
     check = workbook.check_targets(ev, write(tmp_path, TARGETS), 3)
     assert (check.met, len(check.table), check.plain, check.weighted) == (3, 7, -14.0, -29.0)
-    assert repr(check).splitlines()[1] == ("Weighted risk score -29 beside the plain -14 at penalty 3: a wrong answer "
-                                           "weighs as much as the heaviest kind of fact it got wrong (id 2, date 3, "
-                                           "others 1).")
+    assert repr(check).splitlines()[1] == ("Weighted risk score \u2212242 per 100 answers beside the plain \u2212117 "
+                                           "per 100 answers at penalty 3: a wrong answer weighs as much as the "
+                                           "heaviest kind of fact it got wrong (id 2, date 3, others 1).")
     hostile = write(tmp_path, '[process]\n"<script>p2p</script>" = 0.5\n', "hostile.toml")
     page = workbook.check_targets(ev, hostile, 1)._repr_html_()
     assert "<script" not in page and "process &lt;script&gt;p2p&lt;/script&gt;" in page and "no data" in page

@@ -80,7 +80,7 @@ def test_score_table(sample_cases):
     ev = evaluate(sample_cases, "lexical")
     table = workbook.score_table(ev.cases, 3).set_index(["policy", "scored by"])
     assert table.loc[(workbook.WITHHOLDS, "a person's labels"), ["right", "declined", "wrong"]].tolist() == [4, 7, 1]
-    assert table.loc[(workbook.AS_IT_IS, "the judge"), "score at penalty 3"] == -10
+    assert table.loc[(workbook.AS_IT_IS, "the judge"), "score per 100 answers at penalty 3"] == -83  # -10 of 12
     assert len(workbook.score_table(ev.cases, 3, withhold=False)) == 2
 
 
@@ -147,7 +147,7 @@ def test_agreement_frames(sample_cases):
     assert rates.loc[("rules", "caught"), ["count", "total"]].tolist() == [6, 6]
 
     table = workbook.judge_table(comparison, penalty=3).set_index("judge")
-    assert table.loc["rules", "risk-weighted (penalty 3)"] == -14
+    assert table.loc["rules", "risk-weighted score per 100 answers (penalty 3)"] == -117  # -14 over 12 answers
     assert table.loc["lexical", "agreement"] == "17/20 = 85% (64%\u201395%)"
     assert table.loc["lexical", "caught"] == "5/6 = 83% (44%\u201397%)"  # the range the notebook promises
     assert table.loc["rules", "false alarms"] == "1/14 = 7% (1%\u201331%)"
@@ -198,7 +198,7 @@ def test_write_steering_report_links_figures(tmp_path, sample_cases):
     text = written.text
     assert path.read_text(encoding="utf-8") == text
     assert written.paths == [path, path.with_suffix(".html")]
-    assert "Risk-weighted score -10 with penalty 3" in text
+    assert "Risk-weighted score \u221283 per 100 answers at penalty 3" in text  # -10 over 12 answers
     assert "![Penalty](../figures/penalty%20curve%20%28final%29.png)" in text
     page = path.with_suffix(".html").read_text(encoding="utf-8")
     assert page.startswith("<!-- groundlab report -->\n<!DOCTYPE html>")
@@ -270,7 +270,7 @@ def test_two_configurations_of_the_sample_set():
     assert {name: x.verdict for name, x in m.items()} == dict.fromkeys(m, "could be noise")
     table = workbook.comparison_table(compared).set_index("measure")
     assert table.loc["hallucination rate", ["A", "B", "B \u2212 A (points)", "95% range", "test", "pairs"]].tolist() == [
-        "4/7 = 57% (25%\u201384%)", "3/7 = 43% (16%\u201375%)", "-14.3", "-59.8 to +39.7", "McNemar exact, p = 1.00",
+        "4/7 = 57% (25%\u201384%)", "3/7 = 43% (16%\u201375%)", "\u221214", "\u221260 to +40", "McNemar exact, p = 1.00",
         "7: A alone 3, B alone 2"]
     assert table.loc["hallucination rate", "left out"] == "3 answered by A only; 1 answered by B only; 1 answered by neither"
     assert table.loc["faithfulness", "pairs"] == "20 and 17 claims in 11 questions"
@@ -282,8 +282,9 @@ def test_two_configurations_of_the_sample_set():
     assert changed.loc["c03", ["A", "B", "A: claims not backed", "B: claims not backed"]].tolist() == [
         "correct", "wrong", "0 of 2", "1 of 2"]
     outcomes_ = workbook.comparison_outcomes(compared, 3).set_index("configuration")
-    assert outcomes_[["right", "declined", "wrong", "score at penalty 3"]].values.tolist() == [[4, 2, 6, -14.0],
-                                                                                              [5, 4, 3, -4.0]]
+    # per 100 answers: -14 and -4 over 12 questions
+    assert outcomes_[["right", "declined", "wrong", "score per 100 answers at penalty 3"]].values.tolist() == [
+        [4, 2, 6, -117], [5, 4, 3, -33]]
     assert workbook.one_sided_table(compared).empty
     said = workbook.comparison_sentences(compared)._repr_markdown_()
     assert said.startswith("- hallucination rate: B hallucinates on 1 fewer of 7 answers given by both \\(A alone on 3, "

@@ -41,6 +41,9 @@ def add_commands(sub) -> None:
     p.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                    help="any other notebook parameter (repeatable); VALUE is read as JSON when it can "
                         "be (3, true, [\"lexical\", \"rules\"]), a list may also be written a,b")
+    p.add_argument("--slides", action="store_true",
+                   help="also write every chart of the report at slide size into slides/ (16:9 full and half "
+                        "slide, PNG on white, transparent PNG and SVG)")
     p.add_argument("--out", metavar="DIR", help="where to write: a new or empty folder (default: a new "
                                                 "reports/<date>_<time>/)")
     p.add_argument("--notebooks", metavar="DIR",
@@ -163,6 +166,14 @@ def _run(args: argparse.Namespace) -> int:
     check_values({k: v for k, v in parameters.items() if k == "judge" or k in options}, options)
     notebooks = find_notebooks(Path(args.notebooks) if args.notebooks else None)
     check_parameter_names(notebooks, [name for name, _ in args.parameter])
+    if args.slides:
+        from ..notebooks import notebook_parameters as declared_by
+
+        if "slides_dir" in parameters:
+            raise GroundlabError("--slides and -p slides_dir both set slides_dir; give it once.")
+        if not any("slides_dir" in declared_by(nb) for nb in notebooks):
+            raise GroundlabError(f"--slides asks notebook 03 for the slides, and no notebook in {notebooks[0].parent} "
+                                 "writes them; drop --slides, or run the workbook's notebooks.")
     targets = _check_targets(args.targets, notebooks)
     if targets:
         parameters["targets"] = targets
@@ -212,7 +223,7 @@ def _run(args: argparse.Namespace) -> int:
             if folder.exists():
                 break
         reserved = ([nb.name for nb in notebooks] + [nb.with_suffix(".html").name for nb in notebooks]
-                    + ["report.md", "report.html", "figures", "labeling", INPUTS_DIR, JUDGED_FILE, JUDGED_FILE_B,
+                    + ["report.md", "report.html", "figures", SLIDES_DIR, "labeling", INPUTS_DIR, JUDGED_FILE, JUDGED_FILE_B,
                        RUN_FILE, FAILED_FILE])
         claim = claim_folder(out, args.force, reserved, inputs)
     defaults = {name: declared_default(nb, name) for nb in notebooks for name in ("judge",)
@@ -277,6 +288,8 @@ def _run(args: argparse.Namespace) -> int:
         save_judged(judged, comparison, judged_inputs(cases_b if b_side else cases, passages_b if b_side else passages,
                                                       *claim_settings))
         parameters[shared] = judged
+    if args.slides:
+        parameters["slides_dir"] = out / SLIDES_DIR
     plans = plan_parameters(notebooks, parameters, out)
     identities = judge_identities(judged_here.values())
     if identities:
@@ -315,6 +328,9 @@ def _run(args: argparse.Namespace) -> int:
         parts.append("report.md")
     if (out / "report.html").exists():
         parts.append("report.html")
+    slides = [p for p in (out / SLIDES_DIR).glob("*.png") if not p.stem.endswith("-transparent")] if args.slides else []
+    if slides:
+        parts.append(f"{plural(len(slides), 'slide', 'slides')} (PNG, transparent PNG and SVG) in {SLIDES_DIR}/")
     emit(f"wrote {shown.rstrip('/')}/: " + ", ".join(parts) + "."
          + "".join(f" {name} was skipped ({why})." for name, why in skipped.items()))
     return 0
@@ -385,14 +401,19 @@ def _without_second_configuration(notebooks: List[Path], cases_b: str,
     """The notebooks to run: without a second cases file, the ones that compare two configurations
     are skipped (each named with why). A ``-p`` parameter only they take is refused, since it would
     do nothing."""
-    from ..notebooks import SECOND_CASES, notebook_parameters
+    from ..notebooks import COMPARISON_PARAMETERS, SECOND_CASES, compares_two, notebook_parameters
 
-    comparing = [nb for nb in notebooks if SECOND_CASES in notebook_parameters(nb)]
+    comparing = [nb for nb in notebooks if compares_two(nb)]
     if cases_b:
-        if not comparing:
+        if not any(SECOND_CASES in notebook_parameters(nb) for nb in notebooks):
             raise GroundlabError(f"--cases-b gives a second configuration, but no notebook in {notebooks[0].parent} "
-                                 "compares two (05-compare does); drop --cases-b, or run the workbook's notebooks.")
+                                 "compares two or reports on them (05-compare and 03-risk-report do); drop --cases-b, or run the "
+                                 "workbook's notebooks.")
         return notebooks, {}
+    for name in given:
+        if name in COMPARISON_PARAMETERS:
+            raise GroundlabError(f"-p {name} says how two configurations are compared, and there is no second one; "
+                                 f"add --cases-b FILE, or drop -p {name}.")
     kept = [nb for nb in notebooks if nb not in comparing]
     if not comparing:
         return notebooks, {}
@@ -432,6 +453,8 @@ def notebook_identities(notebooks: Sequence[Path], plans: Dict, identities: Dict
     return out
 
 
+#: Where ``--slides`` puts the charts at slide size.
+SLIDES_DIR = "slides"
 #: The run's judged result, shared by its notebooks (``judged_file``).
 JUDGED_FILE = "judged.pkl"
 #: The second configuration's judged result, for the notebook that compares (``judged_file_b``).

@@ -187,10 +187,14 @@ class _Context:
         self.sentences = tuple(s for p in pieces for s in p.sentences)
 
 
+_NEGATION_WORD = re.compile(r"\b(?:not|cannot|never|no)\b|\b\w+n['\u2019]t\b", re.IGNORECASE)
+
+
 class _ClaimText:
-    __slots__ = ("words", "wordset", "numbers", "negated")
+    __slots__ = ("words", "wordset", "numbers", "negated", "text")
 
     def __init__(self, text: str) -> None:
+        self.text = text
         found = mentions(text)
         self.words, self.negated = content_words(_without_numbers(text, found))
         self.wordset = frozenset(self.words)
@@ -229,6 +233,16 @@ def _supported(covered: int, n: int, found: Tuple[str, ...]) -> Verdict:
     if found:
         reason += f"; numbers {', '.join(found)} found"
     return Verdict("supported", reason, coverage)
+
+
+@lru_cache(maxsize=65536)
+def _compared(claim: "_ClaimText", sentence: Tuple, covered: int, n: int) -> Verdict:
+    """A supported verdict with the sentence it was compared with and the claim's words in it:
+    one object per claim and sentence met again (a repeated answer, the cited passages being all
+    the retrieved ones), as :func:`_supported` keeps one per wording."""
+    found = _supported(covered, n, tuple(_written(m.surface) for m in claim.numbers))
+    matched = tuple(surface for word, surface in claim.words.items() if word in sentence[0])
+    return Verdict(found.label, found.reason, found.score, evidence=sentence[2], matched=matched)
 
 
 def number_verdict(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str = "") -> Optional[Verdict]:
@@ -301,12 +315,17 @@ class LexicalJudge:
                 shared = len(wordset & sentence[0])
                 if shared > best_shared:
                     best, best_shared = sentence, shared
-            if best is not None and best[1] != claim.negated:
-                side = "the claim is negated but" if claim.negated else "the evidence is negated but"
-                other = "the evidence sentence is not" if claim.negated else "the claim is not"
-                return Verdict("contradicted", f"negation flip: {side} {other} "
-                               f"(\"{_quote(best[2])}\"); {n - len(missing_words)}/{n} content words "
-                               "in the evidence", coverage)
+            if best is not None:
+                if best[1] != claim.negated:
+                    # the sentence it compared with, the claim's words in it, and the negation
+                    matched = tuple(surface for word, surface in words.items() if word in best[0])
+                    side = "the claim is negated but" if claim.negated else "the evidence is negated but"
+                    other = "the evidence sentence is not" if claim.negated else "the claim is not"
+                    clash = tuple(dict.fromkeys(m.group() for m in _NEGATION_WORD.finditer(best[2] + " " + claim.text)))
+                    return Verdict("contradicted", f"negation flip: {side} {other} "
+                                   f"(\"{_quote(best[2])}\"); {n - len(missing_words)}/{n} content words "
+                                   "in the evidence", coverage, evidence=best[2], matched=matched, clashed=clash)
+                return _compared(claim, best, n - len(missing_words), n)
 
         return _supported(n - len(missing_words), n, tuple(_written(m.surface) for m in claim.numbers))
 

@@ -540,11 +540,16 @@ class _Sentence:
     """One evidence sentence: its stems, whether it negates, and per clause its stems and the
     stems within the scope of a negation."""
 
-    __slots__ = ("text", "stemset", "negation", "clauses", "pairs", "asks", "condition", "initials", "acronyms")
+    __slots__ = ("text", "stemset", "negation", "clauses", "pairs", "asks", "condition", "initials", "acronyms",
+                 "surface", "numbers")
 
     def __init__(self, text: str, found: Sequence[Mention], lang: str = "english") -> None:
         words = _Words(_without_numbers(text, found), lang)
         self.text = text
+        # each stem as the sentence first writes it, and its numbers as written: what a reader is
+        # shown as the words a claim found here
+        self.surface = dict(zip(reversed(words.stems), reversed(words.surfaces)))
+        self.numbers = tuple(m.surface for m in found)
         self.initials, self.acronyms = _initials(words)
         # "cannot be paid until ...": a negation that a condition lifts
         self.condition = words.has_negation and _CONDITION_AFTER_NEGATION.search(text.lower()) is not None
@@ -1207,27 +1212,85 @@ class SignalsJudge:
 
     def _judge(self, claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset()) -> Verdict:
         route, signals, detail = _decide(claim, context, ids)
+        if route == "framing":
+            return _framing_verdict(claim.framed.set_aside)
         aside = _aside(claim.framed.set_aside)
+        if route == "empty":
+            return Verdict("supported", f"no content words to check{aside}", 1.0)
         if route == "model":
             p = self.score(signals)
             label = "supported" if p >= self.threshold else "unsupported"
+            evidence, matched, clashed = _evidence(claim, context, label, signals, detail, ids)
             return Verdict(label, _reason(label, p, self.threshold, claim, signals, _stated_numbers(claim, ids))
-                           + aside, p)
-        if route == "framing":
-            return _framing_verdict(claim.framed.set_aside)
+                           + aside, p, evidence=evidence, matched=matched, clashed=clashed)
+        evidence, matched, clashed = _evidence(claim, context, route, signals, detail, ids)
         if route == "number":
-            return detail
-        if route == "empty":
-            return Verdict("supported", f"no content words to check{aside}", 1.0)
+            return Verdict(detail.label, detail.reason, detail.score, evidence=evidence, matched=matched,
+                           clashed=clashed)
         if route == "negation":
             side = "the claim negates what the evidence says" if claim.words.negated \
                 else "the evidence negates what the claim says"
             return Verdict("contradicted", f"negation flip: {side} (\"{_quote(detail)}\"); "
-                           f"{signals.covered}/{signals.n} content words in the evidence{aside}", 0.0)
+                           f"{signals.covered}/{signals.n} content words in the evidence{aside}", 0.0,
+                           evidence=evidence, matched=matched, clashed=clashed)
         kind, said, other, sentence = detail
         return Verdict("contradicted", f"{kind}: the claim says \"{said}\" where the evidence says \"{other}\" "
                        f"(\"{_quote(sentence)}\"); {signals.covered}/{signals.n} content words in the evidence{aside}",
-                       0.0)
+                       0.0, evidence=evidence, matched=matched, clashed=clashed)
+
+
+_NEGATION_WORD = re.compile(r"\b(?:" + "|".join(sorted(NEGATIONS, key=len, reverse=True)) + r")\b|\b\w+n['\u2019]t\b",
+                            re.IGNORECASE)
+
+
+def _best_sentence(claim: _Claim, context: _Context) -> int:
+    """The evidence sentence holding most of the claim's words (-1 when none holds any): for a
+    claim a number decided, the sentence to show beside it."""
+    stemset = claim.stemset
+    best, best_found = -1, 0
+    for k, sentence in enumerate(context.sentences):
+        found = len(stemset & sentence.stemset)
+        if found > best_found and not sentence.asks:
+            best, best_found = k, found
+    return best
+
+
+def _evidence(claim: _Claim, context: _Context, route: str, signals: Optional[Signals], detail: Any,
+              ids: FrozenSet[str]) -> Tuple[Optional[str], Tuple[str, ...], Tuple[str, ...]]:
+    """The sentence that decided a verdict, the claim's words and numbers it holds (as it writes
+    them), and what parts the two: the negation, the other bound, the numbers the claim states
+    that the evidence lacks beside the ones the sentence gives, or (``route`` ``unsupported``, a
+    verdict of the model) the claim's words the evidence lacks. ``route`` is the step that decided
+    (:func:`_decide`), with ``supported`` and ``unsupported`` for the model's two verdicts."""
+    best = signals.best if signals is not None else _best_sentence(claim, context)
+    if best < 0:
+        if route == "number":
+            return None, (), tuple(m.surface for m in _stated_numbers(claim, ids) if not context.numbers.has(m))
+        return None, (), ()
+    sentence = context.sentences[best]
+    surface = sentence.surface
+    matched = [surface[st] for st in claim.stems if st in surface]
+    if claim.numbers:  # distinct already; a passage id the claim names is no number the evidence shows
+        shown = context.numbers.shown
+        matched += [shown[m.value] for m in claim.numbers if m.value in shown]
+    if route == "supported":
+        return sentence.text, tuple(matched), ()
+    matched = tuple(matched)
+    numbers = _stated_numbers(claim, ids)
+    if route == "unsupported":
+        words = dict(zip(claim.words.stems, claim.words.surfaces))
+        clashed = tuple([words.get(st, st) for st in signals.missing])
+    elif route == "number":
+        have = context.numbers
+        # the claim's numbers the evidence lacks, and the sentence's own numbers the claim does not share
+        clashed = tuple(dict.fromkeys([m.surface for m in numbers if not have.has(m)]
+                                      + [n for n in sentence.numbers if n not in matched]))
+    elif route == "negation":
+        clashed = tuple(dict.fromkeys(w.group() for w in _NEGATION_WORD.finditer(sentence.text + " " +
+                                                                               claim.framed.text)))
+    else:  # another how-often, when, which-way or bound word
+        clashed = (detail[1], detail[2])
+    return sentence.text, matched, clashed
 
 
 def _passage_ids(evidence: Evidence) -> FrozenSet[str]:
