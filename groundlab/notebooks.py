@@ -38,7 +38,7 @@ NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"
 #: Parameters that name a file or folder: made absolute, so they mean what they meant where the
 #: command was typed (an empty one stays empty: "none").
 PATH_PARAMETERS = ("cases", "passages", "figures_dir", "report", "work_dir", "filled_sheet", "judged_file",
-                   "cases_b", "passages_b", "judged_file_b", "judge_config", "targets", "slides_dir")
+                   "cases_b", "passages_b", "judged_file_b", "judge_config", "targets", "slides_dir", "policy")
 
 #: The parameter that marks a notebook comparing two configurations: one whose default names a
 #: file runs only when the run is given a second cases file (``--cases-b``); one whose default is

@@ -371,22 +371,34 @@ def _md_text(text: str) -> str:
 
 
 def compare_judges(cases: Sequence[Case], judges: Iterable[str], splitter: Optional[ClaimSplitter] = None,
-                   judge_config: Optional[PathLike] = None) -> JudgeComparison:
+                   judge_config: Optional[PathLike] = None, *, policy: Optional[PathLike] = None,
+                   mask: bool = False, mask_names: Sequence[str] = ()) -> JudgeComparison:
     """Judge ``cases`` with each judge in ``judges``.
 
     A judge that cannot be loaded (not registered, or its optional package missing), or that
     could not judge a single claim (a model judge whose every request failed), is skipped and
     named in :attr:`JudgeComparison.unavailable` with the reason, so one missing model judge
     does not stop a comparison of the others. ``judge_config`` (a file ``groundlab calibrate``
-    wrote) gives the signals judge its weights and threshold.
+    wrote) gives the signals judge its weights and threshold. ``policy`` (a data policy file),
+    ``mask`` and ``mask_names`` put every judge behind the data policy and the masking, as
+    ``--policy`` and ``--mask`` do (docs/sensitive-logs.md); a case whose classification the
+    policy cannot place stops it before anything is judged.
     """
     judges = list(judges)
     result = JudgeComparison()
+    policy = policy if policy is not None and str(policy).strip() else None
+    mask = bool(mask or mask_names)
+    if policy is not None:
+        from .policy import load_policy
+
+        policy = load_policy(policy)
+        policy.check_cases(cases)
     for name in judges:
         if name in result.evaluations or name in result.unavailable:
             continue
         try:
-            judge = get_judge(name, **judge_config_options(name, judge_config))
+            judge = guarded_judge(get_judge(name, **judge_config_options(name, judge_config)), policy, mask,
+                                  mask_names)
         except ImportError as exc:
             result.unavailable[name] = f"a package it needs is not installed: {exc}"
             continue
@@ -403,6 +415,15 @@ def compare_judges(cases: Sequence[Case], judges: Iterable[str], splitter: Optio
         raise GroundlabError("none of the judges " + ", ".join(map(repr, judges)) + " is available; "
                              "list at least one of signals, rules, lexical.")
     return result
+
+
+def guarded_judge(judge: Any, policy: Any = None, mask: bool = False, mask_names: Sequence[str] = ()) -> Any:
+    """``judge`` behind the data policy and the masking asked for (``policy``: a file or a loaded
+    policy; an empty path is none), or the judge as it is."""
+    from .policy import apply_policy
+
+    policy = policy if policy is not None and str(policy).strip() else None
+    return apply_policy(judge, policy, mask=bool(mask or mask_names), names=list(mask_names or ()))
 
 
 def judge_config_options(name: str, judge_config: Optional[PathLike]) -> Dict[str, Any]:
@@ -433,12 +454,20 @@ _JUDGED_KIND = "groundlab judged result"
 
 
 def judged_inputs(cases: PathLike, passages: Optional[PathLike], citation_pattern: Optional[str] = "",
-                  abstention_phrases: Sequence[str] = (), default_citations: bool = True) -> Dict[str, Any]:
-    """What decides a judged result: the content of the cases and passages files and how answers
-    were split. A shared result is used only for exactly these."""
-    return {"cases": _file_digest(cases), "passages": _file_digest(passages) if passages else "",
-            "citation_pattern": citation_pattern or "", "abstention_phrases": list(abstention_phrases or []),
-            "default_citations": bool(default_citations)}
+                  abstention_phrases: Sequence[str] = (), default_citations: bool = True, *,
+                  policy: Optional[PathLike] = None, mask: bool = False,
+                  mask_names: Sequence[str] = ()) -> Dict[str, Any]:
+    """What decides a judged result: the content of the cases and passages files, how answers
+    were split, and the data policy and masking the judges stood behind. A shared result is used
+    only for exactly these."""
+    inputs = {"cases": _file_digest(cases), "passages": _file_digest(passages) if passages else "",
+              "citation_pattern": citation_pattern or "", "abstention_phrases": list(abstention_phrases or []),
+              "default_citations": bool(default_citations)}
+    if policy is not None and str(policy).strip():
+        inputs["policy"] = _file_digest(policy)
+    if mask or mask_names:
+        inputs["mask"] = sorted(set(mask_names or ()))
+    return inputs
 
 
 def _file_digest(path: PathLike) -> str:
@@ -487,7 +516,8 @@ def load_judged(path: PathLike, inputs: Mapping[str, Any]) -> JudgeComparison:
 def judged_cases(cases: PathLike, passages: Optional[PathLike], judges: Iterable[str], *,
                  judged_file: PathLike = "", citation_pattern: Optional[str] = "",
                  abstention_phrases: Sequence[str] = (), judge_config: Optional[PathLike] = None,
-                 default_citations: bool = True) -> JudgeComparison:
+                 default_citations: bool = True, policy: Optional[PathLike] = "", mask: bool = False,
+                 mask_names: Sequence[str] = ()) -> JudgeComparison:
     """The cases judged by each of ``judges``: from ``judged_file`` (the result ``groundlab run``
     judged once for all its notebooks) when one is given, else judged here.
 
@@ -495,7 +525,10 @@ def judged_cases(cases: PathLike, passages: Optional[PathLike], judges: Iterable
     judged nothing, is named in ``unavailable``. ``judge_config`` gives the signals judge the
     weights of a file ``groundlab calibrate`` wrote (``""``: the shipped ones; ``None``: whatever
     the shared result was judged with); a shared result judged with other weights is refused.
+    ``policy``, ``mask`` and ``mask_names``: the data policy and masking every judge stands behind
+    (:func:`compare_judges`); a shared result judged behind another policy is refused.
     """
+    guarded = {"policy": policy, "mask": mask, "mask_names": mask_names}
     judges = list(dict.fromkeys(judges))
     splitter = claim_splitter(citation_pattern, abstention_phrases, default_citations=default_citations)
     passages = passages or None
@@ -503,19 +536,19 @@ def judged_cases(cases: PathLike, passages: Optional[PathLike], judges: Iterable
         check_judge_config(judge_config, judges)
     if str(judged_file).strip():
         comparison = load_judged(judged_file, judged_inputs(cases, passages, citation_pattern, abstention_phrases,
-                                                            default_citations))
+                                                            default_citations, **guarded))
         if judge_config is not None and "signals" in comparison.evaluations:
             _check_shared_config(judged_file, comparison.evaluations["signals"], judge_config)
         missing = [j for j in judges if j not in comparison.evaluations and j not in comparison.unavailable]
         if missing:
-            extra = compare_judges(load_cases(cases, passages), missing, splitter, judge_config)
+            extra = compare_judges(load_cases(cases, passages), missing, splitter, judge_config, **guarded)
             comparison.evaluations.update(extra.evaluations)
             comparison.unavailable.update(extra.unavailable)
         comparison.evaluations = {j: comparison.evaluations[j] for j in judges if j in comparison.evaluations}
         comparison.unavailable = {j: comparison.unavailable[j] for j in judges if j in comparison.unavailable}
         origin = "Verdicts from the run's shared result, judged once for all its notebooks."
     else:
-        comparison = compare_judges(load_cases(cases, passages), judges, splitter, judge_config)
+        comparison = compare_judges(load_cases(cases, passages), judges, splitter, judge_config, **guarded)
         origin = ""
     comparison.cases_path, comparison.passages_path, comparison.origin = str(cases), str(passages or ""), origin
     return comparison
@@ -908,7 +941,8 @@ def guard_outcome_table(outcomes: pd.DataFrame) -> pd.DataFrame:
 
 
 def guard_examples(cases: Sequence[Case], judge: str = "rules", splitter: Optional[ClaimSplitter] = None,
-                   route_when: Optional[str] = None, every: bool = False) -> pd.DataFrame:
+                   route_when: Optional[str] = None, every: bool = False, *, policy: Optional[PathLike] = None,
+                   mask: bool = False, mask_names: Sequence[str] = ()) -> pd.DataFrame:
     """What a reader would see from each guard mode, one row per answer the guard acts on (``every``:
     per answer with a claim): the answer as given, the claims a person found not supported (where
     labeled), the answer as ``flag`` and ``hide`` show it, which modes send it to a person (``route``
@@ -921,11 +955,16 @@ def guard_examples(cases: Sequence[Case], judge: str = "rules", splitter: Option
     """
     from .guard import guard, judge_object
 
-    judge_used = judge_object(judge)
+    judge_used = guarded_judge(judge_object(judge), policy, mask, mask_names)
+    if policy is not None and str(policy).strip():
+        from .policy import policy_of
+
+        policy_of(judge_used).check_cases(cases)
     rows = []
     for case in cases:
         results = {mode: guard(case.question, case.retrieved, case.answer, judge_used, mode, splitter=splitter,
-                               route_when=route_when) for mode in ("flag", "hide", "route")}
+                               route_when=route_when, classification=case.classification)
+                   for mode in ("flag", "hide", "route")}
         if not results["flag"].claims or not (every or results["route"].route_to_person):
             continue
         routed = [mode for mode, result in results.items() if result.route_to_person]
@@ -1230,7 +1269,9 @@ def compare_files(cases: PathLike, cases_b: PathLike, passages: Optional[PathLik
                   passages_b: Optional[PathLike] = "", pair_by: str = "id", names: Sequence[str] = ("A", "B"),
                   judged_file: PathLike = "", judged_file_b: PathLike = "", citation_pattern: Optional[str] = "",
                   abstention_phrases: Sequence[str] = (),
-                  judge_config: Optional[PathLike] = None, default_citations: bool = True) -> ConfigurationComparison:
+                  judge_config: Optional[PathLike] = None, default_citations: bool = True,
+                  policy: Optional[PathLike] = "", mask: bool = False,
+                  mask_names: Sequence[str] = ()) -> ConfigurationComparison:
     """Compare two configurations' answers to the same questions (:func:`groundlab.compare.compare`),
     both judged by ``judge``: from the run's shared results when ``judged_file`` (A's) and
     ``judged_file_b`` (B's) are given, else judged here. ``passages_b``: B's passages when they are
@@ -1252,7 +1293,8 @@ def compare_files(cases: PathLike, cases_b: PathLike, passages: Optional[PathLik
     b_cases = load_cases(cases_b, passages_b)
     pair_cases(a_cases, b_cases, pair_by, names)
     settings = {"citation_pattern": citation_pattern, "abstention_phrases": abstention_phrases,
-                "judge_config": judge_config, "default_citations": default_citations}
+                "judge_config": judge_config, "default_citations": default_citations, "policy": policy,
+                "mask": mask, "mask_names": mask_names}
     ev_a = judged_cases(cases, passages, [judge], judged_file=judged_file, **settings).get(judge)
     ev_b = judged_cases(cases_b, passages_b, [judge], judged_file=judged_file_b, **settings).get(judge)
     result = compare(a_cases, b_cases, pair_by=pair_by, names=names, evaluations=(ev_a, ev_b),

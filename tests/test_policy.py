@@ -274,3 +274,34 @@ def test_import_reads_a_classification_column_into_the_cases(cli, tmp_path):
     cases = load_cases(out)
     assert [c.classification for c in cases] == ["confidential"] * 3 + ["internal"] * 5
     assert all(not (c.meta or {}).get("sensitivity") for c in cases)
+
+
+def test_groundlab_run_holds_them_back_in_every_notebook(cli, messages_stub, tmp_path):  # noqa: F811
+    """`groundlab run --policy` judges behind the policy once for the notebooks, and notebook 03's
+    guard examples, judged in the kernel, stand behind it too; masking reaches the kernels as well."""
+    import shutil
+
+    from conftest import ROOT
+
+    cases = _cases(tmp_path)
+    policy = _policy(tmp_path, messages_stub.url)
+    folder = tmp_path / "nbs"
+    folder.mkdir()
+    for name in ("01-groundedness.ipynb", "03-risk-report.ipynb"):
+        shutil.copy(ROOT / "notebooks" / name, folder)
+    code, _, err = cli("run", "--judge", "llm", "--cases", cases, "--policy", policy, "--mask-name", "Anna Weber",
+                       "--notebooks", folder, "--out", tmp_path / "out")
+    assert code == 0, err
+    _check_none_sent(messages_stub, cases)
+    assert len(messages_stub.requests) == 7  # the 10 answered cases less the 3 held back, for both notebooks
+    report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "Data policy" in report and "3 cases" in report
+    executed = json.loads((tmp_path / "out" / "03-risk-report.ipynb").read_text(encoding="utf-8"))
+    given = "".join("".join(c["source"]) for c in executed["cells"] if "injected-parameters" in c["metadata"].get("tags", []))
+    assert "policy = " in given and "mask = True" in given and "Anna Weber" in given
+    # A policy given twice, or one that cannot be read, is one sentence before anything runs.
+    code, _, err = cli("run", "--cases", cases, "--policy", policy, "-p", "policy", policy, "--out", tmp_path / "o2")
+    assert code == 2 and "--policy and -p policy both set policy" in err
+    (tmp_path / "bad.toml").write_text("[classes\n", encoding="utf-8")
+    code, _, err = cli("run", "--cases", cases, "--policy", tmp_path / "bad.toml", "--out", tmp_path / "o3")
+    assert code == 2 and "bad.toml" in err and not (tmp_path / "o3").exists()

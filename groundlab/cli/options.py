@@ -50,6 +50,20 @@ def claim_options(group: argparse._ArgumentGroup) -> None:
                             "added to the built-in ones)")
 
 
+def policy_options(parser: argparse.ArgumentParser) -> None:
+    """``--policy``, ``--mask`` and ``--mask-name``: the data policy and masking every judge of a
+    command stands behind (docs/sensitive-logs.md)."""
+    g = parser.add_argument_group("data policy and masking (docs/sensitive-logs.md)")
+    g.add_argument("--policy", metavar="POLICY.toml",
+                   help="which judges, models and endpoints each classification of case may go to; a case it keeps "
+                        "from the judge is judged by the offline judge it allows, or left unjudged, and counted")
+    g.add_argument("--mask", action="store_true",
+                   help="mask e-mail addresses, phone numbers, IBANs, card numbers (and --mask-name names) before "
+                        "anything goes to a model, and restore them in what groundlab writes")
+    g.add_argument("--mask-name", action="append", default=[], metavar="NAME",
+                   help="a name to mask as well (repeatable; implies --mask)")
+
+
 def judge_options(parser: argparse.ArgumentParser, dry_run: bool = True) -> None:
     g = parser.add_argument_group("judge settings (signals, llm, nli, entail)")
     g.add_argument("--judge-config", metavar="JUDGE.json",
@@ -80,15 +94,7 @@ def judge_options(parser: argparse.ArgumentParser, dry_run: bool = True) -> None
     if dry_run:
         g.add_argument("--dry-run", action="store_true",
                        help="llm: print the requests, tokens and price a run would cost, and send nothing")
-    g = parser.add_argument_group("data policy and masking (docs/sensitive-logs.md)")
-    g.add_argument("--policy", metavar="POLICY.toml",
-                   help="which judges, models and endpoints each classification of case may go to; a case it keeps "
-                        "from the judge is judged by the offline judge it allows, or left unjudged, and counted")
-    g.add_argument("--mask", action="store_true",
-                   help="mask e-mail addresses, phone numbers, IBANs, card numbers (and --mask-name names) before "
-                        "anything goes to a model, and restore them in what groundlab writes")
-    g.add_argument("--mask-name", action="append", default=[], metavar="NAME",
-                   help="a name to mask as well (repeatable; implies --mask)")
+    policy_options(parser)
     g = parser.add_argument_group("cascade judge (--judge cascade)")
     g.add_argument("--first", metavar="NAME", help="the judge run on every claim (default rules)")
     g.add_argument("--then", metavar="NAME",

@@ -11,7 +11,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..records import GroundlabError
 from .common import Terminated, emit, input_paths, stop_on_signals
-from .options import claim_options, input_options, number
+from .options import claim_options, input_options, number, policy_options
 
 
 def add_commands(sub) -> None:
@@ -38,6 +38,7 @@ def add_commands(sub) -> None:
     p.add_argument("--targets", metavar="FILE.toml",
                    help="targets per process and kind of claim (docs/severity.md): notebook 03 and the report add "
                         "the pass/fail table and the weighted risk score")
+    policy_options(p)
     p.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                    help="any other notebook parameter (repeatable); VALUE is read as JSON when it can "
                         "be (3, true, [\"lexical\", \"rules\"]), a list may also be written a,b")
@@ -89,7 +90,7 @@ def cmd_init(args: argparse.Namespace) -> int:
 #: ``groundlab run`` options that set a notebook parameter, which ``-p NAME VALUE`` may set instead.
 RUN_OPTIONS = {"cases": "--cases", "passages": "--passages", "judge": "--judge", "penalty": "--penalty",
                "cases_b": "--cases-b", "passages_b": "--passages-b", "judge_config": "--judge-config",
-               "targets": "--targets"}
+               "targets": "--targets", "policy": "--policy"}
 #: The inputs a run reads, by parameter, in the order they are read; one that is standard input or a
 #: pipe is read once and kept in the run folder as ``inputs/<parameter>.jsonl``.
 STREAMED = ("cases", "passages", "cases_b", "passages_b")
@@ -133,7 +134,7 @@ def _run(args: argparse.Namespace) -> int:
         if name in options:
             raise GroundlabError(f"{options[name]} and -p {name} both set {name}; give it once.")
         if name in ("cases", "passages", "judge", "cases_b", "passages_b", "judge_config",
-                    "targets"):  # -p cases X is --cases X
+                    "targets", "policy"):  # -p cases X is --cases X
             setattr(args, name, value)
         else:
             parameters[name] = parse_value(value)
@@ -163,6 +164,15 @@ def _run(args: argparse.Namespace) -> int:
         parameters["penalty"] = args.penalty
     if args.judge_config is not None:
         parameters["judge_config"] = args.judge_config
+    for name, option in (("mask", "--mask"), ("mask_names", "--mask-name")):
+        if name in parameters and (args.mask or args.mask_name):
+            raise GroundlabError(f"{option} and -p {name} both set {name}; give it once.")
+    if args.mask_name:
+        parameters["mask_names"] = list(args.mask_name)
+    if args.mask or args.mask_name:
+        parameters["mask"] = True
+    if args.policy is not None:
+        parameters["policy"] = args.policy
     check_values({k: v for k, v in parameters.items() if k == "judge" or k in options}, options)
     notebooks = find_notebooks(Path(args.notebooks) if args.notebooks else None)
     check_parameter_names(notebooks, [name for name, _ in args.parameter])
@@ -208,7 +218,15 @@ def _run(args: argparse.Namespace) -> int:
     if filled and str(filled).strip() and not Path(str(filled)).is_file():
         raise GroundlabError(f"-p filled_sheet {filled} does not exist; give the labeling sheet as people "
                              "filled it, or leave filled_sheet out.")
-    inputs = ([cases, passages, filled, cases_b, passages_b, targets, parameters.get("judge_config")]
+    policy = parameters.get("policy")
+    if policy is not None and str(policy).strip():
+        from ..policy import load_policy
+
+        option = "--policy" if args.policy is not None else "-p policy"
+        _refuse_stream(option, policy, "the data policy")
+        load_policy(policy)  # a policy that cannot be read is one sentence before anything runs
+    guarded = {"policy": policy, "mask": bool(parameters.get("mask")), "mask_names": _names(parameters)}
+    inputs = ([cases, passages, filled, cases_b, passages_b, targets, parameters.get("judge_config"), policy]
               + [str(nb) for nb in notebooks])
     claim = None
     if args.out:
@@ -255,7 +273,7 @@ def _run(args: argparse.Namespace) -> int:
         which = f" of {_shown(cases_b, kept)}" if label else ""
         print(f"groundlab run: judging {plural(len(these), 'case', 'cases')}{which} with {', '.join(judges)}",
               file=sys.stderr)
-        comparison = compare_judges(these, judges, splitter, judge_config)
+        comparison = compare_judges(these, judges, splitter, judge_config, **guarded)
         if main in comparison.unavailable:  # the judge every notebook reports on judged nothing
             raise GroundlabError(label + comparison.unavailable[main].rstrip(".") + ".")
         judged_here[shared] = comparison
@@ -286,7 +304,7 @@ def _run(args: argparse.Namespace) -> int:
         b_side = shared == "judged_file_b"
         judged = out / (JUDGED_FILE_B if b_side else JUDGED_FILE)
         save_judged(judged, comparison, judged_inputs(cases_b if b_side else cases, passages_b if b_side else passages,
-                                                      *claim_settings))
+                                                      *claim_settings, **guarded))
         parameters[shared] = judged
     if args.slides:
         parameters["slides_dir"] = out / SLIDES_DIR
@@ -334,6 +352,11 @@ def _run(args: argparse.Namespace) -> int:
     emit(f"wrote {shown.rstrip('/')}/: " + ", ".join(parts) + "."
          + "".join(f" {name} was skipped ({why})." for name, why in skipped.items()))
     return 0
+
+
+def _names(parameters: Dict[str, object]) -> List[str]:
+    names = parameters.get("mask_names") or []
+    return [str(n) for n in names] if isinstance(names, list) else [str(names)]
 
 
 def _check_figures_dir(folder: object, force: bool) -> None:
