@@ -32,7 +32,7 @@ def figure_value(x: Optional[float]) -> Optional[float]:
 def rate_figures(rate: Rate, count: str = "count", total: str = "total") -> Dict[str, Any]:
     """A rate's count and total under their own names, then ``rate``, ``low`` and ``high`` (its
     Wilson 95% range); the last three are ``None`` when the rate is over nothing."""
-    low, high = rate.interval if rate.total else (None, None)
+    low, high = rate.interval if rate.defined else (None, None)
     return {count: rate.count, total: rate.total, "rate": figure_value(rate.rate), "low": figure_value(low),
             "high": figure_value(high)}
 
