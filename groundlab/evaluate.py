@@ -28,6 +28,9 @@ from ._gc import paused_gc
 from .claims import ClaimSplitter, Split, positional_aliases, shorten
 from .io import (PathLike, Span, duplicate_id_message, empty_cases_message, is_regular_file, iter_cases,
                  load_cases, passage_table, split_file)
+
+if False:  # pragma: no cover - for type checkers only
+    from .counts import Counts
 from .judges import DEFAULT_JUDGE, Judge, Pair, get_judge
 from .kinds import claim_kinds
 from .parallel import can_fork, in_workers
@@ -369,6 +372,160 @@ def evaluate_file(
         _raise_first_input_error(path, [result for result, _ in done])
         claims, rows = _merge([chunk for _, chunks in done for chunk in chunks])
         return _evaluation(judge, splitter, claims, rows)
+
+
+def streams(judge: Judge) -> bool:
+    """Whether :func:`count_file` can judge chunk by chunk with this judge as it reads: not when
+    a data policy must see every case before anything is sent, nor when the judge sends the whole
+    run as one batch (the llm judge with ``--batch``)."""
+    from .policy import policy_of
+
+    return policy_of(judge) is None and not getattr(judge, "wants_all_pairs", False)
+
+
+def count_file(
+    cases: PathLike,
+    passages: Union[PathLike, Mapping[str, Passage], None] = None,
+    judge: Union[str, Judge] = DEFAULT_JUDGE,
+    *,
+    splitter: Optional[ClaimSplitter] = None,
+    workers: int = 1,
+    progress: Union[bool, Callable[[int], None]] = False,
+    claims_out: Optional[PathLike] = None,
+) -> "Counts":
+    """Read and judge a cases file (``-``: standard input) keeping counts only: the
+    :class:`~groundlab.counts.Counts` of ``evaluate(load_cases(cases, passages), judge)``, with the
+    same figures and the same first error, in memory that does not grow with the file (what stays
+    is 8 bytes a case, each case id's fingerprint, to refuse an id used twice).
+
+    The cases are read and judged chunk by chunk (``CHUNK`` cases); a large regular file with a
+    CPU-bound judge is cut into ``workers`` parts as in :func:`evaluate_file`, each worker sending
+    back its counts. ``claims_out`` (``.csv`` or ``.parquet``): the claim frame is also written
+    there as the run goes (each worker writes its part, appended in file order at the end), put in
+    place only when the run succeeds. A judge that cannot stream (:func:`streams`) is run over the
+    loaded cases, and its frames counted.
+    """
+    from .counts import Counts, case_fingerprint, counts_of
+    from .frames import ClaimsWriter
+    from .identity import judge_identity
+
+    judge = get_judge(judge) if isinstance(judge, str) else judge
+    splitter = splitter or ClaimSplitter()
+    path = Path(cases) if not (isinstance(cases, str) and cases == "-") else cases
+    if not streams(judge):
+        ev = evaluate_file(path, passages, judge, splitter=splitter, workers=workers, progress=progress)
+        if claims_out is not None:
+            writer = ClaimsWriter(claims_out, ev.claims.attrs.get("judge"))
+            try:
+                writer.write({name: ev.claims[name].tolist() for name in CLAIM_COLUMNS})
+                writer.close()
+            except BaseException:
+                writer.discard()
+                raise
+        return counts_of(ev)
+    identity = judge_identity(judge, splitter)
+    table, passages_name = passage_table(passages)
+    parallel = (workers > 1 and getattr(judge, "cpu_bound", False) and can_fork() and is_regular_file(path)
+                and Path(path).stat().st_size >= PARALLEL_MIN_BYTES)
+    bar = _progress(progress, None)
+    writer = ClaimsWriter(claims_out, identity) if claims_out is not None else None
+
+    def work(span: Optional[Span], report) -> dict:
+        counts = Counts(judge.name, identity)
+        part_writer = None
+        if writer is not None:
+            part_writer = ClaimsWriter(writer.path, identity) if span is not None else writer
+        part: dict = {"counts": counts, "writer": part_writer}
+        chunk: List[Case] = []
+
+        def judge_chunk() -> None:
+            if not chunk:
+                return
+            if "label_error" in part:  # nothing more is judged; the ids are still read and counted
+                counts.fingerprints.extend(case_fingerprint(case.id) for case in chunk)
+                counts.add("cases", "", len(chunk))
+                chunk.clear()
+                return
+            claims, rows = _empty_columns()
+            try:
+                _judge_chunk(judge, list(zip(chunk, split_cases(chunk, splitter))), claims, rows)
+            except InputError as error:
+                part["label_error"] = str(error)
+                judge_chunk()
+                return
+            counts.add_columns(claims, rows)
+            if part_writer is not None:
+                part_writer.write(claims)
+            report(len(chunk))
+            chunk.clear()
+
+        try:
+            for _, case in iter_cases(path, table, passages_name, span, check_ids=False):
+                chunk.append(case)
+                if len(chunk) == CHUNK:
+                    judge_chunk()
+            judge_chunk()
+        except InputError as error:
+            part["load_error"] = (getattr(error, "line", 0), str(error))
+        finally:
+            if part_writer is not None and span is not None:
+                part_writer.finish()
+        return part
+
+    try:
+        with paused_gc():
+            if parallel:
+                results = [result for result, _ in in_workers(split_file(path, workers), work, bar)]
+            else:
+                results = [work(None, lambda n: bar(n))]
+            bar(None)
+            counts = Counts(judge.name, identity)
+            counts.shards = 0
+            for result in results:
+                counts.merge(result["counts"])
+            counts.shards = 1
+            # The error reading the whole file first would have stopped at: the earliest line of a
+            # bad line or a repeated id, then the first case whose labels do not fit its claims.
+            errors = [r["load_error"] for r in results if "load_error" in r]
+            repeated = _repeated_id(path, counts)
+            if repeated is not None:
+                errors.append(repeated)
+            if errors:
+                raise InputError(min(errors)[1])
+            if not counts.count("cases"):
+                raise InputError(empty_cases_message(path))
+            label_errors = [r["label_error"] for r in results if "label_error" in r]
+            if label_errors:
+                raise InputError(label_errors[0])
+            if writer is not None:
+                for result in results:
+                    if result["writer"] is not writer:
+                        writer.append_file(result["writer"])
+        if writer is not None:
+            writer.close()
+    except BaseException:
+        if writer is not None:
+            writer.discard()
+        raise
+    return counts
+
+
+def _repeated_id(path, counts) -> Optional[Tuple[int, str]]:
+    """``(line, sentence)`` for the first case whose id an earlier case used, found by the ids'
+    fingerprints; ``None`` when every id is used once."""
+    if not counts.repeated_ids():
+        return None
+    import numpy as np
+
+    from .counts import case_fingerprint
+    from .io import display_name, find_repeated_id
+
+    values = np.sort(np.frombuffer(counts.fingerprints, dtype=np.uint64))
+    twice = set(values[1:][values[1:] == values[:-1]].tolist())
+    if is_regular_file(path):
+        return find_repeated_id(path, twice, case_fingerprint)
+    return (0, f"{display_name(path)}: {len(twice)} case id{'s are' if len(twice) != 1 else ' is'} used by more than "
+               "one case; give each case its own id ('groundlab check' on the saved file names the lines).")
 
 
 def _raise_first_input_error(path: Path, parts: Sequence[dict]) -> None:
