@@ -405,7 +405,7 @@ def count_file(
     place only when the run succeeds. A judge that cannot stream (:func:`streams`) is run over the
     loaded cases, and its frames counted.
     """
-    from .counts import Counts, case_fingerprint, counts_of
+    from .counts import counts_of
     from .frames import ClaimsWriter
     from .identity import judge_identity
 
@@ -429,84 +429,103 @@ def count_file(
                 and Path(path).stat().st_size >= PARALLEL_MIN_BYTES)
     bar = _progress(progress, None)
     writer = ClaimsWriter(claims_out, identity) if claims_out is not None else None
-
-    def work(span: Optional[Span], report) -> dict:
-        counts = Counts(judge.name, identity)
-        part_writer = None
-        if writer is not None:
-            part_writer = ClaimsWriter(writer.path, identity) if span is not None else writer
-        part: dict = {"counts": counts, "writer": part_writer}
-        chunk: List[Case] = []
-
-        def judge_chunk() -> None:
-            if not chunk:
-                return
-            if "label_error" in part:  # nothing more is judged; the ids are still read and counted
-                counts.fingerprints.extend(case_fingerprint(case.id) for case in chunk)
-                counts.add("cases", "", len(chunk))
-                chunk.clear()
-                return
-            claims, rows = _empty_columns()
-            try:
-                _judge_chunk(judge, list(zip(chunk, split_cases(chunk, splitter))), claims, rows)
-            except InputError as error:
-                part["label_error"] = str(error)
-                judge_chunk()
-                return
-            counts.add_columns(claims, rows)
-            if part_writer is not None:
-                part_writer.write(claims)
-            report(len(chunk))
-            chunk.clear()
-
-        try:
-            for _, case in iter_cases(path, table, passages_name, span, check_ids=False):
-                chunk.append(case)
-                if len(chunk) == CHUNK:
-                    judge_chunk()
-            judge_chunk()
-        except InputError as error:
-            part["load_error"] = (getattr(error, "line", 0), str(error))
-        finally:
-            if part_writer is not None and span is not None:
-                part_writer.finish()
-        return part
-
     try:
         with paused_gc():
             if parallel:
+                def work(span: Span, report) -> dict:
+                    part_writer = ClaimsWriter(writer.path, identity) if writer is not None else None
+                    return count_part(path, table, passages_name, span, judge, splitter, part_writer, report)
+
                 results = [result for result, _ in in_workers(split_file(path, workers), work, bar)]
             else:
-                results = [work(None, lambda n: bar(n))]
+                results = [count_part(path, table, passages_name, None, judge, splitter, writer, bar)]
             bar(None)
-            counts = Counts(judge.name, identity)
-            counts.shards = 0
-            for result in results:
-                counts.merge(result["counts"])
-            counts.shards = 1
-            # The error reading the whole file first would have stopped at: the earliest line of a
-            # bad line or a repeated id, then the first case whose labels do not fit its claims.
-            errors = [r["load_error"] for r in results if "load_error" in r]
-            repeated = _repeated_id(path, counts)
-            if repeated is not None:
-                errors.append(repeated)
-            if errors:
-                raise InputError(min(errors)[1])
-            if not counts.count("cases"):
-                raise InputError(empty_cases_message(path))
-            label_errors = [r["label_error"] for r in results if "label_error" in r]
-            if label_errors:
-                raise InputError(label_errors[0])
-            if writer is not None:
-                for result in results:
-                    if result["writer"] is not writer:
-                        writer.append_file(result["writer"])
+            counts = merge_parts(path, results, judge.name, identity, writer)
         if writer is not None:
             writer.close()
     except BaseException:
         if writer is not None:
             writer.discard()
         raise
+    return counts
+
+
+def count_part(path, table, passages_name: str, span: Optional[Span], judge: Judge, splitter: ClaimSplitter,
+               writer=None, report: Optional[Callable[[int], None]] = None) -> dict:
+    """Read and judge the cases of ``path`` (or of a ``span`` of it) chunk by chunk into counts:
+    ``{"counts", "writer"}``, with ``load_error`` (``(line, sentence)``) when a line cannot be read
+    and ``label_error`` when a case's labels do not fit its claims (the rest is still read, so
+    that a bad line later on is the error reported, as when the whole file is read first).
+    ``writer`` (a :class:`~groundlab.frames.ClaimsWriter`) gets each chunk's claims."""
+    from .counts import Counts, case_fingerprint
+    from .identity import judge_identity
+
+    counts = Counts(judge.name, judge_identity(judge, splitter))
+    part: dict = {"counts": counts, "writer": writer}
+    chunk: List[Case] = []
+
+    def judge_chunk() -> None:
+        if not chunk:
+            return
+        if "label_error" in part:  # nothing more is judged; the ids are still read and counted
+            counts.fingerprints.extend(case_fingerprint(case.id) for case in chunk)
+            counts.add("cases", "", len(chunk))
+            chunk.clear()
+            return
+        claims, rows = _empty_columns()
+        try:
+            _judge_chunk(judge, list(zip(chunk, split_cases(chunk, splitter))), claims, rows)
+        except InputError as error:
+            part["label_error"] = str(error)
+            judge_chunk()
+            return
+        counts.add_columns(claims, rows)
+        if writer is not None:
+            writer.write(claims)
+        if report is not None:
+            report(len(chunk))
+        chunk.clear()
+
+    try:
+        for _, case in iter_cases(path, table, passages_name, span, check_ids=False):
+            chunk.append(case)
+            if len(chunk) == CHUNK:
+                judge_chunk()
+        judge_chunk()
+    except InputError as error:
+        part["load_error"] = (getattr(error, "line", 0), str(error))
+    finally:
+        if writer is not None and span is not None:
+            writer.finish()
+    return part
+
+
+def merge_parts(path, results: Sequence[dict], judge_name: str, identity, writer=None) -> "Counts":
+    """The counts of the parts of a file (:func:`count_part`, in file order), or the error reading
+    the whole file first would have stopped at: the earliest bad line or repeated id, else the
+    first case whose labels do not fit its claims. ``writer`` gets the parts' claims appended."""
+    from .counts import Counts
+
+    counts = Counts(judge_name, identity)
+    counts.shards = 0
+    for result in results:
+        counts.merge(result["counts"])
+    counts.shards = 1
+    errors = [r["load_error"] for r in results if "load_error" in r]
+    repeated = _repeated_id(path, counts)
+    if repeated is not None:
+        errors.append(repeated)
+    if errors:
+        raise InputError(min(errors)[1])
+    if not counts.count("cases"):
+        raise InputError(empty_cases_message(path))
+    label_errors = [r["label_error"] for r in results if "label_error" in r]
+    if label_errors:
+        raise InputError(label_errors[0])
+    if writer is not None:
+        for result in results:
+            if result["writer"] is not None and result["writer"] is not writer:
+                writer.append_file(result["writer"])
     return counts
 
 

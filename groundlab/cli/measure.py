@@ -212,6 +212,11 @@ def cmd_score(args: argparse.Namespace) -> int:
             raise GroundlabError(f"{args.counts_out} is named for two outputs; give --counts-out its own file.")
     if args.scheduler and args.engine != "dask":
         raise GroundlabError("--scheduler names a Dask cluster, which only --engine dask uses; add --engine dask.")
+    if args.engine == "dask":
+        from ..engines import ONE_MACHINE
+
+        if args.judge in ONE_MACHINE:
+            raise GroundlabError(f"--judge {args.judge} cannot run on a cluster: {ONE_MACHINE[args.judge]}.")
     judge = make_judge(args)
     if _counts_only(args, targets, judge):
         return _score_counts(args, judge, penalty, conditions, frames, inputs)
