@@ -53,9 +53,12 @@ def test_the_import_examples_print_what_they_show_when_run_in_order(cli, tmp_pat
     """docs/import.md's examples, run one after the other in one folder as a reader would."""
     doc = (ROOT / "docs" / "import.md").read_text(encoding="utf-8")
     examples = re.findall(r"```\n\$ (groundlab import .*?)\n(.*?)\n```", doc, re.S)
-    assert len(examples) == 2
+    assert len(examples) == 3
+    import shutil
+
     for name in ("evalds_ids.jsonl", "edge_none_response.jsonl"):
         (tmp_path / name).write_bytes((ROOT / "tests" / "data" / "exports" / "ragas" / name).read_bytes())
+    shutil.copytree(ROOT / "tests" / "data" / "exports" / "sap" / "raw_v1", tmp_path / "raw_v1")
     monkeypatch.chdir(tmp_path)
     for command, shown in examples:
         code, out, err = cli(*command.split()[1:])
