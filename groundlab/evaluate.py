@@ -19,17 +19,16 @@ import math
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._gc import paused_gc
 from .claims import ClaimSplitter, Split, positional_aliases, shorten
 from .io import (PathLike, Span, duplicate_id_message, empty_cases_message, is_regular_file, iter_cases,
                  load_cases, passage_table, split_file)
 
-if False:  # pragma: no cover - for type checkers only
+if TYPE_CHECKING:  # pragma: no cover - numpy and pandas are imported where frames are built
+    import pandas as pd
+
     from .counts import Counts
 from .judges import DEFAULT_JUDGE, Judge, Pair, get_judge
 from .kinds import claim_kinds
@@ -150,7 +149,7 @@ def evaluate(
     >>> ev.claims.verdict.value_counts().to_dict()
     {'supported': 13, 'unsupported': 4, 'contradicted': 3}
     """
-    if isinstance(cases, pd.DataFrame) or (len(cases) and not isinstance(cases[0], Case)):
+    if hasattr(cases, "columns") or (len(cases) and not isinstance(cases[0], Case)):
         cases = load_cases(cases)
     judge = get_judge(judge) if isinstance(judge, str) else judge
     from .policy import policy_of
@@ -208,8 +207,11 @@ EXTRA_COLUMNS = ("classification", "origin", "held_back")
 META_DEPTH = 3
 
 
-def _frame(columns: Columns, types: Dict[str, object]) -> pd.DataFrame:
+def _frame(columns: Columns, types: Dict[str, object]) -> "pd.DataFrame":
     """A DataFrame from lists, typed up front: pandas then has nothing left to infer."""
+    import numpy as np
+    import pandas as pd
+
     data = {}
     for name, kind in types.items():
         values = columns[name]
@@ -226,8 +228,11 @@ def _frame(columns: Columns, types: Dict[str, object]) -> pd.DataFrame:
     return pd.DataFrame(data, copy=False)
 
 
-def _case_frame(rows: Columns) -> pd.DataFrame:
+def _case_frame(rows: Columns) -> "pd.DataFrame":
     """The case frame, with a ``meta.<field>`` column for each field of the cases' ``meta``."""
+    import numpy as np
+    import pandas as pd
+
     frame = _frame(rows, CASE_COLUMNS)
     extra = rows.get(_EXTRA) or []
     for k, name in enumerate(EXTRA_COLUMNS):

@@ -42,7 +42,7 @@ def input_paths(args: argparse.Namespace, quiet: bool = False):
 
 
 def splitter_from(args: argparse.Namespace):
-    from ..workbook import claim_splitter
+    from ..claims import claim_splitter
 
     return claim_splitter(args.citation_pattern, args.abstention_phrase,
                           names=("--citation-pattern", "--abstention-phrase"),

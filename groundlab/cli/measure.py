@@ -175,17 +175,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_score(args: argparse.Namespace) -> int:
     from ..io import plural
-    from ..metrics import citations_undecided, penalty_for_confidence
-    from ..report import check_report_target, steering_report, write_report
-    from ..summary import rates, score_summary
 
-    if args.confidence_target is not None:
-        penalty = penalty_for_confidence(args.confidence_target)
-    else:
-        penalty = 1.0 if args.penalty is None else args.penalty
-        if penalty < 0 or math.isnan(penalty) or math.isinf(penalty):
-            raise GroundlabError(f"--penalty must be 0 or more, not {args.penalty:g}; a wrong answer costs "
-                                 "that many correct ones (3 matches a 75% confidence target).")
+    penalty = _penalty(args)
     from ..gate import check_names, failing
     from ..summary import SCORE_FIGURES
 
@@ -196,6 +187,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     inputs = tuple(input_paths(args, quiet=True)) + tuple(
         getattr(args, name, None) for name in ("targets", "judge_config", "price_table", "model_table"))
     if args.report:
+        from ..report import check_report_target
+
         check_report_target(Path(args.report), args.force, inputs=inputs)
     frames = _frame_outputs(args, inputs)
     targets = None
@@ -223,6 +216,10 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.engine == "dask":
         raise GroundlabError("--engine dask keeps counts only, so it does not write --report or --cases-out, nor "
                              "check --targets or run the cascade judge; drop those, or run without --engine dask.")
+    from ..metrics import citations_undecided
+    from ..report import steering_report, write_report
+    from ..summary import rates, score_summary
+
     source, ev = evaluate_inputs(args, judge=judge)
     if args.counts_out:
         from ..counts import counts_of, write_counts
@@ -275,9 +272,10 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def _penalty(args: argparse.Namespace) -> float:
-    from ..metrics import penalty_for_confidence
-
+    """The penalty --penalty or --confidence-target sets (default 1)."""
     if args.confidence_target is not None:
+        from ..metrics import penalty_for_confidence
+
         return penalty_for_confidence(args.confidence_target)
     penalty = 1.0 if args.penalty is None else args.penalty
     if penalty < 0 or math.isnan(penalty) or math.isinf(penalty):
@@ -361,7 +359,6 @@ def print_counts(counts, source: str, penalty: float, conditions, as_json: bool,
     the ``--fail-if`` conditions came out; the exit status."""
     from ..gate import failing
     from ..io import plural
-    from ..report import apart_lines
 
     positional = counts.count("cites_by_position")
     if positional:
@@ -385,6 +382,9 @@ def print_counts(counts, source: str, penalty: float, conditions, as_json: bool,
         emit(json.dumps(dict(summary, **{k: severity[k] for k in keys if severity[k] is not None})))
     else:
         errors = "".join(f"\n  {case_id} claim {number}: {error}" for case_id, number, error in counts.errors)
+        apart_lines = lambda summary, markdown: []  # noqa: E731 - nothing counted apart
+        if "held_back" in summary or "incidents" in summary:
+            from ..report import apart_lines
         text = (_score_text(summary, counts.rates(), source, counts.count("citations_undecided"),
                             answerable_unknown=bool(counts.count("cases")) and not counts.count("answerable_known"))
                 + errors + "".join("\n" + line for line in apart_lines(summary, markdown=False))
