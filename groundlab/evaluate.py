@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import sys
+from array import array
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -439,9 +440,13 @@ def count_file(
             if parallel:
                 def work(span: Span, report) -> dict:
                     part_writer = ClaimsWriter(writer.path, identity) if writer is not None else None
-                    return count_part(path, table, passages_name, span, judge, splitter, part_writer, report)
+                    return count_part(path, table, passages_name, span, judge, splitter, part_writer, report,
+                                      send_ids=True)
 
-                results = [result for result, _ in in_workers(split_file(path, workers), work, bar)]
+                ids = array("Q")
+                results = [result for result, _ in in_workers(split_file(path, workers), work, bar,
+                                                              on_part=lambda k, part: ids.frombytes(part))]
+                results[0]["counts"].fingerprints = ids  # every part's, sent chunk by chunk; their order is of no use
             else:
                 results = [count_part(path, table, passages_name, None, judge, splitter, writer, bar)]
             bar(None)
@@ -456,12 +461,14 @@ def count_file(
 
 
 def count_part(path, table, passages_name: str, span: Optional[Span], judge: Judge, splitter: ClaimSplitter,
-               writer=None, report: Optional[Callable[[int], None]] = None) -> dict:
+               writer=None, report: Optional[Callable[..., None]] = None, send_ids: bool = False) -> dict:
     """Read and judge the cases of ``path`` (or of a ``span`` of it) chunk by chunk into counts:
     ``{"counts", "writer"}``, with ``load_error`` (``(line, sentence)``) when a line cannot be read
     and ``label_error`` when a case's labels do not fit its claims (the rest is still read, so
     that a bad line later on is the error reported, as when the whole file is read first).
-    ``writer`` (a :class:`~groundlab.frames.ClaimsWriter`) gets each chunk's claims."""
+    ``writer`` (a :class:`~groundlab.frames.ClaimsWriter`) gets each chunk's claims; ``report(n)``
+    each chunk's number of cases, with (``send_ids``) the bytes of its case ids' fingerprints,
+    which this part then does not keep (a worker sends them as it goes, holding none)."""
     from .counts import Counts, case_fingerprint
     from .identity import judge_identity
 
@@ -475,7 +482,7 @@ def count_part(path, table, passages_name: str, span: Optional[Span], judge: Jud
         if "label_error" in part:  # nothing more is judged; the ids are still read and counted
             counts.fingerprints.extend(case_fingerprint(case.id) for case in chunk)
             counts.add("cases", "", len(chunk))
-            chunk.clear()
+            done(len(chunk))
             return
         claims, rows = _empty_columns()
         try:
@@ -487,8 +494,14 @@ def count_part(path, table, passages_name: str, span: Optional[Span], judge: Jud
         counts.add_columns(claims, rows)
         if writer is not None:
             writer.write(claims)
-        if report is not None:
-            report(len(chunk))
+        done(len(chunk))
+
+    def done(n: int) -> None:
+        if send_ids:
+            report(n, counts.fingerprints.tobytes())
+            del counts.fingerprints[:]
+        elif report is not None:
+            report(n)
         chunk.clear()
 
     try:
@@ -509,13 +522,10 @@ def merge_parts(path, results: Sequence[dict], judge_name: str, identity, writer
     """The counts of the parts of a file (:func:`count_part`, in file order), or the error reading
     the whole file first would have stopped at: the earliest bad line or repeated id, else the
     first case whose labels do not fit its claims. ``writer`` gets the parts' claims appended."""
-    from .counts import Counts
-
-    counts = Counts(judge_name, identity)
-    counts.shards = 0
-    for result in results:
+    counts = results[0]["counts"]  # added to where it is: its fingerprints may be every part's
+    for result in results[1:]:
         counts.merge(result["counts"])
-    counts.shards = 1
+    counts.judge, counts.identity, counts.shards = judge_name, identity, 1
     errors = [r["load_error"] for r in results if "load_error" in r]
     repeated = _repeated_id(path, counts)
     if repeated is not None:
@@ -537,15 +547,12 @@ def merge_parts(path, results: Sequence[dict], judge_name: str, identity, writer
 def _repeated_id(path, counts) -> Optional[Tuple[int, str]]:
     """``(line, sentence)`` for the first case whose id an earlier case used, found by the ids'
     fingerprints; ``None`` when every id is used once."""
-    if not counts.repeated_ids():
+    count, twice = counts.repeated()
+    if not count:
         return None
-    import numpy as np
-
     from .counts import case_fingerprint
     from .io import display_name, find_repeated_id
 
-    values = np.sort(np.frombuffer(counts.fingerprints, dtype=np.uint64))
-    twice = set(values[1:][values[1:] == values[:-1]].tolist())
     if is_regular_file(path):
         return find_repeated_id(path, twice, case_fingerprint)
     return (0, f"{display_name(path)}: {len(twice)} case id{'s are' if len(twice) != 1 else ' is'} used by more than "
