@@ -219,3 +219,17 @@ def test_merge_gives_the_figures_of_one_run_and_refuses_what_does_not_add_up(cli
     assert code == 2 and "cannot be added up" in err and "--counts-out" in err and err.count("\n") == 1
     code, _, err = cli("merge", parts[0], "--out", parts[0], "--force")
     assert code == 2 and "is also the input" in err
+
+
+def test_the_table_of_score_is_the_same_either_way(cli, tmp_path, monkeypatch):
+    import groundlab.judges
+
+    monkeypatch.setitem(groundlab.judges._REGISTRY, "flaky", (__name__, "Flaky", "a judge for these tests"))
+    path = _rich_cases(tmp_path, 300)
+    for judge in ("signals", "flaky"):
+        code, counted, _ = cli("score", "--judge", judge, "--cases", path, "--passages", NOTES)
+        assert code == 0 and "hallucination rate" in counted
+        code, framed, _ = cli("score", "--judge", judge, "--cases", path, "--passages", NOTES, "--cases-out",
+                              tmp_path / f"{judge}.csv")
+        assert code == 0 and framed == counted
+    assert "the endpoint timed out" in counted and "From incidents:" in counted
