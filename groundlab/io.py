@@ -902,4 +902,13 @@ def _parquet_table(frame: "pd.DataFrame", path: Path):
                               for v in values], type=pa.string())
         arrays.append(array)
         names.append(str(name))
-    return pa.Table.from_arrays(arrays, names=names)
+    table = pa.Table.from_arrays(arrays, names=names)
+    from .frames import JUDGE_KEY, claim_schema
+
+    declared = claim_schema()
+    if table.schema.names == declared.names:  # the claim frame: its declared types, whatever it holds
+        table = table.cast(declared)
+    identity = frame.attrs.get("judge")
+    if identity:  # which judge gave the verdicts stays with them
+        table = table.replace_schema_metadata({JUDGE_KEY: json.dumps(identity, sort_keys=True, default=str)})
+    return table

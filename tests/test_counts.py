@@ -233,3 +233,18 @@ def test_the_table_of_score_is_the_same_either_way(cli, tmp_path, monkeypatch):
                               tmp_path / f"{judge}.csv")
         assert code == 0 and framed == counted
     assert "the endpoint timed out" in counted and "From incidents:" in counted
+
+
+def test_a_claims_parquet_has_the_declared_schema_and_the_judge_either_way(cli, tmp_path):
+    import pyarrow.parquet as pq
+
+    from groundlab.frames import claim_schema, judge_of_schema
+
+    streamed, framed = tmp_path / "streamed.parquet", tmp_path / "framed.parquet"
+    cli("score", "--cases", CASES, "--passages", NOTES, "--claims-out", streamed)
+    cli("score", "--cases", CASES, "--passages", NOTES, "--claims-out", framed, "--cases-out", tmp_path / "c.csv")
+    a, b = pq.read_table(streamed), pq.read_table(framed)
+    assert a.schema.equals(claim_schema(), check_metadata=False) and b.schema.equals(a.schema, check_metadata=False)
+    assert str(b.schema.field("error").type) == "string"  # no claim failed: still a string column
+    assert judge_of_schema(a.schema) == judge_of_schema(b.schema) and judge_of_schema(a.schema)["name"] == "signals"
+    assert a.equals(b)
