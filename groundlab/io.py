@@ -258,7 +258,11 @@ def split_file(path: PathLike, parts: int) -> List[Span]:
             if stop > start:
                 fh.seek(start)
                 spans.append((start, stop, line))
-                line += fh.read(stop - start).count(b"\n")
+                left = stop - start
+                while left:  # counted a megabyte at a time: a part of a large file is never read whole
+                    block = fh.read(min(left, 1 << 20))
+                    line += block.count(b"\n")
+                    left -= len(block)
                 start = stop
     return spans
 
