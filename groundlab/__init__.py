@@ -6,32 +6,43 @@
 '6/10 = 60%'
 """
 
-from .claims import ClaimSplitter, DEFAULT_ABSTENTION_PHRASES, DEFAULT_CITATION_PATTERN
-from .evaluate import Evaluation, evaluate, split_cases
-from .io import load_cases, load_passages, sample_path
-from .guard import GuardResult, guard, guard_outcomes
-from .judges import DEFAULT_JUDGE, get_judge, judge_names
-from .metrics import (
-    Agreement,
-    abstention_rate,
-    accuracy_score,
-    agreement,
-    citation_precision,
-    citation_problems,
-    citation_recall,
-    citations_undecided,
-    cohens_kappa,
-    disagreements,
-    faithfulness,
-    false_abstention_rate,
-    hallucination_rate,
-    outcomes,
-    penalty_for_confidence,
-    risk_weighted_score,
-    verdict_counts,
-)
-from .records import VERDICTS, Case, Claim, Evidence, GroundlabError, InputError, Passage, Verdict
-from .stats import Rate, answers_needed, interval_half_width, wilson_interval
+#: Where each public name lives: modules are imported when a name is first used, so that a command
+#: that needs few of them (score keeping counts) starts without loading pandas and the rest.
+_NAMES = {
+    "Agreement": "metrics", "Case": "records", "Claim": "records", "ClaimSplitter": "claims",
+    "DEFAULT_ABSTENTION_PHRASES": "claims", "DEFAULT_CITATION_PATTERN": "claims", "DEFAULT_JUDGE": "judges",
+    "Evidence": "records", "GroundlabError": "records", 
+    "InputError": "records", "Passage": "records", "Rate": "stats", "VERDICTS": "records", "Verdict": "records",
+    "abstention_rate": "metrics", "accuracy_score": "metrics", "agreement": "metrics", "answers_needed": "stats",
+    "citation_precision": "metrics", "citation_problems": "metrics", "citation_recall": "metrics",
+    "citations_undecided": "metrics", "cohens_kappa": "metrics", "disagreements": "metrics",
+    "faithfulness": "metrics", "false_abstention_rate": "metrics", "get_judge": "judges",
+    "hallucination_rate": "metrics", "interval_half_width": "stats",
+    "judge_names": "judges", "load_cases": "io", "load_passages": "io", "outcomes": "metrics",
+    "penalty_for_confidence": "metrics", "risk_weighted_score": "metrics", "sample_path": "io",
+    "verdict_counts": "metrics", "wilson_interval": "stats",
+}
+
+
+def __getattr__(name: str):
+    module = _NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'groundlab' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_NAMES))
+
+
+# Named like the module that holds them: imported at once, so the name is the function, not the module.
+from .evaluate import Evaluation, evaluate, split_cases  # noqa: E402
+from .guard import GuardResult, guard, guard_outcomes  # noqa: E402
+
 
 __version__ = "0.1.0"
 

@@ -751,3 +751,32 @@ def _alternation(phrases: Sequence[str]) -> Optional[Pattern[str]]:
     if not phrases:
         return None
     return re.compile("|".join(f"(?:{p})" for p in phrases), re.IGNORECASE)
+
+
+def claim_splitter(citation_pattern: Optional[str] = "", abstention_phrases: Sequence[str] = (),
+                   names: Sequence[str] = ("citation_pattern", "abstention_phrases"),
+                   default_citations: bool = True) -> ClaimSplitter:
+    """How answers are split into claims: ``citation_pattern``, a citation style of one's own read
+    beside the built-in ones ("" for the built-in ones alone: ``[D07]``, ``[^1]``, ``【1】``,
+    ``(Source: KB-3)``, ``(see KB-5)``; ``default_citations=False`` reads it alone), and abstention
+    wordings added to the built-in ones. A pattern that is not a regular expression is refused in
+    one sentence naming it as ``names`` say (the parameter, or the option)."""
+    if isinstance(abstention_phrases, str):
+        abstention_phrases = [abstention_phrases] if abstention_phrases else []
+    for name, patterns in zip(names, ([citation_pattern or ""], list(abstention_phrases))):
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise GroundlabError(f"{name} {pattern!r} is not a valid regular expression ({exc}); "
+                                     "fix it and run again.") from None
+    if not default_citations and not citation_pattern:
+        raise GroundlabError("the built-in citation styles are left out (--no-default-citations, or "
+                             "default_citations False) but no citation pattern of your own is given; give one with "
+                             f"{names[0]}, or keep the built-in ones.")
+    try:
+        return ClaimSplitter(citation_pattern=citation_pattern or None,
+                             abstention_phrases=DEFAULT_ABSTENTION_PHRASES + tuple(abstention_phrases),
+                             default_citations=bool(default_citations))
+    except ValueError as exc:
+        raise GroundlabError(f"{exc}.") from None

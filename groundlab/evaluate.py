@@ -17,17 +17,20 @@ from __future__ import annotations
 
 import math
 import sys
+from array import array
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._gc import paused_gc
 from .claims import ClaimSplitter, Split, positional_aliases, shorten
 from .io import (PathLike, Span, duplicate_id_message, empty_cases_message, is_regular_file, iter_cases,
                  load_cases, passage_table, split_file)
+
+if TYPE_CHECKING:  # pragma: no cover - numpy and pandas are imported where frames are built
+    import pandas as pd
+
+    from .counts import Counts
 from .judges import DEFAULT_JUDGE, Judge, Pair, get_judge
 from .kinds import claim_kinds
 from .parallel import can_fork, in_workers
@@ -150,7 +153,7 @@ def evaluate(
     >>> ev.claims.verdict.value_counts().to_dict()
     {'supported': 13, 'unsupported': 4, 'contradicted': 3}
     """
-    if isinstance(cases, pd.DataFrame) or (len(cases) and not isinstance(cases[0], Case)):
+    if hasattr(cases, "columns") or (len(cases) and not isinstance(cases[0], Case)):
         cases = load_cases(cases)
     judge = get_judge(judge) if isinstance(judge, str) else judge
     from .policy import policy_of
@@ -208,8 +211,11 @@ EXTRA_COLUMNS = ("classification", "origin", "held_back")
 META_DEPTH = 3
 
 
-def _frame(columns: Columns, types: Dict[str, object]) -> pd.DataFrame:
+def _frame(columns: Columns, types: Dict[str, object]) -> "pd.DataFrame":
     """A DataFrame from lists, typed up front: pandas then has nothing left to infer."""
+    import numpy as np
+    import pandas as pd
+
     data = {}
     for name, kind in types.items():
         values = columns[name]
@@ -226,8 +232,11 @@ def _frame(columns: Columns, types: Dict[str, object]) -> pd.DataFrame:
     return pd.DataFrame(data, copy=False)
 
 
-def _case_frame(rows: Columns) -> pd.DataFrame:
+def _case_frame(rows: Columns) -> "pd.DataFrame":
     """The case frame, with a ``meta.<field>`` column for each field of the cases' ``meta``."""
+    import numpy as np
+    import pandas as pd
+
     frame = _frame(rows, CASE_COLUMNS)
     extra = rows.get(_EXTRA) or []
     for k, name in enumerate(EXTRA_COLUMNS):
@@ -372,6 +381,185 @@ def evaluate_file(
         _raise_first_input_error(path, [result for result, _ in done])
         claims, rows = _merge([chunk for _, chunks in done for chunk in chunks])
         return _evaluation(judge, splitter, claims, rows)
+
+
+def streams(judge: Judge) -> bool:
+    """Whether :func:`count_file` can judge chunk by chunk with this judge as it reads: not when
+    a data policy must see every case before anything is sent, nor when the judge sends the whole
+    run as one batch (the llm judge with ``--batch``)."""
+    from .policy import policy_of
+
+    return policy_of(judge) is None and not getattr(judge, "wants_all_pairs", False)
+
+
+def count_file(
+    cases: PathLike,
+    passages: Union[PathLike, Mapping[str, Passage], None] = None,
+    judge: Union[str, Judge] = DEFAULT_JUDGE,
+    *,
+    splitter: Optional[ClaimSplitter] = None,
+    workers: int = 1,
+    progress: Union[bool, Callable[[int], None]] = False,
+    claims_out: Optional[PathLike] = None,
+) -> "Counts":
+    """Read and judge a cases file (``-``: standard input) keeping counts only: the
+    :class:`~groundlab.counts.Counts` of ``evaluate(load_cases(cases, passages), judge)``, with the
+    same figures and the same first error, in memory that does not grow with the file (what stays
+    is 8 bytes a case, each case id's fingerprint, to refuse an id used twice).
+
+    The cases are read and judged chunk by chunk (``CHUNK`` cases); a large regular file with a
+    CPU-bound judge is cut into ``workers`` parts as in :func:`evaluate_file`, each worker sending
+    back its counts. ``claims_out`` (``.csv`` or ``.parquet``): the claim frame is also written
+    there as the run goes (each worker writes its part, appended in file order at the end), put in
+    place only when the run succeeds. A judge that cannot stream (:func:`streams`) is run over the
+    loaded cases, and its frames counted.
+    """
+    from .counts import counts_of
+    from .frames import ClaimsWriter
+    from .identity import judge_identity
+
+    judge = get_judge(judge) if isinstance(judge, str) else judge
+    splitter = splitter or ClaimSplitter()
+    path = Path(cases) if not (isinstance(cases, str) and cases == "-") else cases
+    if not streams(judge):
+        ev = evaluate_file(path, passages, judge, splitter=splitter, workers=workers, progress=progress)
+        if claims_out is not None:
+            writer = ClaimsWriter(claims_out, ev.claims.attrs.get("judge"))
+            try:
+                writer.write({name: ev.claims[name].tolist() for name in CLAIM_COLUMNS})
+                writer.close()
+            except BaseException:
+                writer.discard()
+                raise
+        return counts_of(ev)
+    identity = judge_identity(judge, splitter)
+    table, passages_name = passage_table(passages)
+    parallel = (workers > 1 and getattr(judge, "cpu_bound", False) and can_fork() and is_regular_file(path)
+                and Path(path).stat().st_size >= PARALLEL_MIN_BYTES)
+    bar = _progress(progress, None)
+    writer = ClaimsWriter(claims_out, identity) if claims_out is not None else None
+    try:
+        with paused_gc():
+            if parallel:
+                def work(span: Span, report) -> dict:
+                    part_writer = ClaimsWriter(writer.path, identity) if writer is not None else None
+                    return count_part(path, table, passages_name, span, judge, splitter, part_writer, report,
+                                      send_ids=True)
+
+                ids = array("Q")
+                results = [result for result, _ in in_workers(split_file(path, workers), work, bar,
+                                                              on_part=lambda k, part: ids.frombytes(part))]
+                results[0]["counts"].fingerprints = ids  # every part's, sent chunk by chunk; their order is of no use
+            else:
+                results = [count_part(path, table, passages_name, None, judge, splitter, writer, bar)]
+            bar(None)
+            counts = merge_parts(path, results, judge.name, identity, writer)
+        if writer is not None:
+            writer.close()
+    except BaseException:
+        if writer is not None:
+            writer.discard()
+        raise
+    return counts
+
+
+def count_part(path, table, passages_name: str, span: Optional[Span], judge: Judge, splitter: ClaimSplitter,
+               writer=None, report: Optional[Callable[..., None]] = None, send_ids: bool = False) -> dict:
+    """Read and judge the cases of ``path`` (or of a ``span`` of it) chunk by chunk into counts:
+    ``{"counts", "writer"}``, with ``load_error`` (``(line, sentence)``) when a line cannot be read
+    and ``label_error`` when a case's labels do not fit its claims (the rest is still read, so
+    that a bad line later on is the error reported, as when the whole file is read first).
+    ``writer`` (a :class:`~groundlab.frames.ClaimsWriter`) gets each chunk's claims; ``report(n)``
+    each chunk's number of cases, with (``send_ids``) the bytes of its case ids' fingerprints,
+    which this part then does not keep (a worker sends them as it goes, holding none)."""
+    from .counts import Counts, case_fingerprint
+    from .identity import judge_identity
+
+    counts = Counts(judge.name, judge_identity(judge, splitter))
+    part: dict = {"counts": counts, "writer": writer}
+    chunk: List[Case] = []
+
+    def judge_chunk() -> None:
+        if not chunk:
+            return
+        if "label_error" in part:  # nothing more is judged; the ids are still read and counted
+            counts.fingerprints.extend(case_fingerprint(case.id) for case in chunk)
+            counts.add("cases", "", len(chunk))
+            done(len(chunk))
+            return
+        claims, rows = _empty_columns()
+        try:
+            _judge_chunk(judge, list(zip(chunk, split_cases(chunk, splitter))), claims, rows)
+        except InputError as error:
+            part["label_error"] = str(error)
+            judge_chunk()
+            return
+        counts.add_columns(claims, rows)
+        if writer is not None:
+            writer.write(claims)
+        done(len(chunk))
+
+    def done(n: int) -> None:
+        if send_ids:
+            report(n, counts.fingerprints.tobytes())
+            del counts.fingerprints[:]
+        elif report is not None:
+            report(n)
+        chunk.clear()
+
+    try:
+        for _, case in iter_cases(path, table, passages_name, span, check_ids=False):
+            chunk.append(case)
+            if len(chunk) == CHUNK:
+                judge_chunk()
+        judge_chunk()
+    except InputError as error:
+        part["load_error"] = (getattr(error, "line", 0), str(error))
+    finally:
+        if writer is not None and span is not None:
+            writer.finish()
+    return part
+
+
+def merge_parts(path, results: Sequence[dict], judge_name: str, identity, writer=None) -> "Counts":
+    """The counts of the parts of a file (:func:`count_part`, in file order), or the error reading
+    the whole file first would have stopped at: the earliest bad line or repeated id, else the
+    first case whose labels do not fit its claims. ``writer`` gets the parts' claims appended."""
+    counts = results[0]["counts"]  # added to where it is: its fingerprints may be every part's
+    for result in results[1:]:
+        counts.merge(result["counts"])
+    counts.judge, counts.identity, counts.shards = judge_name, identity, 1
+    errors = [r["load_error"] for r in results if "load_error" in r]
+    repeated = _repeated_id(path, counts)
+    if repeated is not None:
+        errors.append(repeated)
+    if errors:
+        raise InputError(min(errors)[1])
+    if not counts.count("cases"):
+        raise InputError(empty_cases_message(path))
+    label_errors = [r["label_error"] for r in results if "label_error" in r]
+    if label_errors:
+        raise InputError(label_errors[0])
+    if writer is not None:
+        for result in results:
+            if result["writer"] is not None and result["writer"] is not writer:
+                writer.append_file(result["writer"])
+    return counts
+
+
+def _repeated_id(path, counts) -> Optional[Tuple[int, str]]:
+    """``(line, sentence)`` for the first case whose id an earlier case used, found by the ids'
+    fingerprints; ``None`` when every id is used once."""
+    count, twice = counts.repeated()
+    if not count:
+        return None
+    from .counts import case_fingerprint
+    from .io import display_name, find_repeated_id
+
+    if is_regular_file(path):
+        return find_repeated_id(path, twice, case_fingerprint)
+    return (0, f"{display_name(path)}: {len(twice)} case id{'s are' if len(twice) != 1 else ' is'} used by more than "
+               "one case; give each case its own id ('groundlab check' on the saved file names the lines).")
 
 
 def _raise_first_input_error(path: Path, parts: Sequence[dict]) -> None:

@@ -47,8 +47,6 @@ import threading
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-import pandas as pd
-
 from .claims import INVISIBLE, ClaimSplitter
 from .evaluate import Evaluation, judge_pairs
 from .io import _json_type
@@ -423,7 +421,7 @@ OUTCOME_MEASURES: Tuple[Tuple[str, str], ...] = (
 
 
 def guard_outcomes(evaluation: Evaluation, modes: Sequence[str] = MODES,
-                   route_when: Union[str, RouteRule, None] = None) -> pd.DataFrame:
+                   route_when: Union[str, RouteRule, None] = None) -> "pd.DataFrame":
     """What each guard mode would have done to the answers of a judged run, with Wilson ranges.
 
     One row per mode and measure; columns ``mode``, ``measure``, ``over`` (what it is counted over),
@@ -454,6 +452,8 @@ def guard_outcomes(evaluation: Evaluation, modes: Sequence[str] = MODES,
     {'answers touched': 6, 'answers routed to a person': 3, 'hallucinated claims caught': 6,
      'correct claims hit by mistake': 1, 'correct answers routed by mistake': 0}
     """
+    import pandas as pd
+
     from .stats import Rate
     from .workbook import rates_frame
 

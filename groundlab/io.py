@@ -258,7 +258,11 @@ def split_file(path: PathLike, parts: int) -> List[Span]:
             if stop > start:
                 fh.seek(start)
                 spans.append((start, stop, line))
-                line += fh.read(stop - start).count(b"\n")
+                left = stop - start
+                while left:  # counted a megabyte at a time: a part of a large file is never read whole
+                    block = fh.read(min(left, 1 << 20))
+                    line += block.count(b"\n")
+                    left -= len(block)
                 start = stop
     return spans
 
@@ -539,11 +543,15 @@ def _read_once(path: PathLike, what: str, read: Dict[str, bytes]) -> Iterator[Bi
 
 def iter_cases(path: PathLike, table: Optional[Mapping[str, Passage]], passages_name: str,
                span: Optional[Span] = None, records: Optional[List[dict]] = None,
-               fh: Optional[BinaryIO] = None) -> Iterator[Tuple[int, Case]]:
+               fh: Optional[BinaryIO] = None, check_ids: bool = True) -> Iterator[Tuple[int, Case]]:
     """``(line number, case)`` for each case of ``path`` (or of a ``span`` of it, or read from
     ``fh`` as :func:`iter_jsonl`), checked; an :class:`InputError` carries the ``line`` it stopped
-    at. ``records``, when given, gets each line's JSON object as written."""
+    at. ``records``, when given, gets each line's JSON object as written. ``check_ids=False``
+    leaves a repeated case id to the caller (which may check fingerprints instead of keeping
+    every id, :func:`groundlab.evaluate.count_file`)."""
     seen: Dict[str, int] = {}
+    if not check_ids:
+        seen = _Forgetful()  # type: ignore[assignment]
     name = _display(path)
     for number, obj in iter_jsonl(path, "cases", span, fh):
         if records is not None:
@@ -558,6 +566,32 @@ def iter_cases(path: PathLike, table: Optional[Mapping[str, Passage]], passages_
             raise _line_error(duplicate_id_message(case.where, case.id, seen[case.id]), number)
         seen[case.id] = number
         yield number, case
+
+
+class _Forgetful(dict):
+    """A dict that keeps nothing: ids are not remembered, so no id is ever seen twice."""
+
+    def __setitem__(self, key, value) -> None:
+        pass
+
+
+def find_repeated_id(path: PathLike, fingerprints: "set",
+                     fingerprint: Callable[[str], int]) -> Optional[Tuple[int, str]]:
+    """``(line, sentence)`` for the first case of a regular file whose id an earlier line used,
+    looking only at ids whose fingerprint is among ``fingerprints`` (those counted twice); ``None``
+    when none repeats after all (two ids that share a fingerprint)."""
+    first: Dict[str, int] = {}
+    try:
+        for number, obj in iter_jsonl(path, "cases"):
+            cid = obj.get("id")
+            if not isinstance(cid, str) or fingerprint(cid) not in fingerprints:
+                continue
+            if cid in first:
+                return number, duplicate_id_message(f"{_display(path)} line {number} (case {cid})", cid, first[cid])
+            first[cid] = number
+    except InputError:  # a bad line after the ids read: the caller reports it
+        pass
+    return None
 
 
 def _case(obj: Mapping, source: str, table: Optional[Mapping[str, Passage]], passages_name: str) -> Case:
@@ -872,4 +906,13 @@ def _parquet_table(frame: "pd.DataFrame", path: Path):
                               for v in values], type=pa.string())
         arrays.append(array)
         names.append(str(name))
-    return pa.Table.from_arrays(arrays, names=names)
+    table = pa.Table.from_arrays(arrays, names=names)
+    from .frames import JUDGE_KEY, claim_schema
+
+    declared = claim_schema()
+    if table.schema.names == declared.names:  # the claim frame: its declared types, whatever it holds
+        table = table.cast(declared)
+    identity = frame.attrs.get("judge")
+    if identity:  # which judge gave the verdicts stays with them
+        table = table.replace_schema_metadata({JUDGE_KEY: json.dumps(identity, sort_keys=True, default=str)})
+    return table

@@ -19,7 +19,7 @@ from typing import Dict, List, Optional
 import pandas as pd
 
 from .records import VERDICTS, GroundlabError
-from .stats import Rate, make_rate
+from .stats import Rate, UndefinedRateWarning, make_rate
 
 
 def _judged(claims: pd.DataFrame) -> pd.DataFrame:
@@ -56,11 +56,22 @@ def citation_recall(claims: pd.DataFrame) -> Rate:
     """Over claims the judge found supported: the share whose cited passages alone back them (ALCE).
 
     When no claim cites anything (answers that were never asked to cite, as in many logs) the
-    rate is undefined rather than a misleading 0%.
+    rate does not apply (NaN rather than a misleading 0%), but it still counts 0 of the supported
+    claims, so that it adds up with another shard's (``Rate.applies`` is False).
+
+    >>> import pandas as pd
+    >>> claims = pd.DataFrame({"verdict": ["supported", "supported"], "citations": [0, 0],
+    ...                        "citation_ok": pd.array([False, False], dtype="boolean")})
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     r = citation_recall(claims)
+    >>> (r.count, r.total, r.applies), str(r)
+    ((0, 2, False), '0/2 (n/a)')
     """
-    if not _judged(claims)["citations"].any():
-        return make_rate(0, 0, "citation recall")
     supported = claims[(claims["verdict"] == "supported") & claims["citation_ok"].notna()]
+    if not _judged(claims)["citations"].any():
+        warnings.warn("citation recall does not apply: no claim cites a passage", UndefinedRateWarning, stacklevel=2)
+        return Rate(0, len(supported), applies=False)
     return make_rate(int(supported["citation_ok"].sum()), len(supported), "citation recall")
 
 

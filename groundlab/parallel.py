@@ -26,9 +26,11 @@ def can_fork() -> bool:
 
 
 def in_workers(tasks: Sequence[Any], work: Callable[[Any, Report], Any], progress: Callable[[int], None],
-               while_waiting: Optional[Callable[[], None]] = None) -> List[Tuple[Any, List[Any]]]:
+               while_waiting: Optional[Callable[[], None]] = None,
+               on_part: Optional[Callable[[int, Any], None]] = None) -> List[Tuple[Any, List[Any]]]:
     """``work(task, report)`` for every task, each in its own forked process; per task, in task
-    order, what ``work`` returned and the parts it reported. A :class:`GroundlabError` in a
+    order, what ``work`` returned and the parts it reported (``on_part(k, part)``: each part is
+    handed over as it comes, from task ``k``, and not kept here). A :class:`GroundlabError` in a
     worker is raised here (the first by task order); any other failure is raised as
     ``RuntimeError`` carrying the worker's traceback."""
     context = multiprocessing.get_context("fork")
@@ -56,7 +58,10 @@ def in_workers(tasks: Sequence[Any], work: Callable[[Any, Report], Any], progres
                 if kind == "progress":
                     done, part = value
                     if part is not None:
-                        parts[k].append(part)
+                        if on_part is not None:
+                            on_part(k, part)
+                        else:
+                            parts[k].append(part)
                     progress(done)
                     continue
                 outcomes[k] = (kind, value)

@@ -222,15 +222,27 @@ def weighted_rate(values: pd.Series, strata: pd.Series, sizes: Mapping[str, int]
     if stray:
         raise GroundlabError(f"labeled answers belong to the stratum {stray[0]!r}, which the population "
                              "sizes do not list; give its size.")
-    rows = []
-    total = sum(sizes.values())
+    strata_counts = []
     for h, size in sizes.items():
         got = frame.loc[frame["stratum"] == h, "value"].astype(bool)
         if not len(got):
             raise GroundlabError(f"no labeled answer stands for the {size} answers of the stratum {h!r}; "
                                  "label at least one of them before estimating the rate.")
-        rows.append({"stratum": h, "population": size, "labeled": len(got), "count": int(got.sum()),
-                     "rate": float(got.mean()), "share": size / total})
+        strata_counts.append((h, size, len(got), int(got.sum())))
+    return weighted_rate_of_counts(strata_counts)
+
+
+def weighted_rate_of_counts(strata) -> WeightedRate:
+    """:func:`weighted_rate` from counts alone: ``strata`` lists ``(stratum, population, labeled,
+    hallucinated among the labeled)``, each stratum with at least one labeled answer. What a merge
+    of shards needs, since each of the three counts adds up across shards.
+
+    >>> round(weighted_rate_of_counts([("flagged", 10, 2, 2), ("clean", 90, 2, 0)]).rate, 2)
+    0.1
+    """
+    total = sum(size for _, size, _, _ in strata)
+    rows = [{"stratum": h, "population": size, "labeled": n, "count": x, "rate": x / n, "share": size / total}
+            for h, size, n, x in strata]
     by = pd.DataFrame(rows, columns=["stratum", "population", "labeled", "count", "rate", "share"])
     rate = float((by["share"] * by["rate"]).sum())
     labeled = int(by["labeled"].sum())
@@ -240,9 +252,9 @@ def weighted_rate(values: pd.Series, strata: pd.Series, sizes: Mapping[str, int]
                  * (1 - by["labeled"] / by["population"])).sum())
     center = float((by["share"] * smoothed).sum())
     effective = min(float(labeled), kish, center * (1 - center) / var if var > 0 else math.inf)
-    from statsmodels.stats.proportion import proportion_confint
+    from .stats import wilson_interval
 
-    low, high = proportion_confint(rate * effective, effective, method="wilson")
+    low, high = wilson_interval(rate * effective, effective)
     return WeightedRate(rate, float(low), float(high), labeled, total, float(effective), by)
 
 

@@ -5,23 +5,12 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, Dict, Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional
 
-from .evaluate import Evaluation
-from .metrics import (
-    abstention_rate,
-    accuracy_score,
-    agreement,
-    citation_precision,
-    citation_recall,
-    faithfulness,
-    false_abstention_rate,
-    hallucination_rate,
-    outcomes,
-    risk_weighted_score,
-    verdict_counts,
-)
 from .stats import Rate, UndefinedRateWarning
+
+if TYPE_CHECKING:  # pragma: no cover - the measures (and pandas) are loaded when a run's figures are made
+    from .evaluate import Evaluation
 
 
 def figure_value(x: Optional[float]) -> Optional[float]:
@@ -32,7 +21,7 @@ def figure_value(x: Optional[float]) -> Optional[float]:
 def rate_figures(rate: Rate, count: str = "count", total: str = "total") -> Dict[str, Any]:
     """A rate's count and total under their own names, then ``rate``, ``low`` and ``high`` (its
     Wilson 95% range); the last three are ``None`` when the rate is over nothing."""
-    low, high = rate.interval if rate.total else (None, None)
+    low, high = rate.interval if rate.defined else (None, None)
     return {count: rate.count, total: rate.total, "rate": figure_value(rate.rate), "low": figure_value(low),
             "high": figure_value(high)}
 
@@ -59,6 +48,9 @@ def score_summary(evaluation: Evaluation, penalty: float = 1.0) -> Dict[str, Any
     """The figures of ``groundlab score --json``: rates as fractions, each with ``low`` and ``high``
     (its Wilson 95% range), ``None`` when undefined; ``judge_identity`` says which judge gave them
     (:func:`groundlab.identity.judge_identity`, ``None`` for frames built by hand)."""
+    from .metrics import (abstention_rate, accuracy_score, agreement, citation_precision, citation_recall, faithfulness,
+                          false_abstention_rate, hallucination_rate, outcomes, risk_weighted_score, verdict_counts)
+
     claims, cases = evaluation.claims, evaluation.cases
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedRateWarning)
@@ -71,6 +63,9 @@ def apart_figures(evaluation: Evaluation) -> Dict[str, Any]:
     """What a run counts apart, each only when it applies: ``held_back``, the cases a data policy
     kept from the judge (when one was in effect), and ``incidents``, the cases made from reported
     answers, with their hallucination rate."""
+    from .metrics import (abstention_rate, accuracy_score, agreement, citation_precision, citation_recall, faithfulness,
+                          false_abstention_rate, hallucination_rate, outcomes, risk_weighted_score, verdict_counts)
+
     cases = evaluation.cases
     out: Dict[str, Any] = {}
     identity = evaluation.claims.attrs.get("judge") or {}
@@ -91,6 +86,9 @@ def apart_figures(evaluation: Evaluation) -> Dict[str, Any]:
 
 
 def _figures(evaluation: Evaluation, claims, cases, counts, by_person, penalty: float) -> Dict[str, Any]:
+    from .metrics import (abstention_rate, accuracy_score, agreement, citation_precision, citation_recall, faithfulness,
+                          false_abstention_rate, hallucination_rate, outcomes, risk_weighted_score, verdict_counts)
+
     if True:
         return {
             "judge": evaluation.judge,
@@ -141,6 +139,9 @@ def _corrected(cases) -> Dict[str, Any]:
 def agree_summary(evaluation: Evaluation) -> Dict[str, Any]:
     """The figures of ``groundlab agree --json`` (rates with ``low`` and ``high`` as in
     :func:`score_summary`)."""
+    from .metrics import (abstention_rate, accuracy_score, agreement, citation_precision, citation_recall, faithfulness,
+                          false_abstention_rate, hallucination_rate, outcomes, risk_weighted_score, verdict_counts)
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedRateWarning)
         result = agreement(evaluation.claims, evaluation.cases)
@@ -159,6 +160,9 @@ def agree_summary(evaluation: Evaluation) -> Dict[str, Any]:
 
 def rates(evaluation: Evaluation) -> Dict[str, Rate]:
     """Every rate of a run by its name in the tables, each with its count and Wilson range."""
+    from .metrics import (abstention_rate, accuracy_score, agreement, citation_precision, citation_recall, faithfulness,
+                          false_abstention_rate, hallucination_rate, outcomes, risk_weighted_score, verdict_counts)
+
     claims, cases = evaluation.claims, evaluation.cases
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedRateWarning)

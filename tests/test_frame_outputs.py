@@ -81,7 +81,11 @@ def test_nothing_half_written(cli, sample_args, tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr("pyarrow.parquet.write_table", broken)
+    monkeypatch.setattr("pyarrow.parquet.ParquetWriter.write_table", broken)  # the claim frame as it streams
     code, _, err = cli("score", *sample_args, "--claims-out", target)
+    assert code == 2 and "disk full" in err
+    assert list(tmp_path.iterdir()) == []
+    code, _, err = cli("score", *sample_args, "--cases-out", tmp_path / "cases.parquet")
     assert code == 2 and "disk full" in err
     assert list(tmp_path.iterdir()) == []
 

@@ -42,7 +42,7 @@ def input_paths(args: argparse.Namespace, quiet: bool = False):
 
 
 def splitter_from(args: argparse.Namespace):
-    from ..workbook import claim_splitter
+    from ..claims import claim_splitter
 
     return claim_splitter(args.citation_pattern, args.abstention_phrase,
                           names=("--citation-pattern", "--abstention-phrase"),
@@ -72,7 +72,6 @@ def evaluate_inputs(args: argparse.Namespace, runs: int = 1, judge=None):
     evaluation, or a list of them when ``runs`` > 1."""
     from ..evaluate import evaluate, evaluate_file
     from ..judges import nothing_judged
-    from ..stats import import_statsmodels
 
     judge = judge or make_judge(args, cache=runs == 1)
     splitter = splitter_from(args)
@@ -85,7 +84,7 @@ def evaluate_inputs(args: argparse.Namespace, runs: int = 1, judge=None):
             big = is_regular_file(path) and Path(path).stat().st_size > 2_000_000
             evs = [evaluate_file(path, passages, judge, splitter=splitter,
                                  workers=args.workers if args.workers is not None else (os.cpu_count() or 1),
-                                 progress=sys.stderr.isatty() and big, while_waiting=import_statsmodels)]
+                                 progress=sys.stderr.isatty() and big)]
         else:
             source, cases = load_inputs(args)
             evs = [evaluate(cases, judge, splitter=splitter) for _ in range(runs)]
@@ -186,7 +185,7 @@ def emit(text: str) -> None:
 def rate_row(name: str, rate, noun: str, note: str, missing: str) -> List[str]:
     """A table row: the rate, its count, its Wilson 95% range and a note (``missing`` when the
     rate is over nothing)."""
-    if not rate.total:
+    if not rate.defined:
         return [name, "n/a", "\u2014", "", missing]
     low, high = rate.interval
     count = f"{rate.count}/{rate.total} {noun}".rstrip()

@@ -15,8 +15,9 @@ from .options import claim_options, judge_options, positive_int
 
 def add_commands(sub) -> None:
     """Add ``compare`` to the ``groundlab`` subcommands."""
-    from ..compare import PAIR_BY
     from ..judges import DEFAULT_JUDGE, describe_judges
+
+    PAIR_BY = ("id", "question")  # groundlab.compare.PAIR_BY, named here so that building the parser loads no pandas
 
     p = sub.add_parser("compare", help="compare two runs of the assistant on the same questions, paired")
     p.add_argument("a", metavar="A.jsonl", help="the cases of the first configuration (the baseline)")

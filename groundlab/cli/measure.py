@@ -38,8 +38,16 @@ def add_commands(sub) -> None:
     p.add_argument("--cases-out", metavar="FILE", help="also write the case frame (one row per case, with its "
                                                         "meta.* columns) here, as .csv or .parquet by its name; - "
                                                         "writes CSV to stdout (the score then goes to stderr)")
+    p.add_argument("--counts-out", metavar="FILE.json",
+                   help="also write the run's counts (the tidy counts table, the judge's identity and a fingerprint "
+                        "of each case id) here, for 'groundlab merge' to add up with other parts' (docs/scale.md)")
+    p.add_argument("--engine", choices=("local", "dask"), default="local",
+                   help="local (default): this machine's processes (--workers); dask: the Dask cluster at "
+                        "--scheduler, the cases judged a partition per task (docs/scale.md)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="with --engine dask: the scheduler of an existing Dask cluster, e.g. tcp://10.0.0.5:8786")
     p.add_argument("--force", action="store_true",
-                   help="replace a file --report, --claims-out or --cases-out names (never an input)")
+                   help="replace a file --report, --claims-out, --cases-out or --counts-out names (never an input)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.add_argument("--fail-if", action="append", default=[], metavar="CONDITION",
                    help="exit 1 when the condition holds, e.g. \"hallucination_rate.high > 0.10\" or "
@@ -53,6 +61,23 @@ def add_commands(sub) -> None:
                    help="with --json: add the hallucinated share by kind of claim and by process (the table "
                         "always shows it)")
     p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("merge", help="add up the counts of parts scored apart: the figures of scoring them at once")
+    p.add_argument("counts", nargs="+", metavar="COUNTS.json",
+                   help="counts files written by 'score --counts-out' (or 'merge --out'), one per part")
+    p.add_argument("--out", metavar="FILE.json", help="also write the merged counts here (to merge again later)")
+    p.add_argument("--force", action="store_true", help="replace the file --out names (never an input)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--penalty", type=number, default=None, metavar="P",
+                   help="what a wrong answer costs, in correct answers (default 1)")
+    g.add_argument("--confidence-target", type=number, default=None,
+                   metavar="T", help="answer only when at least this sure: penalty T/(1-T) (0.75 gives 3)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (as 'score --json') instead of tables")
+    p.add_argument("--breakdown", action="store_true", help="with --json: add the hallucinated share by kind of claim "
+                                                           "and by process")
+    p.add_argument("--fail-if", action="append", default=[], metavar="CONDITION",
+                   help="exit 1 when the condition holds, as with 'score --fail-if'")
+    p.set_defaults(func=cmd_merge)
 
     p = sub.add_parser("agree", help="compare the judge with the person's labels")
     common_options(p)
@@ -150,17 +175,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_score(args: argparse.Namespace) -> int:
     from ..io import plural
-    from ..metrics import citations_undecided, penalty_for_confidence
-    from ..report import check_report_target, steering_report, write_report
-    from ..summary import rates, score_summary
 
-    if args.confidence_target is not None:
-        penalty = penalty_for_confidence(args.confidence_target)
-    else:
-        penalty = 1.0 if args.penalty is None else args.penalty
-        if penalty < 0 or math.isnan(penalty) or math.isinf(penalty):
-            raise GroundlabError(f"--penalty must be 0 or more, not {args.penalty:g}; a wrong answer costs "
-                                 "that many correct ones (3 matches a 75% confidence target).")
+    penalty = _penalty(args)
     from ..gate import check_names, failing
     from ..summary import SCORE_FIGURES
 
@@ -171,6 +187,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     inputs = tuple(input_paths(args, quiet=True)) + tuple(
         getattr(args, name, None) for name in ("targets", "judge_config", "price_table", "model_table"))
     if args.report:
+        from ..report import check_report_target
+
         check_report_target(Path(args.report), args.force, inputs=inputs)
     frames = _frame_outputs(args, inputs)
     targets = None
@@ -179,8 +197,34 @@ def cmd_score(args: argparse.Namespace) -> int:
 
         targets = load_targets(args.targets)
 
+    if args.counts_out:
+        from ..io import check_output
+
+        check_output(args.counts_out, args.force, [i for i in inputs if i])
+        if any(args.counts_out == path for _, path in frames) or args.counts_out == args.report:
+            raise GroundlabError(f"{args.counts_out} is named for two outputs; give --counts-out its own file.")
+    if args.scheduler and args.engine != "dask":
+        raise GroundlabError("--scheduler names a Dask cluster, which only --engine dask uses; add --engine dask.")
+    if args.engine == "dask":
+        from ..engines import ONE_MACHINE
+
+        if args.judge in ONE_MACHINE:
+            raise GroundlabError(f"--judge {args.judge} cannot run on a cluster: {ONE_MACHINE[args.judge]}.")
     judge = make_judge(args)
+    if _counts_only(args, targets, judge):
+        return _score_counts(args, judge, penalty, conditions, frames, inputs)
+    if args.engine == "dask":
+        raise GroundlabError("--engine dask keeps counts only, so it does not write --report or --cases-out, nor "
+                             "check --targets or run the cascade judge; drop those, or run without --engine dask.")
+    from ..metrics import citations_undecided
+    from ..report import steering_report, write_report
+    from ..summary import rates, score_summary
+
     source, ev = evaluate_inputs(args, judge=judge)
+    if args.counts_out:
+        from ..counts import counts_of, write_counts
+
+        write_counts(counts_of(ev), args.counts_out, force=args.force, inputs=inputs)
     positional = int(ev.cases["cites_by_position"].sum()) if "cites_by_position" in ev.cases else 0
     if positional:
         print(f"groundlab: note: {plural(positional, 'case cites', 'cases cite')} passages by number ([1], [^2]) "
@@ -225,6 +269,128 @@ def cmd_score(args: argparse.Namespace) -> int:
               f"{args.targets} not met.", file=sys.stderr)
         status = 1
     return status
+
+
+def _penalty(args: argparse.Namespace) -> float:
+    """The penalty --penalty or --confidence-target sets (default 1)."""
+    if args.confidence_target is not None:
+        from ..metrics import penalty_for_confidence
+
+        return penalty_for_confidence(args.confidence_target)
+    penalty = 1.0 if args.penalty is None else args.penalty
+    if penalty < 0 or math.isnan(penalty) or math.isinf(penalty):
+        raise GroundlabError(f"--penalty must be 0 or more, not {args.penalty:g}; a wrong answer costs "
+                             "that many correct ones (3 matches a 75% confidence target).")
+    return penalty
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    from ..counts import merge_counts, read_counts, write_counts
+    from ..gate import check_names
+    from ..summary import SCORE_FIGURES
+
+    penalty = _penalty(args)
+    conditions = check_names(args.fail_if, SCORE_FIGURES)
+    if args.out:
+        from ..io import check_output
+
+        check_output(args.out, args.force, args.counts)
+    parts = [read_counts(path) for path in args.counts]
+    merged = merge_counts(parts, [str(p) for p in args.counts])
+    if args.out:
+        write_counts(merged, args.out, force=args.force, inputs=args.counts)
+        print(f"groundlab: wrote the merged counts to {args.out}", file=sys.stderr)
+    from ..io import plural
+
+    print(f"groundlab: merged {plural(merged.shards, 'part', 'parts')} from {plural(len(parts), 'file', 'files')}: "
+          f"{merged.count('cases'):,} cases, {merged.count('claims'):,} claims, judge {merged.judge}.", file=sys.stderr)
+    source = f"{plural(merged.shards, 'part', 'parts')} merged"
+    return print_counts(merged, source, penalty, conditions, args.json, args.breakdown)
+
+
+def _counts_only(args: argparse.Namespace, targets, judge) -> bool:
+    """Whether ``score`` can keep counts only, streaming its input: nothing asks for the frames
+    (--report, --cases-out, --claims-out -, --targets, the cascade's report of its flagged answers)."""
+    return (not args.report and not args.cases_out and args.claims_out != "-" and targets is None
+            and not hasattr(judge, "report"))
+
+
+def _score_counts(args: argparse.Namespace, judge, penalty: float, conditions, frames, inputs) -> int:
+    """``score`` keeping counts only (:func:`groundlab.evaluate.count_file`, or a Dask cluster)."""
+    from ..io import display_name, is_regular_file
+    from ..judges import nothing_judged
+    from .common import spending
+
+    path, passages = input_paths(args)
+    source = display_name(path)
+    claims_out = args.claims_out
+    with spending(judge):
+        if args.engine == "dask":
+            from ..engines.dask import score_file_on_cluster
+
+            counts = score_file_on_cluster(path, passages, args, judge, claims_out=claims_out)
+        else:
+            import os
+
+            from ..evaluate import count_file
+
+            big = is_regular_file(path) and Path(path).stat().st_size > 2_000_000
+            counts = count_file(path, passages, judge, splitter=splitter_from(args),
+                                workers=args.workers if args.workers is not None else (os.cpu_count() or 1),
+                                progress=sys.stderr.isatty() and big, claims_out=claims_out)
+        n_claims, failed_claims = counts.count("claims"), counts.count("judge_errors")
+        if n_claims and failed_claims == n_claims:
+            stop = nothing_judged(counts.judge, [e for _, _, e in counts.errors] or ["no reason given"])
+            if stop:
+                raise GroundlabError(stop)
+    if claims_out:
+        print(f"groundlab: wrote the claim frame ({counts.count('claims')} rows) to {claims_out}", file=sys.stderr)
+    if args.counts_out:
+        from ..counts import write_counts
+
+        counts.sources = [source]
+        write_counts(counts, args.counts_out, force=args.force, inputs=inputs)
+        print(f"groundlab: wrote the counts ({counts.count('cases')} cases) to {args.counts_out}", file=sys.stderr)
+    return print_counts(counts, source, penalty, conditions, args.json, args.breakdown)
+
+
+def print_counts(counts, source: str, penalty: float, conditions, as_json: bool, breakdown: bool) -> int:
+    """Print the figures of some counts as ``score`` does (``--json``: one JSON object) and say how
+    the ``--fail-if`` conditions came out; the exit status."""
+    from ..gate import failing
+    from ..io import plural
+
+    positional = counts.count("cites_by_position")
+    if positional:
+        print(f"groundlab: note: {plural(positional, 'case cites', 'cases cite')} passages by number ([1], [^2]) "
+              "while the passages carry other ids; each number is read as the passage at that position "
+              "('groundlab check' lists them).", file=sys.stderr)
+    bare = counts.count("without_passages")
+    if bare:
+        shown = ", ".join(map(str, counts.without_passages)) + (", ..." if bare > len(counts.without_passages) else "")
+        print(visible(f"groundlab: warning: {plural(bare, 'answered case has', 'answered cases have')} no retrieved "
+                      f"passages ({shown}), so {'its' if bare == 1 else 'their'} claims are all unsupported; "
+                      "give each case the passages the assistant was given (\"retrieved\"), or 'groundlab import' "
+                      "the log that holds them."), file=sys.stderr)
+    summary = counts.summary(penalty)
+    failed = failing(conditions, summary)
+    show_breakdown = not as_json or breakdown
+    severity = dict(counts.breakdown() if show_breakdown else {"by_kind": None, "by_process": None},
+                    targets=None, weighted_risk_score=None, cascade=None, cascade_lines=None)
+    if as_json:
+        keys = ["by_kind", "by_process"]
+        emit(json.dumps(dict(summary, **{k: severity[k] for k in keys if severity[k] is not None})))
+    else:
+        errors = "".join(f"\n  {case_id} claim {number}: {error}" for case_id, number, error in counts.errors)
+        apart_lines = lambda summary, markdown: []  # noqa: E731 - nothing counted apart
+        if "held_back" in summary or "incidents" in summary:
+            from ..report import apart_lines
+        text = (_score_text(summary, counts.rates(), source, counts.count("citations_undecided"),
+                            answerable_unknown=bool(counts.count("cases")) and not counts.count("answerable_known"))
+                + errors + "".join("\n" + line for line in apart_lines(summary, markdown=False))
+                + _severity_text(severity, None, penalty, None))
+        emit(text)
+    return _gate_outcome(conditions, failed)
 
 
 def _gate_outcome(conditions, failed) -> int:

@@ -1,0 +1,611 @@
+"""Counts: what every figure of a run is made of, and how the counts of shards add up.
+
+Every figure ``groundlab score`` reports is a count over a total (supported claims over judged
+claims, hallucinated answers over answered ones, each stratum's labeled answers, ...), and a rate
+or a Wilson range is worked out from them at the end. Counts add up: the counts of two sets of
+cases are the sums of their counts, so cases judged apart (in worker processes, on the partitions
+of a Dask or Spark DataFrame, on other machines or other days) give, once their counts are
+summed, exactly the figures of judging them all at once (:func:`merge_counts`,
+``groundlab merge``).
+
+A :class:`Counts` holds a tidy table (``measure``, ``group``, ``count``, ``total``:
+:meth:`Counts.table`), the judge's identity (counts of different judges are never added), the
+claims the judge could not decide (few, and shown by name), and a 64-bit fingerprint of every
+case id, so that a case counted twice is refused rather than counted twice.
+
+>>> from groundlab import evaluate, load_cases, sample_path
+>>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")), "rules")
+>>> c = counts_of(ev)
+>>> c.summary()["hallucination_rate"]["hallucinated"], c.summary()["hallucination_rate"]["answered"]
+(6, 10)
+>>> first, second = (counts_of(evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl"))[s],
+...                                    "rules")) for s in (slice(0, 5), slice(5, None)))
+>>> merge_counts([first, second]).summary() == c.summary()
+True
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import math
+from array import array
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from .records import GroundlabError, InputError
+from .stats import Rate
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from .evaluate import Evaluation
+
+#: The version of the counts file format (``score --counts-out``, ``merge --out``).
+FORMAT = 1
+
+#: The label of cases without a ``process`` (as in the breakdown by process).
+NO_PROCESS = "(no process)"
+
+#: The columns of the tidy counts table.
+TABLE_COLUMNS = ["measure", "group", "count", "total"]
+
+_KINDS = ("id", "amount", "date", "quantity", "other")
+_STRATA = ("contradicted", "unsupported", "undecided", "supported", "abstained")
+
+#: How many answered cases without passages a run names (it counts them all).
+SHOWN_WITHOUT_PASSAGES = 5
+
+
+def case_fingerprint(case_id: str) -> int:
+    """A 64-bit fingerprint of a case id (BLAKE2b), the same in every process and on every machine:
+    what a run keeps of each id to refuse a case counted twice (two ids share one with a chance of
+    about n\u00b2 / 3.7e19, one in 370,000 for 10 million cases)."""
+    return int.from_bytes(hashlib.blake2b(case_id.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
+
+
+class Counts:
+    """The counts of one run or of several merged (see the module docstring).
+
+    ``cells``: ``{(measure, group): [count, total]}``; ``total`` is ``None`` for a plain count.
+    ``errors``: ``(case_id, claim, error)`` of each claim the judge could not decide.
+    ``without_passages``: the first answered cases given no passage, by id.
+    ``fingerprints``: the case ids' fingerprints (:func:`case_fingerprint`), in the order counted.
+    """
+
+    def __init__(self, judge: str = "", identity: Optional[Dict[str, Any]] = None) -> None:
+        self.judge = judge
+        self.identity = identity
+        self.cells: Dict[Tuple[str, Any], List[Optional[int]]] = {}
+        self.errors: List[Tuple[str, int, str]] = []
+        self.without_passages: List[str] = []
+        self.fingerprints = array("Q")
+        self.shards = 1
+        self.sources: List[str] = []
+
+    # ------------------------------------------------------------------ adding
+
+    def add(self, measure: str, group: Any, count: int, total: Optional[int] = None) -> None:
+        cell = self.cells.get((measure, group))
+        if cell is None:
+            self.cells[(measure, group)] = [count, total]
+        else:
+            cell[0] += count
+            if total is not None:
+                cell[1] = total if cell[1] is None else cell[1] + total
+
+    def get(self, measure: str, group: Any = "") -> Tuple[int, int]:
+        cell = self.cells.get((measure, group))
+        if cell is None:
+            return 0, 0
+        return int(cell[0]), int(cell[1] or 0)
+
+    def count(self, measure: str, group: Any = "") -> int:
+        return self.get(measure, group)[0]
+
+    def rate(self, measure: str, group: Any = "") -> Rate:
+        return Rate(*self.get(measure, group))
+
+    def add_columns(self, claims: Mapping[str, list], cases: Mapping[str, list]) -> None:
+        """Count one chunk of judged claims and cases, as :func:`groundlab.evaluate` lays them out
+        (column lists: the claims of a case follow each other, cases in the same order)."""
+        add = self.add
+        verdicts = claims["verdict"]
+        ok = claims["citation_ok"]
+        n_cites = claims["citations"]
+        relevant = claims["relevant_citations"]
+        kinds = claims["kinds"]
+        judged = supported = contradicted = unsupported = 0
+        backed = decided_supported = citing = citations = relevant_sum = undecided = 0
+        for k, verdict in enumerate(verdicts):
+            if verdict is None:
+                continue
+            judged += 1
+            if verdict == "supported":
+                supported += 1
+            elif verdict == "contradicted":
+                contradicted += 1
+            else:
+                unsupported += 1
+            checked = ok[k]
+            cites = n_cites[k]
+            if cites:
+                citing += 1
+            if checked is True or checked is False:
+                citations += cites
+                relevant_sum += relevant[k]
+                if verdict == "supported":
+                    decided_supported += 1
+                    backed += checked is True
+            elif cites:
+                undecided += 1
+        n_claims = len(verdicts)
+        add("claims", "", n_claims)
+        add("faithfulness", "", supported, judged)
+        add("contradicted", "", contradicted, judged)
+        add("unsupported", "", unsupported, judged)
+        add("judge_errors", "", n_claims - judged, n_claims)
+        add("citation_recall", "", backed, decided_supported)
+        add("claims_citing", "", citing, judged)
+        add("citation_precision", "", relevant_sum, citations)
+        add("citations_undecided", "", undecided)
+
+        ids = cases["case_id"]
+        n_cases = len(ids)
+        add("cases", "", n_cases)
+        fingerprint = case_fingerprint
+        self.fingerprints.extend(fingerprint(cid) for cid in ids)
+        extra = cases.get("extra") or [(None, None, None)] * n_cases
+        process_of = cases["process"]
+        claim_at = 0
+        kind_counts: Dict[str, List[int]] = {}
+        process_counts: Dict[str, List[int]] = {}
+        for k in range(n_cases):
+            n = cases["claims"][k]
+            process = process_of[k]
+            if process is not None:
+                add("process_cases", "", 1, None)
+            if n:
+                for j in range(claim_at, claim_at + n):
+                    verdict = verdicts[j]
+                    if verdict is None:
+                        continue
+                    flagged = verdict != "supported"
+                    for kind in kinds[j]:
+                        cell = kind_counts.get(kind)
+                        if cell is None:
+                            cell = kind_counts[kind] = [0, 0]
+                        cell[0] += flagged
+                        cell[1] += 1
+                claim_at += n
+            self._add_case(k, cases, extra[k], process, process_counts)
+        for kind, (flagged, total) in kind_counts.items():
+            add("by_kind", kind, flagged, total)
+        for name, (flagged, total) in process_counts.items():
+            add("by_process", name, flagged, total)
+        for case_id, number, error in zip((c for c in claims["case_id"]), claims["claim"], claims["error"]):
+            if error is not None:
+                self.errors.append((case_id, number, error))
+
+    def _add_case(self, k: int, cases: Mapping[str, list], extra: tuple, process, process_counts) -> None:
+        add = self.add
+        n = cases["claims"][k]
+        hallucinated = cases["hallucinated"][k]
+        by_person = cases["hallucinated_by_person"][k]
+        answerable = cases["answerable"][k]
+        outcome = cases["outcome"][k]
+        labeled = bool(cases["labeled"][k])
+        if answerable is True or answerable is False:
+            add("answerable_known", "", 1)
+            if answerable:
+                add("false_abstention", "", int(n == 0), 1)
+            else:
+                add("abstention", "", int(n == 0), 1)
+        if outcome is not None:
+            add("outcomes", outcome, 1)
+        if labeled:
+            add("labeled_cases", "", 1)
+        if cases["cites_by_position"][k]:
+            add("cites_by_position", "", 1)
+        classification, origin, held_back = extra
+        if held_back is not None:
+            add("held_back", "", 1)
+            if n and cases["errors"][k] == n:
+                add("held_back_unjudged", "", 1)
+        incident = origin == "incident"
+        if origin is not None:
+            add("origin_cases", "", 1)
+            if incident:
+                add("incidents", "", 1)
+        if not n:
+            return
+        add("answered_cases", "", 1)
+        if cases["passages"][k] == 0:
+            add("without_passages", "", 1)
+            if len(self.without_passages) < SHOWN_WITHOUT_PASSAGES:
+                self.without_passages.append(cases["case_id"][k])
+        if hallucinated is True or hallucinated is False:
+            add("hallucination_rate", "", int(hallucinated), 1)
+            name = NO_PROCESS if process is None else process
+            cell = process_counts.get(name)
+            if cell is None:
+                cell = process_counts[name] = [0, 0]
+            cell[0] += hallucinated
+            cell[1] += 1
+            if incident:
+                add("incident_hallucination_rate", "", int(hallucinated), 1)
+        if by_person is True or by_person is False:
+            add("hallucination_rate_by_person", "", int(by_person), 1)
+            if incident:
+                add("incident_hallucination_rate_by_person", "", int(by_person), 1)
+        # The judge's verdict on the answer (groundlab.sampling.judge_strata), for the corrected rate.
+        if cases["contradicted"][k]:
+            stratum = "contradicted"
+        elif cases["unsupported"][k]:
+            stratum = "unsupported"
+        elif cases["errors"][k]:
+            stratum = "undecided"
+        else:
+            stratum = "supported"
+        add("stratum", stratum, 1)
+        if labeled:
+            add("stratum_labeled", stratum, int(bool(by_person)), 1)
+
+    # ------------------------------------------------------------------ merging
+
+    def merge(self, other: "Counts", names: Tuple[str, str] = ("the first counts", "the second counts")) -> None:
+        """Add ``other``'s counts to these (see :func:`merge_counts`, which checks them first)."""
+        for (measure, group), (count, total) in other.cells.items():
+            self.add(measure, group, count, total)
+        self.errors.extend(other.errors)
+        room = SHOWN_WITHOUT_PASSAGES - len(self.without_passages)
+        if room > 0:
+            self.without_passages.extend(other.without_passages[:room])
+        self.fingerprints.extend(other.fingerprints)
+        self.shards += other.shards
+        self.sources.extend(other.sources)
+
+    def repeated_ids(self) -> int:
+        """How many cases share an id fingerprint with another case counted here."""
+        return self.repeated()[0]
+
+    def repeated(self) -> Tuple[int, set]:
+        """How many cases repeat an id fingerprint, and the fingerprints used more than once. The
+        fingerprints are sorted where they are (no copy: at 8 bytes a case, a copy of 10 million
+        would double what the run holds); their order carries no meaning."""
+        if len(self.fingerprints) < 2:
+            return 0, set()
+        import numpy as np
+
+        values = np.frombuffer(self.fingerprints, dtype=np.uint64)
+        values.sort(kind="stable")  # parts merged one after the other are sorted runs: merged in one pass
+        same = values[1:] == values[:-1]
+        count = int(same.sum())
+        twice = set(values[1:][same].tolist()) if count else set()
+        del values, same  # the array can grow again once no view of it is left
+        return count, twice
+
+    # ------------------------------------------------------------------ figures
+
+    def rates(self) -> Dict[str, Rate]:
+        """Every rate by its name in the tables (as :func:`groundlab.summary.rates`)."""
+        recall = self.rate("citation_recall")
+        if not self.count("claims_citing"):
+            recall = Rate(0, recall.total, applies=False)
+        return {
+            "hallucination rate": self.rate("hallucination_rate"),
+            "hallucination rate by the person": self.rate("hallucination_rate_by_person"),
+            "faithfulness": self.rate("faithfulness"),
+            "citation recall": recall,
+            "citation precision": self.rate("citation_precision"),
+            "abstention": self.rate("abstention"),
+            "false abstention": self.rate("false_abstention"),
+            "accuracy-only score": self.accuracy(),
+        }
+
+    def outcomes(self) -> Dict[str, int]:
+        return {k: self.count("outcomes", k) for k in ("correct", "abstained", "wrong")}
+
+    def accuracy(self) -> Rate:
+        o = self.outcomes()
+        return Rate(o["correct"], sum(o.values()))
+
+    def summary(self, penalty: float = 1.0) -> Dict[str, Any]:
+        """The figures of ``groundlab score --json``, the same as
+        :func:`groundlab.summary.score_summary` of the frames these counts were made from."""
+        from .summary import figure_value, rate_figures
+
+        o = self.outcomes()
+        supported, judged = self.get("faithfulness")
+        precision = self.rate("citation_precision")
+        if precision.total:
+            recall = rate_figures(self.rate("citation_recall"), "backed", "supported")
+        else:
+            recall = {"backed": 0, "supported": supported, "rate": None, "low": None, "high": None}
+        by_person = self.rate("hallucination_rate_by_person")
+        out: Dict[str, Any] = {
+            "judge": self.judge,
+            "cases": self.count("cases"),
+            "claims": self.count("claims"),
+            "penalty": float(penalty),
+            "risk_weighted_score": float(o["correct"] - penalty * o["wrong"]),
+            "faithfulness": rate_figures(Rate(supported, judged), "supported", "claims"),
+            "contradicted": self.count("contradicted"),
+            "unsupported": self.count("unsupported"),
+            "errors": self.count("judge_errors"),
+            "hallucination_rate": rate_figures(self.rate("hallucination_rate"), "hallucinated", "answered"),
+            "hallucination_rate_by_person": (rate_figures(by_person, "hallucinated", "answered")
+                                             if by_person.total else None),
+            "citation_recall": recall,
+            "citation_precision": rate_figures(precision, "relevant", "citations"),
+            "abstention": rate_figures(self.rate("abstention"), "abstained", "unanswerable"),
+            "false_abstention": rate_figures(self.rate("false_abstention"), "abstained", "answerable"),
+            "outcomes": o,
+            "accuracy_score": rate_figures(self.accuracy(), "correct", "cases"),
+            "judge_identity": self.identity,
+        }
+        if self.count("labeled_cases"):
+            out["hallucination_rate_corrected"] = self._corrected(figure_value)
+        if self.count("held_back") or "data_policy" in (self.identity or {}):
+            held, unjudged = self.count("held_back"), self.count("held_back_unjudged")
+            out["held_back"] = {"cases": held, "judged_instead": held - unjudged, "unjudged": unjudged}
+        if self.count("origin_cases"):
+            out["incidents"] = {
+                "cases": self.count("incidents"),
+                "hallucination_rate": rate_figures(self.rate("incident_hallucination_rate"), "hallucinated",
+                                                   "answered"),
+                "hallucination_rate_by_person": rate_figures(self.rate("incident_hallucination_rate_by_person"),
+                                                             "hallucinated", "answered")}
+        return out
+
+    def _corrected(self, figure_value) -> Dict[str, Any]:
+        """``hallucination_rate_corrected`` (:func:`groundlab.sampling.corrected_hallucination_rate`)
+        from the strata counts."""
+        answered = self.count("answered_cases")
+        sizes = {h: self.count("stratum", h) for h in _ordered(g for m, g in self.cells if m == "stratum")}
+        sizes = {h: n for h, n in sizes.items() if n}
+        labeled = {h: self.get("stratum_labeled", h) for h in sizes}
+        n_labeled = sum(n for _, n in labeled.values())
+        if not n_labeled:
+            reason = "no answer carries a person's labels"
+            return {"labeled": 0, "answered": answered, "rate": None, "low": None, "high": None, "reason": reason}
+        missing = [h for h in sizes if not labeled[h][1]]
+        if missing:
+            reason = (f"no labeled answer among the {sizes[missing[0]]} the judge found {missing[0]}, so its share "
+                      "cannot be corrected; label a few of them too")
+            return {"labeled": n_labeled, "answered": answered, "rate": None, "low": None, "high": None,
+                    "reason": reason}
+        from .sampling import weighted_rate_of_counts
+
+        e = weighted_rate_of_counts([(h, sizes[h], labeled[h][1], labeled[h][0]) for h in sizes])
+        return {"labeled": n_labeled, "answered": answered, "rate": figure_value(e.rate), "low": figure_value(e.low),
+                "high": figure_value(e.high)}
+
+    def breakdown(self) -> Dict[str, List[Dict[str, Any]]]:
+        """``by_kind`` and ``by_process`` of ``score --json --breakdown``
+        (:func:`groundlab.metrics.hallucination_breakdown`)."""
+        from .summary import figure_value
+
+        def figures(rate: Rate) -> Dict[str, Any]:
+            low, high = rate.interval
+            return {"rate": figure_value(rate.rate), "low": figure_value(low), "high": figure_value(high)}
+
+        by_kind = []
+        for kind in _KINDS:
+            rate = self.rate("by_kind", kind)
+            if rate.total:
+                by_kind.append(dict({"kind": kind, "hallucinated": rate.count, "claims": rate.total}, **figures(rate)))
+        by_process = []
+        if self.count("process_cases"):
+            names = sorted({g for m, g in self.cells if m == "by_process"} - {NO_PROCESS}, key=str)
+            if ("by_process", NO_PROCESS) in self.cells:
+                names.append(NO_PROCESS)
+            for name in names:
+                rate = self.rate("by_process", name)
+                if rate.total:
+                    by_process.append(dict({"process": None if name == NO_PROCESS else name,
+                                            "hallucinated": rate.count, "answered": rate.total}, **figures(rate)))
+        return {"by_kind": by_kind, "by_process": by_process}
+
+    def table(self) -> "pd.DataFrame":
+        """The tidy counts table: one row per measure and group, with its count and total (``<NA>``
+        for a plain count). Summing two tables' counts and totals by measure and group gives the
+        table of both runs together.
+
+        >>> from groundlab import evaluate, load_cases, sample_path
+        >>> t = counts_of(evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")))).table()
+        >>> t[t["measure"] == "hallucination_rate"].values.tolist()
+        [['hallucination_rate', '', 6, 10]]
+        """
+        import pandas as pd
+
+        rows = [(m, g, c, t) for (m, g), (c, t) in sorted(self.cells.items(), key=lambda item: (item[0][0],
+                                                                                              str(item[0][1])))]
+        frame = pd.DataFrame(rows, columns=TABLE_COLUMNS)
+        frame["count"] = frame["count"].astype("int64")
+        frame["total"] = pd.array([None if t is None else int(t) for _, _, _, t in rows], dtype="Int64")
+        return frame
+
+    # ------------------------------------------------------------------ files
+
+    def to_json(self, sources: Sequence[str] = ()) -> Dict[str, Any]:
+        """The counts as a JSON-ready dict: what ``score --counts-out`` writes and ``groundlab merge``
+        reads (the fingerprints sorted, 8 bytes each, base64)."""
+        import numpy as np
+
+        self.repeated()  # sorts them where they are
+        values = np.frombuffer(self.fingerprints, dtype=np.uint64)
+        return {
+            "groundlab_counts": FORMAT,
+            "judge": self.judge,
+            "judge_identity": self.identity,
+            "shards": self.shards,
+            "sources": list(sources or self.sources),
+            "counts": [{"measure": m, "group": g, "count": c, "total": t} for (m, g), (c, t) in self.cells.items()],
+            "errors": [list(e) for e in self.errors],
+            "without_passages": self.without_passages,
+            "case_ids": {"fingerprint": "blake2b-64", "cases": int(len(values)),
+                         "sorted": base64.b64encode(values.astype("<u8").tobytes()).decode("ascii")},
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], name: str) -> "Counts":
+        """Counts read back from :meth:`to_json` (``name``: the file, for messages)."""
+        if not isinstance(data, Mapping) or "groundlab_counts" not in data:
+            hint = (" (it holds the figures of 'score --json', which cannot be added up; write each part with "
+                    "'groundlab score --counts-out PART.json')" if isinstance(data, Mapping) and "hallucination_rate" in data
+                    else "")
+            raise InputError(f"{name} is not a counts file of groundlab{hint}; give the files 'groundlab score "
+                             "--counts-out' or 'groundlab merge --out' wrote.")
+        if data["groundlab_counts"] != FORMAT:
+            raise InputError(f"{name} is a counts file of format {data['groundlab_counts']!r}, which this groundlab "
+                             f"does not read (it reads format {FORMAT}); score that part again with this version.")
+        try:
+            counts = cls(str(data["judge"]), data.get("judge_identity"))
+            for row in data["counts"]:
+                group = row["group"]
+                if not isinstance(group, str):
+                    raise TypeError
+                count, total = row["count"], row["total"]
+                if not isinstance(count, int) or (total is not None and not isinstance(total, int)):
+                    raise TypeError
+                counts.cells[(str(row["measure"]), group)] = [count, total]
+            counts.errors = [(str(a), int(b), str(c)) for a, b, c in data.get("errors", [])]
+            counts.without_passages = [str(x) for x in data.get("without_passages", [])][:SHOWN_WITHOUT_PASSAGES]
+            ids = data["case_ids"]
+            raw = base64.b64decode(ids["sorted"], validate=True)
+            if len(raw) != 8 * int(ids["cases"]):
+                raise ValueError
+            counts.fingerprints = array("Q")
+            counts.fingerprints.frombytes(_little_endian(raw))
+            counts.shards = int(data.get("shards", 1))
+            counts.sources = [str(s) for s in data.get("sources", [])]
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise InputError(f"{name} is a damaged counts file (a field is missing or of the wrong kind); write it "
+                             "again with 'groundlab score --counts-out'.") from None
+        if counts.count("cases") != len(counts.fingerprints):
+            raise InputError(f"{name} counts {counts.count('cases')} cases but holds {len(counts.fingerprints)} case "
+                             "ids; it was changed after groundlab wrote it: write it again.")
+        return counts
+
+
+def _little_endian(raw: bytes) -> bytes:
+    import sys
+
+    if sys.byteorder == "little":
+        return raw
+    import numpy as np
+
+    return np.frombuffer(raw, dtype="<u8").astype(np.uint64).tobytes()
+
+
+def _ordered(names: Iterable[Any]) -> List[Any]:
+    names = set(names)
+    known = [h for h in _STRATA if h in names]
+    return known + sorted(names - set(known), key=str)
+
+
+def counts_of(evaluation: "Evaluation") -> Counts:
+    """The counts of an evaluation's frames (:func:`groundlab.evaluate`)."""
+    claims, cases = evaluation.claims, evaluation.cases
+
+    try:  # pandas' missing value, told apart from None
+        from pandas import NA as missing
+    except ImportError:  # pragma: no cover - pandas is a dependency
+        missing = object()
+
+    def column(frame, name, default=None):
+        if name not in frame.columns:
+            return [default] * len(frame)
+        return [None if v is missing or (isinstance(v, float) and math.isnan(v)) else v for v in frame[name].tolist()]
+
+    claim_columns = {name: column(claims, name) for name in ("case_id", "claim", "verdict", "citation_ok", "citations",
+                                                             "relevant_citations", "kinds", "error")}
+    claim_columns["kinds"] = [k if k is not None else ("other",) for k in claim_columns["kinds"]]
+    case_columns = {name: column(cases, name) for name in ("case_id", "process", "claims", "hallucinated",
+                                                          "hallucinated_by_person", "answerable", "outcome",
+                                                          "labeled", "cites_by_position", "passages", "errors",
+                                                          "contradicted", "unsupported")}
+    case_columns["cites_by_position"] = [bool(v) for v in case_columns["cites_by_position"]]
+    case_columns["passages"] = [1 if v is None else v for v in case_columns["passages"]]
+    case_columns["extra"] = list(zip(column(cases, "classification"), column(cases, "origin"),
+                                     column(cases, "held_back")))
+    counts = Counts(evaluation.judge, claims.attrs.get("judge"))
+    counts.add_columns(claim_columns, case_columns)
+    return counts
+
+
+def same_judge(a: Counts, b: Counts) -> Optional[str]:
+    """Why the counts of ``a`` and ``b`` cannot be added (a phrase), or ``None``: a different judge,
+    or the same judge with other settings, weights, prompt or splitting."""
+    if a.judge != b.judge:
+        return f"judge {a.judge} against judge {b.judge}"
+    ia, ib = a.identity or {}, b.identity or {}
+    if ia == ib:
+        return None
+    differ = sorted(k for k in set(ia) | set(ib) if ia.get(k) != ib.get(k))
+    return f"the same judge ({a.judge}) with other {', '.join(differ)}"
+
+
+def merge_counts(parts: Sequence[Counts], names: Optional[Sequence[str]] = None) -> Counts:
+    """The counts of all ``parts`` together: exactly those of judging all their cases at once.
+
+    Refused with one sentence (an :class:`~groundlab.records.InputError`): parts judged by
+    different judges (by identity: name, version, settings, weights, prompt, model and how answers
+    were split), and parts that share a case id (each case must be counted once). ``names`` say
+    how messages call the parts (file names); the merged counts say how many parts they hold
+    (``shards``).
+    """
+    if not parts:
+        raise GroundlabError("there are no counts to merge; give at least one counts file.")
+    names = list(names) if names is not None else [f"part {k + 1}" for k in range(len(parts))]
+    first = parts[0]
+    for part, name in zip(parts[1:], names[1:]):
+        why = same_judge(first, part)
+        if why is not None:
+            raise InputError(f"{name} was judged otherwise than {names[0]} ({why}); counts of different judges do "
+                             "not add up: score every part with the same judge and settings.")
+    merged = Counts(first.judge, first.identity)
+    merged.shards = 0
+    seen = 0
+    for part, name in zip(parts, names):
+        merged.merge(part)
+        before = merged.repeated_ids() if len(parts) > 1 else 0
+        if before > seen:
+            raise InputError(f"{name} holds {before - seen} case id{'s' * (before - seen != 1)} that "
+                             f"{'an earlier part holds' if part is not first else 'it holds twice'} (compared by "
+                             "their fingerprints); each case must be counted in one part only: score parts whose "
+                             "cases do not overlap.")
+        seen = before
+    return merged
+
+
+def read_counts(path) -> Counts:
+    """A counts file (``score --counts-out``, ``merge --out``)."""
+    from .io import display_name, read_text
+
+    name = display_name(path)
+    text = read_text(path, "counts")
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        from .io import json_problem
+
+        raise InputError(f"{name} is not valid JSON ({json_problem(exc)}); give the file 'groundlab score "
+                         "--counts-out' wrote.") from None
+    counts = Counts.from_json(data, name)
+    if not counts.sources:
+        counts.sources = [name]
+    return counts
+
+
+def write_counts(counts: Counts, path, *, force: bool = False, inputs: Sequence = ()) -> None:
+    """Write a counts file atomically (refusing an existing file without ``force``, and any input)."""
+    from .io import check_output, write_atomic
+
+    check_output(path, force, [i for i in inputs if i])
+    write_atomic(path, json.dumps(counts.to_json()) + "\n")
+
+
+__all__ = ["Counts", "TABLE_COLUMNS", "case_fingerprint", "counts_of", "merge_counts", "read_counts", "same_judge",
+           "write_counts"]
