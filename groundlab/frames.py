@@ -37,7 +37,8 @@ def claim_schema(identity: Optional[Mapping[str, Any]] = None):
               ("cites", pa.list_(pa.string())), ("verdict", pa.string()), ("reason", pa.string()),
               ("score", pa.float64()), ("error", pa.string()), ("label", pa.string()), ("citation_ok", pa.bool_()),
               ("citations", pa.int64()), ("relevant_citations", pa.int64()), ("kind", pa.string()),
-              ("kinds", pa.list_(pa.string()))]
+              ("kinds", pa.list_(pa.string())), ("evidence", pa.string()),
+              ("evidence_matched", pa.list_(pa.string())), ("evidence_clashed", pa.list_(pa.string()))]
     return pa.schema(fields, metadata=_metadata(identity))
 
 
