@@ -10,7 +10,6 @@ hold markup, which shows as text.
 
 from __future__ import annotations
 
-import hashlib
 import html
 import re
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import pandas as pd
 
 from . import formatting as fmt
+from .io import sha256_text
 from .records import Case
 
 _ANCHOR = re.compile(r"[A-Za-z][A-Za-z0-9_.\-]{0,63}")
@@ -34,7 +34,7 @@ def case_anchor(case_id: str) -> str:
     text = str(case_id)
     if _ANCHOR.fullmatch(text):
         return text
-    return "case-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+    return "case-" + sha256_text(text)[:12]
 
 
 _CSS = """

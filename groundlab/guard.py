@@ -455,7 +455,7 @@ def guard_outcomes(evaluation: Evaluation, modes: Sequence[str] = MODES,
     import pandas as pd
 
     from .stats import Rate
-    from .workbook import rates_frame
+    from .summary import rates_frame
 
     for mode in modes:
         check_options(mode)

@@ -708,6 +708,26 @@ def _json_type(value: object) -> str:
     return "an object"
 
 
+def sha256_text(text: str) -> str:
+    """The sha256 of ``text`` written as UTF-8, in hex."""
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def sha256_file(path: PathLike) -> str:
+    """The sha256 of the bytes of the file at ``path``, in hex, read a megabyte at a time."""
+    import hashlib
+
+    with open(path, "rb") as fh:
+        if hasattr(hashlib, "file_digest"):
+            return hashlib.file_digest(fh, "sha256").hexdigest()
+        digest = hashlib.sha256()
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+        return digest.hexdigest()
+
+
 def sample_path(name: str = "") -> Path:
     """Path of the sample set shipped inside the package (``notes.jsonl``, ``grounded_cases.jsonl``)."""
     return Path(__file__).parent / "data" / name

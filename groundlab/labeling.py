@@ -50,6 +50,7 @@ from .io import (PathLike, check_output, load_cases, load_cases_with_records, ou
                  write_atomic)
 from .judges import DEFAULT_JUDGE, Judge, get_judge, nothing_judged
 from .records import VERDICTS, Case, GroundlabError, InputError, Passage
+from .sampling import SheetWaiting, sample_text
 
 SHEET_COLUMNS: Tuple[str, ...] = ("case_id", "claim_no", "question", "claim", "cites", "passages",
                                   "judge_verdict", "judge_reason", "label", "answerable")
@@ -273,8 +274,6 @@ def write_round(cases_path: PathLike, design: pd.DataFrame, folder: PathLike, *,
     ``sheet-2.csv``, ...), beside them. So a filled sheet, even one filled in place and read back
     with ``filled_sheet``, stays as it is, and a rerun with the same draw rewrites nothing.
     """
-    from .sampling import sample_text
-
     folder = Path(folder)
     inputs = [cases_path] + ([passages] if passages else [])
     sample = sample_text(cases_path, design)
@@ -343,20 +342,6 @@ def work_dir(path: PathLike) -> Path:
     folder = Path(path)
     folder.mkdir(parents=True, exist_ok=True)
     return folder
-
-
-@dataclass(frozen=True)
-class SheetWaiting:
-    """A labeling round whose sheet has not come back filled yet: the steps that need labels wait."""
-
-    sheet: Path
-
-    def __str__(self) -> str:
-        return (f"The sheet {self.sheet} is waiting to be filled: hand a copy to the people who label, and when "
-                "it comes back run again with filled_sheet set to it. Reading labels back and comparing with "
-                "the judge wait until then.")
-
-    __repr__ = __str__
 
 
 def demo_sheet(sheet: PathLike, cases: Sequence[Case], out: PathLike, *, partial: bool = False) -> Optional[Path]:

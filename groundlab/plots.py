@@ -155,7 +155,7 @@ def rate_ranges(frame: pd.DataFrame, ax: Optional[Axes] = None, hue: Optional[st
                 title: str = "The judge against a person's labels") -> Axes:
     """Rates with their Wilson 95% ranges as points and bars, one row per measure.
 
-    ``frame``: :func:`groundlab.workbook.rates_frame` rows (``measure``, ``count``, ``total``,
+    ``frame``: :func:`groundlab.summary.rates_frame` rows (``measure``, ``count``, ``total``,
     ``rate``, ``low``, ``high``), several judges told apart by ``hue``.
     """
     frame = frame[frame["total"] > 0]

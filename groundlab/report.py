@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Sequence, Union
 
 from . import formatting as fmt
+from .formatting import code_span, markdown_text  # noqa: F401 (their old home)
 from .cards import case_anchor
 from .evaluate import Evaluation
 from .identity import identity_line
@@ -39,32 +40,6 @@ if TYPE_CHECKING:  # pragma: no cover
 #: without ``--force``, since it may be a person's own document.
 MARKER = "<!-- groundlab report -->"
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~-])")
-
-
-def markdown_text(text: str) -> str:
-    r"""``text`` as literal Markdown: its markup characters backslash-escaped and ``&``, ``<``, ``>``
-    written as entities, so no renderer makes a link, a table cell, code or HTML of it.
-
-    >>> print(markdown_text("[x](javascript:alert(1)) <b>|</b>"))
-    \[x\]\(javascript:alert\(1\)\) &lt;b&gt;\|&lt;/b&gt;
-    """
-    text = visible(" ".join(str(text).splitlines()))
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
-
-
-def code_span(text: str) -> str:
-    """``text`` as a Markdown code span (a file name, a case id): shown as written, never read as
-    Markdown or HTML, whatever backticks or markup it holds.
-
-    >>> code_span("a`b.jsonl"), code_span("<script>")
-    ('``a`b.jsonl``', '`<script>`')
-    """
-    text = " ".join(str(text).splitlines())
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith(("`", " ")) or text.endswith(("`", " ")) else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 
@@ -144,7 +119,7 @@ def decision_tiles(evaluation: Evaluation, targets: Optional["Targets"] = None, 
     """The decision panel's tiles: the hallucination rate (corrected by people's labels when some
     exist), false abstention, citation accuracy, how far the judge can be trusted, and with a
     ``comparison`` (:class:`groundlab.workbook.ConfigurationComparison`) the difference B − A."""
-    from .sampling import corrected_hallucination_rate
+    from .weighted import corrected_hallucination_rate
 
     r = rates(evaluation)
     tiles: List[Tile] = []
@@ -432,7 +407,7 @@ def headline_line(evaluation: Evaluation, r: Mapping[str, Rate]) -> str:
     """The report's first measure: the hallucination rate corrected by people's labels beside the
     judge's flagged rate when labels exist (:func:`groundlab.sampling.corrected_hallucination_rate`),
     else the flagged rate and how far the judge's measured error could move it."""
-    from .sampling import _pct, corrected_hallucination_rate
+    from .weighted import _pct, corrected_hallucination_rate
 
     flagged = rate_line(r["hallucination rate"], "answered cases")
     correction = corrected_hallucination_rate(evaluation.cases)

@@ -13,7 +13,6 @@ step that shapes data for a table or a chart lives here, so a notebook cell is o
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import pickle
@@ -27,7 +26,7 @@ import pandas as pd
 
 from .claims import DEFAULT_ABSTENTION_PHRASES, ClaimSplitter
 from .evaluate import Evaluation, evaluate, split_cases
-from .io import PathLike, load_cases
+from .io import PathLike, load_cases, sha256_file
 from .judges import DEFAULT_JUDGE, get_judge, nothing_judged
 from .metrics import (
     agreement,
@@ -42,7 +41,7 @@ from .metrics import (
 from . import formatting as fmt
 from .records import VERDICTS, Case, GroundlabError
 from .report import code_span, steering_report, write_report
-from .summary import rates
+from .summary import rates, rates_frame
 from .stats import Rate, UndefinedRateWarning, answers_needed, interval_bounds, interval_half_width, percent
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -52,7 +51,6 @@ if TYPE_CHECKING:  # pragma: no cover
 AS_IT_IS = "as it is"
 WITHHOLDS = "withholding the answers the judge flags"
 
-_RATE_COLUMNS = ["measure", "count", "total", "rate", "low", "high"]
 
 
 def evaluate_files(cases: PathLike, passages: Optional[PathLike] = None, judge: str = DEFAULT_JUDGE,
@@ -209,22 +207,6 @@ def _escape(text: str) -> str:
 
 
 # ---------------------------------------------------------------- rates
-
-
-def rates_frame(rates: Mapping[str, Rate], **columns: object) -> pd.DataFrame:
-    """One row per rate: ``measure``, ``count``, ``total``, ``rate``, ``low``, ``high`` (NaN when undefined).
-
-    Extra keyword arguments become constant columns (``judge="rules"``).
-
-    >>> rates_frame({"caught": Rate(5, 6)}).round(2).to_dict("records")
-    [{'measure': 'caught', 'count': 5, 'total': 6, 'rate': 0.83, 'low': 0.44, 'high': 0.97}]
-    """
-    rows = [{"measure": name, "count": r.count, "total": r.total, "rate": r.rate,
-             "low": r.interval[0], "high": r.interval[1]} for name, r in rates.items()]
-    frame = pd.DataFrame(rows, columns=_RATE_COLUMNS)
-    for name, value in columns.items():
-        frame[name] = value
-    return frame
 
 
 def styled_rates(frame: pd.DataFrame):
@@ -471,14 +453,10 @@ def judged_inputs(cases: PathLike, passages: Optional[PathLike], citation_patter
 
 
 def _file_digest(path: PathLike) -> str:
-    digest = hashlib.sha256()
     try:
-        with open(path, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
+        return sha256_file(path)
     except OSError as exc:
         raise GroundlabError(f"cannot read {path} ({exc.strerror or exc}); check the path and run again.") from None
-    return digest.hexdigest()
 
 
 def save_judged(path: PathLike, comparison: JudgeComparison, inputs: Mapping[str, Any]) -> Path:

@@ -327,8 +327,12 @@ def _score_counts(args: argparse.Namespace, judge, penalty: float, conditions, f
     with spending(judge):
         if args.engine == "dask":
             from ..engines.dask import score_file_on_cluster
+            from .options import judge_kwargs
 
-            counts = score_file_on_cluster(path, passages, args, judge, claims_out=claims_out)
+            guarded = bool(getattr(args, "policy", None) or getattr(args, "mask", False)
+                           or getattr(args, "mask_name", None))
+            counts = score_file_on_cluster(path, passages, args.judge, args.scheduler, splitter=splitter_from(args),
+                                           options=judge_kwargs(args), claims_out=claims_out, guarded=guarded)
         else:
             import os
 

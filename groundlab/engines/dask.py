@@ -114,15 +114,15 @@ def _count_span(path: str, span, spec: JudgeSpec, table) -> dict:
 SPAN_BYTES = 16 * 1024 * 1024
 
 
-def score_file_on_cluster(path, passages, args, judge, claims_out=None):
+def score_file_on_cluster(path, passages, judge: str, scheduler: str, *, splitter=None, options=None,
+                          claims_out=None, guarded: bool = False):
     """``groundlab score --engine dask --scheduler ADDRESS``: the counts of a cases file, judged on
     the cluster in byte ranges of :data:`SPAN_BYTES` (each worker reads its ranges of the file,
-    which it must see at the same path)."""
+    which it must see at the same path) by the judge named ``judge`` with ``options``.
+    ``guarded``: a data policy or masking was asked for, which applies on one machine only."""
     import os
     from pathlib import Path
 
-    from ..cli.common import splitter_from
-    from ..cli.options import judge_kwargs
     from ..evaluate import merge_parts
     from ..identity import judge_identity
     from ..io import is_regular_file, split_file
@@ -130,24 +130,24 @@ def score_file_on_cluster(path, passages, args, judge, claims_out=None):
     if claims_out:
         raise GroundlabError("--claims-out is written on one machine; with --engine dask, judge_dask(..., frames=True) "
                              "leaves the claim frame on the cluster (docs/scale.md), or drop --engine dask.")
-    if getattr(args, "policy", None) or getattr(args, "mask", False) or getattr(args, "mask_name", None):
+    if guarded:
         raise GroundlabError("a data policy and masking apply on one machine; drop --policy and --mask, or run "
                              "without --engine dask.")
-    if not args.scheduler:
+    if not scheduler:
         raise GroundlabError("--engine dask needs --scheduler ADDRESS, the scheduler of a running Dask cluster "
                              "(e.g. tcp://10.0.0.5:8786; 'dask scheduler' prints it).")
     if not is_regular_file(path):
         raise GroundlabError(f"--engine dask reads the cases file on the workers, a range each, so it needs a file "
                              f"(not {path}); save it where the workers can read it.")
-    spec = JudgeSpec.of(args.judge, splitter_from(args), **judge_kwargs(args))
+    spec = JudgeSpec.of(judge, splitter, **(options or {}))
     try:
         from distributed import Client
     except ImportError:
         raise GroundlabError("--engine dask needs Dask's distributed scheduler: pip install 'dask[distributed]'.") from None
     try:
-        client = Client(args.scheduler, timeout=30)
+        client = Client(scheduler, timeout=30)
     except (OSError, TimeoutError) as exc:
-        raise GroundlabError(f"cannot reach the Dask scheduler at {args.scheduler} ({exc}); check the address and "
+        raise GroundlabError(f"cannot reach the Dask scheduler at {scheduler} ({exc}); check the address and "
                              "that the cluster is running.") from None
     try:
         table = _table(passages)

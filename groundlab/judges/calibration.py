@@ -28,7 +28,6 @@ public claim sets) and for ``groundlab calibrate`` on a person's labels:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import random
@@ -39,6 +38,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..io import sha256_text
 from ..records import VERDICTS, Evidence, GroundlabError
 from ..stats import Rate
 from .signals import CONFIG_KIND, FEATURES, JudgeConfig, SignalsJudge, check_config
@@ -468,7 +468,7 @@ def _in_memory(weights: np.ndarray, threshold: float) -> JudgeConfig:
     names = ("intercept",) + FEATURES
     data = {"kind": CONFIG_KIND, "judge": SignalsJudge.name,
             "weights": {n: float(w) for n, w in zip(names, weights)}, "threshold": threshold}
-    return JudgeConfig(data, None, hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest())
+    return JudgeConfig(data, None, sha256_text(json.dumps(data, sort_keys=True)))
 
 
 def check_enough(measured: Measured, folds: int = FOLDS, max_false_alarms: Optional[float] = None) -> None:

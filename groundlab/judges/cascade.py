@@ -49,7 +49,7 @@ from . import Judge, Pair, get_judge
 
 if TYPE_CHECKING:
     from ..evaluate import Evaluation
-    from ..sampling import WeightedRate
+    from ..weighted import WeightedRate
     from ..stats import Rate
 
 #: How an answer was judged: by the second judge because the first flagged it, by the second
@@ -293,7 +293,7 @@ class CascadeJudge:
 
     def report(self, evaluation: "Evaluation") -> CascadeReport:
         """What the run that made ``evaluation`` found and cost (see :class:`CascadeReport`)."""
-        from ..sampling import weighted_rate
+        from ..weighted import weighted_rate
         from ..stats import Rate
 
         claims, cases = evaluation.claims, evaluation.cases

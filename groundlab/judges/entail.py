@@ -320,7 +320,7 @@ class EntailmentModel:
 
 @lru_cache(maxsize=64)
 def _file_sha256(path: str) -> str:
-    from ..outputs import sha256
+    from ..io import sha256_file as sha256
 
     return sha256(path)
 
