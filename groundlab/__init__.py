@@ -18,10 +18,13 @@ _NAMES = {
     "citations_undecided": "metrics", "cohens_kappa": "metrics", "disagreements": "metrics",
     "faithfulness": "metrics", "false_abstention_rate": "metrics", "get_judge": "judges",
     "hallucination_rate": "metrics", "interval_half_width": "stats",
-    "judge_names": "judges", "load_cases": "io", "load_passages": "io", "outcomes": "metrics",
+    "judge_names": "judges", "load_cases": "importers", "load_passages": "io", "outcomes": "metrics",
     "penalty_for_confidence": "metrics", "risk_weighted_score": "metrics", "sample_path": "io",
     "verdict_counts": "metrics", "wilson_interval": "stats",
 }
+
+
+from functools import wraps as _wraps  # noqa: E402
 
 
 def __getattr__(name: str):
@@ -40,8 +43,21 @@ def __dir__():
 
 
 # Named like the module that holds them: imported at once, so the name is the function, not the module.
-from .evaluate import Evaluation, evaluate, split_cases  # noqa: E402
+from .evaluate import Evaluation, split_cases  # noqa: E402
+from .evaluate import evaluate as _evaluate  # noqa: E402
 from .guard import GuardResult, guard, guard_outcomes  # noqa: E402
+from .records import Case  # noqa: E402
+
+
+@_wraps(_evaluate)
+def evaluate(cases, *args, **kwargs):
+    # Rows in another tool's columns are converted first, as load_cases converts them; the core's
+    # evaluate reads groundlab's own format only, so that it never reaches up into the importers.
+    if hasattr(cases, "columns") or (len(cases) and not isinstance(cases[0], Case)):
+        from .importers import load_cases as _load
+
+        cases = _load(cases)
+    return _evaluate(cases, *args, **kwargs)
 
 
 __version__ = "0.1.0"

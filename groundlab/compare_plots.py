@@ -52,7 +52,7 @@ def comparison_chart(comparison: Comparison, axes: Optional[Sequence[Axes]] = No
         return fig
     right.axvline(0, color=OKABE_ITO["black"], lw=1.2, ls="--")
     from .formatting import STATE_COLOURS, state_label
-    from .slides import compare_rows
+    from .compare import compare_rows
 
     diffs = frame.drop_duplicates("measure")
     by_label = {row["label"].split(" (")[0]: row for row in compare_rows(comparison)}

@@ -198,7 +198,7 @@ def roc_curve(frame: pd.DataFrame, ax: Optional[Axes] = None, moves: Optional[pd
     ``frame``: :func:`groundlab.workbook.roc_frame`; ``moves``: the points to letter (default
     :func:`groundlab.workbook.threshold_points` of ``frame``).
     """
-    from .workbook import threshold_points
+    from .curves import threshold_points
 
     ax = _axes(ax, (7.5, 6.5))
     judge = f" ({frame['judge'].iloc[0]})" if len(frame) and "judge" in frame else ""

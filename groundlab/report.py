@@ -336,7 +336,7 @@ def report_parts(evaluation: Evaluation, penalty: float = 1.0, source: str = "",
             "passage behind them, or could not judge their cited passages." if undecided else "")),
     ]
     if comparison is not None:
-        from .slides import compare_rows
+        from .compare import compare_rows
 
         a, b = _names(comparison)
         result = comparison.result if hasattr(comparison, "result") else comparison

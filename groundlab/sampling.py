@@ -251,7 +251,7 @@ class LabeledSample:
     def _repr_html_(self) -> str:
         import html
 
-        from .workbook import table
+        from .tables import table
 
         by_stratum = table(self.estimate.by_stratum).format({"rate": "{:.0%}", "share": "{:.1%}"})
         return (f"<p>The person, weighted to the log: {html.escape(str(self.estimate))}.</p>"
@@ -296,6 +296,6 @@ def judge_on_sample(result: Union[LabeledSample, "SheetWaiting"]):
         a = agreement(ev.claims, ev.cases)
     caption = "; ".join(f"{name} {rate.with_range()}" for name, rate in
                         (("agreement", a.agreement), ("caught", a.caught), ("false alarms", a.false_alarms)))
-    from .workbook import table
+    from .tables import table
 
     return table(disagreements(ev.claims), caption=caption)

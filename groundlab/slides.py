@@ -23,6 +23,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
 from . import formatting as fmt
+from .compare import BETTER, compare_rows  # noqa: F401 (named by slides' callers)
 from .plots import OKABE_ITO, _rc
 
 #: Figure sizes in inches: a full 16:9 slide, and half of one (a chart beside text).
@@ -173,32 +174,6 @@ def judge_slide(tiles: Sequence[Any], agree: Dict[str, Any], size: str = "full")
     return fig
 
 
-#: Which way each compared measure is better for the second configuration.
-BETTER = {"hallucination_rate": "lower", "faithfulness": "higher", "abstention": "higher",
-          "false_abstention": "lower", "agreement": "higher"}
-
-
-def compare_rows(comparison: Any) -> List[Dict[str, Any]]:
-    """Per measure of a comparison: the difference, its range, and whether it is better for B,
-    worse, or could be noise (which way is better written in the label)."""
-    from .compare import LABELS
-
-    result = comparison.result if hasattr(comparison, "result") else comparison
-    b = result.names[1]
-    rows = []
-    for name, m in result.measures.items():
-        if not m.defined:
-            continue
-        better = BETTER.get(name, "lower")
-        good = (m.difference < 0) == (better == "lower")
-        state = ("good" if good else "bad") if m.verdict == "unlikely to be noise" else "unsure"
-        words = (f"better for {b}" if good else f"worse for {b}") if state != "unsure" else m.verdict
-        rows.append({"label": f"{LABELS[name]} ({better} is better)", "value": m.difference, "low": m.low,
-                     "high": m.high, "state": state,
-                     "note": f"{fmt.points(m.difference)} points ({fmt.points_range(m.low, m.high)}): {words}"})
-    return rows
-
-
 def compare_slide(comparison: Any, size: str = "full") -> Figure:
     """B − A per measure in points with its paired range, capped at ±100 points; the title gives
     the hallucination rate's difference and what it means."""
@@ -241,7 +216,7 @@ def answers_slide(rate: Any, margin: float = 0.05, size: str = "full") -> Figure
 def penalty_slide(curve, penalty: float, size: str = "full") -> Figure:
     """The risk-weighted score per 100 answers against the penalty, as it is and withholding the
     answers the judge flags; the title says what withholding changes at the report's penalty."""
-    from .workbook import AS_IT_IS, WITHHOLDS
+    from .curves import AS_IT_IS, WITHHOLDS
 
     fig, ax = _figure(size)
     at = {}
@@ -293,7 +268,7 @@ def slide_figures(evaluation: Any, penalty: float = 1.0, targets: Any = None, co
     from .metrics import hallucination_breakdown, hallucination_rate
     from .report import decision_tiles
     from .summary import agree_summary
-    from .workbook import penalty_curve
+    from .curves import penalty_curve
 
     if size not in SIZES:
         raise ValueError(f"size must be one of {', '.join(SIZES)}, not {size!r}")
@@ -324,7 +299,7 @@ def write_slides(evaluation: Any, directory: Any, penalty: float = 1.0, targets:
     ``decision-full-transparent.png``, ``decision-full.svg``, ``decision-half.png``, ...), and say
     what was written; with an empty ``directory``, say how to ask for them."""
     from .targets import Targets, load_targets
-    from .workbook import Sentences
+    from .tables import Sentences
 
     if not str(directory or "").strip():
         return Sentences([("No slides were asked for: groundlab run --slides (or the parameter slides_dir) writes "

@@ -41,15 +41,15 @@ from .metrics import (
 from . import formatting as fmt
 from .records import VERDICTS, Case, GroundlabError
 from .report import code_span, steering_report, write_report
+from .curves import AS_IT_IS, MAX_CURVE_POINTS, THRESHOLD_STEPS, WITHHOLDS, penalty_curve, threshold_points  # noqa: F401
 from .summary import rates, rates_frame
+from .tables import _INTERACTIVE, Sentences, Table, _escape, _readable, _styler, interactive_tables, table  # noqa: F401
 from .stats import Rate, UndefinedRateWarning, answers_needed, interval_bounds, interval_half_width, percent
 
 if TYPE_CHECKING:  # pragma: no cover
     from .targets import Targets
 
 #: The two policies of the penalty curve.
-AS_IT_IS = "as it is"
-WITHHOLDS = "withholding the answers the judge flags"
 
 
 
@@ -89,121 +89,6 @@ def claim_splitter(citation_pattern: Optional[str] = "", abstention_phrases: Seq
 
 
 # ---------------------------------------------------------------- tables for reading
-
-
-#: Whether tables show as interactive ones (sortable, searchable, paged: itables), once a
-#: notebook called :func:`interactive_tables`.
-_INTERACTIVE = {"on": False}
-
-
-def interactive_tables() -> "Sentences":
-    """Make the tables of this notebook interactive: sorted by a click on a heading, searched
-    and filtered in the box above them, paged. itables draws them offline: its script is put in
-    this cell's output (and so in the notebook's HTML copy), nothing is fetched from the web.
-    Without itables the tables stay static, and the sentence shown says so."""
-    try:
-        import itables
-    except ImportError:
-        _INTERACTIVE["on"] = False
-        return Sentences([("Tables are static here: install itables (pip install itables) to sort, search and "
-                           "filter them.", [])])
-    itables.init_notebook_mode(all_interactive=False, connected=False)
-    _INTERACTIVE["on"] = True
-    return Sentences([("Every table below can be sorted (click a heading), searched and filtered (the box above "
-                       "it) and paged; the outputs appear after Run All, or in the HTML copy groundlab run writes.",
-                       [])])
-
-
-@dataclass(repr=False)
-class Table:
-    """A table for reading (:func:`table`): shown interactive (itables) once
-    :func:`interactive_tables` was called, else as the escaped static table. ``frame`` is what it
-    shows, every figure already written as :mod:`groundlab.formatting` writes it."""
-
-    styler: Any
-    frame: pd.DataFrame
-    caption: Optional[str] = None
-    styled: bool = False
-    source: Optional[pd.DataFrame] = None
-
-    @property
-    def data(self) -> pd.DataFrame:
-        """The rows shown, as they were given (column names and values before formatting)."""
-        return self.source if self.source is not None else self.frame
-
-    def to_html(self, **kwargs) -> str:
-        return self.styler.to_html(**kwargs)
-
-    def _repr_html_(self) -> str:
-        if not _INTERACTIVE["on"]:
-            return self.styler.to_html()
-        from itables import to_html_datatable
-
-        # text reads from the left; a wide table scrolls inside its box instead of running out of it
-        options = dict(connected=False, classes="display compact", lengthMenu=[10, 25, 100, -1],
-                       pageLength=10 if len(self.frame) > 12 else -1, caption=self.caption, scrollX=True,
-                       columnDefs=[{"className": "dt-left", "targets": "_all"}],
-                       style="table-layout:auto;width:100%;margin:0;caption-side:bottom")
-        if self.styled:  # colours need the styled table; the Styler escaped every cell
-            return to_html_datatable(self.styler, allow_html=True, **options)
-        # no per-column filter boxes: itables 2.9 writes the column names into them unescaped, and a
-        # name can come from the data (a configuration's name); the search box filters every column
-        return to_html_datatable(self.frame, showIndex=False, maxBytes=0, **options)
-
-    def __repr__(self) -> str:
-        return self.frame.to_string(index=False)
-
-    def __getattr__(self, name: str) -> Any:  # the Styler's own methods, for those who style further
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(self.styler, name)
-
-
-def table(frame: pd.DataFrame, percents: Sequence[str] = (), caption: Optional[str] = None,
-          empty: Optional[str] = None):
-    """A frame for reading in a notebook and its HTML copy: every cell and heading escaped (case
-    text, passages and a model's reasons may hold markup, which must show as text, never run),
-    no row numbers and no index name as a second heading row, column names in words,
-    ``percents`` columns as whole percentages, whole numbers without decimals, yes/no for
-    booleans, a missing value as a dash (:mod:`groundlab.formatting`). Interactive once
-    :func:`interactive_tables` was called. ``empty``: the sentence shown instead of a table
-    with no rows (default: one saying the table is empty).
-
-    >>> html = table(pd.DataFrame({"answer": ["<img src=x onerror=alert(1)>"]})).to_html()
-    >>> "<img" in html, "&lt;img src=x onerror=alert(1)&gt;" in html
-    (False, True)
-    """
-    if frame.empty and (empty is not None or len(frame.columns)):
-        return Sentences([(fmt.empty_sentence(empty or "Nothing to show here: the table has no rows"), [])])
-    shown = _readable(frame, percents)
-    return Table(_styler(shown, caption), shown, caption, source=frame)
-
-
-def _readable(frame: pd.DataFrame, percents: Sequence[str] = ()) -> pd.DataFrame:
-    """``frame`` with its figures written for reading: percent columns as percents, the rest by
-    :func:`groundlab.formatting.readable`."""
-    frame = frame.copy()
-    for name in percents:
-        if name in frame:
-            frame[name] = frame[name].map(lambda x: fmt.percent(x) if isinstance(x, (int, float)) or x is None
-                                          else x).astype(object)
-    return fmt.readable(frame, percents)
-
-
-def _styler(frame: pd.DataFrame, caption: Optional[str] = None):
-    styler = frame.style.format(escape="html", na_rep="\u2014", precision=2)
-    styler = styler.format_index(escape="html", axis=1).hide(axis="index")
-    styler = styler.set_table_styles([{"selector": "td, th", "props": "text-align: left; vertical-align: top;"}],
-                                     overwrite=False)
-    if caption:
-        styler = styler.set_caption(_escape(caption))
-    return styler
-
-
-def _escape(text: str) -> str:
-    import html
-
-    return html.escape(str(text), quote=True)
 
 
 # ---------------------------------------------------------------- rates
@@ -711,40 +596,6 @@ def reliability_frame(evaluation: Evaluation, bins: int = 5) -> pd.DataFrame:
 
 
 #: How far :func:`threshold_points` moves the judge's threshold, down and up.
-THRESHOLD_STEPS = (-0.2, -0.1, -0.05, 0.05, 0.1, 0.2)
-
-
-def threshold_points(roc: pd.DataFrame, steps: Sequence[float] = THRESHOLD_STEPS) -> pd.DataFrame:
-    """The judge's point and the points its threshold moved by each of ``steps`` would give (within
-    0 and 1; a move that changes nothing, or lands where a smaller one did, is left out): the
-    columns of :func:`roc_frame` and ``caught_change`` and ``false_alarm_change``, from the judge's
-    point. Only the judge's point when it has no threshold."""
-    if roc.empty:
-        return roc.assign(caught_change=pd.Series(dtype=int), false_alarm_change=pd.Series(dtype=int))
-    chosen = roc[roc["chosen"]].iloc[0]
-    curve = roc[~roc["chosen"]].sort_values("threshold")
-    rows = [chosen]
-    seen = {(chosen["caught"], chosen["false_alarms"])}
-    t0 = chosen["threshold"]
-    if t0 == t0:  # not NaN
-        for step in sorted(steps, key=abs):
-            t = t0 + step
-            if not 0 < t < 1:
-                continue
-            # a claim is flagged below the threshold: t flags what the lowest curve point at or above it flags
-            point = curve[curve["threshold"] >= t].iloc[0].copy()
-            key = (point["caught"], point["false_alarms"])
-            if key in seen:
-                continue
-            seen.add(key)
-            point["threshold"] = round(t, 4)
-            rows.append(point)
-    out = pd.DataFrame(rows).sort_values("threshold", kind="stable").reset_index(drop=True)
-    out["caught_change"] = (out["caught"] - chosen["caught"]).astype(int)
-    out["false_alarm_change"] = (out["false_alarms"] - chosen["false_alarms"]).astype(int)
-    return out
-
-
 def threshold_moves(roc: pd.DataFrame, steps: Sequence[float] = THRESHOLD_STEPS) -> pd.DataFrame:
     """What moving the judge's threshold would cost, for reading: the judge's point and the points
     of :func:`threshold_points`, each with its claims caught and false alarms and the change from
@@ -830,44 +681,6 @@ def plan_table(plan: Mapping[str, float]) -> pd.DataFrame:
         rows.append({"test set": label, "answers": n, "rate": percent(plan["rate"]) if n else "n/a",
                      "95% range": span, "\u00b1 points": half})
     return pd.DataFrame(rows).set_index("test set")
-
-
-#: The most points of a penalty curve (a largest penalty of 1,000 at the default step of 0.25).
-MAX_CURVE_POINTS = 4000
-
-
-def penalty_curve(cases: pd.DataFrame, max_penalty: float = 9.0, step: float = 0.25,
-                  by: Optional[str] = None) -> pd.DataFrame:
-    """The risk-weighted score against the penalty, for the assistant as it is and had it
-    withheld every answer the judge flags.
-
-    ``by``: ``"person"`` scores both by the person's labels (a false alarm of the judge then costs
-    a correct answer, a miss stays wrong), ``"judge"`` by the judge's own verdicts (withholding
-    then removes every wrong answer the judge can see, so that line is flat); default: the
-    person's where any answer carries labels, else the judge's.
-
-    Columns: ``penalty``, ``target`` (the confidence target t with penalty t/(1−t)), ``policy``,
-    ``score``, ``per_100`` (the score per 100 answers scored), ``correct``, ``wrong``, ``answers``
-    and ``by``.
-    """
-    if not (0 < max_penalty < math.inf and 0 < step < math.inf) or max_penalty / step > MAX_CURVE_POINTS:
-        raise GroundlabError(f"the penalty curve needs a positive largest penalty and step, with at most "
-                             f"{MAX_CURVE_POINTS:,} steps between 0 and it (not {max_penalty:g} in steps of {step:g}).")
-    by = by or ("person" if has_person_labels(cases) else "judge")
-    steps = int(round(max_penalty / step))
-    penalties = [round(k * step, 10) for k in range(steps + 1)]
-    if penalties[-1] < max_penalty:
-        penalties.append(max_penalty)
-    rows = []
-    for policy, withhold in ((AS_IT_IS, False), (WITHHOLDS, True)):
-        counts = outcomes(cases, withhold_flagged=withhold, by=by)
-        answers = sum(counts.values())
-        for p in penalties:
-            score = float(counts["correct"] - p * counts["wrong"])
-            rows.append({"penalty": p, "target": p / (1 + p), "policy": policy, "score": score,
-                         "per_100": 100 * score / answers if answers else math.nan,
-                         "correct": counts["correct"], "wrong": counts["wrong"], "answers": answers, "by": by})
-    return pd.DataFrame(rows)
 
 
 def score_table(cases: pd.DataFrame, penalty: float, withhold: bool = True) -> pd.DataFrame:
@@ -1315,31 +1128,6 @@ def comparison_table(compared: ConfigurationComparison) -> pd.DataFrame:
                      if defined else "none"),
             "verdict": m.verdict, "pairs": pairs, "left out": left_out_words(m.left_out) or "none"})
     return pd.DataFrame(rows)
-
-
-@dataclass(repr=False)
-class Sentences:
-    """Plain sentences to read, each with its notes, shown as a list (escaped)."""
-
-    items: List[tuple[str, List[str]]]
-    footnote: str = ""
-
-    def _repr_markdown_(self) -> str:
-        from .report import markdown_text
-
-        lines = []
-        for sentence, notes in self.items:
-            lines.append(f"- {markdown_text(sentence)}")
-            lines += [f"  - {markdown_text(note)}" for note in notes]
-        if self.footnote:
-            lines += ["", f"*{markdown_text(self.footnote)}*"]
-        return "\n".join(lines)
-
-    def __repr__(self) -> str:
-        lines = []
-        for sentence, notes in self.items:
-            lines += [sentence] + [f"  {note}" for note in notes]
-        return "\n".join(lines + ([self.footnote] if self.footnote else []))
 
 
 def comparison_sentences(compared: ConfigurationComparison) -> Sentences:

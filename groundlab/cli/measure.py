@@ -238,7 +238,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.report:
         write_report(Path(args.report), steering_report(ev, penalty, source, targets), force=args.force)
     if frames:
-        from ..io import write_frame, write_frame_csv
+        from ..frames import write_frame, write_frame_csv
 
         for name, path in frames:
             if path == "-":
@@ -478,7 +478,7 @@ def _severity_text(severity: Dict, ev, penalty: float, targets_path) -> str:
 
 def _frame_outputs(args: argparse.Namespace, inputs) -> List:
     """``[("claims", path), ("cases", path)]`` for the frames to write, each target checked first."""
-    from ..io import check_frame_target
+    from ..frames import check_frame_target
 
     frames = [(name, path) for name, path in (("claims", args.claims_out), ("cases", args.cases_out)) if path]
     streamed = [f"--{name}-out" for name, path in frames if path == "-"]

@@ -46,7 +46,7 @@ class _Gone(Exception):
 def run_batches(judge: "LLMJudge", items: List["_Item"], out: list) -> List["_Item"]:
     """Judge ``items`` through batches, putting their verdicts in ``out``; the items left to send
     the normal way."""
-    from . import _Abort, _Stopped
+    from .endpoint import _Abort, _Stopped
 
     judge._stop.clear()
     folder = judge.cache.folder / "batches" if judge.cache is not None else None
@@ -304,7 +304,7 @@ def _call(judge: "LLMJudge", what: str, attempt: Callable[[], Any]) -> Any:
     not what the API gives, or the retries spent is one sentence (:class:`GroundlabError`)."""
     import anthropic
 
-    from . import _retry_after, _transport_errors
+    from .endpoint import _retry_after, _transport_errors
 
     last = "no attempt was made"
     for number in range(judge.max_retries + 1):
