@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional, Union
 
-from ..records import GroundlabError
+from ..core.records import GroundlabError
 from . import EngineResult, JudgeSpec, judge_rows, merge_partitions
 
 
@@ -38,7 +38,7 @@ def _client(client):
 
 
 def _table(passages):
-    from ..io import passage_table
+    from ..core.io import passage_table
 
     return passage_table(passages)[0]
 
@@ -51,7 +51,7 @@ def _judge_partition(frame, spec: JudgeSpec, table, where: str, columns, frames:
     import pandas as pd
 
     if "error" in result:
-        from ..frames import case_schema, claim_schema
+        from ..core.frames import case_schema, claim_schema
 
         empty = {"claims": claim_schema().empty_table(), "cases": case_schema().empty_table()}
         result.update(empty)
@@ -90,7 +90,7 @@ def judge_dask(cases, judge: str = "signals", *, passages: Union[str, Mapping, N
     import dask.dataframe as dd
     import pandas as pd
 
-    from ..frames import case_schema, claim_schema
+    from ..core.frames import case_schema, claim_schema
 
     kept = client.persist([piece for t in tasks for piece in t])
     counts = merge_partitions(client.gather(client.compute(kept[0::3])))
@@ -103,8 +103,8 @@ def judge_dask(cases, judge: str = "signals", *, passages: Union[str, Mapping, N
 
 def _count_span(path: str, span, spec: JudgeSpec, table) -> dict:
     """One byte range of a cases file, read and judged in a worker (as ``score`` does locally)."""
-    from ..evaluate import count_part
-    from ..io import display_name
+    from ..core.evaluate import count_part
+    from ..core.io import display_name
 
     judge, splitter = spec.build()
     return count_part(path, table, display_name(path), span, judge, splitter)
@@ -123,9 +123,9 @@ def score_file_on_cluster(path, passages, judge: str, scheduler: str, *, splitte
     import os
     from pathlib import Path
 
-    from ..evaluate import merge_parts
-    from ..identity import judge_identity
-    from ..io import is_regular_file, split_file
+    from ..core.evaluate import merge_parts
+    from ..core.identity import judge_identity
+    from ..core.io import is_regular_file, split_file
 
     if claims_out:
         raise GroundlabError("--claims-out is written on one machine; with --engine dask, judge_dask(..., frames=True) "

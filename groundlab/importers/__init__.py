@@ -25,6 +25,10 @@ inline (``{"id", "text"}``): the evidence the assistant received, never a fresh 
 >>> cases = convert([record], tool="log").cases
 >>> json.dumps(cases[0])
 '{"id": "r1", "question": "Who releases the order?", "retrieved": [{"id": "P1", "text": "The analyst releases it."}], "answer": "The analyst releases it [P1]."}'
+
+May import: :mod:`groundlab.core` (records, claims, reading files and rows); nothing else of
+groundlab's. The core never imports this package: :func:`load_cases` here is the public
+``groundlab.load_cases``, which hands groundlab's own format to :func:`groundlab.io.load_cases`.
 """
 
 from __future__ import annotations
@@ -36,11 +40,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ..claims import ClaimSplitter, positional_aliases
-from ..io import (PathLike, cases_of_rows, check_output, display_name, is_stdin, outputs_like, passage_table, plural,
+from ..core.claims import ClaimSplitter, positional_aliases
+from ..core.io import (PathLike, cases_of_rows, check_output, display_name, is_stdin, outputs_like, passage_table, plural,
                   write_atomic)
-from ..io import load_cases as read_cases
-from ..records import Case, InputError, Passage
+from ..core.io import load_cases as read_cases
+from ..core.records import Case, InputError, Passage
 from . import deepeval, langfuse, langsmith, log, openinference, promptfoo, ragas, sap, trulens
 from .common import MAP_FIELDS, Bad, Draft, Item, Source, plain, present
 from .read import read_input, read_table

@@ -12,8 +12,8 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ..io import _json_type
-from ..rows import Source, columns_of, plain  # noqa: F401 (the importers take them from here)
+from ..core.io import _json_type
+from ..core.rows import Source, columns_of, plain  # noqa: F401 (the importers take them from here)
 
 #: The case fields ``--map`` may point at other columns.
 MAP_FIELDS: Tuple[str, ...] = ("id", "question", "answer", "retrieved", "retrieved_ids", "answerable", "labels",
@@ -371,7 +371,7 @@ def require(src: Source, required: Sequence[str], what: str) -> None:
     for column in required:
         if column in src.columns or any(get(obj, column) is not None for _, obj in src.records[:1000]):
             continue
-        from ..records import InputError
+        from ..core.records import InputError
 
         if src.cells:
             raise InputError(f"{src.name} row 1 has no column {column!r}; the first row must name the columns, "

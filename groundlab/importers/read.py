@@ -13,10 +13,10 @@ import json
 from pathlib import Path
 from typing import Any, BinaryIO, List, Optional, Sequence
 
-from ..io import (MAX_LINE_BYTES, PathLike, _json_type, decode_text, display_name, is_stdin, jsonl_objects,
+from ..core.io import (MAX_LINE_BYTES, PathLike, _json_type, decode_text, display_name, is_stdin, jsonl_objects,
                   long_number_message, nesting_message, open_input, parse_csv, read_bytes)
-from ..records import InputError
-from ..rows import read_table  # noqa: F401 (its older home)
+from ..core.records import InputError
+from ..core.rows import read_table  # noqa: F401 (its older home)
 from .common import Source, columns_of, plain
 
 #: Bytes read to tell what an input is.

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from ...records import Evidence, GroundlabError, Verdict, visible
+from ...core.records import Evidence, GroundlabError, Verdict, visible
 from . import capabilities, pricing
 from .cache import BUSY, HELD, ReplyCache, check_folder
 from .capabilities import Shape, choose

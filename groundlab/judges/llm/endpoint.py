@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Optional
 from urllib.parse import urlsplit
 
-from ...records import GroundlabError
+from ...core.records import GroundlabError
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 KEY_VARIABLE = "ANTHROPIC_API_KEY"

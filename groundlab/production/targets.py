@@ -42,11 +42,11 @@ from typing import Dict, List, Optional, Tuple
 
 import pandas as pd
 
-from .io import PathLike, read_text
-from .kinds import KINDS
-from .metrics import claim_hallucination_rate, claim_process, claims_of_kind
-from .records import InputError
-from .stats import Rate
+from ..core.io import PathLike, read_text
+from ..core.kinds import KINDS
+from ..core.metrics import claim_hallucination_rate, claim_process, claims_of_kind
+from ..core.records import InputError
+from ..core.stats import Rate
 
 if sys.version_info >= (3, 11):
     import tomllib

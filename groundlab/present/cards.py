@@ -17,9 +17,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import pandas as pd
 
-from . import formatting as fmt
-from .io import sha256_text
-from .records import Case
+from ..core import formatting as fmt
+from ..core.io import sha256_text
+from ..core.records import Case
 
 _ANCHOR = re.compile(r"[A-Za-z][A-Za-z0-9_.\-]{0,63}")
 
@@ -168,7 +168,7 @@ def case_cards(cases: Sequence[Case], claims: pd.DataFrame, case_frame: Optional
     """A card per case of ``cases``, from the judge's ``claims`` frame (and its ``case_frame``, for
     the outcome): see the module docstring. ``splitter`` splits the answers as the run did, so each
     claim's place in the answer is found."""
-    from .evaluate import split_cases
+    from ..core.evaluate import split_cases
 
     splits = split_cases(list(cases), splitter)
     by_case: Dict[str, pd.DataFrame] = {cid: rows for cid, rows in claims.groupby("case_id", sort=False)}

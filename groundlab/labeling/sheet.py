@@ -44,12 +44,12 @@ from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Uni
 
 import pandas as pd
 
-from .claims import ClaimSplitter
-from .evaluate import claim_pairs, judge_pairs, split_cases
-from .io import (PathLike, check_output, load_cases, load_cases_with_records, outputs_like, plural, read_csv,
+from ..core.claims import ClaimSplitter
+from ..core.evaluate import claim_pairs, judge_pairs, split_cases
+from ..core.io import (PathLike, check_output, load_cases, load_cases_with_records, outputs_like, plural, read_csv,
                  write_atomic)
-from .judges import DEFAULT_JUDGE, Judge, get_judge, nothing_judged
-from .records import VERDICTS, Case, GroundlabError, InputError, Passage
+from ..judges import DEFAULT_JUDGE, Judge, get_judge, nothing_judged
+from ..core.records import VERDICTS, Case, GroundlabError, InputError, Passage
 from .sampling import SheetWaiting, sample_text
 
 SHEET_COLUMNS: Tuple[str, ...] = ("case_id", "claim_no", "question", "claim", "cites", "passages",
@@ -620,3 +620,8 @@ def _claim_number(cell: str, where: str) -> int:
 
 def _preview(text: str, width: int = 60) -> str:
     return json.dumps(text if len(text) <= width else text[:width] + "...", ensure_ascii=False)
+
+
+__all__ = ["CELL_LIMIT", "ExportReport", "ImportReport", "NO_CLAIM", "READ_COLUMNS", "Round", "SHEET_COLUMNS", "SheetWaiting", "apply_labels",
+           "demo_sheet", "export_sheet", "fill_labels", "import_labels", "read_back", "read_labels", "read_sheet",
+           "sheet_frame", "sheet_text", "work_dir", "write_round", "write_sheet"]

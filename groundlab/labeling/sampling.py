@@ -36,16 +36,16 @@ from typing import TYPE_CHECKING, Dict, Mapping, Optional, Union
 
 import pandas as pd
 
-from .io import PathLike, check_output, iter_jsonl, write_atomic
-from .judges import DEFAULT_JUDGE
-from .records import GroundlabError
-from .weighted import (STRATA, Correction, WeightedRate, _ordered, _pct, corrected_hallucination_rate,  # noqa: F401
+from ..core.io import PathLike, check_output, iter_jsonl, write_atomic
+from ..judges import DEFAULT_JUDGE
+from ..core.records import GroundlabError
+from ..core.weighted import (STRATA, Correction, WeightedRate, _ordered, _pct, corrected_hallucination_rate,  # noqa: F401
                        judge_strata, weighted_rate, weighted_rate_of_counts)
 
 if TYPE_CHECKING:  # imported where used: the labeling module loads the judges
-    from .claims import ClaimSplitter
-    from .evaluate import Evaluation
-    from .labeling import ImportReport
+    from ..core.claims import ClaimSplitter
+    from ..core.evaluate import Evaluation
+    from .sheet import ImportReport
 
 #: Where :func:`write_sample` keeps the design in each sampled case.
 SAMPLE_FIELD = "sample"
@@ -168,7 +168,7 @@ def estimate_hallucination_rate(design: pd.DataFrame, labeled_cases: pd.DataFram
 def compare_rates(log_cases: pd.DataFrame, labeled_cases: pd.DataFrame, estimate: WeightedRate) -> pd.DataFrame:
     """The hallucination rate three ways: the judge on the whole log, the person on the sample as
     drawn (over-represents flagged answers), and the person weighted back to the log."""
-    from .metrics import hallucination_rate
+    from ..core.metrics import hallucination_rate
 
     judge = hallucination_rate(log_cases)
     plain = hallucination_rate(labeled_cases, by="person")
@@ -251,7 +251,7 @@ class LabeledSample:
     def _repr_html_(self) -> str:
         import html
 
-        from .tables import table
+        from ..present.tables import table
 
         by_stratum = table(self.estimate.by_stratum).format({"rate": "{:.0%}", "share": "{:.1%}"})
         return (f"<p>The person, weighted to the log: {html.escape(str(self.estimate))}.</p>"
@@ -269,8 +269,8 @@ def weigh_back(log_cases: pd.DataFrame, read: Union["ImportReport", "SheetWaitin
     :func:`groundlab.labeling.read_back` gave. While the sheet is waiting to be filled, that
     note is returned as it is: there is nothing to weigh yet.
     """
-    from .evaluate import evaluate
-    from .io import load_cases
+    from ..core.evaluate import evaluate
+    from ..core.io import load_cases
 
     if isinstance(read, SheetWaiting):
         return read
@@ -285,8 +285,8 @@ def judge_on_sample(result: Union[LabeledSample, "SheetWaiting"]):
     Wilson 95% range). While the sheet is waiting to be filled, that note instead."""
     import warnings
 
-    from .metrics import agreement, disagreements
-    from .stats import UndefinedRateWarning
+    from ..core.metrics import agreement, disagreements
+    from ..core.stats import UndefinedRateWarning
 
     if isinstance(result, SheetWaiting):
         return result
@@ -296,6 +296,6 @@ def judge_on_sample(result: Union[LabeledSample, "SheetWaiting"]):
         a = agreement(ev.claims, ev.cases)
     caption = "; ".join(f"{name} {rate.with_range()}" for name, rate in
                         (("agreement", a.agreement), ("caught", a.caught), ("false alarms", a.false_alarms)))
-    from .tables import table
+    from ..present.tables import table
 
     return table(disagreements(ev.claims), caption=caption)

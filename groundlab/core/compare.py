@@ -42,7 +42,7 @@ import pandas as pd
 
 from . import formatting as _fmt
 from .evaluate import Evaluation, evaluate
-from .judges import DEFAULT_JUDGE
+from ..judges import DEFAULT_JUDGE
 from .frames import from_csv_cell
 from .io import PathLike, json_problem, load_cases
 from .records import VERDICTS, Case, GroundlabError, InputError
@@ -423,7 +423,7 @@ def compare(a: Union[PathLike, Sequence[Case]], b: Union[PathLike, Sequence[Case
     'B hallucinates on 1 fewer of 10 answers given by both (A alone on 1, B alone on 0); the difference is \
 −10 points, 95% range −32 to +14: could be noise, p = 1.00.'
     """
-    from .judges import get_judge
+    from ..judges import get_judge
 
     sources = sources or tuple(str(x) if isinstance(x, (str, Path)) else "(cases)" for x in (a, b))
     a_cases = load_cases(a, passages) if isinstance(a, (str, Path)) else list(a)

@@ -156,7 +156,7 @@ def load_policy(path: Union[PathLike, DataPolicy]) -> DataPolicy:
     if not isinstance(classes_table, dict) or not classes_table:
         raise InputError(f"policy file {name} names no classification; add a [classes.NAME] table with "
                          "judges = [...] for each (see docs/sensitive-logs.md).")
-    from .judges import judge_names
+    from ..judges import judge_names
 
     known = set(judge_names()) - {"cascade"}
     classes: Dict[str, Allowance] = {}
@@ -322,7 +322,7 @@ class PolicyGate:
                 continue
             judge = self._instead.get(instead)
             if judge is None:
-                from .judges import get_judge
+                from ..judges import get_judge
 
                 judge = self._instead[instead] = get_judge(instead)
             verdicts = judge.judge_batch([pairs[k] for k in idx])

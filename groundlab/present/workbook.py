@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, 
 
 import pandas as pd
 
-from .claims import DEFAULT_ABSTENTION_PHRASES, ClaimSplitter
-from .evaluate import Evaluation, evaluate, split_cases
-from .io import PathLike, load_cases, sha256_file
-from .judges import DEFAULT_JUDGE, get_judge, nothing_judged
-from .metrics import (
+from ..core.claims import DEFAULT_ABSTENTION_PHRASES, ClaimSplitter
+from ..core.evaluate import Evaluation, evaluate, split_cases
+from ..core.io import PathLike, load_cases, sha256_file
+from ..judges import DEFAULT_JUDGE, get_judge, nothing_judged
+from ..core.metrics import (
     agreement,
     citation_problems,
     disagreements,
@@ -38,19 +38,16 @@ from .metrics import (
     risk_weighted_score,
     verdict_counts,
 )
-from . import formatting as fmt
-from .records import VERDICTS, Case, GroundlabError
+from ..core import formatting as fmt
+from ..core.records import VERDICTS, Case, GroundlabError
 from .report import code_span, steering_report, write_report
-from .curves import AS_IT_IS, MAX_CURVE_POINTS, THRESHOLD_STEPS, WITHHOLDS, penalty_curve, threshold_points  # noqa: F401
-from .summary import rates, rates_frame
+from ..core.curves import AS_IT_IS, MAX_CURVE_POINTS, THRESHOLD_STEPS, WITHHOLDS, penalty_curve, threshold_points  # noqa: F401
+from ..core.summary import rates, rates_frame
 from .tables import _INTERACTIVE, Sentences, Table, _escape, _readable, _styler, interactive_tables, table  # noqa: F401
-from .stats import Rate, UndefinedRateWarning, answers_needed, interval_bounds, interval_half_width, percent
+from ..core.stats import Rate, UndefinedRateWarning, answers_needed, interval_bounds, interval_half_width, percent
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .targets import Targets
-
-#: The two policies of the penalty curve.
-
+    from ..production.targets import Targets
 
 
 def evaluate_files(cases: PathLike, passages: Optional[PathLike] = None, judge: str = DEFAULT_JUDGE,
@@ -256,7 +253,7 @@ def compare_judges(cases: Sequence[Case], judges: Iterable[str], splitter: Optio
     policy = policy if policy is not None and str(policy).strip() else None
     mask = bool(mask or mask_names)
     if policy is not None:
-        from .policy import load_policy
+        from ..core.policy import load_policy
 
         policy = load_policy(policy)
         policy.check_cases(cases)
@@ -287,7 +284,7 @@ def compare_judges(cases: Sequence[Case], judges: Iterable[str], splitter: Optio
 def guarded_judge(judge: Any, policy: Any = None, mask: bool = False, mask_names: Sequence[str] = ()) -> Any:
     """``judge`` behind the data policy and the masking asked for (``policy``: a file or a loaded
     policy; an empty path is none), or the judge as it is."""
-    from .policy import apply_policy
+    from ..core.policy import apply_policy
 
     policy = policy if policy is not None and str(policy).strip() else None
     return apply_policy(judge, policy, mask=bool(mask or mask_names), names=list(mask_names or ()))
@@ -306,7 +303,7 @@ def check_judge_config(judge_config: Optional[PathLike], judges: Sequence[str], 
     uses it."""
     if judge_config is None or not str(judge_config).strip():
         return
-    from .judges.signals import load_config
+    from ..judges.signals import load_config
 
     load_config(judge_config)
     if "signals" not in judges:
@@ -347,7 +344,7 @@ def _file_digest(path: PathLike) -> str:
 def save_judged(path: PathLike, comparison: JudgeComparison, inputs: Mapping[str, Any]) -> Path:
     """Keep a judged result (every judge's claim and case frames) for the notebooks of one run, so
     the cases are judged once, not once per notebook. ``inputs``: :func:`judged_inputs`."""
-    from .outputs import write_bytes
+    from ..core.outputs import write_bytes
 
     data = {"kind": _JUDGED_KIND, "version": 1, "inputs": dict(inputs),
             "evaluations": comparison.evaluations, "unavailable": comparison.unavailable}
@@ -418,7 +415,7 @@ def judged_cases(cases: PathLike, passages: Optional[PathLike], judges: Iterable
 
 
 def _check_shared_config(judged_file: PathLike, evaluation: Evaluation, judge_config: PathLike) -> None:
-    from .judges.signals import load_config
+    from ..judges.signals import load_config
 
     want = load_config(judge_config if str(judge_config).strip() else None).sha256
     have = (evaluation.claims.attrs.get("judge") or {}).get("config_sha256")
@@ -572,7 +569,7 @@ def reliability_frame(evaluation: Evaluation, bins: int = 5) -> pd.DataFrame:
     >>> reliability_frame(ev)[["high", "claims", "supported"]].astype(float).values.tolist()[-1]
     [1.0, 11.0, 11.0]
     """
-    from .stats import Rate
+    from ..core.stats import Rate
 
     claims = evaluation.claims
     columns = ["low", "high", "claims", "mean_score", "supported", "share", "share_low", "share_high", "judge"]
@@ -744,11 +741,11 @@ def guard_examples(cases: Sequence[Case], judge: str = "rules", splitter: Option
     >>> rows.loc[rows["case"] == "c10", "hide"].item()
     'Safety stock is a buffer quantity that planning keeps for uncertain demand [D15]. (Removed: not backed by the sources.)'
     """
-    from .guard import guard, judge_object
+    from ..production.guard import guard, judge_object
 
     judge_used = guarded_judge(judge_object(judge), policy, mask, mask_names)
     if policy is not None and str(policy).strip():
-        from .policy import policy_of
+        from ..core.policy import policy_of
 
         policy_of(judge_used).check_cases(cases)
     rows = []
@@ -848,8 +845,8 @@ def check_targets(evaluation: Evaluation, targets: Union[PathLike, "Targets", No
     """The cases of ``evaluation`` against ``targets`` (a targets file, docs/severity.md, or what
     :func:`groundlab.targets.load_targets` read): a :class:`TargetCheck`; without targets (``""``
     or ``None``), a note saying how to add them."""
-    from .metrics import weighted_risk_score
-    from .targets import Targets, load_targets, target_table
+    from ..core.metrics import weighted_risk_score
+    from ..production.targets import Targets, load_targets, target_table
 
     if targets is None or (not isinstance(targets, Targets) and not str(targets).strip()):
         return Sentences([("No targets file is set (the parameter targets, or groundlab run --targets FILE): "
@@ -903,8 +900,8 @@ def write_steering_report(evaluation: Evaluation, penalty: float, path: PathLike
     """
     from urllib.parse import quote
 
+    from ..production.targets import Targets, load_targets
     from .report import html_report, markdown_text
-    from .targets import Targets, load_targets
 
     if targets is not None and not isinstance(targets, Targets):
         targets = load_targets(targets) if str(targets).strip() else None
@@ -984,7 +981,7 @@ class JudgeLine:
     identities: Dict[str, Optional[Dict[str, Any]]]
 
     def _repr_markdown_(self) -> str:
-        from .identity import identity_line
+        from ..core.identity import identity_line
 
         if len(self.identities) == 1:
             return f"These figures come from {identity_line(next(iter(self.identities.values())))}."
@@ -992,7 +989,7 @@ class JudgeLine:
                                                          for ident in self.identities.values())
 
     def __repr__(self) -> str:
-        from .identity import identity_text
+        from ..core.identity import identity_text
 
         return "\n".join(identity_text(ident) for ident in self.identities.values())
 
@@ -1038,7 +1035,7 @@ class ConfigurationComparison:
         return self.result.names
 
     def _repr_markdown_(self) -> str:
-        from .identity import identity_line
+        from ..core.identity import identity_line
         from .report import markdown_text
 
         r = self.result
@@ -1072,7 +1069,7 @@ def compare_files(cases: PathLike, cases_b: PathLike, passages: Optional[PathLik
     Both files are read and paired before anything is judged, so a file that cannot be compared
     stops with one sentence.
     """
-    from .compare import compare, pair_cases
+    from ..core.compare import compare, pair_cases
 
     if not str(cases_b or "").strip():
         raise GroundlabError("cases_b is empty: there is no second configuration to compare with; give its "
@@ -1110,7 +1107,7 @@ def comparison_table(compared: ConfigurationComparison) -> pd.DataFrame:
     """Every figure of the comparison, one row per measure: each side's rate with its count and
     Wilson 95% range, the difference in points with its paired 95% range, the test, the verdict,
     the pairs it rests on and what was left out."""
-    from .compare import LABELS, NEWCOMBE, left_out_words, p_text, points
+    from ..core.compare import LABELS, NEWCOMBE, left_out_words, p_text, points
 
     a, b = compared.names
     rows = []

@@ -9,8 +9,8 @@ from typing import Any, List, Optional, Sequence
 
 import pandas as pd
 
-from . import formatting as fmt
-from .formatting import markdown_text
+from ..core import formatting as fmt
+from ..core.formatting import markdown_text
 
 
 #: Whether tables show as interactive ones (sortable, searchable, paged: itables), once a

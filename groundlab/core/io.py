@@ -723,7 +723,7 @@ def sha256_file(path: PathLike) -> str:
 
 def sample_path(name: str = "") -> Path:
     """Path of the sample set shipped inside the package (``notes.jsonl``, ``grounded_cases.jsonl``)."""
-    return Path(__file__).parent / "data" / name
+    return Path(__file__).parent.parent / "data" / name
 
 
 def new_file_mode() -> int:

@@ -22,8 +22,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
-from . import formatting as fmt
-from .compare import BETTER, compare_rows  # noqa: F401 (named by slides' callers)
+from ..core import formatting as fmt
+from ..core.compare import BETTER, compare_rows  # noqa: F401 (named by slides' callers)
 from .plots import OKABE_ITO, _rc
 
 #: Figure sizes in inches: a full 16:9 slide, and half of one (a chart beside text).
@@ -193,7 +193,7 @@ def compare_slide(comparison: Any, size: str = "full") -> Figure:
 def answers_slide(rate: Any, margin: float = 0.05, size: str = "full") -> Figure:
     """How many answers a firm figure needs: the range today and at the number a ±``margin``
     range needs; the title says how far today's set is from it."""
-    from .stats import answers_needed, interval_bounds
+    from ..core.stats import answers_needed, interval_bounds
 
     fig, ax = _figure(size)
     p = rate.rate if rate.total else 0.5
@@ -216,7 +216,7 @@ def answers_slide(rate: Any, margin: float = 0.05, size: str = "full") -> Figure
 def penalty_slide(curve, penalty: float, size: str = "full") -> Figure:
     """The risk-weighted score per 100 answers against the penalty, as it is and withholding the
     answers the judge flags; the title says what withholding changes at the report's penalty."""
-    from .curves import AS_IT_IS, WITHHOLDS
+    from ..core.curves import AS_IT_IS, WITHHOLDS
 
     fig, ax = _figure(size)
     at = {}
@@ -247,7 +247,7 @@ def penalty_slide(curve, penalty: float, size: str = "full") -> Figure:
 def save_slide(fig: Figure, directory: Path, name: str, dpi: int = 150) -> List[Path]:
     """``name.png`` on white, ``name-transparent.png`` and ``name.svg`` (text as text) in
     ``directory``; each file written whole, never through a symbolic link."""
-    from .outputs import replacing
+    from ..core.outputs import replacing
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
@@ -265,10 +265,10 @@ def save_slide(fig: Figure, directory: Path, name: str, dpi: int = 150) -> List[
 def slide_figures(evaluation: Any, penalty: float = 1.0, targets: Any = None, comparison: Any = None,
                   margin: float = 0.05, size: str = "full") -> Dict[str, Figure]:
     """Every slide of a run at ``size``, by name."""
-    from .metrics import hallucination_breakdown, hallucination_rate
+    from ..core.metrics import hallucination_breakdown, hallucination_rate
     from .report import decision_tiles
-    from .summary import agree_summary
-    from .curves import penalty_curve
+    from ..core.summary import agree_summary
+    from ..core.curves import penalty_curve
 
     if size not in SIZES:
         raise ValueError(f"size must be one of {', '.join(SIZES)}, not {size!r}")
@@ -286,7 +286,7 @@ def slide_figures(evaluation: Any, penalty: float = 1.0, targets: Any = None, co
 def _quiet(measure, *args):
     import warnings
 
-    from .stats import UndefinedRateWarning
+    from ..core.stats import UndefinedRateWarning
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedRateWarning)
@@ -298,7 +298,7 @@ def write_slides(evaluation: Any, directory: Any, penalty: float = 1.0, targets:
     """Write every slide in both sizes into ``directory`` (``decision-full.png``,
     ``decision-full-transparent.png``, ``decision-full.svg``, ``decision-half.png``, ...), and say
     what was written; with an empty ``directory``, say how to ask for them."""
-    from .targets import Targets, load_targets
+    from ..production.targets import Targets, load_targets
     from .tables import Sentences
 
     if not str(directory or "").strip():
