@@ -298,14 +298,13 @@ def write_slides(evaluation: Any, directory: Any, penalty: float = 1.0, targets:
     """Write every slide in both sizes into ``directory`` (``decision-full.png``,
     ``decision-full-transparent.png``, ``decision-full.svg``, ``decision-half.png``, ...), and say
     what was written; with an empty ``directory``, say how to ask for them."""
-    from ..production.targets import Targets, load_targets
+    from ..production.targets import read_targets
     from .tables import Sentences
 
     if not str(directory or "").strip():
         return Sentences([("No slides were asked for: groundlab run --slides (or the parameter slides_dir) writes "
                            "every chart at slide size.", [])])
-    if targets is not None and not isinstance(targets, Targets):
-        targets = load_targets(targets) if str(targets).strip() else None
+    targets = read_targets(targets)
     written: List[Path] = []
     with _rc(_SLIDE_RC):
         for size in SIZES:

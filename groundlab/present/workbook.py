@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 import os
 import pickle
-import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, 
 
 import pandas as pd
 
-from ..core.claims import DEFAULT_ABSTENTION_PHRASES, ClaimSplitter
+from ..core.claims import ClaimSplitter, claim_splitter  # noqa: F401 (claim_splitter: the notebooks name it here)
 from ..core.evaluate import Evaluation, evaluate, split_cases
 from ..core.io import PathLike, load_cases, sha256_file
 from ..judges import DEFAULT_JUDGE, get_judge, nothing_judged
@@ -41,6 +40,7 @@ from ..core.metrics import (
 from ..core import formatting as fmt
 from ..core.records import VERDICTS, Case, GroundlabError
 from .report import code_span, steering_report, write_report
+from ..production.targets import read_targets  # noqa: F401 (notebook 03 reads its targets once)
 from ..core.curves import AS_IT_IS, MAX_CURVE_POINTS, THRESHOLD_STEPS, WITHHOLDS, penalty_curve, threshold_points  # noqa: F401
 from ..core.summary import rates, rates_frame
 from .tables import _INTERACTIVE, Sentences, Table, _escape, _readable, _styler, interactive_tables, table  # noqa: F401
@@ -54,35 +54,6 @@ def evaluate_files(cases: PathLike, passages: Optional[PathLike] = None, judge: 
                    splitter: Optional[ClaimSplitter] = None) -> Evaluation:
     """Load a cases file (and the passages its ids refer to) and judge every claim."""
     return evaluate(load_cases(cases, passages), judge, splitter=splitter)
-
-
-def claim_splitter(citation_pattern: Optional[str] = "", abstention_phrases: Sequence[str] = (),
-                   names: Sequence[str] = ("citation_pattern", "abstention_phrases"),
-                   default_citations: bool = True) -> ClaimSplitter:
-    """How answers are split into claims: ``citation_pattern``, a citation style of one's own read
-    beside the built-in ones ("" for the built-in ones alone: ``[D07]``, ``[^1]``, ``【1】``,
-    ``(Source: KB-3)``, ``(see KB-5)``; ``default_citations=False`` reads it alone), and abstention
-    wordings added to the built-in ones. A pattern that is not a regular expression is refused in
-    one sentence naming it as ``names`` say (the parameter, or the option)."""
-    if isinstance(abstention_phrases, str):
-        abstention_phrases = [abstention_phrases] if abstention_phrases else []
-    for name, patterns in zip(names, ([citation_pattern or ""], list(abstention_phrases))):
-        for pattern in patterns:
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise GroundlabError(f"{name} {pattern!r} is not a valid regular expression ({exc}); "
-                                     "fix it and run again.") from None
-    if not default_citations and not citation_pattern:
-        raise GroundlabError("the built-in citation styles are left out (--no-default-citations, or "
-                             "default_citations False) but no citation pattern of your own is given; give one with "
-                             f"{names[0]}, or keep the built-in ones.")
-    try:
-        return ClaimSplitter(citation_pattern=citation_pattern or None,
-                             abstention_phrases=DEFAULT_ABSTENTION_PHRASES + tuple(abstention_phrases),
-                             default_citations=bool(default_citations))
-    except ValueError as exc:
-        raise GroundlabError(f"{exc}.") from None
 
 
 # ---------------------------------------------------------------- tables for reading
@@ -377,9 +348,10 @@ def judged_cases(cases: PathLike, passages: Optional[PathLike], judges: Iterable
                  judged_file: PathLike = "", citation_pattern: Optional[str] = "",
                  abstention_phrases: Sequence[str] = (), judge_config: Optional[PathLike] = None,
                  default_citations: bool = True, policy: Optional[PathLike] = "", mask: bool = False,
-                 mask_names: Sequence[str] = ()) -> JudgeComparison:
+                 mask_names: Sequence[str] = (), loaded: Optional[Sequence[Case]] = None) -> JudgeComparison:
     """The cases judged by each of ``judges``: from ``judged_file`` (the result ``groundlab run``
-    judged once for all its notebooks) when one is given, else judged here.
+    judged once for all its notebooks) when one is given, else judged here. ``loaded``: the cases
+    of ``cases`` when the caller has read them already, so the file is not read again.
 
     A judge the shared result does not hold is judged here; a judge that cannot run here, or
     judged nothing, is named in ``unavailable``. ``judge_config`` gives the signals judge the
@@ -390,6 +362,7 @@ def judged_cases(cases: PathLike, passages: Optional[PathLike], judges: Iterable
     """
     guarded = {"policy": policy, "mask": mask, "mask_names": mask_names}
     judges = list(dict.fromkeys(judges))
+    read = (lambda: list(loaded)) if loaded is not None else (lambda: load_cases(cases, passages or None))
     splitter = claim_splitter(citation_pattern, abstention_phrases, default_citations=default_citations)
     passages = passages or None
     if judge_config is not None:
@@ -401,14 +374,14 @@ def judged_cases(cases: PathLike, passages: Optional[PathLike], judges: Iterable
             _check_shared_config(judged_file, comparison.evaluations["signals"], judge_config)
         missing = [j for j in judges if j not in comparison.evaluations and j not in comparison.unavailable]
         if missing:
-            extra = compare_judges(load_cases(cases, passages), missing, splitter, judge_config, **guarded)
+            extra = compare_judges(read(), missing, splitter, judge_config, **guarded)
             comparison.evaluations.update(extra.evaluations)
             comparison.unavailable.update(extra.unavailable)
         comparison.evaluations = {j: comparison.evaluations[j] for j in judges if j in comparison.evaluations}
         comparison.unavailable = {j: comparison.unavailable[j] for j in judges if j in comparison.unavailable}
         origin = "Verdicts from the run's shared result, judged once for all its notebooks."
     else:
-        comparison = compare_judges(load_cases(cases, passages), judges, splitter, judge_config, **guarded)
+        comparison = compare_judges(read(), judges, splitter, judge_config, **guarded)
         origin = ""
     comparison.cases_path, comparison.passages_path, comparison.origin = str(cases), str(passages or ""), origin
     return comparison
@@ -846,13 +819,13 @@ def check_targets(evaluation: Evaluation, targets: Union[PathLike, "Targets", No
     :func:`groundlab.targets.load_targets` read): a :class:`TargetCheck`; without targets (``""``
     or ``None``), a note saying how to add them."""
     from ..core.metrics import weighted_risk_score
-    from ..production.targets import Targets, load_targets, target_table
+    from ..production.targets import read_targets, target_table
 
-    if targets is None or (not isinstance(targets, Targets) and not str(targets).strip()):
+    goals = read_targets(targets)
+    if goals is None:
         return Sentences([("No targets file is set (the parameter targets, or groundlab run --targets FILE): "
                            "set one for a pass/fail table per process and kind of claim and the weighted risk "
                            "score (docs/severity.md).", [])])
-    goals = targets if isinstance(targets, Targets) else load_targets(targets)
     return TargetCheck(target_table(goals, evaluation.claims, evaluation.cases), goals.source, penalty,
                        risk_weighted_score(evaluation.cases, penalty),
                        weighted_risk_score(evaluation.claims, evaluation.cases, goals.weights, penalty),
@@ -900,11 +873,10 @@ def write_steering_report(evaluation: Evaluation, penalty: float, path: PathLike
     """
     from urllib.parse import quote
 
-    from ..production.targets import Targets, load_targets
+    from ..production.targets import read_targets
     from .report import html_report, markdown_text
 
-    if targets is not None and not isinstance(targets, Targets):
-        targets = load_targets(targets) if str(targets).strip() else None
+    targets = read_targets(targets)
     path = Path(path)
     if claims_page is None:
         claims_page = CLAIMS_PAGE if (path.parent / CLAIMS_PAGE).is_file() else ""
@@ -1083,8 +1055,8 @@ def compare_files(cases: PathLike, cases_b: PathLike, passages: Optional[PathLik
     settings = {"citation_pattern": citation_pattern, "abstention_phrases": abstention_phrases,
                 "judge_config": judge_config, "default_citations": default_citations, "policy": policy,
                 "mask": mask, "mask_names": mask_names}
-    ev_a = judged_cases(cases, passages, [judge], judged_file=judged_file, **settings).get(judge)
-    ev_b = judged_cases(cases_b, passages_b, [judge], judged_file=judged_file_b, **settings).get(judge)
+    ev_a = judged_cases(cases, passages, [judge], judged_file=judged_file, loaded=a_cases, **settings).get(judge)
+    ev_b = judged_cases(cases_b, passages_b, [judge], judged_file=judged_file_b, loaded=b_cases, **settings).get(judge)
     result = compare(a_cases, b_cases, pair_by=pair_by, names=names, evaluations=(ev_a, ev_b),
                      sources=(str(cases), str(cases_b)))
     shared = str(judged_file).strip() and str(judged_file_b).strip()
