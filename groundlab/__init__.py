@@ -1,5 +1,8 @@
 """groundlab: measure how far a RAG assistant's answers stay within the passages it was given.
 
+This module is the public API, above every layer of the package (docs/architecture.md): it may
+import any of them, and none of them imports it.
+
 >>> from groundlab import load_cases, evaluate, sample_path, hallucination_rate
 >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")))
 >>> str(hallucination_rate(ev.cases))

@@ -36,6 +36,9 @@ a cache never pay twice for one request. With ``batch=True`` the requests go thr
 Batches API at half the price (:mod:`.batch`). The API key is read from ``ANTHROPIC_API_KEY`` with
 the endpoint set beside it (:mod:`.endpoint`), is sent to that endpoint only, and is removed from
 every text the judge prints, keeps or caches.
+
+May import: the basic modules of :mod:`groundlab.core` and its own modules (``cache``, ``endpoint``,
+``prompt``, ``reply``, ...), which never import this one back at run time.
 """
 
 from __future__ import annotations
