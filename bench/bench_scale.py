@@ -188,11 +188,11 @@ def main(argv=None) -> int:
             make_cases([str(n), str(cases)])
         engines = (["reference"] if args.reference else []) + args.engines
         first = None
-        for _ in range(args.runs):
+        for run in range(args.runs):
             for engine in engines:
                 load = os.getloadavg()[0]
                 r = run_engine(engine, cases)
-                r["n"], r["load"] = n, load
+                r["n"], r["load"], r["run"] = n, load, run
                 if engine != "reference":
                     summary = {k: r["figures"][k] for k in ("cases", "claims", "hallucination_rate", "faithfulness",
                                                             "citation_precision", "outcomes")}
@@ -206,12 +206,12 @@ def main(argv=None) -> int:
                       f"{r['pss_mb']:7.0f} MB  main max RSS {r['main_rss_mb']:6.0f} MB  load {load:.1f}"
                       + ("" if engine == "reference" else f"  same figures: {r['same_figures']}  "
                                                           f"sha256 {r['figures_sha256'][:12]}"), flush=True)
-    refs = {(r["n"]): r for r in rows if r["engine"] == "reference"}
+    refs = {(r["n"], r["run"]): r for r in rows if r["engine"] == "reference"}  # each run against its own
     for r in rows:
-        ref = refs.get(r["n"])
+        ref = refs.get((r["n"], r["run"]))
         if ref is not None and r["engine"] != "reference":
-            print(f"ratio to the reference at {r['n']:,}: {r['engine']} wall {ref['wall'] / r['wall']:.1f}x, "
-                  f"CPU {ref['cpu'] / r['cpu']:.1f}x")
+            print(f"ratio to the reference at {r['n']:,} (run {r['run'] + 1}): {r['engine']} wall "
+                  f"{ref['wall'] / r['wall']:.1f}x, CPU {ref['cpu'] / r['cpu']:.1f}x")
     out = HERE / "out" / "scale.json"
     previous = json.loads(out.read_text()) if out.exists() else []
     out.write_text(json.dumps(previous + [{k: v for k, v in r.items() if k != "figures"} for r in rows], indent=1))

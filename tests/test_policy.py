@@ -305,3 +305,17 @@ def test_groundlab_run_holds_them_back_in_every_notebook(cli, messages_stub, tmp
     (tmp_path / "bad.toml").write_text("[classes\n", encoding="utf-8")
     code, _, err = cli("run", "--cases", cases, "--policy", tmp_path / "bad.toml", "--out", tmp_path / "o3")
     assert code == 2 and "bad.toml" in err and not (tmp_path / "o3").exists()
+
+
+def test_every_offline_judge_may_read_a_case_kept_offline(tmp_path):
+    """"offline" names every judge that runs on this machine, the entail model's too: a confidential
+    case is judged by it, not held back from it."""
+    from groundlab.judges import get_judge
+    from groundlab.policy import OFFLINE
+
+    assert {"signals", "rules", "lexical", "entail", "nli"} <= set(OFFLINE)
+    cases = load_cases(_cases(tmp_path))
+    policy = load_policy(_policy(tmp_path, "https://llm.example.internal"))
+    ev = evaluate(cases, apply_policy(get_judge("entail"), policy))
+    assert "held_back" not in ev.cases or ev.cases["held_back"].isna().all()
+    assert not ev.claims["reason"].str.contains("held back").any()
