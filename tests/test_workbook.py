@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 
 import pytest
 
@@ -360,3 +361,32 @@ def test_judge_line_names_every_judge_and_escapes_outside_text(sample_cases):
     assert workbook.judge_line(None)._repr_markdown_() == "These figures come from judge unknown."
     with pytest.raises(GroundlabError, match="judge_line takes a judged result"):
         workbook.judge_line(3)
+
+
+def test_comparing_two_files_reads_each_of_them_once(monkeypatch):
+    """compare_files reads both files to pair them, and judges what it read: no second reading."""
+    from conftest import CASES, CASES_B
+
+    module = sys.modules["groundlab.present.workbook"]
+    read, load = [], module.load_cases
+    monkeypatch.setattr(module, "load_cases", lambda path, *a, **k: (read.append(str(path)), load(path, *a, **k))[1])
+    compared = workbook.compare_files(CASES, CASES_B, NOTES, "lexical")
+    assert sorted(read) == sorted([str(CASES), str(CASES_B)])
+    assert compared.result.names == ("A", "B") and all(ev is not None for ev in compared.evaluations)
+
+
+def test_targets_read_once_serve_the_checks_and_the_report(tmp_path, monkeypatch):
+    from conftest import CASES
+
+    targets_file = tmp_path / "targets.toml"
+    targets_file.write_text("max_rate = 0.5\n\n[kind]\namount = 0.02\n", encoding="utf-8")
+    module = sys.modules["groundlab.production.targets"]
+    calls, load = [], module.load_targets
+    monkeypatch.setattr(module, "load_targets", lambda path: (calls.append(path), load(path))[1])
+    goals = workbook.read_targets(targets_file)
+    assert workbook.read_targets(goals) is goals and workbook.read_targets("") is None
+    ev = evaluate(load_cases(CASES, NOTES), "lexical")
+    check = workbook.check_targets(ev, goals, 1.0)
+    written = workbook.write_steering_report(ev, 1.0, tmp_path / "report.md", targets=goals, html=False)
+    assert calls == [targets_file]
+    assert str(targets_file) in repr(check) and "**Targets** from" in written.text

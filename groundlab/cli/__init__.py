@@ -3,7 +3,11 @@
 Every problem a person can fix (a bad line in a file, a wrong option) is printed as one sentence
 on stderr, with exit status 2 and no traceback; nothing is written in that case. Each family of
 commands is a module that adds its subcommands (``add_commands``); the options and output helpers
-they share live in :mod:`.options` and :mod:`.common`, and no command module imports another."""
+they share live in :mod:`.options` and :mod:`.common`, and no command module imports another.
+
+The top layer: it may import every package below it, and it is the only one that sees the
+parsed options (``args``); it turns them into plain values once and passes those down.
+"""
 
 from __future__ import annotations
 
@@ -13,8 +17,8 @@ import os
 import sys
 from typing import List, Optional, Sequence
 
-from .. import __version__
-from ..records import GroundlabError, visible
+from ..core import __version__
+from ..core.records import GroundlabError, visible
 from .options import Parser
 
 
@@ -60,7 +64,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_help()
         return 0
     try:
-        from ..io import outputs_like
+        from ..core.io import outputs_like
 
         with outputs_like(*input_files(args)):
             return args.func(args)

@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..records import GroundlabError
+from ..core.records import GroundlabError
 from .common import emit, input_paths, splitter_from
 from .options import claim_options, fraction, input_options
 
@@ -35,12 +35,12 @@ def add_commands(sub) -> None:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from ..evaluate import split_cases
-    from ..io import check_output, is_stdin, load_cases, plural
+    from ..core.evaluate import split_cases
+    from ..core.io import check_output, is_stdin, load_cases, plural
     from ..judges import get_judge
     from ..judges.calibration import (MIN_PER_CLASS, MODES, Figures, LabeledClaim, check_enough, fit, measure,
                                        shipped_prior, write_config)
-    from ..records import Evidence
+    from ..core.records import Evidence
 
     if args.max_false_alarms is not None and not 0 < args.max_false_alarms < 1:
         raise GroundlabError(f"--max-false-alarms must be more than 0 and less than 1 (100%), not "

@@ -12,14 +12,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, List, Sequence
 
-from ..records import GroundlabError, visible
-from ..stats import percent
+from ..core.records import GroundlabError, visible
+from ..core.stats import percent
 from .options import judge_kwargs
 
 
 def input_paths(args: argparse.Namespace, quiet: bool = False):
     """The cases and passages files the options name (``-``: standard input), else the defaults."""
-    from ..io import STDIN, sample_path
+    from ..core.io import STDIN, sample_path
 
     cases, passages = args.cases, args.passages
     if cases == STDIN and passages == STDIN:
@@ -42,7 +42,7 @@ def input_paths(args: argparse.Namespace, quiet: bool = False):
 
 
 def splitter_from(args: argparse.Namespace):
-    from ..claims import claim_splitter
+    from ..core.claims import claim_splitter
 
     return claim_splitter(args.citation_pattern, args.abstention_phrase,
                           names=("--citation-pattern", "--abstention-phrase"),
@@ -50,7 +50,7 @@ def splitter_from(args: argparse.Namespace):
 
 
 def load_inputs(args: argparse.Namespace):
-    from ..io import display_name, load_cases
+    from ..core.io import display_name, load_cases
 
     cases_path, passages_path = input_paths(args)
     return display_name(cases_path), load_cases(cases_path, passages_path)
@@ -59,7 +59,7 @@ def load_inputs(args: argparse.Namespace):
 def make_judge(args: argparse.Namespace, cache: bool = True):
     """The judge the options name, behind the data policy and the masking they ask for."""
     from ..judges import get_judge
-    from ..policy import apply_policy
+    from ..core.policy import apply_policy
 
     judge = get_judge(args.judge, **judge_kwargs(args, cache=cache))
     names = list(getattr(args, "mask_name", None) or [])
@@ -70,14 +70,14 @@ def make_judge(args: argparse.Namespace, cache: bool = True):
 def evaluate_inputs(args: argparse.Namespace, runs: int = 1, judge=None):
     """Judge the cases ``runs`` times (with ``judge``, else the one the options name); one
     evaluation, or a list of them when ``runs`` > 1."""
-    from ..evaluate import evaluate, evaluate_file
+    from ..core.evaluate import evaluate, evaluate_file
     from ..judges import nothing_judged
 
     judge = judge or make_judge(args, cache=runs == 1)
     splitter = splitter_from(args)
     with spending(judge):
         if runs == 1:
-            from ..io import display_name, is_regular_file
+            from ..core.io import display_name, is_regular_file
 
             path, passages = input_paths(args)
             source = display_name(path)
@@ -148,8 +148,8 @@ def spending(judge) -> Iterator[None]:
 
 
 def dry_run(args: argparse.Namespace) -> int:
-    from ..evaluate import claim_pairs, split_cases
-    from ..policy import policy_of
+    from ..core.evaluate import claim_pairs, split_cases
+    from ..core.policy import policy_of
 
     judge = make_judge(args)
     source, cases = load_inputs(args)

@@ -7,8 +7,8 @@ import argparse
 import json
 from typing import List
 
-from ..records import GroundlabError
-from ..stats import Rate, percent
+from ..core.records import GroundlabError
+from ..core.stats import Rate, percent
 from .common import emit, judge_summary, make_judge, splitter_from, table
 from .options import claim_options, judge_options, positive_int
 
@@ -41,9 +41,9 @@ def add_commands(sub) -> None:
 def cmd_compare(args: argparse.Namespace) -> int:
     import os
 
-    from ..compare import compare, pair_cases
-    from ..evaluate import evaluate
-    from ..io import load_cases
+    from ..core.compare import compare, pair_cases
+    from ..core.evaluate import evaluate
+    from ..core.io import load_cases
     from ..judges import nothing_judged
 
     a_cases = load_cases(args.a, args.passages)
@@ -71,8 +71,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def comparison_text(result) -> str:
     """The comparison as a terminal table followed by each measure in plain words."""
-    from ..compare import LABELS, NEWCOMBE, p_text, points
-    from ..identity import identity_text
+    from ..core.compare import LABELS, NEWCOMBE, p_text, points
+    from ..core.identity import identity_text
 
     a, b = result.names
     head = (f"groundlab compare: {a} = {result.sources[0]} ({result.cases[0]} cases), {b} = {result.sources[1]} "

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..records import GroundlabError
+from ..core.records import GroundlabError
 from .common import emit, input_paths, make_judge, spending, splitter_from
 from .options import Parser, claim_options, common_options, judge_options, model_options_given
 
@@ -125,7 +125,7 @@ def cmd_incident(args: argparse.Namespace) -> int:
     import json
     import sys
 
-    from ..incidents import add_incident, read_record, reported_case, typed_case
+    from ..production.incidents import add_incident, read_record, reported_case, typed_case
 
     given = [name for name, value in (("--record", args.record), ("--from-cases", args.from_cases),
                                       ("--question", args.question)) if value is not None]
@@ -159,7 +159,7 @@ def cmd_incident(args: argparse.Namespace) -> int:
 
 
 def cmd_label_export(args: argparse.Namespace) -> int:
-    from ..labeling import export_sheet
+    from ..labeling.sheet import export_sheet
 
 
     cases, passages = input_paths(args)
@@ -181,7 +181,7 @@ def cmd_label_export(args: argparse.Namespace) -> int:
 
 
 def cmd_label_import(args: argparse.Namespace) -> int:
-    from ..labeling import import_labels
+    from ..labeling.sheet import import_labels
 
     emit(str(import_labels(args.sheet, args.cases, args.out, partial=args.partial, force=args.force,
                             splitter=splitter_from(args))))

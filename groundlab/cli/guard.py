@@ -15,8 +15,8 @@ import math
 import sys
 from typing import BinaryIO, Iterator, Optional, Tuple
 
-from ..io import long_number_message, nesting_message
-from ..records import GroundlabError
+from ..core.io import long_number_message, nesting_message
+from ..core.records import GroundlabError
 from .options import claim_options, judge_options, positive_int
 
 #: The longest record read whole; a longer line is answered with an error and skipped.
@@ -25,8 +25,8 @@ MAX_RECORD_BYTES = 8_000_000
 
 def add_commands(sub) -> None:
     """Add ``guard`` to the ``groundlab`` subcommands."""
-    from ..guard import DEFAULT_MARKER, DEFAULT_NOTICE, MODES, ROUTE_RULES
-    from ..guard import GUARD_JUDGE
+    from ..production.guard import DEFAULT_MARKER, DEFAULT_NOTICE, MODES, ROUTE_RULES
+    from ..production.guard import GUARD_JUDGE
     from ..judges import describe_judges
 
     p = sub.add_parser("guard", help="judge live answers and flag, hide or route the sentences their passages "
@@ -58,7 +58,7 @@ def add_commands(sub) -> None:
 
 
 def cmd_guard(args: argparse.Namespace) -> int:
-    from ..guard import check_options
+    from ..production.guard import check_options
     from .common import judge_summary, make_judge, splitter_from
 
     check_options(args.mode, args.marker, args.notice)
@@ -118,7 +118,7 @@ def _lines(source: BinaryIO, limit: int) -> Iterator[Tuple[int, Optional[bytes]]
 
 def _answer(number: int, raw: Optional[bytes], args: argparse.Namespace, judge, splitter) -> bytes:
     """The output line for one input line, UTF-8 (empty for a blank one)."""
-    from ..guard import guard
+    from ..production.guard import guard
 
     record_id = None
     try:

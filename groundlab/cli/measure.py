@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import Dict, List
 
-from ..records import GroundlabError, visible
-from ..stats import percent
+from ..core.records import GroundlabError, visible
+from ..core.stats import percent
 from .common import (dry_run, emit, error_lines, evaluate_inputs, input_paths, load_inputs, make_judge, rate_row,
                      splitter_from, table)
 from .options import common_options, fraction, judge_options, number, positive_int
@@ -102,9 +102,9 @@ def add_commands(sub) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from ..claims import looks_like_refusal, shorten
-    from ..evaluate import split_cases
-    from ..io import plural
+    from ..core.claims import looks_like_refusal, shorten
+    from ..core.evaluate import split_cases
+    from ..core.io import plural
 
     source, cases = load_inputs(args)
     splitter = splitter_from(args)
@@ -174,11 +174,11 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from ..io import plural
+    from ..core.io import plural
 
     penalty = _penalty(args)
-    from ..gate import check_names, failing
-    from ..summary import SCORE_FIGURES
+    from ..production.gate import check_names, failing
+    from ..core.summary import SCORE_FIGURES
 
     conditions = check_names(args.fail_if, SCORE_FIGURES)  # a mistake in a gate costs no judging
     if args.dry_run:
@@ -187,18 +187,18 @@ def cmd_score(args: argparse.Namespace) -> int:
     inputs = tuple(input_paths(args, quiet=True)) + tuple(
         getattr(args, name, None) for name in ("targets", "judge_config", "price_table", "model_table"))
     if args.report:
-        from ..report import check_report_target
+        from ..present.report import check_report_target
 
         check_report_target(Path(args.report), args.force, inputs=inputs)
     frames = _frame_outputs(args, inputs)
     targets = None
     if args.targets:
-        from ..targets import load_targets
+        from ..production.targets import load_targets
 
         targets = load_targets(args.targets)
 
     if args.counts_out:
-        from ..io import check_output
+        from ..core.io import check_output
 
         check_output(args.counts_out, args.force, [i for i in inputs if i])
         if any(args.counts_out == path for _, path in frames) or args.counts_out == args.report:
@@ -216,13 +216,13 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.engine == "dask":
         raise GroundlabError("--engine dask keeps counts only, so it does not write --report or --cases-out, nor "
                              "check --targets or run the cascade judge; drop those, or run without --engine dask.")
-    from ..metrics import citations_undecided
-    from ..report import steering_report, write_report
-    from ..summary import rates, score_summary
+    from ..core.metrics import citations_undecided
+    from ..present.report import steering_report, write_report
+    from ..core.summary import rates, score_summary
 
     source, ev = evaluate_inputs(args, judge=judge)
     if args.counts_out:
-        from ..counts import counts_of, write_counts
+        from ..core.counts import counts_of, write_counts
 
         write_counts(counts_of(ev), args.counts_out, force=args.force, inputs=inputs)
     positional = int(ev.cases["cites_by_position"].sum()) if "cites_by_position" in ev.cases else 0
@@ -238,7 +238,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.report:
         write_report(Path(args.report), steering_report(ev, penalty, source, targets), force=args.force)
     if frames:
-        from ..io import write_frame, write_frame_csv
+        from ..core.frames import write_frame, write_frame_csv
 
         for name, path in frames:
             if path == "-":
@@ -251,7 +251,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         keys = ["by_kind", "by_process", "targets", "weighted_risk_score", "cascade"]
         emit(json.dumps(dict(summary, **{k: severity[k] for k in keys if severity[k] is not None})))
     else:
-        from ..report import apart_lines
+        from ..present.report import apart_lines
 
         text = (_score_text(summary, rates(ev), source, citations_undecided(ev.claims),
                             answerable_unknown=bool(len(ev.cases)) and bool(ev.cases["answerable"].isna().all()))
@@ -274,7 +274,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 def _penalty(args: argparse.Namespace) -> float:
     """The penalty --penalty or --confidence-target sets (default 1)."""
     if args.confidence_target is not None:
-        from ..metrics import penalty_for_confidence
+        from ..core.metrics import penalty_for_confidence
 
         return penalty_for_confidence(args.confidence_target)
     penalty = 1.0 if args.penalty is None else args.penalty
@@ -285,14 +285,14 @@ def _penalty(args: argparse.Namespace) -> float:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from ..counts import merge_counts, read_counts, write_counts
-    from ..gate import check_names
-    from ..summary import SCORE_FIGURES
+    from ..core.counts import merge_counts, read_counts, write_counts
+    from ..production.gate import check_names
+    from ..core.summary import SCORE_FIGURES
 
     penalty = _penalty(args)
     conditions = check_names(args.fail_if, SCORE_FIGURES)
     if args.out:
-        from ..io import check_output
+        from ..core.io import check_output
 
         check_output(args.out, args.force, args.counts)
     parts = [read_counts(path) for path in args.counts]
@@ -300,7 +300,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     if args.out:
         write_counts(merged, args.out, force=args.force, inputs=args.counts)
         print(f"groundlab: wrote the merged counts to {args.out}", file=sys.stderr)
-    from ..io import plural
+    from ..core.io import plural
 
     print(f"groundlab: merged {plural(merged.shards, 'part', 'parts')} from {plural(len(parts), 'file', 'files')}: "
           f"{merged.count('cases'):,} cases, {merged.count('claims'):,} claims, judge {merged.judge}.", file=sys.stderr)
@@ -317,7 +317,7 @@ def _counts_only(args: argparse.Namespace, targets, judge) -> bool:
 
 def _score_counts(args: argparse.Namespace, judge, penalty: float, conditions, frames, inputs) -> int:
     """``score`` keeping counts only (:func:`groundlab.evaluate.count_file`, or a Dask cluster)."""
-    from ..io import display_name, is_regular_file
+    from ..core.io import display_name, is_regular_file
     from ..judges import nothing_judged
     from .common import spending
 
@@ -327,12 +327,16 @@ def _score_counts(args: argparse.Namespace, judge, penalty: float, conditions, f
     with spending(judge):
         if args.engine == "dask":
             from ..engines.dask import score_file_on_cluster
+            from .options import judge_kwargs
 
-            counts = score_file_on_cluster(path, passages, args, judge, claims_out=claims_out)
+            guarded = bool(getattr(args, "policy", None) or getattr(args, "mask", False)
+                           or getattr(args, "mask_name", None))
+            counts = score_file_on_cluster(path, passages, args.judge, args.scheduler, splitter=splitter_from(args),
+                                           options=judge_kwargs(args), claims_out=claims_out, guarded=guarded)
         else:
             import os
 
-            from ..evaluate import count_file
+            from ..core.evaluate import count_file
 
             big = is_regular_file(path) and Path(path).stat().st_size > 2_000_000
             counts = count_file(path, passages, judge, splitter=splitter_from(args),
@@ -346,7 +350,7 @@ def _score_counts(args: argparse.Namespace, judge, penalty: float, conditions, f
     if claims_out:
         print(f"groundlab: wrote the claim frame ({counts.count('claims')} rows) to {claims_out}", file=sys.stderr)
     if args.counts_out:
-        from ..counts import write_counts
+        from ..core.counts import write_counts
 
         counts.sources = [source]
         write_counts(counts, args.counts_out, force=args.force, inputs=inputs)
@@ -357,8 +361,8 @@ def _score_counts(args: argparse.Namespace, judge, penalty: float, conditions, f
 def print_counts(counts, source: str, penalty: float, conditions, as_json: bool, breakdown: bool) -> int:
     """Print the figures of some counts as ``score`` does (``--json``: one JSON object) and say how
     the ``--fail-if`` conditions came out; the exit status."""
-    from ..gate import failing
-    from ..io import plural
+    from ..production.gate import failing
+    from ..core.io import plural
 
     positional = counts.count("cites_by_position")
     if positional:
@@ -384,7 +388,7 @@ def print_counts(counts, source: str, penalty: float, conditions, as_json: bool,
         errors = "".join(f"\n  {case_id} claim {number}: {error}" for case_id, number, error in counts.errors)
         apart_lines = lambda summary, markdown: []  # noqa: E731 - nothing counted apart
         if "held_back" in summary or "incidents" in summary:
-            from ..report import apart_lines
+            from ..present.report import apart_lines
         text = (_score_text(summary, counts.rates(), source, counts.count("citations_undecided"),
                             answerable_unknown=bool(counts.count("cases")) and not counts.count("answerable_known"))
                 + errors + "".join("\n" + line for line in apart_lines(summary, markdown=False))
@@ -413,7 +417,7 @@ def _json_number(x):
 def _severity(ev, penalty: float, targets, judge, breakdown: bool = True) -> Dict:
     """The severity figures of a run: the breakdown by kind and process, the targets table and the
     weighted risk score (with ``targets``), and the cascade's report (with that judge)."""
-    from ..metrics import hallucination_breakdown, weighted_risk_score
+    from ..core.metrics import hallucination_breakdown, weighted_risk_score
 
     frame = hallucination_breakdown(ev.claims, ev.cases) if breakdown else None
     rows = [] if frame is None else [{k: _json_number(v) for k, v in row.items()}
@@ -427,7 +431,7 @@ def _severity(ev, penalty: float, targets, judge, breakdown: bool = True) -> Dic
     if frame is None:
         out["by_kind"] = out["by_process"] = None
     if targets is not None:
-        from ..targets import target_table
+        from ..production.targets import target_table
 
         table = target_table(targets, ev.claims, ev.cases)
         failed = int((table["status"] != "pass").sum())
@@ -443,7 +447,7 @@ def _severity(ev, penalty: float, targets, judge, breakdown: bool = True) -> Dic
 
 
 def _severity_text(severity: Dict, ev, penalty: float, targets_path) -> str:
-    from ..stats import Rate
+    from ..core.stats import Rate
 
     parts = ["", "", "by kind of claim (a claim counts under every kind it states) and by process:"]
     rows = [["", "rate", "count", "95% range"]]
@@ -474,7 +478,7 @@ def _severity_text(severity: Dict, ev, penalty: float, targets_path) -> str:
 
 def _frame_outputs(args: argparse.Namespace, inputs) -> List:
     """``[("claims", path), ("cases", path)]`` for the frames to write, each target checked first."""
-    from ..io import check_frame_target
+    from ..core.frames import check_frame_target
 
     frames = [(name, path) for name, path in (("claims", args.claims_out), ("cases", args.cases_out)) if path]
     streamed = [f"--{name}-out" for name, path in frames if path == "-"]
@@ -509,7 +513,7 @@ def _corrected_row(s: Dict) -> List[List[str]]:
 def _warn_without_passages(ev) -> None:
     """Say on stderr which answered cases were given no passages: every claim of theirs is
     unsupported, which is a gap in the data more often than in the answers."""
-    from ..io import plural
+    from ..core.io import plural
 
     bare = ev.cases[(ev.cases["passages"] == 0) & (ev.cases["claims"] > 0)]
     if bare.empty:
@@ -560,10 +564,10 @@ def _score_text(s: Dict, r: Dict, source: str, undecided_checks: int = 0, answer
 
 
 def cmd_agree(args: argparse.Namespace) -> int:
-    from ..metrics import disagreements, flip_rate
-    from ..summary import agree_summary
+    from ..core.metrics import disagreements, flip_rate
+    from ..core.summary import agree_summary
 
-    from ..compare import claim_verdicts, judge_diff, read_baseline
+    from ..core.compare import claim_verdicts, judge_diff, read_baseline
 
     if args.dry_run:
         return dry_run(args)
@@ -600,7 +604,7 @@ def cmd_agree(args: argparse.Namespace) -> int:
               "to some cases to check the judge." + (f"\n\n{_baseline_text(baseline_diff)}"
                                                      if baseline_diff is not None else ""))
         return 0
-    from ..stats import Rate
+    from ..core.stats import Rate
 
     def line(name: str, count: int, total: int, note: str) -> List[str]:
         return rate_row(name, Rate(count, total), "", note, note)
@@ -632,8 +636,8 @@ def cmd_agree(args: argparse.Namespace) -> int:
 
 def _baseline_text(diff) -> str:
     """The baseline section of ``agree``: what moved, claim by claim."""
-    from ..compare import SHOWN_IDS, p_text, points
-    from ..identity import identity_text
+    from ..core.compare import SHOWN_IDS, p_text, points
+    from ..core.identity import identity_text
 
     b = diff.baseline
     c = diff.counts()
@@ -680,8 +684,8 @@ def _baseline_text(diff) -> str:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from ..io import plural
-    from ..stats import answers_needed, interval_bounds
+    from ..core.io import plural
+    from ..core.stats import answers_needed, interval_bounds
 
     rate, margin = args.rate, args.margin
     if not 0 <= rate <= 1:

@@ -10,7 +10,7 @@ import shlex
 import sys
 from typing import Dict, List
 
-from ..records import GroundlabError
+from ..core.records import GroundlabError
 
 
 def input_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ..records import GroundlabError
+from ..core.records import GroundlabError
 from .common import Terminated, emit, input_paths, stop_on_signals
 from .options import claim_options, input_options, number, policy_options
 
@@ -59,8 +59,8 @@ SAMPLE_FILES = ("notes.jsonl", "grounded_cases.jsonl", "grounded_cases_b.jsonl")
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    from ..io import sample_path
-    from ..notebooks import find_notebooks, packaged_notebooks
+    from ..core.io import sample_path
+    from ..present.notebooks import find_notebooks, packaged_notebooks
 
     target = Path(args.dir) / "data"
     notebooks = find_notebooks(packaged_notebooks())
@@ -104,8 +104,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..io import display_name, is_stdin, plural, read_cases_once
-    from ..notebooks import (
+    from ..core.io import display_name, is_stdin, plural, read_cases_once
+    from ..present.notebooks import (
         check_parameter_names,
         check_values,
         declared_default,
@@ -117,10 +117,10 @@ def _run(args: argparse.Namespace) -> int:
         run_notebooks,
         NotebookFailed,
     )
-    from ..outputs import FAILED_FILE, INPUTS_DIR, RUN_FILE, Claim, claim_folder, new_run_folder
-    from ..evaluate import split_cases
-    from ..identity import identity_text
-    from ..workbook import check_judge_config, claim_splitter, compare_judges, judged_inputs, save_judged
+    from ..core.outputs import FAILED_FILE, INPUTS_DIR, RUN_FILE, Claim, claim_folder, new_run_folder
+    from ..core.evaluate import split_cases
+    from ..core.identity import identity_text
+    from ..present.workbook import check_judge_config, claim_splitter, compare_judges, judged_inputs, save_judged
 
     # Check everything that can be checked before anything runs or is written, so a mistake is
     # one sentence, not a failed notebook.
@@ -177,7 +177,7 @@ def _run(args: argparse.Namespace) -> int:
     notebooks = find_notebooks(Path(args.notebooks) if args.notebooks else None)
     check_parameter_names(notebooks, [name for name, _ in args.parameter])
     if args.slides:
-        from ..notebooks import notebook_parameters as declared_by
+        from ..present.notebooks import notebook_parameters as declared_by
 
         if "slides_dir" in parameters:
             raise GroundlabError("--slides and -p slides_dir both set slides_dir; give it once.")
@@ -220,7 +220,7 @@ def _run(args: argparse.Namespace) -> int:
                              "filled it, or leave filled_sheet out.")
     policy = parameters.get("policy")
     if policy is not None and str(policy).strip():
-        from ..policy import load_policy
+        from ..core.policy import load_policy
 
         option = "--policy" if args.policy is not None else "-p policy"
         _refuse_stream(option, policy, "the data policy")
@@ -250,7 +250,7 @@ def _run(args: argparse.Namespace) -> int:
     check_values({name: value for plan in probe.values() for name, value in plan.items() if name != "judge"},
                  options)
     if loaded_b is not None:
-        from ..compare import pair_cases
+        from ..core.compare import pair_cases
 
         pairing = {name: value for plan in probe.values() for name, value in plan.items()
                    if name in ("pair_by", "names")}
@@ -377,8 +377,8 @@ def _check_figures_dir(folder: object, force: bool) -> None:
 def _shown(path, kept: Dict[str, str]) -> str:
     """An input as the run's record names it: as given for standard input or a pipe (``stdin``),
     else relative to the current folder."""
-    from ..io import display_name
-    from ..notebooks import relative
+    from ..core.io import display_name
+    from ..present.notebooks import relative
 
     return display_name(path) if str(path) in kept else relative(path)
 
@@ -386,8 +386,8 @@ def _shown(path, kept: Dict[str, str]) -> str:
 def _check_targets(path: Optional[str], notebooks: Sequence[Path]) -> str:
     """The targets file of ``--targets`` (or ``-p targets``), read and checked as ``score --targets``
     reads it, before anything runs; "" without one."""
-    from ..notebooks import notebook_parameters
-    from ..targets import load_targets
+    from ..present.notebooks import notebook_parameters
+    from ..production.targets import load_targets
 
     if path is None or not str(path).strip():
         return ""
@@ -401,7 +401,7 @@ def _check_targets(path: Optional[str], notebooks: Sequence[Path]) -> str:
 
 def _refuse_stream(option: str, path: str, what: str) -> None:
     """A file every notebook reads again cannot be standard input or a pipe: one sentence."""
-    from ..io import is_regular_file
+    from ..core.io import is_regular_file
 
     if str(path) == "-" or (Path(path).exists() and not Path(path).is_dir() and not is_regular_file(path)):
         raise GroundlabError(f"{option} {path} is standard input or a pipe, which the "
@@ -424,7 +424,7 @@ def _without_second_configuration(notebooks: List[Path], cases_b: str,
     """The notebooks to run: without a second cases file, the ones that compare two configurations
     are skipped (each named with why). A ``-p`` parameter only they take is refused, since it would
     do nothing."""
-    from ..notebooks import COMPARISON_PARAMETERS, SECOND_CASES, compares_two, notebook_parameters
+    from ..present.notebooks import COMPARISON_PARAMETERS, SECOND_CASES, compares_two, notebook_parameters
 
     comparing = [nb for nb in notebooks if compares_two(nb)]
     if cases_b:
@@ -465,8 +465,8 @@ def judge_identities(comparisons) -> Dict[str, Dict]:
 
 def notebook_identities(notebooks: Sequence[Path], plans: Dict, identities: Dict[str, Dict]) -> Dict[Path, Dict]:
     """Per notebook, what its metadata records: the identity of the judge it reports on."""
-    from ..identity import identity_text
-    from ..notebooks import declared_default
+    from ..core.identity import identity_text
+    from ..present.notebooks import declared_default
 
     out = {}
     for nb in notebooks:

@@ -20,6 +20,9 @@ The llm judge stays on one machine: its cache, its rate limits and its spending 
 and a cluster of workers would each send the same requests. Judge every answer with an offline
 judge on the cluster, then the llm judge on a sample (``groundlab sample``) or on the answers
 the offline judge flags, on one machine (docs/scale.md).
+
+May import: :mod:`groundlab.core` and :mod:`groundlab.judges`; takes plain values (a judge's
+name and options, a scheduler's address), never the command line's options.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..judges import DEFAULT_JUDGE
-from ..records import Case, GroundlabError, InputError, Passage
+from ..core.records import Case, GroundlabError, InputError, Passage
 
 #: Judges that cannot run on a cluster's workers, and why.
 ONE_MACHINE = {
@@ -80,12 +83,12 @@ class JudgeSpec:
         splitter's settings, so that every partition a worker judges shares one warm judge)."""
         import json
 
-        from ..identity import splitting_identity
+        from ..core.identity import splitting_identity
 
         key = (self.name, repr(self.options), json.dumps(splitting_identity(self.splitter), sort_keys=True))
         built = _BUILT.get(key)
         if built is None:
-            from ..claims import ClaimSplitter
+            from ..core.claims import ClaimSplitter
             from ..judges import get_judge
 
             built = _BUILT[key] = (get_judge(self.name, **dict(self.options)), self.splitter or ClaimSplitter())
@@ -101,7 +104,7 @@ def rows_to_cases(records: Sequence[Mapping[str, Any]], table: Optional[Mapping[
     file are (:mod:`groundlab.io`), each named ``where`` and its row number (``partition 3 row 17``).
     ``columns`` maps case fields to other column names (``{"answer": "response"}``). Missing
     values (``None``, NaN, an absent column) are absent fields; arrays become lists."""
-    from ..io import _case
+    from ..core.io import _case
 
     rename = {column: name for name, column in (columns or {}).items()}
     cases = []
@@ -153,9 +156,9 @@ def judge_rows(records: Sequence[Mapping[str, Any]], spec: JudgeSpec, table: Opt
     (Arrow tables of :mod:`groundlab.frames`) when ``frames``, or ``error``: the sentence for a row
     that is not a case or whose labels do not fit its claims (never a traceback across the
     network)."""
-    from ..counts import Counts
-    from ..evaluate import CHUNK, _empty_columns, _judge_chunk, split_cases
-    from ..identity import judge_identity
+    from ..core.counts import Counts
+    from ..core.evaluate import CHUNK, _empty_columns, _judge_chunk, split_cases
+    from ..core.identity import judge_identity
 
     judge, splitter = spec.build()
     identity = judge_identity(judge, splitter)
@@ -170,7 +173,7 @@ def judge_rows(records: Sequence[Mapping[str, Any]], spec: JudgeSpec, table: Opt
             _judge_chunk(judge, list(zip(chunk, split_cases(chunk, splitter))), claims, rows)
             counts.add_columns(claims, rows)
             if frames:
-                from ..frames import cases_table, claims_table
+                from ..core.frames import cases_table, claims_table
 
                 claim_parts.append(claims_table(claims, identity))
                 case_parts.append(cases_table(rows, identity))
@@ -179,7 +182,7 @@ def judge_rows(records: Sequence[Mapping[str, Any]], spec: JudgeSpec, table: Opt
     if frames:
         import pyarrow as pa
 
-        from ..frames import case_schema, claim_schema
+        from ..core.frames import case_schema, claim_schema
 
         out["claims"] = pa.concat_tables(claim_parts) if claim_parts else claim_schema(identity).empty_table()
         out["cases"] = pa.concat_tables(case_parts) if case_parts else case_schema(identity).empty_table()
@@ -189,7 +192,7 @@ def judge_rows(records: Sequence[Mapping[str, Any]], spec: JudgeSpec, table: Opt
 def merge_partitions(results: Sequence[dict], what: str = "the DataFrame"):
     """The counts of all partitions, or the first partition's error as one sentence; a case id
     used in two rows is refused, as ``groundlab score`` refuses it in a file."""
-    from ..counts import merge_counts
+    from ..core.counts import merge_counts
 
     for result in results:
         if "error" in result:
@@ -222,13 +225,13 @@ class EngineResult:
 
     @property
     def claim_schema(self):
-        from ..frames import claim_schema
+        from ..core.frames import claim_schema
 
         return claim_schema(self.identity)
 
     @property
     def case_schema(self):
-        from ..frames import case_schema
+        from ..core.frames import case_schema
 
         return case_schema(self.identity)
 

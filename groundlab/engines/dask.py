@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional, Union
 
-from ..records import GroundlabError
+from ..core.records import GroundlabError
 from . import EngineResult, JudgeSpec, judge_rows, merge_partitions
 
 
@@ -38,7 +38,7 @@ def _client(client):
 
 
 def _table(passages):
-    from ..io import passage_table
+    from ..core.io import passage_table
 
     return passage_table(passages)[0]
 
@@ -51,7 +51,7 @@ def _judge_partition(frame, spec: JudgeSpec, table, where: str, columns, frames:
     import pandas as pd
 
     if "error" in result:
-        from ..frames import case_schema, claim_schema
+        from ..core.frames import case_schema, claim_schema
 
         empty = {"claims": claim_schema().empty_table(), "cases": case_schema().empty_table()}
         result.update(empty)
@@ -90,7 +90,7 @@ def judge_dask(cases, judge: str = "signals", *, passages: Union[str, Mapping, N
     import dask.dataframe as dd
     import pandas as pd
 
-    from ..frames import case_schema, claim_schema
+    from ..core.frames import case_schema, claim_schema
 
     kept = client.persist([piece for t in tasks for piece in t])
     counts = merge_partitions(client.gather(client.compute(kept[0::3])))
@@ -103,8 +103,8 @@ def judge_dask(cases, judge: str = "signals", *, passages: Union[str, Mapping, N
 
 def _count_span(path: str, span, spec: JudgeSpec, table) -> dict:
     """One byte range of a cases file, read and judged in a worker (as ``score`` does locally)."""
-    from ..evaluate import count_part
-    from ..io import display_name
+    from ..core.evaluate import count_part
+    from ..core.io import display_name
 
     judge, splitter = spec.build()
     return count_part(path, table, display_name(path), span, judge, splitter)
@@ -114,40 +114,40 @@ def _count_span(path: str, span, spec: JudgeSpec, table) -> dict:
 SPAN_BYTES = 16 * 1024 * 1024
 
 
-def score_file_on_cluster(path, passages, args, judge, claims_out=None):
+def score_file_on_cluster(path, passages, judge: str, scheduler: str, *, splitter=None, options=None,
+                          claims_out=None, guarded: bool = False):
     """``groundlab score --engine dask --scheduler ADDRESS``: the counts of a cases file, judged on
     the cluster in byte ranges of :data:`SPAN_BYTES` (each worker reads its ranges of the file,
-    which it must see at the same path)."""
+    which it must see at the same path) by the judge named ``judge`` with ``options``.
+    ``guarded``: a data policy or masking was asked for, which applies on one machine only."""
     import os
     from pathlib import Path
 
-    from ..cli.common import splitter_from
-    from ..cli.options import judge_kwargs
-    from ..evaluate import merge_parts
-    from ..identity import judge_identity
-    from ..io import is_regular_file, split_file
+    from ..core.evaluate import merge_parts
+    from ..core.identity import judge_identity
+    from ..core.io import is_regular_file, split_file
 
     if claims_out:
         raise GroundlabError("--claims-out is written on one machine; with --engine dask, judge_dask(..., frames=True) "
                              "leaves the claim frame on the cluster (docs/scale.md), or drop --engine dask.")
-    if getattr(args, "policy", None) or getattr(args, "mask", False) or getattr(args, "mask_name", None):
+    if guarded:
         raise GroundlabError("a data policy and masking apply on one machine; drop --policy and --mask, or run "
                              "without --engine dask.")
-    if not args.scheduler:
+    if not scheduler:
         raise GroundlabError("--engine dask needs --scheduler ADDRESS, the scheduler of a running Dask cluster "
                              "(e.g. tcp://10.0.0.5:8786; 'dask scheduler' prints it).")
     if not is_regular_file(path):
         raise GroundlabError(f"--engine dask reads the cases file on the workers, a range each, so it needs a file "
                              f"(not {path}); save it where the workers can read it.")
-    spec = JudgeSpec.of(args.judge, splitter_from(args), **judge_kwargs(args))
+    spec = JudgeSpec.of(judge, splitter, **(options or {}))
     try:
         from distributed import Client
     except ImportError:
         raise GroundlabError("--engine dask needs Dask's distributed scheduler: pip install 'dask[distributed]'.") from None
     try:
-        client = Client(args.scheduler, timeout=30)
+        client = Client(scheduler, timeout=30)
     except (OSError, TimeoutError) as exc:
-        raise GroundlabError(f"cannot reach the Dask scheduler at {args.scheduler} ({exc}); check the address and "
+        raise GroundlabError(f"cannot reach the Dask scheduler at {scheduler} ({exc}); check the address and "
                              "that the cluster is running.") from None
     try:
         table = _table(passages)

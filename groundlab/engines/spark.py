@@ -32,7 +32,7 @@ def spark_schema(arrow_schema) -> str:
 
 
 def _table(passages):
-    from ..io import passage_table
+    from ..core.io import passage_table
 
     return passage_table(passages)[0]
 
@@ -48,7 +48,7 @@ def _counts_task(spec: JudgeSpec, shared, columns):
     def run(batches):
         import pandas as pd
 
-        from ..counts import Counts
+        from ..core.counts import Counts
 
         part = _partition_id()
         table = shared.value if shared is not None else None
@@ -66,7 +66,7 @@ def _counts_task(spec: JudgeSpec, shared, columns):
                 merged.merge(result["counts"])
         if error is None and merged is None:
             judge, splitter = spec.build()
-            from ..identity import judge_identity
+            from ..core.identity import judge_identity
 
             merged = Counts(judge.name, judge_identity(judge, splitter))
         payload = {"error": error} if error is not None else {"counts": merged}
@@ -88,7 +88,7 @@ def _renumber(message: str, part: int, offset: int) -> str:
 
 def _frames_task(spec: JudgeSpec, shared, columns, which: str):
     def run(batches):
-        from ..records import InputError
+        from ..core.records import InputError
 
         part = _partition_id()
         table = shared.value if shared is not None else None
@@ -126,7 +126,7 @@ def judge_spark(cases, judge: str = "signals", *, passages: Union[str, Mapping, 
     if frames:
         from pyspark.sql import functions as F
 
-        from ..frames import case_schema, claim_schema
+        from ..core.frames import case_schema, claim_schema
 
         identity = {"groundlab.judge": json.dumps(counts.identity, sort_keys=True, default=str)}
         claims = cases.mapInPandas(_frames_task(spec, shared, columns, "claims"), schema=spark_schema(claim_schema()))

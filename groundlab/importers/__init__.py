@@ -25,22 +25,32 @@ inline (``{"id", "text"}``): the evidence the assistant received, never a fresh 
 >>> cases = convert([record], tool="log").cases
 >>> json.dumps(cases[0])
 '{"id": "r1", "question": "Who releases the order?", "retrieved": [{"id": "P1", "text": "The analyst releases it."}], "answer": "The analyst releases it [P1]."}'
+
+May import: :mod:`groundlab.core` (records, claims, reading files and rows); nothing else of
+groundlab's. The core never imports this package: :func:`load_cases` here is the public
+``groundlab.load_cases``, which hands groundlab's own format to :func:`groundlab.io.load_cases`.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ..claims import ClaimSplitter, positional_aliases
-from ..io import PathLike, check_output, display_name, is_stdin, outputs_like, plural, write_atomic
-from ..records import InputError
+from ..core.claims import ClaimSplitter, positional_aliases
+from ..core.io import (PathLike, cases_of_rows, check_output, display_name, is_stdin, outputs_like, passage_table, plural,
+                  write_atomic)
+from ..core.io import load_cases as read_cases
+from ..core.records import Case, InputError, Passage
 from . import deepeval, langfuse, langsmith, log, openinference, promptfoo, ragas, sap, trulens
 from .common import MAP_FIELDS, Bad, Draft, Item, Source, plain, present
 from .read import read_input, read_table
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 #: The tools, by the name ``--from`` takes.
 TOOLS: Dict[str, ModuleType] = {m.NAME: m for m in (ragas, deepeval, openinference, langsmith, langfuse, promptfoo,
@@ -416,6 +426,32 @@ def load_table(source: object, *, tool: Optional[str] = None, columns: Optional[
     yield from zip(conversion.refs, conversion.cases)
 
 
+def load_cases(source: Union[PathLike, "pd.DataFrame", Sequence[Mapping]],
+               passages: Union[PathLike, Mapping[str, Passage], None] = None, *,
+               tool: Optional[str] = None, columns: Optional[Mapping[str, str]] = None,
+               passage_ids: str = "P") -> List[Case]:
+    """Read and check cases: from a cases file (JSON Lines; ``-`` reads standard input), or from
+    a pandas DataFrame or a list of dicts holding one case a row (:func:`groundlab.io.load_cases`).
+
+    Rows in another tool's columns (a Ragas or DeepEval dataset, Phoenix spans, ...) are
+    converted as ``groundlab import`` does: the tool is recognised by its columns, or named with
+    ``tool``; ``columns`` maps the case fields to other columns (``{"answer": "response"}``);
+    ``passage_ids="index"`` names passages without ids 1..n instead of P1..Pn. A path with
+    ``tool`` or ``columns`` is read as ``groundlab import`` reads it (JSONL, JSON, CSV, Parquet).
+
+    >>> rows = [{"user_input": "Who releases it?", "response": "The analyst.",
+    ...          "retrieved_contexts": ["The analyst releases it."]}]
+    >>> case = load_cases(rows)[0]
+    >>> case.answer, case.retrieved[0].text
+    ('The analyst.', 'The analyst releases it.')
+    """
+    if tool is None and columns is None and isinstance(source, (str, os.PathLike)):
+        return read_cases(source, passages)
+    table, passages_name = passage_table(passages)
+    return cases_of_rows(load_table(source, tool=tool, columns=columns, passage_ids=passage_ids), source, table,
+                         passages_name)
+
+
 def import_cases(path: PathLike, out: PathLike, *, tool: Optional[str] = None, force: bool = False,
                  mapping: Union[str, Sequence[str], Mapping[str, str], None] = None, passage_ids: str = "P",
                  skip_invalid: bool = False, splitter: Optional[ClaimSplitter] = None,
@@ -451,4 +487,4 @@ def import_cases(path: PathLike, out: PathLike, *, tool: Optional[str] = None, f
 
 
 __all__ = ["FORMATS", "PASSAGE_IDS", "TOOLS", "Conversion", "ImportReport", "convert", "detect", "import_cases",
-           "load_table", "parse_map", "tool_name"]
+           "load_cases", "load_table", "parse_map", "tool_name"]

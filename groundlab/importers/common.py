@@ -10,11 +10,10 @@ import json
 import math
 import tokenize
 from dataclasses import dataclass, field
-from datetime import date, datetime, time
-from decimal import Decimal
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ..io import _json_type
+from ..core.io import _json_type
+from ..core.rows import Source, columns_of, plain  # noqa: F401 (the importers take them from here)
 
 #: The case fields ``--map`` may point at other columns.
 MAP_FIELDS: Tuple[str, ...] = ("id", "question", "answer", "retrieved", "retrieved_ids", "answerable", "labels",
@@ -51,48 +50,6 @@ class Bad:
 
 
 Item = Union[Draft, Bad]
-
-
-@dataclass
-class Source:
-    """The records of an input, however it was stored.
-
-    ``unit`` names one record in messages (``line`` in JSON Lines, ``row`` in a CSV, counted as
-    a spreadsheet shows them, in Parquet or a DataFrame, counted from 1; ``item`` in a JSON array).
-    ``cells``: values are CSV text, so lists come written into them. ``doc``: the whole
-    document when the input is one JSON object (tools wrap their records in one)."""
-
-    name: str
-    kind: str
-    unit: str
-    records: List[Tuple[int, dict]]
-    columns: List[str]
-    doc: Optional[dict] = None
-    cells: bool = False
-    refs: Optional[Dict[int, str]] = None  # a DataFrame row with an index label of its own
-
-    def ref(self, number: int) -> str:
-        if self.refs and number in self.refs:
-            return self.refs[number]
-        return f"{self.unit} {number}"
-
-    def where(self, ref: str) -> str:
-        return f"{self.name} {ref}" if self.name else ref
-
-    def part(self, keys: Sequence[str], records: Sequence[object]) -> "Source":
-        """The records a document holds under ``keys`` (``results.results``), as a source of their own."""
-        rows = [(k, r) for k, r in enumerate(records, 1) if isinstance(r, dict)]
-        return Source(f"{self.name} {'.'.join(keys)}", "json", "item", rows, columns_of(r for _, r in rows))
-
-
-def columns_of(records: Iterable[Mapping]) -> List[str]:
-    """The keys of ``records`` in the order they first appear."""
-    seen: Dict[str, None] = {}
-    for record in records:
-        for key in record:
-            if key not in seen:
-                seen[key] = None
-    return list(seen)
 
 
 def rows(src: Source, convert: Callable[[dict, str], Draft]) -> Iterator[Item]:
@@ -312,38 +269,6 @@ def meta_of(obj: Mapping, used: Iterable[str], drop: Iterable[str] = ()) -> Dict
     return {k: v for k, v in obj.items() if k not in skip and present(v) and v not in ([], {})}
 
 
-def plain(value: Any, depth: int = 0) -> Any:
-    """``value`` as JSON can hold it: numpy and pandas values as Python's, NaN as ``None``, times
-    as ISO text; anything else as its text. Nesting deeper than 100 levels is left as it is."""
-    if value is None or isinstance(value, (str, bool, int)):
-        return value
-    if isinstance(value, float):
-        return None if math.isnan(value) or math.isinf(value) else value
-    if depth > 100:
-        return value
-    if isinstance(value, Mapping):
-        return {str(k): plain(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(v, depth + 1) for v in value]
-    kind = type(value).__module__.split(".")[0]
-    if kind == "numpy":
-        return plain(value.tolist(), depth + 1) if hasattr(value, "tolist") else str(value)
-    if kind == "pandas":
-        import pandas as pd
-
-        if value is pd.NA or value is pd.NaT:
-            return None
-        if isinstance(value, pd.Timestamp):
-            return value.isoformat()
-    if isinstance(value, (datetime, date, time)):
-        return value.isoformat()
-    if isinstance(value, Decimal):
-        return float(value)
-    if isinstance(value, (bytes, bytearray)):
-        return value.decode("utf-8", errors="replace")
-    return str(value)
-
-
 def pick_text(value: object, keys: Sequence[str]) -> Optional[str]:
     """The text in a tool's ``inputs``/``outputs`` value: the string itself, a JSON string of an
     object, the first of ``keys`` that holds text, the only string field, or a chat message's
@@ -446,7 +371,7 @@ def require(src: Source, required: Sequence[str], what: str) -> None:
     for column in required:
         if column in src.columns or any(get(obj, column) is not None for _, obj in src.records[:1000]):
             continue
-        from ..records import InputError
+        from ..core.records import InputError
 
         if src.cells:
             raise InputError(f"{src.name} row 1 has no column {column!r}; the first row must name the columns, "

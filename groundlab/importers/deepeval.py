@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Iterator, List, Mapping, Optional
 
-from ..io import _json_type
+from ..core.io import _json_type
 from .common import (Draft, Item, RowError, Source, answer_text, case_id, get, meta_of, parse_json_cell, passage,
                      present, question_text, require, rows)
 from .read import unwrap

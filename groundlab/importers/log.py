@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Dict, Iterator, Mapping, Optional
 
-from ..io import _json_type, _json_value, parse_labels
-from ..records import InputError
+from ..core.io import _json_type, _json_value, parse_labels
+from ..core.records import InputError
 from .common import (Draft, Item, RowError, Source, answer_text, case_id, get, list_cell, meta_of, parse_json_cell,
                      passages, present, question_text, require, rows, set_ids)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Dict, Iterator, List, Mapping, Optional, Tuple
 
-from ..records import InputError
+from ..core.records import InputError
 from .common import (ANSWER_KEYS, QUESTION_KEYS, Draft, Item, RowError, Source, answer_text, by_trace, case_id, flat,
                      meta_of, parse_json_cell, passages, pick_text, present, question_text, rows, split_blank_lines)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Dict, Iterator, List, Mapping, Optional
 
-from ..records import InputError
+from ..core.records import InputError
 from .common import (Draft, Item, RowError, Source, answer_text, get, parse_json_cell, passages, present,
                      question_text, rows, split_blank_lines)
 from .read import unwrap

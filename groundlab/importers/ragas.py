@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterator, Mapping, Optional
 
-from ..io import _json_type
+from ..core.io import _json_type
 from .common import (Draft, Item, RowError, Source, answer_text, case_id, get, meta_of, passages, present,
                      question_text, require, rows, set_ids, texts_list)
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, BinaryIO, List, Mapping, Optional, Sequence
+from typing import Any, BinaryIO, List, Optional, Sequence
 
-from ..io import (MAX_LINE_BYTES, PathLike, _json_type, decode_text, display_name, is_stdin, jsonl_objects,
+from ..core.io import (MAX_LINE_BYTES, PathLike, _json_type, decode_text, display_name, is_stdin, jsonl_objects,
                   long_number_message, nesting_message, open_input, parse_csv, read_bytes)
-from ..records import InputError
+from ..core.records import InputError
+from ..core.rows import read_table  # noqa: F401 (its older home)
 from .common import Source, columns_of, plain
 
 #: Bytes read to tell what an input is.
@@ -214,28 +215,6 @@ def _json_files(path: Path, documents: Sequence[Path]) -> Source:
             records.append((number, record))
             refs[number] = f"file {file.name}" + (f" item {k}" if doc.unit == "item" else "")
     return Source(str(path), "folder", "file", records, columns_of(r for _, r in records), refs=refs)
-
-
-def read_table(data: object) -> Source:
-    """The records of a pandas DataFrame or a list of dicts, rows counted from 1; a DataFrame row
-    whose index label is not its position is named with its label too."""
-    if hasattr(data, "to_dict") and hasattr(data, "columns"):
-        frame = data
-        if frame.index.name and frame.index.name not in frame.columns:
-            frame = frame.reset_index()
-        columns = [str(c) for c in frame.columns]
-        raw = frame.to_dict("records")
-        records = [(k, {str(c): plain(v) for c, v in row.items()}) for k, row in enumerate(raw, 1)]
-        refs = {k: f"row {k}, index {label!r}" for k, label in enumerate(data.index, 1) if label != k - 1}
-        return Source("", "table", "row", records, columns, refs=refs or None)
-    if isinstance(data, (list, tuple)):
-        for k, item in enumerate(data, 1):
-            if not isinstance(item, Mapping):
-                raise InputError(f"row {k} of the list of cases is {_json_type(plain(item))}, not a dict; "
-                                 "pass one dict per case, or a DataFrame.")
-        records = [(k, {str(c): plain(v) for c, v in item.items()}) for k, item in enumerate(data, 1)]
-        return Source("", "table", "row", records, columns_of(r for _, r in records))
-    raise InputError(f"cases must be a file path, a pandas DataFrame or a list of dicts, not {type(data).__name__}.")
 
 
 def unwrap(src: Source, keys: Sequence[str]) -> Optional[Source]:

@@ -36,7 +36,7 @@ import json
 import re
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
-from ..io import _json_type
+from ..core.io import _json_type
 from .common import (Bad, Draft, Item, RowError, Source, answer_text, case_id, get, meta_of, present, question_text,
                      require)
 

@@ -4,6 +4,9 @@ A judge has a ``name``, a ``version`` and ``judge_batch(pairs) -> list[Verdict]`
 order and length of its input; each pair is ``(claim_text, Evidence)``. Judges are looked up by
 name with :func:`get_judge`; their modules are imported only when asked for, so the optional
 model judges cost nothing until used.
+
+May import: the basic modules of :mod:`groundlab.core` (records, claims, numbers, stats, io,
+metrics, weighted rates) and the standard library; never ``core.evaluate`` or anything above it.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 import importlib
 from typing import Dict, List, Optional, Protocol, Sequence, Tuple, runtime_checkable
 
-from ..records import Evidence, GroundlabError, Verdict
+from ..core.records import Evidence, GroundlabError, Verdict
 
 Pair = Tuple[str, Evidence]
 

@@ -28,7 +28,6 @@ public claim sets) and for ``groundlab calibrate`` on a person's labels:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import random
@@ -39,8 +38,9 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..records import VERDICTS, Evidence, GroundlabError
-from ..stats import Rate
+from ..core.io import sha256_text
+from ..core.records import VERDICTS, Evidence, GroundlabError
+from ..core.stats import Rate
 from .signals import CONFIG_KIND, FEATURES, JudgeConfig, SignalsJudge, check_config
 
 #: From this many labeled claims of each kind (supported; contradicted or unsupported) among
@@ -268,7 +268,7 @@ class Figures:
 
     @classmethod
     def of(cls, labels: Sequence[str], verdicts: Sequence[str]) -> "Figures":
-        from ..metrics import cohens_kappa
+        from ..core.metrics import cohens_kappa
 
         index = {v: k for k, v in enumerate(VERDICTS)}
         matrix = [[0, 0, 0] for _ in VERDICTS]
@@ -468,7 +468,7 @@ def _in_memory(weights: np.ndarray, threshold: float) -> JudgeConfig:
     names = ("intercept",) + FEATURES
     data = {"kind": CONFIG_KIND, "judge": SignalsJudge.name,
             "weights": {n: float(w) for n, w in zip(names, weights)}, "threshold": threshold}
-    return JudgeConfig(data, None, hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest())
+    return JudgeConfig(data, None, sha256_text(json.dumps(data, sort_keys=True)))
 
 
 def check_enough(measured: Measured, folds: int = FOLDS, max_false_alarms: Optional[float] = None) -> None:
@@ -515,7 +515,7 @@ def shipped_prior() -> np.ndarray:
 
 def write_config(path: Path, data: Mapping[str, Any], force: bool = False) -> Path:
     """Write a judge config whole; an existing file is replaced only with ``force``."""
-    from ..outputs import write_bytes
+    from ..core.outputs import write_bytes
 
     check_config(data, str(path))
     path = Path(path)

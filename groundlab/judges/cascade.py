@@ -44,13 +44,13 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 import pandas as pd
 
-from ..records import GroundlabError, Verdict
+from ..core.records import GroundlabError, Verdict
 from . import Judge, Pair, get_judge
 
 if TYPE_CHECKING:
-    from ..evaluate import Evaluation
-    from ..sampling import WeightedRate
-    from ..stats import Rate
+    from ..core.evaluate import Evaluation
+    from ..core.weighted import WeightedRate
+    from ..core.stats import Rate
 
 #: How an answer was judged: by the second judge because the first flagged it, by the second
 #: judge because the audit drew it, or by the first judge alone.
@@ -102,7 +102,7 @@ class CascadeReport:
 
     def as_dict(self) -> Dict[str, Any]:
         """The report as plain JSON values (what ``score --json`` prints under ``cascade``)."""
-        from ..stats import wilson_interval
+        from ..core.stats import wilson_interval
 
         def rate(r: "Rate") -> Dict[str, Any]:
             low, high = wilson_interval(r.count, r.total) if r.total else (None, None)
@@ -126,7 +126,7 @@ class CascadeReport:
 
     def lines(self) -> List[str]:
         """The report as lines of text for the terminal."""
-        from ..stats import percent
+        from ..core.stats import percent
 
         out = [f"cascade: {self.first} on every claim; {self.then} on the answers {self.first} flagged and on "
                f"an audit of {percent(self.audit)} of the others (seed {self.seed})",
@@ -293,8 +293,8 @@ class CascadeJudge:
 
     def report(self, evaluation: "Evaluation") -> CascadeReport:
         """What the run that made ``evaluation`` found and cost (see :class:`CascadeReport`)."""
-        from ..sampling import weighted_rate
-        from ..stats import Rate
+        from ..core.weighted import weighted_rate
+        from ..core.stats import Rate
 
         claims, cases = evaluation.claims, evaluation.cases
         route = self.routes(claims)

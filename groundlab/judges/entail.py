@@ -39,8 +39,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
-from ..claims import split_sentences
-from ..records import Evidence, GroundlabError, Passage, Verdict  # noqa: F401 (Passage: the doctests)
+from ..core.claims import split_sentences
+from ..core.records import Evidence, GroundlabError, Passage, Verdict  # noqa: F401 (Passage: the doctests)
 
 #: The model's input: window and claim together, with the three special tokens.
 MAX_LENGTH = 96
@@ -320,7 +320,7 @@ class EntailmentModel:
 
 @lru_cache(maxsize=64)
 def _file_sha256(path: str) -> str:
-    from ..outputs import sha256
+    from ..core.io import sha256_file as sha256
 
     return sha256(path)
 

@@ -50,8 +50,8 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ..claims import split_sentences
-from ..records import Evidence, GroundlabError, Verdict
+from ..core.claims import split_sentences
+from ..core.records import Evidence, GroundlabError, Verdict
 
 DEFAULT_MODEL = "cross-encoder/nli-deberta-v3-base"
 #: A claim that leaves its evidence fewer tokens than this of the model's input is not judged: the

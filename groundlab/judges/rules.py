@@ -27,9 +27,9 @@ import re
 from functools import lru_cache
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-from ..claims import CJK_CHARS, character_pairs, split_sentences
-from ..numbers import Mention, distinct, mentions
-from ..records import Evidence, Verdict
+from ..core.claims import CJK_CHARS, character_pairs, split_sentences
+from ..core.numbers import Mention, distinct, mentions
+from ..core.records import Evidence, Verdict
 
 THRESHOLD = 0.75
 

@@ -51,9 +51,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ..claims import CJK_CHARS, character_pairs, split_sentences
-from ..numbers import Mention, distinct, mentions, ordinal_words
-from ..records import Evidence, GroundlabError, Verdict
+from ..core.claims import CJK_CHARS, character_pairs, split_sentences
+from ..core.numbers import Mention, distinct, mentions, ordinal_words
+from ..core.records import Evidence, GroundlabError, Verdict
 from .rules import _Numbers, _quote, _without_numbers, _written, number_verdict
 
 # ---------------------------------------------------------------- words
@@ -1088,7 +1088,7 @@ def load_config(path: Union[str, Path, None] = None) -> JudgeConfig:
         if len(raw) > MAX_CONFIG_BYTES:  # /dev/zero, or another file passed by mistake
             raise GroundlabError(f"judge config {shown} is larger than {MAX_CONFIG_BYTES >> 20} MB, which no judge "
                                  "config is; give the file 'groundlab calibrate --out' wrote.")
-    from ..io import json_problem
+    from ..core.io import json_problem
 
     try:
         data = json.loads(raw.decode("utf-8"))

@@ -36,6 +36,9 @@ a cache never pay twice for one request. With ``batch=True`` the requests go thr
 Batches API at half the price (:mod:`.batch`). The API key is read from ``ANTHROPIC_API_KEY`` with
 the endpoint set beside it (:mod:`.endpoint`), is sent to that endpoint only, and is removed from
 every text the judge prints, keeps or caches.
+
+May import: the basic modules of :mod:`groundlab.core` and its own modules (``cache``, ``endpoint``,
+``prompt``, ``reply``, ...), which never import this one back at run time.
 """
 
 from __future__ import annotations
@@ -50,11 +53,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from ...records import Evidence, GroundlabError, Verdict, visible
+from ...core.records import Evidence, GroundlabError, Verdict, visible
 from . import capabilities, pricing
 from .cache import BUSY, HELD, ReplyCache, check_folder
 from .capabilities import Shape, choose
-from .endpoint import Endpoint, ForeignHost, Redactor, make_client, resolve, setting
+from .endpoint import (Endpoint, ForeignHost, Redactor, _Abort, _retry_after, _Stopped, _timeout_errors,
+                       _transport_errors, make_client, resolve, setting)
 from .progress import Progress
 from .prompt import (CHARS_PER_TOKEN, OUTPUT_TOKENS_PER_CLAIM, PROMPT_VERSION, SYSTEM_PROMPT, TOOL, TOOL_NAME,
                      TOOL_USE_OVERHEAD, Request, claims_per_request, fixed_tokens, parse_reply, plan_requests,
@@ -156,14 +160,6 @@ _TABLE_HINTS = (("tool_choice", '"forced_tool": false', lambda shape: shape.kind
 
 #: Seconds a run stopped by a refusal waits for the replies still on their way, to cache and count them.
 ABORT_GRACE = 30.0
-
-
-class _Abort(Exception):
-    """A failure no retry or other request will fix (bad key, unknown model, endpoint down)."""
-
-
-class _Stopped(Exception):
-    """The run is stopping (another request aborted it, or it was interrupted): nothing more is sent."""
 
 
 @dataclass
@@ -694,20 +690,6 @@ class LLMJudge:
         return line
 
 
-def _retry_after(exc: Exception) -> Optional[float]:
-    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is not None:
-            try:
-                wait = float(value) * scale
-            except ValueError:
-                continue  # an HTTP date: fall back to our own backoff
-            if wait == wait:  # not NaN
-                return max(0.0, wait)
-    return None
-
-
 def _cause(exc: BaseException, kinds) -> Optional[BaseException]:
     """``exc`` or the first exception it was raised from (or during) that is one of ``kinds``."""
     seen = set()
@@ -717,18 +699,6 @@ def _cause(exc: BaseException, kinds) -> Optional[BaseException]:
         seen.add(id(exc))
         exc = exc.__cause__ or exc.__context__
     return None
-
-
-def _transport_errors():
-    import httpx
-
-    return httpx.TransportError
-
-
-def _timeout_errors():
-    import httpx
-
-    return httpx.TimeoutException
 
 
 __all__ = ["LLMJudge", "DEFAULT_MODEL", "DEFAULT_CACHE", "DEFAULT_TIMEOUT", "DEFAULT_TIMEOUT_THINKING",

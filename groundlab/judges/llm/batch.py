@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Set
 
-from ...records import GroundlabError, Verdict, visible
+from ...core.records import GroundlabError, Verdict, visible
 from .progress import Progress
 from .reply import (MAX_REPLY_BYTES, TooLarge, TooSlow, Unusable, batch_result, lines, parse_json, read_body,
                     read_message)
@@ -46,7 +46,7 @@ class _Gone(Exception):
 def run_batches(judge: "LLMJudge", items: List["_Item"], out: list) -> List["_Item"]:
     """Judge ``items`` through batches, putting their verdicts in ``out``; the items left to send
     the normal way."""
-    from . import _Abort, _Stopped
+    from .endpoint import _Abort, _Stopped
 
     judge._stop.clear()
     folder = judge.cache.folder / "batches" if judge.cache is not None else None
@@ -129,7 +129,7 @@ def _create(judge: "LLMJudge", folder: Optional[Path], chunk: List["_Item"]) -> 
         path = _state_path(folder, batch_id)
         state = {"id": batch_id, "endpoint": judge.endpoint.display, "model": judge.model,
                  "submitted": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "keys": sorted(batch["keys"])}
-        from ...io import write_atomic
+        from ...core.io import write_atomic
 
         try:
             write_atomic(path, json.dumps(state, indent=1))
@@ -199,7 +199,7 @@ def _settle_state(batch: Dict[str, Any], by_key: Dict[str, "_Item"]) -> None:
         if rest:
             state = json.loads(path.read_text(encoding="utf-8"))
             state["keys"] = rest
-            from ...io import write_atomic
+            from ...core.io import write_atomic
 
             write_atomic(path, json.dumps(state, indent=1))
         else:
@@ -304,7 +304,7 @@ def _call(judge: "LLMJudge", what: str, attempt: Callable[[], Any]) -> Any:
     not what the API gives, or the retries spent is one sentence (:class:`GroundlabError`)."""
     import anthropic
 
-    from . import _retry_after, _transport_errors
+    from .endpoint import _retry_after, _transport_errors
 
     last = "no attempt was made"
     for number in range(judge.max_retries + 1):

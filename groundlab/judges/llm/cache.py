@@ -17,7 +17,7 @@ import stat
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from ...records import GroundlabError
+from ...core.records import GroundlabError
 
 try:  # not on Windows: there a shared cache is not locked
     import fcntl
@@ -117,7 +117,7 @@ class ReplyCache:
 
     def write(self, key: str, entry: dict) -> bool:
         """Keep ``entry``; a failure is a warning (the first of a run) and ``False``."""
-        from ...io import write_atomic
+        from ...core.io import write_atomic
 
         text = json.dumps(entry, ensure_ascii=False, indent=1)
         if len(text.encode("utf-8")) > MAX_ENTRY_BYTES and "request" in entry:

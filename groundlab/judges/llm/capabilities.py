@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Union
 
-from ...records import InputError
+from ...core.records import InputError
 from .pricing import entry_for, read_table
 
 MODEL_TABLE_VARIABLE = "GROUNDLAB_MODEL_TABLE"

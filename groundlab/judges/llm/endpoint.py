@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Optional
 from urllib.parse import urlsplit
 
-from ...records import GroundlabError
+from ...core.records import GroundlabError
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 KEY_VARIABLE = "ANTHROPIC_API_KEY"
@@ -237,3 +237,41 @@ class Redactor:
         if isinstance(value, dict):
             return {self.text(k) if isinstance(k, str) else k: self.deep(v) for k, v in value.items()}
         return value
+
+
+# ---------------------------------------------------------------- failures of a request
+
+class _Abort(Exception):
+    """A failure no retry or other request will fix (bad key, unknown model, endpoint down)."""
+
+
+class _Stopped(Exception):
+    """The run is stopping (another request aborted it, or it was interrupted): nothing more is sent."""
+
+
+def _retry_after(exc: Exception) -> Optional[float]:
+    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is not None:
+            try:
+                wait = float(value) * scale
+            except ValueError:
+                continue  # an HTTP date: fall back to our own backoff
+            if wait == wait:  # not NaN
+                return max(0.0, wait)
+    return None
+
+
+def _transport_errors():
+    import httpx
+
+    return httpx.TransportError
+
+
+def _timeout_errors():
+    import httpx
+
+    return httpx.TimeoutException
+
+

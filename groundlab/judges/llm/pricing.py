@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple
 
-from ...records import InputError
+from ...core.records import InputError
 
 PRICE_TABLE_VARIABLE = "GROUNDLAB_PRICE_TABLE"
 BUILT_IN = Path(__file__).with_name("prices.json")
@@ -108,7 +108,7 @@ def load(path: Optional[str] = None) -> PriceTable:
 def read_table(path: str, what: str, example: str) -> Tuple[Dict[str, Any], str]:
     """A table of one's own (``what``: "price table", "model table") read as JSON with a
     ``"models"`` object, and the label a summary names it by; one sentence when it is not."""
-    from ...io import json_problem, read_text
+    from ...core.io import json_problem, read_text
 
     text = read_text(path, what)
     try:

@@ -16,7 +16,7 @@ PROGRESS_EVERY = 10.0
 class Progress:
     def __init__(self, total: int, label: str, enabled: bool, unit: str = "request",
                  status: Optional[Callable[[], str]] = None) -> None:
-        from ...records import visible
+        from ...core.records import visible
 
         self.total, self.label, self.unit, self.status = total, visible(label), unit, status
         self.done = 0

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ...records import VERDICTS, Evidence, Passage, Verdict
+from ...core.records import VERDICTS, Evidence, Passage, Verdict
 from .capabilities import FORCED_TOOL, Shape
 
 #: Bumped whenever the system prompt, the message layout or the tool changes: old replies then

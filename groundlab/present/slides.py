@@ -22,7 +22,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
-from . import formatting as fmt
+from ..core import formatting as fmt
+from ..core.compare import BETTER, compare_rows  # noqa: F401 (named by slides' callers)
 from .plots import OKABE_ITO, _rc
 
 #: Figure sizes in inches: a full 16:9 slide, and half of one (a chart beside text).
@@ -173,32 +174,6 @@ def judge_slide(tiles: Sequence[Any], agree: Dict[str, Any], size: str = "full")
     return fig
 
 
-#: Which way each compared measure is better for the second configuration.
-BETTER = {"hallucination_rate": "lower", "faithfulness": "higher", "abstention": "higher",
-          "false_abstention": "lower", "agreement": "higher"}
-
-
-def compare_rows(comparison: Any) -> List[Dict[str, Any]]:
-    """Per measure of a comparison: the difference, its range, and whether it is better for B,
-    worse, or could be noise (which way is better written in the label)."""
-    from .compare import LABELS
-
-    result = comparison.result if hasattr(comparison, "result") else comparison
-    b = result.names[1]
-    rows = []
-    for name, m in result.measures.items():
-        if not m.defined:
-            continue
-        better = BETTER.get(name, "lower")
-        good = (m.difference < 0) == (better == "lower")
-        state = ("good" if good else "bad") if m.verdict == "unlikely to be noise" else "unsure"
-        words = (f"better for {b}" if good else f"worse for {b}") if state != "unsure" else m.verdict
-        rows.append({"label": f"{LABELS[name]} ({better} is better)", "value": m.difference, "low": m.low,
-                     "high": m.high, "state": state,
-                     "note": f"{fmt.points(m.difference)} points ({fmt.points_range(m.low, m.high)}): {words}"})
-    return rows
-
-
 def compare_slide(comparison: Any, size: str = "full") -> Figure:
     """B − A per measure in points with its paired range, capped at ±100 points; the title gives
     the hallucination rate's difference and what it means."""
@@ -218,7 +193,7 @@ def compare_slide(comparison: Any, size: str = "full") -> Figure:
 def answers_slide(rate: Any, margin: float = 0.05, size: str = "full") -> Figure:
     """How many answers a firm figure needs: the range today and at the number a ±``margin``
     range needs; the title says how far today's set is from it."""
-    from .stats import answers_needed, interval_bounds
+    from ..core.stats import answers_needed, interval_bounds
 
     fig, ax = _figure(size)
     p = rate.rate if rate.total else 0.5
@@ -241,7 +216,7 @@ def answers_slide(rate: Any, margin: float = 0.05, size: str = "full") -> Figure
 def penalty_slide(curve, penalty: float, size: str = "full") -> Figure:
     """The risk-weighted score per 100 answers against the penalty, as it is and withholding the
     answers the judge flags; the title says what withholding changes at the report's penalty."""
-    from .workbook import AS_IT_IS, WITHHOLDS
+    from ..core.curves import AS_IT_IS, WITHHOLDS
 
     fig, ax = _figure(size)
     at = {}
@@ -272,7 +247,7 @@ def penalty_slide(curve, penalty: float, size: str = "full") -> Figure:
 def save_slide(fig: Figure, directory: Path, name: str, dpi: int = 150) -> List[Path]:
     """``name.png`` on white, ``name-transparent.png`` and ``name.svg`` (text as text) in
     ``directory``; each file written whole, never through a symbolic link."""
-    from .outputs import replacing
+    from ..core.outputs import replacing
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
@@ -290,10 +265,10 @@ def save_slide(fig: Figure, directory: Path, name: str, dpi: int = 150) -> List[
 def slide_figures(evaluation: Any, penalty: float = 1.0, targets: Any = None, comparison: Any = None,
                   margin: float = 0.05, size: str = "full") -> Dict[str, Figure]:
     """Every slide of a run at ``size``, by name."""
-    from .metrics import hallucination_breakdown, hallucination_rate
+    from ..core.metrics import hallucination_breakdown, hallucination_rate
     from .report import decision_tiles
-    from .summary import agree_summary
-    from .workbook import penalty_curve
+    from ..core.summary import agree_summary
+    from ..core.curves import penalty_curve
 
     if size not in SIZES:
         raise ValueError(f"size must be one of {', '.join(SIZES)}, not {size!r}")
@@ -311,7 +286,7 @@ def slide_figures(evaluation: Any, penalty: float = 1.0, targets: Any = None, co
 def _quiet(measure, *args):
     import warnings
 
-    from .stats import UndefinedRateWarning
+    from ..core.stats import UndefinedRateWarning
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedRateWarning)
@@ -323,14 +298,13 @@ def write_slides(evaluation: Any, directory: Any, penalty: float = 1.0, targets:
     """Write every slide in both sizes into ``directory`` (``decision-full.png``,
     ``decision-full-transparent.png``, ``decision-full.svg``, ``decision-half.png``, ...), and say
     what was written; with an empty ``directory``, say how to ask for them."""
-    from .targets import Targets, load_targets
-    from .workbook import Sentences
+    from ..production.targets import read_targets
+    from .tables import Sentences
 
     if not str(directory or "").strip():
         return Sentences([("No slides were asked for: groundlab run --slides (or the parameter slides_dir) writes "
                            "every chart at slide size.", [])])
-    if targets is not None and not isinstance(targets, Targets):
-        targets = load_targets(targets) if str(targets).strip() else None
+    targets = read_targets(targets)
     written: List[Path] = []
     with _rc(_SLIDE_RC):
         for size in SIZES:

@@ -13,11 +13,9 @@ step that shapes data for a table or a chart lives here, so a notebook cell is o
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import pickle
-import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,11 +23,11 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, 
 
 import pandas as pd
 
-from .claims import DEFAULT_ABSTENTION_PHRASES, ClaimSplitter
-from .evaluate import Evaluation, evaluate, split_cases
-from .io import PathLike, load_cases
-from .judges import DEFAULT_JUDGE, get_judge, nothing_judged
-from .metrics import (
+from ..core.claims import ClaimSplitter, claim_splitter  # noqa: F401 (claim_splitter: the notebooks name it here)
+from ..core.evaluate import Evaluation, evaluate, split_cases
+from ..core.io import PathLike, load_cases, sha256_file
+from ..judges import DEFAULT_JUDGE, get_judge, nothing_judged
+from ..core.metrics import (
     agreement,
     citation_problems,
     disagreements,
@@ -39,20 +37,17 @@ from .metrics import (
     risk_weighted_score,
     verdict_counts,
 )
-from . import formatting as fmt
-from .records import VERDICTS, Case, GroundlabError
+from ..core import formatting as fmt
+from ..core.records import VERDICTS, Case, GroundlabError
 from .report import code_span, steering_report, write_report
-from .summary import rates
-from .stats import Rate, UndefinedRateWarning, answers_needed, interval_bounds, interval_half_width, percent
+from ..production.targets import read_targets  # noqa: F401 (notebook 03 reads its targets once)
+from ..core.curves import AS_IT_IS, MAX_CURVE_POINTS, THRESHOLD_STEPS, WITHHOLDS, penalty_curve, threshold_points  # noqa: F401
+from ..core.summary import rates, rates_frame
+from .tables import _INTERACTIVE, Sentences, Table, _escape, _readable, _styler, interactive_tables, table  # noqa: F401
+from ..core.stats import Rate, UndefinedRateWarning, answers_needed, interval_bounds, interval_half_width, percent
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .targets import Targets
-
-#: The two policies of the penalty curve.
-AS_IT_IS = "as it is"
-WITHHOLDS = "withholding the answers the judge flags"
-
-_RATE_COLUMNS = ["measure", "count", "total", "rate", "low", "high"]
+    from ..production.targets import Targets
 
 
 def evaluate_files(cases: PathLike, passages: Optional[PathLike] = None, judge: str = DEFAULT_JUDGE,
@@ -61,170 +56,10 @@ def evaluate_files(cases: PathLike, passages: Optional[PathLike] = None, judge: 
     return evaluate(load_cases(cases, passages), judge, splitter=splitter)
 
 
-def claim_splitter(citation_pattern: Optional[str] = "", abstention_phrases: Sequence[str] = (),
-                   names: Sequence[str] = ("citation_pattern", "abstention_phrases"),
-                   default_citations: bool = True) -> ClaimSplitter:
-    """How answers are split into claims: ``citation_pattern``, a citation style of one's own read
-    beside the built-in ones ("" for the built-in ones alone: ``[D07]``, ``[^1]``, ``【1】``,
-    ``(Source: KB-3)``, ``(see KB-5)``; ``default_citations=False`` reads it alone), and abstention
-    wordings added to the built-in ones. A pattern that is not a regular expression is refused in
-    one sentence naming it as ``names`` say (the parameter, or the option)."""
-    if isinstance(abstention_phrases, str):
-        abstention_phrases = [abstention_phrases] if abstention_phrases else []
-    for name, patterns in zip(names, ([citation_pattern or ""], list(abstention_phrases))):
-        for pattern in patterns:
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise GroundlabError(f"{name} {pattern!r} is not a valid regular expression ({exc}); "
-                                     "fix it and run again.") from None
-    if not default_citations and not citation_pattern:
-        raise GroundlabError("the built-in citation styles are left out (--no-default-citations, or "
-                             "default_citations False) but no citation pattern of your own is given; give one with "
-                             f"{names[0]}, or keep the built-in ones.")
-    try:
-        return ClaimSplitter(citation_pattern=citation_pattern or None,
-                             abstention_phrases=DEFAULT_ABSTENTION_PHRASES + tuple(abstention_phrases),
-                             default_citations=bool(default_citations))
-    except ValueError as exc:
-        raise GroundlabError(f"{exc}.") from None
-
-
 # ---------------------------------------------------------------- tables for reading
 
 
-#: Whether tables show as interactive ones (sortable, searchable, paged: itables), once a
-#: notebook called :func:`interactive_tables`.
-_INTERACTIVE = {"on": False}
-
-
-def interactive_tables() -> "Sentences":
-    """Make the tables of this notebook interactive: sorted by a click on a heading, searched
-    and filtered in the box above them, paged. itables draws them offline: its script is put in
-    this cell's output (and so in the notebook's HTML copy), nothing is fetched from the web.
-    Without itables the tables stay static, and the sentence shown says so."""
-    try:
-        import itables
-    except ImportError:
-        _INTERACTIVE["on"] = False
-        return Sentences([("Tables are static here: install itables (pip install itables) to sort, search and "
-                           "filter them.", [])])
-    itables.init_notebook_mode(all_interactive=False, connected=False)
-    _INTERACTIVE["on"] = True
-    return Sentences([("Every table below can be sorted (click a heading), searched and filtered (the box above "
-                       "it) and paged; the outputs appear after Run All, or in the HTML copy groundlab run writes.",
-                       [])])
-
-
-@dataclass(repr=False)
-class Table:
-    """A table for reading (:func:`table`): shown interactive (itables) once
-    :func:`interactive_tables` was called, else as the escaped static table. ``frame`` is what it
-    shows, every figure already written as :mod:`groundlab.formatting` writes it."""
-
-    styler: Any
-    frame: pd.DataFrame
-    caption: Optional[str] = None
-    styled: bool = False
-    source: Optional[pd.DataFrame] = None
-
-    @property
-    def data(self) -> pd.DataFrame:
-        """The rows shown, as they were given (column names and values before formatting)."""
-        return self.source if self.source is not None else self.frame
-
-    def to_html(self, **kwargs) -> str:
-        return self.styler.to_html(**kwargs)
-
-    def _repr_html_(self) -> str:
-        if not _INTERACTIVE["on"]:
-            return self.styler.to_html()
-        from itables import to_html_datatable
-
-        # text reads from the left; a wide table scrolls inside its box instead of running out of it
-        options = dict(connected=False, classes="display compact", lengthMenu=[10, 25, 100, -1],
-                       pageLength=10 if len(self.frame) > 12 else -1, caption=self.caption, scrollX=True,
-                       columnDefs=[{"className": "dt-left", "targets": "_all"}],
-                       style="table-layout:auto;width:100%;margin:0;caption-side:bottom")
-        if self.styled:  # colours need the styled table; the Styler escaped every cell
-            return to_html_datatable(self.styler, allow_html=True, **options)
-        # no per-column filter boxes: itables 2.9 writes the column names into them unescaped, and a
-        # name can come from the data (a configuration's name); the search box filters every column
-        return to_html_datatable(self.frame, showIndex=False, maxBytes=0, **options)
-
-    def __repr__(self) -> str:
-        return self.frame.to_string(index=False)
-
-    def __getattr__(self, name: str) -> Any:  # the Styler's own methods, for those who style further
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(self.styler, name)
-
-
-def table(frame: pd.DataFrame, percents: Sequence[str] = (), caption: Optional[str] = None,
-          empty: Optional[str] = None):
-    """A frame for reading in a notebook and its HTML copy: every cell and heading escaped (case
-    text, passages and a model's reasons may hold markup, which must show as text, never run),
-    no row numbers and no index name as a second heading row, column names in words,
-    ``percents`` columns as whole percentages, whole numbers without decimals, yes/no for
-    booleans, a missing value as a dash (:mod:`groundlab.formatting`). Interactive once
-    :func:`interactive_tables` was called. ``empty``: the sentence shown instead of a table
-    with no rows (default: one saying the table is empty).
-
-    >>> html = table(pd.DataFrame({"answer": ["<img src=x onerror=alert(1)>"]})).to_html()
-    >>> "<img" in html, "&lt;img src=x onerror=alert(1)&gt;" in html
-    (False, True)
-    """
-    if frame.empty and (empty is not None or len(frame.columns)):
-        return Sentences([(fmt.empty_sentence(empty or "Nothing to show here: the table has no rows"), [])])
-    shown = _readable(frame, percents)
-    return Table(_styler(shown, caption), shown, caption, source=frame)
-
-
-def _readable(frame: pd.DataFrame, percents: Sequence[str] = ()) -> pd.DataFrame:
-    """``frame`` with its figures written for reading: percent columns as percents, the rest by
-    :func:`groundlab.formatting.readable`."""
-    frame = frame.copy()
-    for name in percents:
-        if name in frame:
-            frame[name] = frame[name].map(lambda x: fmt.percent(x) if isinstance(x, (int, float)) or x is None
-                                          else x).astype(object)
-    return fmt.readable(frame, percents)
-
-
-def _styler(frame: pd.DataFrame, caption: Optional[str] = None):
-    styler = frame.style.format(escape="html", na_rep="\u2014", precision=2)
-    styler = styler.format_index(escape="html", axis=1).hide(axis="index")
-    styler = styler.set_table_styles([{"selector": "td, th", "props": "text-align: left; vertical-align: top;"}],
-                                     overwrite=False)
-    if caption:
-        styler = styler.set_caption(_escape(caption))
-    return styler
-
-
-def _escape(text: str) -> str:
-    import html
-
-    return html.escape(str(text), quote=True)
-
-
 # ---------------------------------------------------------------- rates
-
-
-def rates_frame(rates: Mapping[str, Rate], **columns: object) -> pd.DataFrame:
-    """One row per rate: ``measure``, ``count``, ``total``, ``rate``, ``low``, ``high`` (NaN when undefined).
-
-    Extra keyword arguments become constant columns (``judge="rules"``).
-
-    >>> rates_frame({"caught": Rate(5, 6)}).round(2).to_dict("records")
-    [{'measure': 'caught', 'count': 5, 'total': 6, 'rate': 0.83, 'low': 0.44, 'high': 0.97}]
-    """
-    rows = [{"measure": name, "count": r.count, "total": r.total, "rate": r.rate,
-             "low": r.interval[0], "high": r.interval[1]} for name, r in rates.items()]
-    frame = pd.DataFrame(rows, columns=_RATE_COLUMNS)
-    for name, value in columns.items():
-        frame[name] = value
-    return frame
 
 
 def styled_rates(frame: pd.DataFrame):
@@ -389,7 +224,7 @@ def compare_judges(cases: Sequence[Case], judges: Iterable[str], splitter: Optio
     policy = policy if policy is not None and str(policy).strip() else None
     mask = bool(mask or mask_names)
     if policy is not None:
-        from .policy import load_policy
+        from ..core.policy import load_policy
 
         policy = load_policy(policy)
         policy.check_cases(cases)
@@ -420,7 +255,7 @@ def compare_judges(cases: Sequence[Case], judges: Iterable[str], splitter: Optio
 def guarded_judge(judge: Any, policy: Any = None, mask: bool = False, mask_names: Sequence[str] = ()) -> Any:
     """``judge`` behind the data policy and the masking asked for (``policy``: a file or a loaded
     policy; an empty path is none), or the judge as it is."""
-    from .policy import apply_policy
+    from ..core.policy import apply_policy
 
     policy = policy if policy is not None and str(policy).strip() else None
     return apply_policy(judge, policy, mask=bool(mask or mask_names), names=list(mask_names or ()))
@@ -439,7 +274,7 @@ def check_judge_config(judge_config: Optional[PathLike], judges: Sequence[str], 
     uses it."""
     if judge_config is None or not str(judge_config).strip():
         return
-    from .judges.signals import load_config
+    from ..judges.signals import load_config
 
     load_config(judge_config)
     if "signals" not in judges:
@@ -471,20 +306,16 @@ def judged_inputs(cases: PathLike, passages: Optional[PathLike], citation_patter
 
 
 def _file_digest(path: PathLike) -> str:
-    digest = hashlib.sha256()
     try:
-        with open(path, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
+        return sha256_file(path)
     except OSError as exc:
         raise GroundlabError(f"cannot read {path} ({exc.strerror or exc}); check the path and run again.") from None
-    return digest.hexdigest()
 
 
 def save_judged(path: PathLike, comparison: JudgeComparison, inputs: Mapping[str, Any]) -> Path:
     """Keep a judged result (every judge's claim and case frames) for the notebooks of one run, so
     the cases are judged once, not once per notebook. ``inputs``: :func:`judged_inputs`."""
-    from .outputs import write_bytes
+    from ..core.outputs import write_bytes
 
     data = {"kind": _JUDGED_KIND, "version": 1, "inputs": dict(inputs),
             "evaluations": comparison.evaluations, "unavailable": comparison.unavailable}
@@ -517,9 +348,10 @@ def judged_cases(cases: PathLike, passages: Optional[PathLike], judges: Iterable
                  judged_file: PathLike = "", citation_pattern: Optional[str] = "",
                  abstention_phrases: Sequence[str] = (), judge_config: Optional[PathLike] = None,
                  default_citations: bool = True, policy: Optional[PathLike] = "", mask: bool = False,
-                 mask_names: Sequence[str] = ()) -> JudgeComparison:
+                 mask_names: Sequence[str] = (), loaded: Optional[Sequence[Case]] = None) -> JudgeComparison:
     """The cases judged by each of ``judges``: from ``judged_file`` (the result ``groundlab run``
-    judged once for all its notebooks) when one is given, else judged here.
+    judged once for all its notebooks) when one is given, else judged here. ``loaded``: the cases
+    of ``cases`` when the caller has read them already, so the file is not read again.
 
     A judge the shared result does not hold is judged here; a judge that cannot run here, or
     judged nothing, is named in ``unavailable``. ``judge_config`` gives the signals judge the
@@ -530,6 +362,7 @@ def judged_cases(cases: PathLike, passages: Optional[PathLike], judges: Iterable
     """
     guarded = {"policy": policy, "mask": mask, "mask_names": mask_names}
     judges = list(dict.fromkeys(judges))
+    read = (lambda: list(loaded)) if loaded is not None else (lambda: load_cases(cases, passages or None))
     splitter = claim_splitter(citation_pattern, abstention_phrases, default_citations=default_citations)
     passages = passages or None
     if judge_config is not None:
@@ -541,21 +374,21 @@ def judged_cases(cases: PathLike, passages: Optional[PathLike], judges: Iterable
             _check_shared_config(judged_file, comparison.evaluations["signals"], judge_config)
         missing = [j for j in judges if j not in comparison.evaluations and j not in comparison.unavailable]
         if missing:
-            extra = compare_judges(load_cases(cases, passages), missing, splitter, judge_config, **guarded)
+            extra = compare_judges(read(), missing, splitter, judge_config, **guarded)
             comparison.evaluations.update(extra.evaluations)
             comparison.unavailable.update(extra.unavailable)
         comparison.evaluations = {j: comparison.evaluations[j] for j in judges if j in comparison.evaluations}
         comparison.unavailable = {j: comparison.unavailable[j] for j in judges if j in comparison.unavailable}
         origin = "Verdicts from the run's shared result, judged once for all its notebooks."
     else:
-        comparison = compare_judges(load_cases(cases, passages), judges, splitter, judge_config, **guarded)
+        comparison = compare_judges(read(), judges, splitter, judge_config, **guarded)
         origin = ""
     comparison.cases_path, comparison.passages_path, comparison.origin = str(cases), str(passages or ""), origin
     return comparison
 
 
 def _check_shared_config(judged_file: PathLike, evaluation: Evaluation, judge_config: PathLike) -> None:
-    from .judges.signals import load_config
+    from ..judges.signals import load_config
 
     want = load_config(judge_config if str(judge_config).strip() else None).sha256
     have = (evaluation.claims.attrs.get("judge") or {}).get("config_sha256")
@@ -709,7 +542,7 @@ def reliability_frame(evaluation: Evaluation, bins: int = 5) -> pd.DataFrame:
     >>> reliability_frame(ev)[["high", "claims", "supported"]].astype(float).values.tolist()[-1]
     [1.0, 11.0, 11.0]
     """
-    from .stats import Rate
+    from ..core.stats import Rate
 
     claims = evaluation.claims
     columns = ["low", "high", "claims", "mean_score", "supported", "share", "share_low", "share_high", "judge"]
@@ -733,40 +566,6 @@ def reliability_frame(evaluation: Evaluation, bins: int = 5) -> pd.DataFrame:
 
 
 #: How far :func:`threshold_points` moves the judge's threshold, down and up.
-THRESHOLD_STEPS = (-0.2, -0.1, -0.05, 0.05, 0.1, 0.2)
-
-
-def threshold_points(roc: pd.DataFrame, steps: Sequence[float] = THRESHOLD_STEPS) -> pd.DataFrame:
-    """The judge's point and the points its threshold moved by each of ``steps`` would give (within
-    0 and 1; a move that changes nothing, or lands where a smaller one did, is left out): the
-    columns of :func:`roc_frame` and ``caught_change`` and ``false_alarm_change``, from the judge's
-    point. Only the judge's point when it has no threshold."""
-    if roc.empty:
-        return roc.assign(caught_change=pd.Series(dtype=int), false_alarm_change=pd.Series(dtype=int))
-    chosen = roc[roc["chosen"]].iloc[0]
-    curve = roc[~roc["chosen"]].sort_values("threshold")
-    rows = [chosen]
-    seen = {(chosen["caught"], chosen["false_alarms"])}
-    t0 = chosen["threshold"]
-    if t0 == t0:  # not NaN
-        for step in sorted(steps, key=abs):
-            t = t0 + step
-            if not 0 < t < 1:
-                continue
-            # a claim is flagged below the threshold: t flags what the lowest curve point at or above it flags
-            point = curve[curve["threshold"] >= t].iloc[0].copy()
-            key = (point["caught"], point["false_alarms"])
-            if key in seen:
-                continue
-            seen.add(key)
-            point["threshold"] = round(t, 4)
-            rows.append(point)
-    out = pd.DataFrame(rows).sort_values("threshold", kind="stable").reset_index(drop=True)
-    out["caught_change"] = (out["caught"] - chosen["caught"]).astype(int)
-    out["false_alarm_change"] = (out["false_alarms"] - chosen["false_alarms"]).astype(int)
-    return out
-
-
 def threshold_moves(roc: pd.DataFrame, steps: Sequence[float] = THRESHOLD_STEPS) -> pd.DataFrame:
     """What moving the judge's threshold would cost, for reading: the judge's point and the points
     of :func:`threshold_points`, each with its claims caught and false alarms and the change from
@@ -854,44 +653,6 @@ def plan_table(plan: Mapping[str, float]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("test set")
 
 
-#: The most points of a penalty curve (a largest penalty of 1,000 at the default step of 0.25).
-MAX_CURVE_POINTS = 4000
-
-
-def penalty_curve(cases: pd.DataFrame, max_penalty: float = 9.0, step: float = 0.25,
-                  by: Optional[str] = None) -> pd.DataFrame:
-    """The risk-weighted score against the penalty, for the assistant as it is and had it
-    withheld every answer the judge flags.
-
-    ``by``: ``"person"`` scores both by the person's labels (a false alarm of the judge then costs
-    a correct answer, a miss stays wrong), ``"judge"`` by the judge's own verdicts (withholding
-    then removes every wrong answer the judge can see, so that line is flat); default: the
-    person's where any answer carries labels, else the judge's.
-
-    Columns: ``penalty``, ``target`` (the confidence target t with penalty t/(1−t)), ``policy``,
-    ``score``, ``per_100`` (the score per 100 answers scored), ``correct``, ``wrong``, ``answers``
-    and ``by``.
-    """
-    if not (0 < max_penalty < math.inf and 0 < step < math.inf) or max_penalty / step > MAX_CURVE_POINTS:
-        raise GroundlabError(f"the penalty curve needs a positive largest penalty and step, with at most "
-                             f"{MAX_CURVE_POINTS:,} steps between 0 and it (not {max_penalty:g} in steps of {step:g}).")
-    by = by or ("person" if has_person_labels(cases) else "judge")
-    steps = int(round(max_penalty / step))
-    penalties = [round(k * step, 10) for k in range(steps + 1)]
-    if penalties[-1] < max_penalty:
-        penalties.append(max_penalty)
-    rows = []
-    for policy, withhold in ((AS_IT_IS, False), (WITHHOLDS, True)):
-        counts = outcomes(cases, withhold_flagged=withhold, by=by)
-        answers = sum(counts.values())
-        for p in penalties:
-            score = float(counts["correct"] - p * counts["wrong"])
-            rows.append({"penalty": p, "target": p / (1 + p), "policy": policy, "score": score,
-                         "per_100": 100 * score / answers if answers else math.nan,
-                         "correct": counts["correct"], "wrong": counts["wrong"], "answers": answers, "by": by})
-    return pd.DataFrame(rows)
-
-
 def score_table(cases: pd.DataFrame, penalty: float, withhold: bool = True) -> pd.DataFrame:
     """The risk-weighted score at ``penalty``, as it is and (``withhold``) withholding the answers
     the judge flags; scored by the judge and, where answers carry labels, by the person.
@@ -953,11 +714,11 @@ def guard_examples(cases: Sequence[Case], judge: str = "rules", splitter: Option
     >>> rows.loc[rows["case"] == "c10", "hide"].item()
     'Safety stock is a buffer quantity that planning keeps for uncertain demand [D15]. (Removed: not backed by the sources.)'
     """
-    from .guard import guard, judge_object
+    from ..production.guard import guard, judge_object
 
     judge_used = guarded_judge(judge_object(judge), policy, mask, mask_names)
     if policy is not None and str(policy).strip():
-        from .policy import policy_of
+        from ..core.policy import policy_of
 
         policy_of(judge_used).check_cases(cases)
     rows = []
@@ -1057,14 +818,14 @@ def check_targets(evaluation: Evaluation, targets: Union[PathLike, "Targets", No
     """The cases of ``evaluation`` against ``targets`` (a targets file, docs/severity.md, or what
     :func:`groundlab.targets.load_targets` read): a :class:`TargetCheck`; without targets (``""``
     or ``None``), a note saying how to add them."""
-    from .metrics import weighted_risk_score
-    from .targets import Targets, load_targets, target_table
+    from ..core.metrics import weighted_risk_score
+    from ..production.targets import read_targets, target_table
 
-    if targets is None or (not isinstance(targets, Targets) and not str(targets).strip()):
+    goals = read_targets(targets)
+    if goals is None:
         return Sentences([("No targets file is set (the parameter targets, or groundlab run --targets FILE): "
                            "set one for a pass/fail table per process and kind of claim and the weighted risk "
                            "score (docs/severity.md).", [])])
-    goals = targets if isinstance(targets, Targets) else load_targets(targets)
     return TargetCheck(target_table(goals, evaluation.claims, evaluation.cases), goals.source, penalty,
                        risk_weighted_score(evaluation.cases, penalty),
                        weighted_risk_score(evaluation.claims, evaluation.cases, goals.weights, penalty),
@@ -1112,11 +873,10 @@ def write_steering_report(evaluation: Evaluation, penalty: float, path: PathLike
     """
     from urllib.parse import quote
 
+    from ..production.targets import read_targets
     from .report import html_report, markdown_text
-    from .targets import Targets, load_targets
 
-    if targets is not None and not isinstance(targets, Targets):
-        targets = load_targets(targets) if str(targets).strip() else None
+    targets = read_targets(targets)
     path = Path(path)
     if claims_page is None:
         claims_page = CLAIMS_PAGE if (path.parent / CLAIMS_PAGE).is_file() else ""
@@ -1193,7 +953,7 @@ class JudgeLine:
     identities: Dict[str, Optional[Dict[str, Any]]]
 
     def _repr_markdown_(self) -> str:
-        from .identity import identity_line
+        from ..core.identity import identity_line
 
         if len(self.identities) == 1:
             return f"These figures come from {identity_line(next(iter(self.identities.values())))}."
@@ -1201,7 +961,7 @@ class JudgeLine:
                                                          for ident in self.identities.values())
 
     def __repr__(self) -> str:
-        from .identity import identity_text
+        from ..core.identity import identity_text
 
         return "\n".join(identity_text(ident) for ident in self.identities.values())
 
@@ -1247,7 +1007,7 @@ class ConfigurationComparison:
         return self.result.names
 
     def _repr_markdown_(self) -> str:
-        from .identity import identity_line
+        from ..core.identity import identity_line
         from .report import markdown_text
 
         r = self.result
@@ -1281,7 +1041,7 @@ def compare_files(cases: PathLike, cases_b: PathLike, passages: Optional[PathLik
     Both files are read and paired before anything is judged, so a file that cannot be compared
     stops with one sentence.
     """
-    from .compare import compare, pair_cases
+    from ..core.compare import compare, pair_cases
 
     if not str(cases_b or "").strip():
         raise GroundlabError("cases_b is empty: there is no second configuration to compare with; give its "
@@ -1295,8 +1055,8 @@ def compare_files(cases: PathLike, cases_b: PathLike, passages: Optional[PathLik
     settings = {"citation_pattern": citation_pattern, "abstention_phrases": abstention_phrases,
                 "judge_config": judge_config, "default_citations": default_citations, "policy": policy,
                 "mask": mask, "mask_names": mask_names}
-    ev_a = judged_cases(cases, passages, [judge], judged_file=judged_file, **settings).get(judge)
-    ev_b = judged_cases(cases_b, passages_b, [judge], judged_file=judged_file_b, **settings).get(judge)
+    ev_a = judged_cases(cases, passages, [judge], judged_file=judged_file, loaded=a_cases, **settings).get(judge)
+    ev_b = judged_cases(cases_b, passages_b, [judge], judged_file=judged_file_b, loaded=b_cases, **settings).get(judge)
     result = compare(a_cases, b_cases, pair_by=pair_by, names=names, evaluations=(ev_a, ev_b),
                      sources=(str(cases), str(cases_b)))
     shared = str(judged_file).strip() and str(judged_file_b).strip()
@@ -1319,7 +1079,7 @@ def comparison_table(compared: ConfigurationComparison) -> pd.DataFrame:
     """Every figure of the comparison, one row per measure: each side's rate with its count and
     Wilson 95% range, the difference in points with its paired 95% range, the test, the verdict,
     the pairs it rests on and what was left out."""
-    from .compare import LABELS, NEWCOMBE, left_out_words, p_text, points
+    from ..core.compare import LABELS, NEWCOMBE, left_out_words, p_text, points
 
     a, b = compared.names
     rows = []
@@ -1337,31 +1097,6 @@ def comparison_table(compared: ConfigurationComparison) -> pd.DataFrame:
                      if defined else "none"),
             "verdict": m.verdict, "pairs": pairs, "left out": left_out_words(m.left_out) or "none"})
     return pd.DataFrame(rows)
-
-
-@dataclass(repr=False)
-class Sentences:
-    """Plain sentences to read, each with its notes, shown as a list (escaped)."""
-
-    items: List[tuple[str, List[str]]]
-    footnote: str = ""
-
-    def _repr_markdown_(self) -> str:
-        from .report import markdown_text
-
-        lines = []
-        for sentence, notes in self.items:
-            lines.append(f"- {markdown_text(sentence)}")
-            lines += [f"  - {markdown_text(note)}" for note in notes]
-        if self.footnote:
-            lines += ["", f"*{markdown_text(self.footnote)}*"]
-        return "\n".join(lines)
-
-    def __repr__(self) -> str:
-        lines = []
-        for sentence, notes in self.items:
-            lines += [sentence] + [f"  {note}" for note in notes]
-        return "\n".join(lines + ([self.footnote] if self.footnote else []))
 
 
 def comparison_sentences(compared: ConfigurationComparison) -> Sentences:

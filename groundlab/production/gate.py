@@ -30,8 +30,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
-from .records import GroundlabError
-from .stats import percent
+from ..core.records import GroundlabError
+from ..core.stats import percent
 
 OPERATORS: Dict[str, Callable[[float, float], bool]] = {
     "<=": operator.le, ">=": operator.ge, "==": operator.eq, "!=": operator.ne, "<": operator.lt, ">": operator.gt}
@@ -83,7 +83,7 @@ def parse_condition(text: str) -> Condition:
     >>> parse_condition("hallucination_rate.rate > 10")
     Traceback (most recent call last):
     ...
-    groundlab.records.GroundlabError: the condition 'hallucination_rate.rate > 10' compares a rate, which is between 0 and 1, with 10, so it checks nothing; if you meant 10%, write 0.1 or 10%.
+    groundlab.core.records.GroundlabError: the condition 'hallucination_rate.rate > 10' compares a rate, which is between 0 and 1, with 10, so it checks nothing; if you meant 10%, write 0.1 or 10%.
     """
     match = _CONDITION.match(text)
     if not match:

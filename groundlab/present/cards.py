@@ -10,7 +10,6 @@ hold markup, which shows as text.
 
 from __future__ import annotations
 
-import hashlib
 import html
 import re
 from dataclasses import dataclass
@@ -18,8 +17,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import pandas as pd
 
-from . import formatting as fmt
-from .records import Case
+from ..core import formatting as fmt
+from ..core.io import sha256_text
+from ..core.records import Case
 
 _ANCHOR = re.compile(r"[A-Za-z][A-Za-z0-9_.\-]{0,63}")
 
@@ -34,7 +34,7 @@ def case_anchor(case_id: str) -> str:
     text = str(case_id)
     if _ANCHOR.fullmatch(text):
         return text
-    return "case-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+    return "case-" + sha256_text(text)[:12]
 
 
 _CSS = """
@@ -168,7 +168,7 @@ def case_cards(cases: Sequence[Case], claims: pd.DataFrame, case_frame: Optional
     """A card per case of ``cases``, from the judge's ``claims`` frame (and its ``case_frame``, for
     the outcome): see the module docstring. ``splitter`` splits the answers as the run did, so each
     claim's place in the answer is found."""
-    from .evaluate import split_cases
+    from ..core.evaluate import split_cases
 
     splits = split_cases(list(cases), splitter)
     by_case: Dict[str, pd.DataFrame] = {cid: rows for cid, rows in claims.groupby("case_id", sort=False)}

@@ -22,7 +22,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, PercentFormatter
 
-from .formatting import signed
+from ..core.formatting import signed
 
 #: Okabe & Ito (2008), "Color Universal Design".
 OKABE_ITO = {
@@ -155,7 +155,7 @@ def rate_ranges(frame: pd.DataFrame, ax: Optional[Axes] = None, hue: Optional[st
                 title: str = "The judge against a person's labels") -> Axes:
     """Rates with their Wilson 95% ranges as points and bars, one row per measure.
 
-    ``frame``: :func:`groundlab.workbook.rates_frame` rows (``measure``, ``count``, ``total``,
+    ``frame``: :func:`groundlab.summary.rates_frame` rows (``measure``, ``count``, ``total``,
     ``rate``, ``low``, ``high``), several judges told apart by ``hue``.
     """
     frame = frame[frame["total"] > 0]
@@ -198,7 +198,7 @@ def roc_curve(frame: pd.DataFrame, ax: Optional[Axes] = None, moves: Optional[pd
     ``frame``: :func:`groundlab.workbook.roc_frame`; ``moves``: the points to letter (default
     :func:`groundlab.workbook.threshold_points` of ``frame``).
     """
-    from .workbook import threshold_points
+    from ..core.curves import threshold_points
 
     ax = _axes(ax, (7.5, 6.5))
     judge = f" ({frame['judge'].iloc[0]})" if len(frame) and "judge" in frame else ""
@@ -490,7 +490,7 @@ def save_figure(fig: Union[Figure, Axes], directory: Union[str, Path], name: str
     text as text (``svg.fonttype`` none), so titles and labels stay editable in slide tools; each
     file is written whole and never through a symbolic link.
     """
-    from .outputs import replacing
+    from ..core.outputs import replacing
 
     if isinstance(fig, (list, tuple, np.ndarray)):
         fig = fig[0]

@@ -44,12 +44,13 @@ from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Uni
 
 import pandas as pd
 
-from .claims import ClaimSplitter
-from .evaluate import claim_pairs, judge_pairs, split_cases
-from .io import (PathLike, check_output, load_cases, load_cases_with_records, outputs_like, plural, read_csv,
+from ..core.claims import ClaimSplitter
+from ..core.evaluate import claim_pairs, judge_pairs, split_cases
+from ..core.io import (PathLike, check_output, load_cases, load_cases_with_records, outputs_like, plural, read_csv,
                  write_atomic)
-from .judges import DEFAULT_JUDGE, Judge, get_judge, nothing_judged
-from .records import VERDICTS, Case, GroundlabError, InputError, Passage
+from ..judges import DEFAULT_JUDGE, Judge, get_judge, nothing_judged
+from ..core.records import VERDICTS, Case, GroundlabError, InputError, Passage
+from .sampling import SheetWaiting, sample_text
 
 SHEET_COLUMNS: Tuple[str, ...] = ("case_id", "claim_no", "question", "claim", "cites", "passages",
                                   "judge_verdict", "judge_reason", "label", "answerable")
@@ -273,8 +274,6 @@ def write_round(cases_path: PathLike, design: pd.DataFrame, folder: PathLike, *,
     ``sheet-2.csv``, ...), beside them. So a filled sheet, even one filled in place and read back
     with ``filled_sheet``, stays as it is, and a rerun with the same draw rewrites nothing.
     """
-    from .sampling import sample_text
-
     folder = Path(folder)
     inputs = [cases_path] + ([passages] if passages else [])
     sample = sample_text(cases_path, design)
@@ -343,20 +342,6 @@ def work_dir(path: PathLike) -> Path:
     folder = Path(path)
     folder.mkdir(parents=True, exist_ok=True)
     return folder
-
-
-@dataclass(frozen=True)
-class SheetWaiting:
-    """A labeling round whose sheet has not come back filled yet: the steps that need labels wait."""
-
-    sheet: Path
-
-    def __str__(self) -> str:
-        return (f"The sheet {self.sheet} is waiting to be filled: hand a copy to the people who label, and when "
-                "it comes back run again with filled_sheet set to it. Reading labels back and comparing with "
-                "the judge wait until then.")
-
-    __repr__ = __str__
 
 
 def demo_sheet(sheet: PathLike, cases: Sequence[Case], out: PathLike, *, partial: bool = False) -> Optional[Path]:
@@ -635,3 +620,8 @@ def _claim_number(cell: str, where: str) -> int:
 
 def _preview(text: str, width: int = 60) -> str:
     return json.dumps(text if len(text) <= width else text[:width] + "...", ensure_ascii=False)
+
+
+__all__ = ["CELL_LIMIT", "ExportReport", "ImportReport", "NO_CLAIM", "READ_COLUMNS", "Round", "SHEET_COLUMNS", "SheetWaiting", "apply_labels",
+           "demo_sheet", "export_sheet", "fill_labels", "import_labels", "read_back", "read_labels", "read_sheet",
+           "sheet_frame", "sheet_text", "work_dir", "write_round", "write_sheet"]

@@ -47,11 +47,11 @@ import threading
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from .claims import INVISIBLE, ClaimSplitter
-from .evaluate import Evaluation, judge_pairs
-from .io import _json_type
-from .judges import Judge, get_judge
-from .records import Claim, Evidence, GroundlabError, Passage
+from ..core.claims import INVISIBLE, ClaimSplitter
+from ..core.evaluate import Evaluation, judge_pairs
+from ..core.io import _json_type
+from ..judges import Judge, get_judge
+from ..core.records import Claim, Evidence, GroundlabError, Passage
 
 #: What the guard does with a sentence its passages do not back.
 MODES: Tuple[str, ...] = ("flag", "hide", "route")
@@ -454,8 +454,8 @@ def guard_outcomes(evaluation: Evaluation, modes: Sequence[str] = MODES,
     """
     import pandas as pd
 
-    from .stats import Rate
-    from .workbook import rates_frame
+    from ..core.stats import Rate
+    from ..core.summary import rates_frame
 
     for mode in modes:
         check_options(mode)

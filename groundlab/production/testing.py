@@ -17,7 +17,7 @@ A limit is a rate between 0 and 1; anything else would check nothing, and is ref
 >>> assert_grounded(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl"), max_hallucination_rate=10)
 Traceback (most recent call last):
 ...
-groundlab.records.GroundlabError: max_hallucination_rate=10 is not a rate between 0 and 1, so it would check nothing; if you meant 10%, write 0.1.
+groundlab.core.records.GroundlabError: max_hallucination_rate=10 is not a rate between 0 and 1, so it would check nothing; if you meant 10%, write 0.1.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ import numbers
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
-from .io import PathLike
-from .judges import DEFAULT_JUDGE
-from .records import Case, GroundlabError
+from ..core.io import PathLike
+from ..judges import DEFAULT_JUDGE
+from ..core.records import Case, GroundlabError
 
 #: The keyword limits and the condition each one stands for: a limit is broken when its
 #: condition holds. They bound the rate itself; gate on the range with ``fail_if``
@@ -63,10 +63,10 @@ def assert_grounded(cases: Union[PathLike, Sequence[Case]], passages: Optional[P
     on these cases (a rate over nothing) raises :class:`~groundlab.GroundlabError`: such a gate
     checks nothing, and a test should not pass because of it.
     """
-    from .evaluate import evaluate
+    from ..core.evaluate import evaluate
     from .gate import Condition, check_names, failing
-    from .io import load_cases
-    from .summary import SCORE_FIGURES, score_summary
+    from ..core.io import load_cases
+    from ..core.summary import SCORE_FIGURES, score_summary
 
     given = {"max_hallucination_rate": max_hallucination_rate, "min_faithfulness": min_faithfulness,
              "max_false_abstention": max_false_abstention, "min_abstention": min_abstention,

@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover - numpy and pandas are imported where fram
     import pandas as pd
 
     from .counts import Counts
-from .judges import DEFAULT_JUDGE, Judge, Pair, get_judge
+from ..judges import DEFAULT_JUDGE, Judge, Pair, get_judge
 from .kinds import claim_kinds
 from .parallel import can_fork, in_workers
 from .records import Case, Evidence, InputError, Passage, Verdict

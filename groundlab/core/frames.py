@@ -14,7 +14,13 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Dict, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence
+
+from .io import PathLike, check_output, display_name, is_stdin, replace_atomic
+from .records import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 #: The schema metadata key that holds the judge's identity, as JSON.
 JUDGE_KEY = b"groundlab.judge"
@@ -143,8 +149,6 @@ class ClaimsWriter:
             return
         import pandas as pd
 
-        from .io import _csv_ready
-
         frame = pd.DataFrame({name: list(columns[name]) for name in claim_schema().names})
         frame["citation_ok"] = pd.array(frame["citation_ok"].tolist(), dtype="boolean")
         if self._fh is None:
@@ -218,5 +222,116 @@ class ClaimsWriter:
                 pass
 
 
-__all__ = ["ClaimsWriter", "JUDGE_KEY", "case_schema", "cases_table", "claim_schema", "claims_table",
+# ---------------------------------------------------------------- a frame written as CSV or Parquet
+
+#: The files ``score --claims-out`` and ``--cases-out`` write, by the end of their name.
+FRAME_SUFFIXES = (".csv", ".parquet")
+
+
+def check_frame_target(path: PathLike, force: bool, inputs: Sequence[Optional[PathLike]] = ()) -> Path:
+    """Refuse a frame output that is neither ``.csv`` nor ``.parquet``, that exists (unless
+    ``force``), or that is one of the ``inputs`` (even with ``force``)."""
+    path = Path(path)
+    if path.suffix.lower() not in FRAME_SUFFIXES:
+        raise InputError(f"{display_name(path)} should end in .csv or .parquet, which says how to write it; "
+                         "nothing was written.")
+    return check_output(path, force, [i for i in inputs if i and not is_stdin(i)])
+
+
+def write_frame(frame: "pd.DataFrame", path: PathLike, *, force: bool = False,
+                inputs: Sequence[Optional[PathLike]] = ()) -> Path:
+    """Write a claim or case frame as CSV or Parquet (by ``path``'s suffix), atomically.
+
+    In a CSV, a list, tuple or object in a cell (``cites``, a ``meta`` value) is written as JSON
+    (``["D07", "D06"]``), so it reads back unchanged; an unknown value is an empty cell. In
+    Parquet, lists stay lists; in a column mixing kinds of values, each value that is not text
+    is written as JSON text.
+    """
+    path = check_frame_target(path, force, inputs)
+
+    def write(tmp: str) -> None:
+        if path.suffix.lower() == ".csv":
+            _csv_ready(frame).to_csv(tmp, index=False, encoding="utf-8", lineterminator="\n")
+        else:
+            import pyarrow.parquet as pq
+
+            pq.write_table(_parquet_table(frame, path), tmp)
+
+    return replace_atomic(path, write)
+
+
+def write_frame_csv(frame: "pd.DataFrame", stream: Any) -> None:
+    """Write a claim or case frame as CSV to an open text ``stream`` (standard output), as
+    :func:`write_frame` writes a CSV file."""
+    _csv_ready(frame).to_csv(stream, index=False, lineterminator="\n")
+
+
+def _nested(value: object) -> bool:
+    return isinstance(value, (list, tuple, dict))
+
+
+#: What starts a formula in a spreadsheet cell: such a text cell gets a leading ``'``, which a
+#: spreadsheet shows as text (a case's answer, a model's reason are never run as formulas).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _formula_like(text: str) -> bool:
+    """A text that starts a formula, after any ``'`` (so that ``'=x`` itself is kept apart)."""
+    return text.lstrip("'").startswith(FORMULA_START)
+
+
+def to_csv_cell(value: object) -> object:
+    """A text as a CSV groundlab writes holds it: with a leading ``'`` when it is formula-like."""
+    return "'" + value if isinstance(value, str) and _formula_like(value) else value
+
+
+def from_csv_cell(value: object) -> object:
+    """A text cell of a CSV groundlab wrote, as it was before :func:`to_csv_cell`."""
+    if isinstance(value, str) and value.startswith("'") and _formula_like(value[1:]):
+        return value[1:]
+    return value
+
+
+def _csv_ready(frame: "pd.DataFrame") -> "pd.DataFrame":
+    out = frame.copy()
+    for name in out.columns:
+        column = out[name]
+        if column.dtype == object and column.map(_nested).any():
+            column = out[name] = column.map(lambda v: json.dumps(list(v) if isinstance(v, tuple) else v,
+                                                                 ensure_ascii=False, default=str) if _nested(v) else v)
+        if column.dtype == object:
+            out[name] = column.map(to_csv_cell)
+    out.columns = [to_csv_cell(c) for c in out.columns]
+    return out
+
+
+def _parquet_table(frame: "pd.DataFrame", path: Path):
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover - pyarrow is a dependency
+        raise InputError(f"writing {display_name(path)} needs pyarrow; install it with 'pip install pyarrow'.") from None
+    arrays, names = [], []
+    for name in frame.columns:
+        column = frame[name]
+        values = column.map(lambda v: list(v) if isinstance(v, tuple) else v) if column.dtype == object else column
+        try:
+            array = pa.array(values, from_pandas=True)
+        except (pa.ArrowException, TypeError, ValueError):
+            array = pa.array([None if v is None or (isinstance(v, float) and v != v) else
+                              v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=str)
+                              for v in values], type=pa.string())
+        arrays.append(array)
+        names.append(str(name))
+    table = pa.Table.from_arrays(arrays, names=names)
+    declared = claim_schema()
+    if table.schema.names == declared.names:  # the claim frame: its declared types, whatever it holds
+        table = table.cast(declared)
+    identity = frame.attrs.get("judge")
+    if identity:  # which judge gave the verdicts stays with them
+        table = table.replace_schema_metadata({JUDGE_KEY: json.dumps(identity, sort_keys=True, default=str)})
+    return table
+
+
+__all__ = ["FORMULA_START", "FRAME_SUFFIXES", "check_frame_target", "from_csv_cell", "to_csv_cell", "write_frame",
+           "write_frame_csv", "ClaimsWriter", "JUDGE_KEY", "case_schema", "cases_table", "claim_schema", "claims_table",
            "frame_of_table", "judge_of_schema"]

@@ -38,15 +38,15 @@ import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, Union
 
 import pandas as pd
 
-from .io import PathLike, read_text
-from .kinds import KINDS
-from .metrics import claim_hallucination_rate, claim_process, claims_of_kind
-from .records import InputError
-from .stats import Rate
+from ..core.io import PathLike, read_text
+from ..core.kinds import KINDS
+from ..core.metrics import claim_hallucination_rate, claim_process, claims_of_kind
+from ..core.records import InputError
+from ..core.stats import Rate
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -76,6 +76,15 @@ class Targets:
     @property
     def count(self) -> int:
         return (self.overall is not None) + len(self.kind) + len(self.process) + len(self.process_kind)
+
+
+def read_targets(targets: Union[PathLike, "Targets", None]) -> Optional["Targets"]:
+    """``targets`` as :class:`Targets`: read from a targets file, passed on when read already, and
+    ``None`` when there are none (``""`` or ``None``). Read once and hand the result on: the
+    checks, the report and the slides of a run then share one reading of the file."""
+    if targets is None or isinstance(targets, Targets):
+        return targets
+    return load_targets(targets) if str(targets).strip() else None
 
 
 def load_targets(path: PathLike) -> Targets:
@@ -240,4 +249,4 @@ def targets_met(table: pd.DataFrame) -> bool:
     return bool((table["status"] == "pass").all())
 
 
-__all__ = ["KEYS", "TABLE_COLUMNS", "Targets", "load_targets", "target_table", "targets_met"]
+__all__ = ["read_targets", "KEYS", "TABLE_COLUMNS", "Targets", "load_targets", "target_table", "targets_met"]

@@ -16,9 +16,12 @@ for colour-blind eyes (Okabe & Ito's blue and vermillion), always beside a word 
 
 from __future__ import annotations
 
+import html as _html
 import math
 import re
 from typing import Any, Iterable, Mapping, Optional
+
+from .records import visible
 
 #: The minus sign of a figure for reading (U+2212), not the hyphen.
 MINUS = "\u2212"
@@ -258,7 +261,37 @@ def readable(frame: "Any", percents: Iterable[str] = (), keep: Mapping[str, str]
     return out
 
 
-__all__ = ["COLUMN_NAMES", "MINUS", "MISSING", "STATE_COLOURS", "STATE_SYMBOLS", "STATE_TINTS", "VERDICT_STATES",
+# ---------------------------------------------------------------- outside text in Markdown
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~-])")
+
+
+def markdown_text(text: str) -> str:
+    r"""``text`` as literal Markdown: its markup characters backslash-escaped and ``&``, ``<``, ``>``
+    written as entities, so no renderer makes a link, a table cell, code or HTML of it.
+
+    >>> print(markdown_text("[x](javascript:alert(1)) <b>|</b>"))
+    \[x\]\(javascript:alert\(1\)\) &lt;b&gt;\|&lt;/b&gt;
+    """
+    text = visible(" ".join(str(text).splitlines()))
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", _html.escape(text, quote=False))
+
+
+def code_span(text: str) -> str:
+    """``text`` as a Markdown code span (a file name, a case id): shown as written, never read as
+    Markdown or HTML, whatever backticks or markup it holds.
+
+    >>> code_span("a`b.jsonl"), code_span("<script>")
+    ('``a`b.jsonl``', '`<script>`')
+    """
+    text = " ".join(str(text).splitlines())
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith(("`", " ")) or text.endswith(("`", " ")) else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+__all__ = ["code_span", "markdown_text", "COLUMN_NAMES", "MINUS", "MISSING", "STATE_COLOURS", "STATE_SYMBOLS", "STATE_TINTS", "VERDICT_STATES",
            "cell", "column_name", "count", "empty_sentence", "joined", "number", "per_100", "percent",
            "percent_range", "plural", "points", "points_range", "rate_text", "readable", "score_per_100", "signed",
            "state_label", "weight", "yes_no"]

@@ -36,32 +36,19 @@ from typing import TYPE_CHECKING, Dict, Mapping, Optional, Union
 
 import pandas as pd
 
-from .io import PathLike, check_output, iter_jsonl, write_atomic
-from .judges import DEFAULT_JUDGE
-from .records import GroundlabError
+from ..core.io import PathLike, check_output, iter_jsonl, write_atomic
+from ..judges import DEFAULT_JUDGE
+from ..core.records import GroundlabError
+from ..core.weighted import (STRATA, Correction, WeightedRate, _ordered, _pct, corrected_hallucination_rate,  # noqa: F401
+                       judge_strata, weighted_rate, weighted_rate_of_counts)
 
 if TYPE_CHECKING:  # imported where used: the labeling module loads the judges
-    from .claims import ClaimSplitter
-    from .evaluate import Evaluation
-    from .labeling import ImportReport, SheetWaiting
-
-#: The judge's verdict on a whole answer, worst first: an answer with a contradicted claim is
-#: ``contradicted``; else with an unsupported one ``unsupported``; else, when the judge could not
-#: decide a claim, ``undecided``; else ``supported``. An answer without claims is ``abstained``.
-STRATA = ("contradicted", "unsupported", "undecided", "supported", "abstained")
+    from ..core.claims import ClaimSplitter
+    from ..core.evaluate import Evaluation
+    from .sheet import ImportReport
 
 #: Where :func:`write_sample` keeps the design in each sampled case.
 SAMPLE_FIELD = "sample"
-
-
-def judge_strata(cases: pd.DataFrame) -> pd.Series:
-    """The judge's verdict on each answer (see :data:`STRATA`), from the case frame of an evaluation."""
-    stratum = pd.Series("supported", index=cases.index, name="stratum", dtype=object)
-    stratum[cases["errors"] > 0] = "undecided"
-    stratum[cases["unsupported"] > 0] = "unsupported"
-    stratum[cases["contradicted"] > 0] = "contradicted"
-    stratum[cases["claims"] == 0] = "abstained"
-    return stratum
 
 
 def strata_table(cases: pd.DataFrame) -> pd.DataFrame:
@@ -163,101 +150,6 @@ def design_table(design: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def _ordered(names) -> list:
-    known = [h for h in STRATA if h in set(names)]
-    return known + sorted(set(names) - set(known), key=str)
-
-
-@dataclass(frozen=True)
-class WeightedRate:
-    """A rate estimated from a stratified sample, with its Wilson 95% interval.
-
-    ``labeled``: answers behind it; ``population``: answers of the log they stand for;
-    ``effective_n``: the simple random sample as precise as this one; ``by_stratum``: one row
-    per stratum with ``population``, ``labeled``, ``count``, ``rate`` and ``share`` (of the log).
-    """
-
-    rate: float
-    low: float
-    high: float
-    labeled: int
-    population: int
-    effective_n: float
-    by_stratum: pd.DataFrame
-
-    @property
-    def design_effect(self) -> float:
-        """How many labeled answers this design needs for the precision of one drawn at random."""
-        return self.labeled / self.effective_n
-
-    def __str__(self) -> str:
-        return (f"{_pct(self.rate)} (95% range {_pct(self.low)}\u2013{_pct(self.high)}; "
-                f"{self.labeled} labeled answers standing for {self.population}, as precise as "
-                f"{self.effective_n:.0f} drawn at random)")
-
-
-def _pct(x: float) -> str:
-    """Whole percents, with one decimal below 1% so that a small rate is not shown as 0%."""
-    return f"{100 * x:.1f}%" if 0.0005 <= x < 0.01 else f"{100 * x:.0f}%"
-
-
-def weighted_rate(values: pd.Series, strata: pd.Series, sizes: Mapping[str, int]) -> WeightedRate:
-    """The stratified estimate of a rate over the whole log (see the module docstring).
-
-    ``values``: per sampled answer, True / False, or NA when it is not labeled (left out);
-    ``strata``: the stratum of each, aligned with ``values``; ``sizes``: answers per stratum in
-    the population the rate is over. A stratum of that population with no labeled answer makes
-    the estimate impossible and raises an error naming it.
-
-    >>> import pandas as pd
-    >>> r = weighted_rate(pd.Series([True, True, False, False]), pd.Series(["flagged"] * 2 + ["clean"] * 2),
-    ...                   {"flagged": 10, "clean": 90})
-    >>> round(r.rate, 2), r.labeled, r.population
-    (0.1, 4, 100)
-    """
-    frame = pd.DataFrame({"value": values.to_numpy(), "stratum": strata.to_numpy()})
-    frame = frame[frame["value"].notna()]
-    sizes = {h: int(size) for h, size in sizes.items() if size > 0}
-    stray = sorted(set(frame["stratum"]) - set(sizes), key=str)
-    if stray:
-        raise GroundlabError(f"labeled answers belong to the stratum {stray[0]!r}, which the population "
-                             "sizes do not list; give its size.")
-    strata_counts = []
-    for h, size in sizes.items():
-        got = frame.loc[frame["stratum"] == h, "value"].astype(bool)
-        if not len(got):
-            raise GroundlabError(f"no labeled answer stands for the {size} answers of the stratum {h!r}; "
-                                 "label at least one of them before estimating the rate.")
-        strata_counts.append((h, size, len(got), int(got.sum())))
-    return weighted_rate_of_counts(strata_counts)
-
-
-def weighted_rate_of_counts(strata) -> WeightedRate:
-    """:func:`weighted_rate` from counts alone: ``strata`` lists ``(stratum, population, labeled,
-    hallucinated among the labeled)``, each stratum with at least one labeled answer. What a merge
-    of shards needs, since each of the three counts adds up across shards.
-
-    >>> round(weighted_rate_of_counts([("flagged", 10, 2, 2), ("clean", 90, 2, 0)]).rate, 2)
-    0.1
-    """
-    total = sum(size for _, size, _, _ in strata)
-    rows = [{"stratum": h, "population": size, "labeled": n, "count": x, "rate": x / n, "share": size / total}
-            for h, size, n, x in strata]
-    by = pd.DataFrame(rows, columns=["stratum", "population", "labeled", "count", "rate", "share"])
-    rate = float((by["share"] * by["rate"]).sum())
-    labeled = int(by["labeled"].sum())
-    kish = total ** 2 / float((by["population"] ** 2 / by["labeled"]).sum())
-    smoothed = (by["count"] + 0.5) / (by["labeled"] + 1)
-    var = float((by["share"] ** 2 * smoothed * (1 - smoothed) / by["labeled"]
-                 * (1 - by["labeled"] / by["population"])).sum())
-    center = float((by["share"] * smoothed).sum())
-    effective = min(float(labeled), kish, center * (1 - center) / var if var > 0 else math.inf)
-    from .stats import wilson_interval
-
-    low, high = wilson_interval(rate * effective, effective)
-    return WeightedRate(rate, float(low), float(high), labeled, total, float(effective), by)
-
-
 def estimate_hallucination_rate(design: pd.DataFrame, labeled_cases: pd.DataFrame) -> WeightedRate:
     """The person-based hallucination rate of the whole log, from a labeled stratified sample.
 
@@ -273,58 +165,10 @@ def estimate_hallucination_rate(design: pd.DataFrame, labeled_cases: pd.DataFram
     return weighted_rate(answered["hallucinated_by_person"], answered["stratum"], sizes)
 
 
-@dataclass(frozen=True)
-class Correction:
-    """The hallucination rate corrected by the judge's error on the answers people labeled:
-    ``estimate`` (``None`` when it cannot be made) and ``reason`` (why not, or what it rests on)."""
-
-    estimate: Optional[WeightedRate]
-    reason: str
-    labeled: int
-    answered: int
-
-
-def corrected_hallucination_rate(cases: pd.DataFrame) -> Correction:
-    """The hallucination rate per answer, corrected by people's labels on some of the answers.
-
-    The answered cases are split by the judge's verdict (:func:`judge_strata`); in each stratum the
-    labeled answers say how often the person finds a hallucination there, and each stratum counts
-    with its share of all answered cases: ``sum_h (N_h / N) p_h`` with its range
-    (:func:`weighted_rate`). So the judge's false alarms (labeled answers it flagged that people
-    found supported) and misses (labeled answers it passed that people found hallucinated) are
-    taken out of the rate. It assumes the labeled answers of a stratum are like its others, as
-    they are when drawn at random within the strata (notebook 04 draws such a sample and weighs it
-    back). With every answer labeled it is the person's rate. A stratum with no
-    labeled answer leaves it undone, and ``reason`` names that stratum.
-
-    >>> import pandas as pd
-    >>> cases = pd.DataFrame({"claims": [2] * 10, "supported": [2] * 6 + [1] * 4, "contradicted": [0] * 6 + [1] * 4,
-    ...                       "unsupported": [0] * 10, "errors": [0] * 10,
-    ...                       "labeled": [True, True, False, False, False, False, True, True, False, False],
-    ...                       "hallucinated_by_person": [False, False, None, None, None, None, True, False, None, None]})
-    >>> c = corrected_hallucination_rate(cases)
-    >>> round(c.estimate.rate, 2), c.labeled, c.answered
-    (0.2, 4, 10)
-    """
-    answered = cases[cases["claims"] > 0]
-    labeled = answered[answered["labeled"].astype(bool)]
-    if labeled.empty:
-        return Correction(None, "no answer carries a person's labels", 0, len(answered))
-    strata = judge_strata(answered)
-    sizes = {h: int(n) for h, n in strata.value_counts().items()}
-    missing = [h for h in _ordered(sizes) if not (strata[labeled.index] == h).any()]
-    if missing:
-        return Correction(None, f"no labeled answer among the {sizes[missing[0]]} the judge found {missing[0]}, so its "
-                          "share cannot be corrected; label a few of them too", len(labeled), len(answered))
-    values = labeled["hallucinated_by_person"].astype("boolean")
-    estimate = weighted_rate(values, strata[labeled.index], {h: sizes[h] for h in _ordered(sizes)})
-    return Correction(estimate, "", len(labeled), len(answered))
-
-
 def compare_rates(log_cases: pd.DataFrame, labeled_cases: pd.DataFrame, estimate: WeightedRate) -> pd.DataFrame:
     """The hallucination rate three ways: the judge on the whole log, the person on the sample as
     drawn (over-represents flagged answers), and the person weighted back to the log."""
-    from .metrics import hallucination_rate
+    from ..core.metrics import hallucination_rate
 
     judge = hallucination_rate(log_cases)
     plain = hallucination_rate(labeled_cases, by="person")
@@ -375,6 +219,20 @@ def read_design(path: PathLike) -> pd.DataFrame:
 
 
 @dataclass(frozen=True)
+class SheetWaiting:
+    """A labeling round whose sheet has not come back filled yet: the steps that need labels wait."""
+
+    sheet: Path
+
+    def __str__(self) -> str:
+        return (f"The sheet {self.sheet} is waiting to be filled: hand a copy to the people who label, and when "
+                "it comes back run again with filled_sheet set to it. Reading labels back and comparing with "
+                "the judge wait until then.")
+
+    __repr__ = __str__
+
+
+@dataclass(frozen=True)
 class LabeledSample:
     """A labeling round read back: the labeled sample judged (``evaluation``), the person-based
     rate weighted back to the log (``estimate``) and the rate three ways (``rates``,
@@ -393,7 +251,7 @@ class LabeledSample:
     def _repr_html_(self) -> str:
         import html
 
-        from .workbook import table
+        from ..present.tables import table
 
         by_stratum = table(self.estimate.by_stratum).format({"rate": "{:.0%}", "share": "{:.1%}"})
         return (f"<p>The person, weighted to the log: {html.escape(str(self.estimate))}.</p>"
@@ -411,9 +269,8 @@ def weigh_back(log_cases: pd.DataFrame, read: Union["ImportReport", "SheetWaitin
     :func:`groundlab.labeling.read_back` gave. While the sheet is waiting to be filled, that
     note is returned as it is: there is nothing to weigh yet.
     """
-    from .evaluate import evaluate
-    from .io import load_cases
-    from .labeling import SheetWaiting
+    from ..core.evaluate import evaluate
+    from ..core.io import load_cases
 
     if isinstance(read, SheetWaiting):
         return read
@@ -428,9 +285,8 @@ def judge_on_sample(result: Union[LabeledSample, "SheetWaiting"]):
     Wilson 95% range). While the sheet is waiting to be filled, that note instead."""
     import warnings
 
-    from .labeling import SheetWaiting
-    from .metrics import agreement, disagreements
-    from .stats import UndefinedRateWarning
+    from ..core.metrics import agreement, disagreements
+    from ..core.stats import UndefinedRateWarning
 
     if isinstance(result, SheetWaiting):
         return result
@@ -440,6 +296,6 @@ def judge_on_sample(result: Union[LabeledSample, "SheetWaiting"]):
         a = agreement(ev.claims, ev.cases)
     caption = "; ".join(f"{name} {rate.with_range()}" for name, rate in
                         (("agreement", a.agreement), ("caught", a.caught), ("false alarms", a.false_alarms)))
-    from .workbook import table
+    from ..present.tables import table
 
     return table(disagreements(ev.claims), caption=caption)

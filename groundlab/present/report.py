@@ -22,49 +22,24 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Sequence, Union
 
-from . import formatting as fmt
+from ..core import formatting as fmt
+from ..core.formatting import code_span, markdown_text  # noqa: F401 (their old home)
 from .cards import case_anchor
-from .evaluate import Evaluation
-from .identity import identity_line
-from .io import PathLike, check_output, write_atomic
-from .records import GroundlabError, visible
-from .metrics import citations_undecided, has_person_labels, outcomes, risk_weighted_score
-from .stats import Rate, percent
-from .summary import agree_summary, rates, score_summary
+from ..core.evaluate import Evaluation
+from ..core.identity import identity_line
+from ..core.io import PathLike, check_output, write_atomic
+from ..core.records import GroundlabError
+from ..core.metrics import citations_undecided, has_person_labels, outcomes, risk_weighted_score
+from ..core.stats import Rate, percent
+from ..core.summary import agree_summary, rates, score_summary
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .targets import Targets
+    from ..production.targets import Targets
 
 #: First line of every report groundlab writes; a file that starts otherwise is not replaced
 #: without ``--force``, since it may be a person's own document.
 MARKER = "<!-- groundlab report -->"
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~-])")
-
-
-def markdown_text(text: str) -> str:
-    r"""``text`` as literal Markdown: its markup characters backslash-escaped and ``&``, ``<``, ``>``
-    written as entities, so no renderer makes a link, a table cell, code or HTML of it.
-
-    >>> print(markdown_text("[x](javascript:alert(1)) <b>|</b>"))
-    \[x\]\(javascript:alert\(1\)\) &lt;b&gt;\|&lt;/b&gt;
-    """
-    text = visible(" ".join(str(text).splitlines()))
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
-
-
-def code_span(text: str) -> str:
-    """``text`` as a Markdown code span (a file name, a case id): shown as written, never read as
-    Markdown or HTML, whatever backticks or markup it holds.
-
-    >>> code_span("a`b.jsonl"), code_span("<script>")
-    ('``a`b.jsonl``', '`<script>`')
-    """
-    text = " ".join(str(text).splitlines())
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith(("`", " ")) or text.endswith(("`", " ")) else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 
@@ -118,7 +93,7 @@ def _state_of_rate(rate: Optional[float], low: Optional[float], high: Optional[f
                    target: Optional[float], direction: str, unit: str, margin: float = MARGIN) -> tuple:
     """``(state, words)`` of a headline: meets or misses its target, or not enough answers yet to
     say (with how many a ±``margin`` range needs), or no target set."""
-    from .stats import answers_needed
+    from ..core.stats import answers_needed
 
     if rate is None or rate != rate or not n:
         return "none", f"not measured: no {fmt.plural(2, unit)} to count"
@@ -144,7 +119,7 @@ def decision_tiles(evaluation: Evaluation, targets: Optional["Targets"] = None, 
     """The decision panel's tiles: the hallucination rate (corrected by people's labels when some
     exist), false abstention, citation accuracy, how far the judge can be trusted, and with a
     ``comparison`` (:class:`groundlab.workbook.ConfigurationComparison`) the difference B − A."""
-    from .sampling import corrected_hallucination_rate
+    from ..core.weighted import corrected_hallucination_rate
 
     r = rates(evaluation)
     tiles: List[Tile] = []
@@ -361,7 +336,7 @@ def report_parts(evaluation: Evaluation, penalty: float = 1.0, source: str = "",
             "passage behind them, or could not judge their cited passages." if undecided else "")),
     ]
     if comparison is not None:
-        from .slides import compare_rows
+        from ..core.compare import compare_rows
 
         a, b = _names(comparison)
         result = comparison.result if hasattr(comparison, "result") else comparison
@@ -432,7 +407,7 @@ def headline_line(evaluation: Evaluation, r: Mapping[str, Rate]) -> str:
     """The report's first measure: the hallucination rate corrected by people's labels beside the
     judge's flagged rate when labels exist (:func:`groundlab.sampling.corrected_hallucination_rate`),
     else the flagged rate and how far the judge's measured error could move it."""
-    from .sampling import _pct, corrected_hallucination_rate
+    from ..core.weighted import _pct, corrected_hallucination_rate
 
     flagged = rate_line(r["hallucination rate"], "answered cases")
     correction = corrected_hallucination_rate(evaluation.cases)
@@ -454,7 +429,7 @@ def unchecked_sentence(evaluation: Evaluation) -> str:
     """One sentence for a rate no person checked: how far the judge's false alarms and misses on
     public answers written from their passages could move the share of claims it flags, and how
     many labeled answers would pin the rate down."""
-    from .stats import answers_needed
+    from ..core.stats import answers_needed
 
     claims = evaluation.claims
     judged = claims["verdict"].notna()
@@ -496,7 +471,7 @@ def _public_errors(evaluation: Evaluation) -> dict:
     if name not in ("signals", "rules"):
         return {}
     try:
-        from .judges.signals import load_config
+        from ..judges.signals import load_config
 
         path = identity.get("config") if name == "signals" else None
         config = load_config(None if not path or str(path).startswith("groundlab/data/") else path)
@@ -542,7 +517,7 @@ def breakdown_lines(evaluation: Evaluation, claims_page: str = "") -> List[str]:
     with its count and Wilson 95% range (:func:`groundlab.metrics.hallucination_breakdown`); with
     ``claims_page`` (the HTML copy of notebook 01, beside the report) each row links to the cases
     behind it (``01-groundedness.html#c02``)."""
-    from .metrics import hallucination_breakdown
+    from ..core.metrics import hallucination_breakdown
 
     frame = hallucination_breakdown(evaluation.claims, evaluation.cases)
     if frame.empty:
@@ -599,7 +574,7 @@ def _cases_behind(evaluation: Evaluation, frame) -> dict:
 def target_lines(evaluation: Evaluation, targets: "Targets") -> List[str]:
     """The report's pass/fail table against ``targets``: one row per target, judged on the upper
     end of the rate's 95% range (:func:`groundlab.targets.target_table`)."""
-    from .targets import target_table
+    from ..production.targets import target_table
 
     table = target_table(targets, evaluation.claims, evaluation.cases)
     met = int((table["status"] == "pass").sum())
@@ -630,7 +605,7 @@ def _max(rate: float) -> str:
 
 
 def _weighted_score(evaluation: Evaluation, penalty: float, targets: "Targets", answers: int) -> str:
-    from .metrics import weighted_risk_score
+    from ..core.metrics import weighted_risk_score
 
     score = weighted_risk_score(evaluation.claims, evaluation.cases, targets.weights, penalty)
     named = ", ".join(f"{markdown_text(kind)} {fmt.weight(weight)}" for kind, weight in targets.weights.items())

@@ -40,9 +40,11 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import pandas as pd
 
+from . import formatting as _fmt
 from .evaluate import Evaluation, evaluate
-from .judges import DEFAULT_JUDGE
-from .io import PathLike, from_csv_cell, json_problem, load_cases
+from ..judges import DEFAULT_JUDGE
+from .frames import from_csv_cell
+from .io import PathLike, json_problem, load_cases
 from .records import VERDICTS, Case, GroundlabError, InputError
 from .stats import Rate, percent
 from .summary import figure_value, rate_figures
@@ -421,7 +423,7 @@ def compare(a: Union[PathLike, Sequence[Case]], b: Union[PathLike, Sequence[Case
     'B hallucinates on 1 fewer of 10 answers given by both (A alone on 1, B alone on 0); the difference is \
 −10 points, 95% range −32 to +14: could be noise, p = 1.00.'
     """
-    from .judges import get_judge
+    from ..judges import get_judge
 
     sources = sources or tuple(str(x) if isinstance(x, (str, Path)) else "(cases)" for x in (a, b))
     a_cases = load_cases(a, passages) if isinstance(a, (str, Path)) else list(a)
@@ -790,6 +792,30 @@ def left_out_words(left_out: Mapping[str, int]) -> str:
     return "; ".join(f"{n} {why}" for why, n in left_out.items() if n)
 
 
-__all__ = ["Baseline", "Comparison", "JudgeDiff", "MeasureComparison", "PAIR_BY", "Pairing", "claim_verdicts",
+#: Which way each compared measure is better for the second configuration.
+BETTER = {"hallucination_rate": "lower", "faithfulness": "higher", "abstention": "higher",
+          "false_abstention": "lower", "agreement": "higher"}
+
+
+def compare_rows(comparison: Any) -> List[Dict[str, Any]]:
+    """Per measure of a comparison: the difference, its range, and whether it is better for B,
+    worse, or could be noise (which way is better written in the label)."""
+    result = comparison.result if hasattr(comparison, "result") else comparison
+    b = result.names[1]
+    rows = []
+    for name, m in result.measures.items():
+        if not m.defined:
+            continue
+        better = BETTER.get(name, "lower")
+        good = (m.difference < 0) == (better == "lower")
+        state = ("good" if good else "bad") if m.verdict == "unlikely to be noise" else "unsure"
+        words = (f"better for {b}" if good else f"worse for {b}") if state != "unsure" else m.verdict
+        rows.append({"label": f"{LABELS[name]} ({better} is better)", "value": m.difference, "low": m.low,
+                     "high": m.high, "state": state,
+                     "note": f"{_fmt.points(m.difference)} points ({_fmt.points_range(m.low, m.high)}): {words}"})
+    return rows
+
+
+__all__ = ["BETTER", "Baseline", "Comparison", "JudgeDiff", "MeasureComparison", "PAIR_BY", "Pairing", "claim_verdicts", "compare_rows",
            "compare", "compare_evaluations", "judge_diff", "left_out_words", "mcnemar_exact", "pair_cases",
            "paired_difference", "p_text", "points", "read_baseline"]

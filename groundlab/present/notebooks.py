@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence
 
-from .io import new_file_mode, sample_path
-from .records import GroundlabError, visible
+from ..core.io import new_file_mode, sample_path
+from ..core.records import GroundlabError, visible
 
 #: Which files in a folder are workbook notebooks: ``NN-topic.ipynb``, run in name order.
 NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"
@@ -225,7 +225,7 @@ def check_values(parameters: Mapping[str, Any], options: Optional[Mapping[str, s
     ``judge`` is loaded as ``--judge`` is, so a judge that cannot run here is refused too; a name
     in ``judges`` need only exist (notebook 02 names the ones it cannot load and goes on).
     """
-    from .judges import get_judge, judge_names
+    from ..judges import get_judge, judge_names
 
     for name, value in parameters.items():
         label = (options or {}).get(name, f"-p {name}")
@@ -250,7 +250,7 @@ def check_values(parameters: Mapping[str, Any], options: Optional[Mapping[str, s
                 raise GroundlabError(f"{label} must be a whole number of 1 or more, not {_show(value)}; it is "
                                      "how many answers to draw for labeling.")
         elif name == "pair_by":
-            from .compare import PAIR_BY
+            from ..core.compare import PAIR_BY
 
             if value not in PAIR_BY:
                 raise GroundlabError(f"{label} must be {' or '.join(PAIR_BY)}, not {_show(value)}.")
@@ -288,7 +288,7 @@ def kernel_imports_this_groundlab() -> Iterator[None]:
     """Put the folder holding this groundlab first on the kernels' ``PYTHONPATH``, so a notebook
     imports the same copy as the command that runs it (a checkout, not another installed one).
     An installed groundlab is left alone: its site-packages is the kernel's own."""
-    root_dir = Path(__file__).resolve().parent.parent
+    root_dir = Path(__file__).resolve().parent.parent.parent
     if root_dir.name in ("site-packages", "dist-packages"):
         yield
         return
@@ -401,7 +401,7 @@ def record_metadata(executed: Path, fields: Mapping[str, Any]) -> None:
     figures (the judge's identity), kept with the notebook wherever it goes."""
     import nbformat
 
-    from .outputs import write_bytes
+    from ..core.outputs import write_bytes
 
     nb = nbformat.read(str(executed), as_version=4)
     nb.metadata.setdefault("groundlab", {}).update(json.loads(json.dumps(dict(fields), default=str)))
@@ -444,7 +444,7 @@ def to_html(notebook: Path) -> Path:
     left out, and no script in the page (see ``groundlab/data/templates/groundlab``)."""
     from nbconvert import HTMLExporter
 
-    from .outputs import write_bytes
+    from ..core.outputs import write_bytes
 
     exporter = HTMLExporter(template_name=HTML_TEMPLATE, extra_template_basedirs=[str(sample_path("templates"))],
                             exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)

@@ -34,12 +34,11 @@ case frame's ``held_back`` column and the report count such cases.
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from .io import PathLike, read_text
+from .io import PathLike, read_text, sha256_text
 from .masking import DEFAULT_REGIONS, Masker, Table
 from .records import Evidence, InputError, Verdict
 
@@ -157,7 +156,7 @@ def load_policy(path: Union[PathLike, DataPolicy]) -> DataPolicy:
     if not isinstance(classes_table, dict) or not classes_table:
         raise InputError(f"policy file {name} names no classification; add a [classes.NAME] table with "
                          "judges = [...] for each (see docs/sensitive-logs.md).")
-    from .judges import judge_names
+    from ..judges import judge_names
 
     known = set(judge_names()) - {"cascade"}
     classes: Dict[str, Allowance] = {}
@@ -208,7 +207,7 @@ def load_policy(path: Union[PathLike, DataPolicy]) -> DataPolicy:
     names = _strings(masking.get("names"), f"policy file {name} [masking] names") or ()
     regions = _strings(masking.get("phone_regions"), f"policy file {name} [masking] phone_regions")
     return DataPolicy(name, classes, default, mask, tuple(names), DEFAULT_REGIONS if regions is None else regions,
-                      hashlib.sha256(text.encode("utf-8")).hexdigest())
+                      sha256_text(text))
 
 
 def _strings(value: object, where: str) -> Optional[Tuple[str, ...]]:
@@ -323,7 +322,7 @@ class PolicyGate:
                 continue
             judge = self._instead.get(instead)
             if judge is None:
-                from .judges import get_judge
+                from ..judges import get_judge
 
                 judge = self._instead[instead] = get_judge(instead)
             verdicts = judge.judge_batch([pairs[k] for k in idx])

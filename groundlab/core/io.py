@@ -15,11 +15,12 @@ import stat
 import sys
 import tempfile
 from pathlib import Path
-from typing import (TYPE_CHECKING, Any, BinaryIO, Callable, ContextManager, Dict, Iterator, List, Mapping, Optional,
-                    Sequence, Tuple, Union)
+from typing import (TYPE_CHECKING, Any, BinaryIO, Callable, ContextManager, Dict, Iterable, Iterator, List, Mapping,
+                    Optional, Sequence, Tuple, Union)
 
 from ._gc import paused_gc
 from .records import VERDICTS, Case, InputError, Passage
+from .rows import _json_type, read_table
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -393,21 +394,16 @@ def _passage(obj: Mapping, where: str) -> Passage:
 
 
 def load_cases(source: Union[PathLike, "pd.DataFrame", Sequence[Mapping]],
-               passages: Union[PathLike, Mapping[str, Passage], None] = None, *,
-               tool: Optional[str] = None, columns: Optional[Mapping[str, str]] = None,
-               passage_ids: str = "P") -> List[Case]:
-    """Read and check cases: from a cases file (JSON Lines; ``-`` reads standard input), or from
-    a pandas DataFrame or a list of dicts holding one case a row.
+               passages: Union[PathLike, Mapping[str, Passage], None] = None) -> List[Case]:
+    """Read and check cases in groundlab's case format: from a cases file (JSON Lines; ``-``
+    reads standard input), or from a pandas DataFrame or a list of dicts holding one case a row.
 
     ``retrieved`` entries are passage ids, looked up in ``passages`` (a passages file or a
     dict from :func:`load_passages`), or inline ``{"id", "text"}`` objects. Rows of a DataFrame
     or list are checked as the lines of a file are, and named ``row 3`` (counted from 1).
 
-    Rows in another tool's columns (a Ragas or DeepEval dataset, Phoenix spans, ...) are
-    converted as ``groundlab import`` does: the tool is recognised by its columns, or named with
-    ``tool``; ``columns`` maps the case fields to other columns (``{"answer": "response"}``);
-    ``passage_ids="index"`` names passages without ids 1..n instead of P1..Pn. A path with
-    ``tool`` or ``columns`` is read as ``groundlab import`` reads it (JSONL, JSON, CSV, Parquet).
+    Rows in another tool's columns are converted by :func:`groundlab.load_cases` (the importers'
+    reader, which this one serves for groundlab's own format).
 
     >>> cases = load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl"))
     >>> len(cases), cases[0].id, cases[0].retrieved[0].id
@@ -418,27 +414,38 @@ def load_cases(source: Union[PathLike, "pd.DataFrame", Sequence[Mapping]],
     {'model': 'v3'}
     """
     table, passages_name = passage_table(passages)
-    if tool is not None or columns is not None or not isinstance(source, (str, os.PathLike)):
-        from .importers import load_table
-
-        cases: List[Case] = []
-        seen: Dict[str, str] = {}
-        for where, obj in load_table(source, tool=tool, columns=columns, passage_ids=passage_ids):
-            case = _case(obj, where, table, passages_name)
-            if case.id in seen:
-                raise InputError(f"{case.where}: case id {case.id!r} is already used by {seen[case.id]}; "
-                                 "give each case its own id.")
-            seen[case.id] = where
-            cases.append(case)
-        if not cases:
-            raise InputError(f"{_source_name(source)} holds no cases; give it one row per case "
-                             "(see the case format in the README).")
-        return cases
+    if not isinstance(source, (str, os.PathLike)):
+        src = read_table(source)
+        if "retrieved" not in src.columns:
+            raise InputError(f"{_source_name(source)} has no \"retrieved\" column, so it is not in groundlab's case "
+                             "format; read rows in another tool's columns with groundlab.load_cases, which converts "
+                             "them as 'groundlab import' does.")
+        return cases_of_rows(((src.where(src.ref(number)), obj) for number, obj in src.records), source, table,
+                             passages_name)
     cases = []
     with paused_gc():
         cases.extend(case for _, case in iter_cases(source, table, passages_name))
     if not cases:
         raise InputError(empty_cases_message(source))
+    return cases
+
+
+def cases_of_rows(rows: Iterable[Tuple[str, Mapping]], source: object,
+                  table: Optional[Mapping[str, Passage]], passages_name: str) -> List[Case]:
+    """The cases of ``(where, case object)`` rows, each checked as a line of a cases file is; a
+    repeated id, or no row at all, is an error naming ``source``."""
+    cases: List[Case] = []
+    seen: Dict[str, str] = {}
+    for where, obj in rows:
+        case = _case(obj, where, table, passages_name)
+        if case.id in seen:
+            raise InputError(f"{case.where}: case id {case.id!r} is already used by {seen[case.id]}; "
+                             "give each case its own id.")
+        seen[case.id] = where
+        cases.append(case)
+    if not cases:
+        raise InputError(f"{_source_name(source)} holds no cases; give it one row per case "
+                         "(see the case format in the README).")
     return cases
 
 
@@ -694,23 +701,29 @@ def parse_labels(labels: object, where: str) -> Tuple[str, ...]:
     return tuple(out)
 
 
-def _json_type(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true/false"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    return "an object"
+def sha256_text(text: str) -> str:
+    """The sha256 of ``text`` written as UTF-8, in hex."""
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def sha256_file(path: PathLike) -> str:
+    """The sha256 of the bytes of the file at ``path``, in hex, read a megabyte at a time."""
+    import hashlib
+
+    with open(path, "rb") as fh:
+        if hasattr(hashlib, "file_digest"):
+            return hashlib.file_digest(fh, "sha256").hexdigest()
+        digest = hashlib.sha256()
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+        return digest.hexdigest()
 
 
 def sample_path(name: str = "") -> Path:
     """Path of the sample set shipped inside the package (``notes.jsonl``, ``grounded_cases.jsonl``)."""
-    return Path(__file__).parent / "data" / name
+    return Path(__file__).parent.parent / "data" / name
 
 
 def new_file_mode() -> int:
@@ -806,113 +819,3 @@ def replace_atomic(path: PathLike, write: Callable[[str], None]) -> Path:
             raise OSError(exc.errno, exc.strerror, str(path)) from None
         raise
     return path
-
-
-#: The files ``score --claims-out`` and ``--cases-out`` write, by the end of their name.
-FRAME_SUFFIXES = (".csv", ".parquet")
-
-
-def check_frame_target(path: PathLike, force: bool, inputs: Sequence[Optional[PathLike]] = ()) -> Path:
-    """Refuse a frame output that is neither ``.csv`` nor ``.parquet``, that exists (unless
-    ``force``), or that is one of the ``inputs`` (even with ``force``)."""
-    path = Path(path)
-    if path.suffix.lower() not in FRAME_SUFFIXES:
-        raise InputError(f"{_display(path)} should end in .csv or .parquet, which says how to write it; "
-                         "nothing was written.")
-    return check_output(path, force, [i for i in inputs if i and not is_stdin(i)])
-
-
-def write_frame(frame: "pd.DataFrame", path: PathLike, *, force: bool = False,
-                inputs: Sequence[Optional[PathLike]] = ()) -> Path:
-    """Write a claim or case frame as CSV or Parquet (by ``path``'s suffix), atomically.
-
-    In a CSV, a list, tuple or object in a cell (``cites``, a ``meta`` value) is written as JSON
-    (``["D07", "D06"]``), so it reads back unchanged; an unknown value is an empty cell. In
-    Parquet, lists stay lists; in a column mixing kinds of values, each value that is not text
-    is written as JSON text.
-    """
-    path = check_frame_target(path, force, inputs)
-
-    def write(tmp: str) -> None:
-        if path.suffix.lower() == ".csv":
-            _csv_ready(frame).to_csv(tmp, index=False, encoding="utf-8", lineterminator="\n")
-        else:
-            import pyarrow.parquet as pq
-
-            pq.write_table(_parquet_table(frame, path), tmp)
-
-    return replace_atomic(path, write)
-
-
-def write_frame_csv(frame: "pd.DataFrame", stream: Any) -> None:
-    """Write a claim or case frame as CSV to an open text ``stream`` (standard output), as
-    :func:`write_frame` writes a CSV file."""
-    _csv_ready(frame).to_csv(stream, index=False, lineterminator="\n")
-
-
-def _nested(value: object) -> bool:
-    return isinstance(value, (list, tuple, dict))
-
-
-#: What starts a formula in a spreadsheet cell: such a text cell gets a leading ``'``, which a
-#: spreadsheet shows as text (a case's answer, a model's reason are never run as formulas).
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _formula_like(text: str) -> bool:
-    """A text that starts a formula, after any ``'`` (so that ``'=x`` itself is kept apart)."""
-    return text.lstrip("'").startswith(FORMULA_START)
-
-
-def to_csv_cell(value: object) -> object:
-    """A text as a CSV groundlab writes holds it: with a leading ``'`` when it is formula-like."""
-    return "'" + value if isinstance(value, str) and _formula_like(value) else value
-
-
-def from_csv_cell(value: object) -> object:
-    """A text cell of a CSV groundlab wrote, as it was before :func:`to_csv_cell`."""
-    if isinstance(value, str) and value.startswith("'") and _formula_like(value[1:]):
-        return value[1:]
-    return value
-
-
-def _csv_ready(frame: "pd.DataFrame") -> "pd.DataFrame":
-    out = frame.copy()
-    for name in out.columns:
-        column = out[name]
-        if column.dtype == object and column.map(_nested).any():
-            column = out[name] = column.map(lambda v: json.dumps(list(v) if isinstance(v, tuple) else v,
-                                                                 ensure_ascii=False, default=str) if _nested(v) else v)
-        if column.dtype == object:
-            out[name] = column.map(to_csv_cell)
-    out.columns = [to_csv_cell(c) for c in out.columns]
-    return out
-
-
-def _parquet_table(frame: "pd.DataFrame", path: Path):
-    try:
-        import pyarrow as pa
-    except ImportError:  # pragma: no cover - pyarrow is a dependency
-        raise InputError(f"writing {_display(path)} needs pyarrow; install it with 'pip install pyarrow'.") from None
-    arrays, names = [], []
-    for name in frame.columns:
-        column = frame[name]
-        values = column.map(lambda v: list(v) if isinstance(v, tuple) else v) if column.dtype == object else column
-        try:
-            array = pa.array(values, from_pandas=True)
-        except (pa.ArrowException, TypeError, ValueError):
-            array = pa.array([None if v is None or (isinstance(v, float) and v != v) else
-                              v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=str)
-                              for v in values], type=pa.string())
-        arrays.append(array)
-        names.append(str(name))
-    table = pa.Table.from_arrays(arrays, names=names)
-    from .frames import JUDGE_KEY, claim_schema
-
-    declared = claim_schema()
-    if table.schema.names == declared.names:  # the claim frame: its declared types, whatever it holds
-        table = table.cast(declared)
-    identity = frame.attrs.get("judge")
-    if identity:  # which judge gave the verdicts stays with them
-        table = table.replace_schema_metadata({JUDGE_KEY: json.dumps(identity, sort_keys=True, default=str)})
-    return table

@@ -124,7 +124,7 @@ def _corrected(cases) -> Dict[str, Any]:
     ``rate`` null and a ``reason`` when it cannot be made."""
     if "labeled" not in cases or not cases["labeled"].astype(bool).any():
         return {}
-    from .sampling import corrected_hallucination_rate
+    from .weighted import corrected_hallucination_rate
 
     c = corrected_hallucination_rate(cases)
     if c.estimate is None:
@@ -176,3 +176,24 @@ def rates(evaluation: Evaluation) -> Dict[str, Rate]:
             "false abstention": false_abstention_rate(cases),
             "accuracy-only score": accuracy_score(cases),
         }
+
+
+RATE_COLUMNS = ["measure", "count", "total", "rate", "low", "high"]
+
+
+def rates_frame(rates: Dict[str, Rate], **columns: object):
+    """One row per rate: ``measure``, ``count``, ``total``, ``rate``, ``low``, ``high`` (NaN when undefined).
+
+    Extra keyword arguments become constant columns (``judge="rules"``).
+
+    >>> rates_frame({"caught": Rate(5, 6)}).round(2).to_dict("records")
+    [{'measure': 'caught', 'count': 5, 'total': 6, 'rate': 0.83, 'low': 0.44, 'high': 0.97}]
+    """
+    import pandas as pd
+
+    rows = [{"measure": name, "count": r.count, "total": r.total, "rate": r.rate,
+             "low": r.interval[0], "high": r.interval[1]} for name, r in rates.items()]
+    frame = pd.DataFrame(rows, columns=RATE_COLUMNS)
+    for name, value in columns.items():
+        frame[name] = value
+    return frame

@@ -26,13 +26,15 @@ A judge of one's own may add to this with an ``identity()`` method returning a d
 
 from __future__ import annotations
 
-import hashlib
 import html
 import json
 import os
 import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
+
+from .formatting import code_span, markdown_text
+from .io import sha256_file, sha256_text
 
 #: Files that hold a local model's weights.
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".h5", ".msgpack", ".onnx", ".gguf")
@@ -62,7 +64,7 @@ def judge_identity(judge: Any, splitter: Any = None) -> Dict[str, Any]:
         prompt = own_parts() if callable(own_parts) else {"system": getattr(module, "SYSTEM_PROMPT", None),
                                                           "tool": getattr(module, "TOOL", None)}
         if any(v is not None for v in prompt.values()):
-            out["prompt_sha256"] = _sha256_text(json.dumps(prompt, sort_keys=True, default=str))
+            out["prompt_sha256"] = sha256_text(json.dumps(prompt, sort_keys=True, default=str))
     shape = getattr(judge, "request_shape", None)
     if isinstance(shape, str):
         out["request_shape"] = shape
@@ -95,7 +97,7 @@ def splitting_identity(splitter: Any = None) -> Dict[str, Any]:
         "default_citation_pattern": not own and patterns == DEFAULT_CITATION_PATTERNS,
         "default_citations": all(p in patterns for p in DEFAULT_CITATION_PATTERNS),
         "abstention_phrases": len(phrases),
-        "abstention_phrases_sha256": _sha256_text(json.dumps(sorted(set(phrases)))),
+        "abstention_phrases_sha256": sha256_text(json.dumps(sorted(set(phrases)))),
         "extra_abstention_phrases": extra,
         "default_abstention_phrases": all(p in phrases for p in DEFAULT_ABSTENTION_PHRASES),
     }
@@ -162,7 +164,7 @@ def local_model_identity(model: str) -> Dict[str, Any]:
         return {"model_path": None}
     files = sorted(p for p in folder.iterdir() if p.is_file() and p.name.endswith(WEIGHT_SUFFIXES))
     digests = [(p.name, file_sha256(p)) for p in files]
-    combined = _sha256_text("".join(f"{name} {digest}\n" for name, digest in digests)) if digests else None
+    combined = sha256_text("".join(f"{name} {digest}\n" for name, digest in digests)) if digests else None
     return {"model_path": str(folder), "weights_sha256": combined, "weights_files": [name for name, _ in digests]}
 
 
@@ -187,22 +189,8 @@ def file_sha256(path: Path) -> str:
     key = (real, stat.st_size, stat.st_mtime_ns)
     digest = _DIGESTS.get(key)
     if digest is None:
-        with open(real, "rb") as fh:
-            digest = hashlib.file_digest(fh, "sha256").hexdigest() if hasattr(hashlib, "file_digest") \
-                else _sha256_stream(fh)
-        _DIGESTS[key] = digest
+        digest = _DIGESTS[key] = sha256_file(real)
     return digest
-
-
-def _sha256_stream(fh) -> str:
-    h = hashlib.sha256()
-    for block in iter(lambda: fh.read(1 << 20), b""):
-        h.update(block)
-    return h.hexdigest()
-
-
-def _sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 # ---------------------------------------------------------------- one line for reports
@@ -261,7 +249,7 @@ def identity_line(identity: Optional[Dict[str, Any]], html_output: bool = False)
             if value is not None:
                 text += f" <code>{html.escape(str(value), quote=False)}</code>"
         else:
-            text = _markdown_text(words) + (f" {markdown_code(str(value))}" if value is not None else "")
+            text = markdown_text(words) + (f" {code_span(str(value))}" if value is not None else "")
         pieces.append(text)
     return " \u00b7 ".join(pieces)
 
@@ -274,27 +262,8 @@ def identity_text(identity: Optional[Dict[str, Any]]) -> str:
                            for words, value in identity_parts(identity))
 
 
-def markdown_code(text: str) -> str:
-    """``text`` as a Markdown code span that shows it literally, whatever backticks it holds.
-
-    >>> markdown_code("a`b")
-    '``a`b``'
-    """
-    text = " ".join(text.split())
-    run = longest = 0
-    for ch in text:
-        run = run + 1 if ch == "`" else 0
-        longest = max(longest, run)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
-
-
-_MARKDOWN_SPECIAL = "\\`*_[]<>|&"
-
-
-def _markdown_text(text: str) -> str:
-    return "".join("\\" + ch if ch in _MARKDOWN_SPECIAL else ch for ch in text)
+#: The Markdown code span of outside text (:func:`groundlab.formatting.code_span`), under its older name.
+markdown_code = code_span
 
 
 __all__ = ["alternatives", "file_sha256", "identity_line", "identity_parts", "identity_text", "judge_identity",

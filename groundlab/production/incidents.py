@@ -19,9 +19,9 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from .claims import ClaimSplitter
-from .io import PathLike, _json_type, load_cases, parse_labels, read_text, replace_atomic
-from .records import InputError
+from ..core.claims import ClaimSplitter
+from ..core.io import PathLike, _json_type, load_cases, parse_labels, read_text, replace_atomic
+from ..core.records import InputError
 
 ORIGIN = "incident"
 

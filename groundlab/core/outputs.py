@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import stat
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence
 
 from .io import PathLike, new_file_mode
+from .io import sha256_file as sha256
 from .records import GroundlabError
 
 #: The run's own record in its folder: status and manifest.
@@ -74,14 +74,6 @@ def write_bytes(path: PathLike, data: bytes) -> Path:
     with replacing(path) as tmp:
         tmp.write_bytes(data)
     return Path(path)
-
-
-def sha256(path: PathLike) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 # ---------------------------------------------------------------- the run folder

@@ -12,7 +12,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.transforms import blended_transform_factory
 
-from .compare import LABELS, Comparison, points
+from ..core.compare import LABELS, Comparison, points
 from .plots import OKABE_ITO, PALETTE, _styled, rate_ranges
 
 
@@ -51,8 +51,8 @@ def comparison_chart(comparison: Comparison, axes: Optional[Sequence[Axes]] = No
         right.set_axis_off()
         return fig
     right.axvline(0, color=OKABE_ITO["black"], lw=1.2, ls="--")
-    from .formatting import STATE_COLOURS, state_label
-    from .slides import compare_rows
+    from ..core.formatting import STATE_COLOURS, state_label
+    from ..core.compare import compare_rows
 
     diffs = frame.drop_duplicates("measure")
     by_label = {row["label"].split(" (")[0]: row for row in compare_rows(comparison)}

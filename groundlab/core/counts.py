@@ -375,7 +375,7 @@ class Counts:
                       "cannot be corrected; label a few of them too")
             return {"labeled": n_labeled, "answered": answered, "rate": None, "low": None, "high": None,
                     "reason": reason}
-        from .sampling import weighted_rate_of_counts
+        from .weighted import weighted_rate_of_counts
 
         e = weighted_rate_of_counts([(h, sizes[h], labeled[h][1], labeled[h][0]) for h in sizes])
         return {"labeled": n_labeled, "answered": answered, "rate": figure_value(e.rate), "low": figure_value(e.low),

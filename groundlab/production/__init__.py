@@ -1,0 +1,8 @@
+"""Production: what runs beside a live assistant or in its CI. The guard that withholds an answer
+before it is sent (:mod:`.guard`), gates on figures (:mod:`.gate`), targets with their
+tolerances (:mod:`.targets`), the pytest helper (:mod:`.testing`) and incident records
+(:mod:`.incidents`).
+
+May import: :mod:`groundlab.core` and :mod:`groundlab.judges`. Never presentation, labeling, the
+engines or the command line.
+"""

@@ -1,0 +1,274 @@
+"""The package's layers point one way: read from the package's own imports (every ``import`` and
+``from ... import`` in a module, at the top or inside a function; a name imported for type hints
+only, under ``if TYPE_CHECKING:``, loads nothing and is left out), no module imports one of a
+higher layer, no modules import each other round a circle, and only the command line sees the
+parsed options. docs/architecture.md draws the same layers."""
+
+import ast
+import shutil
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "groundlab"
+
+#: The layers, bottom first: a module may import modules of its own layer and of those below.
+#: A module belongs to the longest prefix that names it.
+LAYERS = [
+    ("core", ["groundlab.core"]),
+    ("judges", ["groundlab.judges"]),
+    ("core, running judges", ["groundlab.core.policy", "groundlab.core.evaluate", "groundlab.core.counts",
+                              "groundlab.core.summary", "groundlab.core.compare"]),
+    ("importers", ["groundlab.importers"]),
+    ("engines", ["groundlab.engines"]),
+    ("production", ["groundlab.production"]),
+    ("presentation", ["groundlab.present"]),
+    ("labeling", ["groundlab.labeling"]),
+    ("command line", ["groundlab.cli"]),
+    ("public API", ["groundlab", "groundlab.__main__", "groundlab._moved"]),
+]
+
+
+def module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _type_only(tree: ast.AST) -> set:
+    """The nodes under ``if TYPE_CHECKING:``."""
+    nodes = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.body:
+                nodes.update(id(n) for n in ast.walk(child))
+    return nodes
+
+
+def read_package(root: Path):
+    """``{module: [(line, imported module), ...]}`` for every module of the package at ``root``,
+    and ``{module: (path, tree)}``."""
+    trees = {}
+    for path in sorted(root.rglob("*.py")):
+        if "data" in path.relative_to(root).parts:
+            continue
+        trees[module_name(path, root)] = (path, ast.parse(path.read_text(encoding="utf-8")))
+    graph = {}
+    for name, (path, tree) in trees.items():
+        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        skip = _type_only(tree)
+        edges = []
+        for node in ast.walk(tree):
+            if id(node) in skip:
+                continue
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = ".".join(package[:len(package) - node.level + 1])
+                    source = f"{base}.{node.module}" if node.module else base
+                else:
+                    source = node.module or ""
+                # "from package import module" imports the module; "from module import name" the module
+                targets = [f"{source}.{a.name}" if f"{source}.{a.name}" in trees else source for a in node.names]
+            else:
+                continue
+            for target in targets:
+                while target and target not in trees and "." in target:
+                    target = target.rsplit(".", 1)[0]
+                if target in trees and target != name:
+                    edges.append((node.lineno, target))
+        graph[name] = edges
+    return graph, trees
+
+
+def layer_of(module: str) -> int:
+    best, found = -1, None
+    for k, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
+                best, found = len(prefix), k
+    if found is None:
+        raise LookupError(module)
+    return found
+
+
+def upward_imports(graph) -> list:
+    """One sentence for each import from a module to one of a higher layer."""
+    out = []
+    for module, edges in sorted(graph.items()):
+        for line, target in edges:
+            if layer_of(target) > layer_of(module):
+                out.append(f"{module} (line {line}) imports {target}: {LAYERS[layer_of(module)][0]} may not "
+                           f"import {LAYERS[layer_of(target)][0]}, a layer above it")
+    return out
+
+
+def circles(graph) -> list:
+    """Each group of modules that import one another round a circle (Tarjan's strongly connected
+    components of more than one module, or a module importing itself)."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for _, w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def options_below_the_command_line(trees) -> list:
+    """Modules outside ``groundlab.cli`` that import argparse or read attributes of ``args``."""
+    out = []
+    for module, (path, tree) in sorted(trees.items()):
+        if module == "groundlab.cli" or module.startswith("groundlab.cli."):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                if "argparse" in names:
+                    out.append(f"{module} (line {node.lineno}) imports argparse")
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "args":
+                out.append(f"{module} (line {node.lineno}) reads args.{node.attr}")
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+                  and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == "args"):
+                out.append(f"{module} (line {node.lineno}) reads getattr(args, ...)")
+    return out
+
+
+@pytest.fixture(scope="module")
+def package():
+    return read_package(PACKAGE)
+
+
+def test_every_module_has_a_layer(package):
+    graph, _ = package
+    unplaced = []
+    for module in graph:
+        try:
+            layer_of(module)
+        except LookupError:
+            unplaced.append(module)
+    assert not unplaced, f"give these modules a layer in LAYERS and docs/architecture.md: {unplaced}"
+    assert len(graph) > 60  # the whole package was read
+
+
+def test_no_import_runs_back_up_a_layer(package):
+    graph, _ = package
+    assert upward_imports(graph) == []
+
+
+def test_no_modules_import_each_other_round_a_circle(package):
+    graph, _ = package
+    assert circles(graph) == []
+
+
+def test_only_the_command_line_sees_the_parsed_options(package):
+    _, trees = package
+    assert options_below_the_command_line(trees) == []
+
+
+def test_the_reader_sees_function_level_imports(package):
+    """The lazy imports count: evaluate imports the counts inside a function only."""
+    graph, _ = package
+    assert "groundlab.core.counts" in {t for _, t in graph["groundlab.core.evaluate"]}
+    assert "groundlab.production.guard" in {t for _, t in graph["groundlab"]}
+
+
+def test_the_checks_flag_a_planted_upward_import_a_circle_and_args(tmp_path):
+    root = tmp_path / "groundlab"
+    for path in PACKAGE.rglob("*.py"):
+        if "data" not in path.relative_to(PACKAGE).parts:
+            target = root / path.relative_to(PACKAGE)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+    records = root / "core" / "records.py"
+    records.write_text(records.read_text(encoding="utf-8") + "\n\ndef _planted():\n"
+                       "    from ..present.report import markdown_text\n\n    return markdown_text\n",
+                       encoding="utf-8")
+    stats = root / "core" / "stats.py"
+    stats.write_text(stats.read_text(encoding="utf-8") + "\n\ndef _planted(args):\n"
+                     "    from .kinds import claim_kinds\n\n    return args.judge, claim_kinds\n", encoding="utf-8")
+    kinds = root / "core" / "kinds.py"
+    kinds.write_text(kinds.read_text(encoding="utf-8") + "\nfrom .stats import Rate  # noqa\n", encoding="utf-8")
+    graph, trees = read_package(root)
+    up = upward_imports(graph)
+    assert any(s.startswith("groundlab.core.records (line ") and "imports groundlab.present.report: core may not "
+               "import presentation" in s for s in up), up
+    found = circles(graph)
+    assert any({"groundlab.core.kinds", "groundlab.core.stats"} <= set(group) for group in found), found
+    assert any(s.startswith("groundlab.core.stats (line ") and s.endswith("reads args.judge")
+               for s in options_below_the_command_line(trees))
+
+
+def test_the_checks_on_a_small_module_map():
+    graph = {"groundlab.core.records": [], "groundlab.judges": [(3, "groundlab.core.records")],
+             "groundlab.core.evaluate": [(4, "groundlab.judges")],
+             "groundlab.judges.rules": [(9, "groundlab.core.evaluate")]}
+    assert upward_imports(graph) == ["groundlab.judges.rules (line 9) imports groundlab.core.evaluate: judges may not "
+                                     "import core, running judges, a layer above it"]
+    graph["groundlab.core.records"] = [(2, "groundlab.judges")]
+    assert circles(graph) == [["groundlab.core.records", "groundlab.judges"]]
+
+
+# ---------------------------------------------------------------- the old module paths
+
+
+def test_every_old_module_path_is_the_module_at_its_new_home():
+    import importlib
+
+    import groundlab
+    from groundlab._moved import MOVED
+
+    for old, new in MOVED.items():
+        assert importlib.import_module(f"groundlab.{old}") is importlib.import_module(f"groundlab.{new}"), old
+    assert callable(groundlab.evaluate) and callable(groundlab.guard)  # still the functions, not the modules
+    assert groundlab.metrics is importlib.import_module("groundlab.core.metrics")  # gl.metrics, as notebook 03 reads
+
+
+def test_a_pickle_that_names_an_old_path_loads():
+    """What ``groundlab run`` pickled before the move (its judged results name
+    ``groundlab.workbook`` and ``groundlab.stats`` classes) loads after it."""
+    import importlib
+    import inspect
+    import pickle
+
+    from groundlab._moved import MOVED
+    from groundlab.core.stats import Rate
+
+    old = pickle.dumps(Rate(3, 7), protocol=0).replace(b"groundlab.core.stats", b"groundlab.stats")
+    assert b"cgroundlab.stats\nRate" in old and pickle.loads(old) == Rate(3, 7)
+    for name, new in MOVED.items():
+        module = importlib.import_module(f"groundlab.{new}")
+        for cls_name, cls in inspect.getmembers(module, inspect.isclass):
+            if cls.__module__ == module.__name__:
+                assert pickle.Unpickler.find_class(pickle.Unpickler(__import__("io").BytesIO()),
+                                                   f"groundlab.{name}", cls_name) is cls
+
+
+def test_the_architecture_page_lists_every_move():
+    from groundlab._moved import MOVED
+
+    page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    for old, new in MOVED.items():
+        assert f"| `groundlab.{old}` | `groundlab.{new}` |" in page, old
