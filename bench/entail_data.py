@@ -50,13 +50,9 @@ def read_set(name: str) -> List[dict]:
         return [json.loads(line) for line in handle]
 
 
-def real_pairs(name: str) -> List[Pair]:
-    """The set's labeled claims: a case's answer is its one claim, but FRANK's, whose summaries
-    carry one label a sentence (split as groundlab splits answers). Claims sharing a passage are
-    one group (near-duplicates never sit on both sides of a bootstrap)."""
-    from groundlab.claims import ClaimSplitter
-
-    rows = read_set(name)
+def evidence_groups(rows: Sequence[dict]) -> List[int]:
+    """For each case, the group of the cases it shares a passage with (by text, transitively): the
+    unit a bootstrap draws, so that near-duplicates never sit on both sides of it."""
     parent = list(range(len(rows)))
 
     def root(i: int) -> int:
@@ -70,6 +66,17 @@ def real_pairs(name: str) -> List[Pair]:
         for passage in row["retrieved"]:
             j = first.setdefault(passage["text"], i)
             parent[root(i)] = root(j)
+    return [root(i) for i in range(len(rows))]
+
+
+def real_pairs(name: str) -> List[Pair]:
+    """The set's labeled claims: a case's answer is its one claim, but FRANK's, whose summaries
+    carry one label a sentence (split as groundlab splits answers). Claims sharing a passage are
+    one group (near-duplicates never sit on both sides of a bootstrap)."""
+    from groundlab.claims import ClaimSplitter
+
+    rows = read_set(name)
+    group = evidence_groups(rows)
     splitter = ClaimSplitter()
     out = []
     for i, row in enumerate(rows):
@@ -81,7 +88,7 @@ def real_pairs(name: str) -> List[Pair]:
         else:
             texts = [row["answer"]]
         for k, (text, label) in enumerate(zip(texts, row["labels"]), start=1):
-            out.append(Pair(text, evidence, int(label == "supported"), name, "real", f"{name}:{root(i)}",
+            out.append(Pair(text, evidence, int(label == "supported"), name, "real", f"{name}:{group[i]}",
                             row["id"], k))
     return out
 

@@ -55,6 +55,8 @@ from groundlab.judges.calibration import (Figures, LabeledClaim, fit_weights, me
 from groundlab.judges.signals import CONFIG_KIND, FEATURE_SIGNS, FEATURES, JudgeConfig, SignalsJudge  # noqa: E402
 from groundlab.records import Evidence, Passage  # noqa: E402
 
+from entail_data import evidence_groups  # noqa: E402  (bench/, beside this script)
+
 PUBLIC = ROOT / "data" / "public"
 SETS = {"factcheck_gpt": "Factcheck-GPT", "wice": "WiCE", "frank_cnndm": "FRANK CNN/DM",
         "frank_xsum": "FRANK XSum", "halueval_qa": "HaluEval QA", "expertqa": "ExpertQA"}
@@ -73,19 +75,7 @@ def load_public(name: str) -> tuple:
     """The labeled claims of ``data/public/<name>.jsonl.gz``, grouped by shared evidence, and how
     many cases were left out because their labels do not match their claims."""
     rows = [json.loads(line) for line in gzip.open(PUBLIC / f"{name}.jsonl.gz", "rt", encoding="utf-8")]
-    parent = list(range(len(rows)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    first: Dict[str, int] = {}
-    for i, row in enumerate(rows):
-        for passage in row["retrieved"]:
-            j = first.setdefault(passage["text"], i)
-            parent[root(i)] = root(j)
+    group = evidence_groups(rows)
     splitter = ClaimSplitter()
     claims, left_out = [], 0
     for i, row in enumerate(rows):
@@ -101,7 +91,7 @@ def load_public(name: str) -> tuple:
             texts = [" ".join(splitter.citation_re.sub("", row["answer"]).split())]
         system = (row.get("meta") or {}).get("system", "")
         for k, (text, label) in enumerate(zip(texts, labels), 1):
-            claim = LabeledClaim(row["id"], k, text, evidence, label, f"{name}:{root(i)}", SETS[name])
+            claim = LabeledClaim(row["id"], k, text, evidence, label, f"{name}:{group[i]}", SETS[name])
             claim.part = "post-hoc" if system.startswith("post_hoc") else ""
             claims.append(claim)
     return claims, left_out
