@@ -16,7 +16,7 @@ case whose answer holds no claim (it abstains), so that ``answerable`` can be se
 
 The file is UTF-8 with a byte-order mark and CRLF line ends, so spreadsheets open it with the
 right characters; cells with line breaks are quoted. A cell that would start with ``=``, ``+``,
-``-`` or ``@`` gets a leading ``'`` so that a spreadsheet shows it as text, not a formula (and one
+``-``, ``@``, a tab or a carriage return (:data:`groundlab.frames.FORMULA_START`) gets a leading ``'`` so that a spreadsheet shows it as text, not a formula (and one
 that starts with ``'`` gets another, so the first is never mistaken for that mark); a NUL shows as
 ``\u2400`` (a NUL would make the file binary). An id is found again as exported, or without the
 spaces around it that a spreadsheet may trim.
@@ -45,6 +45,7 @@ from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Uni
 import pandas as pd
 
 from ..core.claims import ClaimSplitter
+from ..core.frames import FORMULA_START
 from ..core.evaluate import claim_pairs, judge_pairs, split_cases
 from ..core.io import (PathLike, check_output, load_cases, load_cases_with_records, outputs_like, plural, read_csv,
                  write_atomic)
@@ -64,7 +65,7 @@ NO_CLAIM = "(no claim to label; set answerable only) "
 CELL_LIMIT = 32767
 _CUT = " [... cut here: a spreadsheet cell holds at most 32,767 characters; see the cases file]"
 
-_FORMULA_START = ("=", "+", "-", "@")
+_FORMULA_START = FORMULA_START  # what starts a formula: one list for every CSV groundlab writes
 _NUL = "\u2400"
 _TRUE = ("true", "yes")
 _FALSE = ("false", "no")
