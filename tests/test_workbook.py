@@ -173,6 +173,9 @@ def test_tables_for_notebook_01(sample_cases):
         {"c04": "right", "c12": "false abstention"}
     html = workbook.style_verdicts(ev.claims).to_html()
     assert "#f6d5c0" in html and "#fbe7b5" in html
+    # the flagged claims alone (row labels with gaps), as an analyst filters them, coloured alike
+    flagged = workbook.style_verdicts(ev.claims[ev.claims["verdict"] != "supported"]).to_html()
+    assert flagged.count("#f6d5c0") == html.count("#f6d5c0") and "#fbe7b5" in flagged
     assert "63%" in workbook.rate_table(ev, "citation precision").to_html()
     problems = workbook.citation_table(ev.claims)
     assert problems["cites"].tolist() == ["D09"]  # as written, not a tuple

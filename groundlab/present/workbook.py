@@ -109,13 +109,14 @@ def verdict_table(claims: pd.DataFrame) -> pd.DataFrame:
 def style_verdicts(claims: pd.DataFrame):
     """:func:`verdict_table` with contradicted rows in vermillion and unsupported ones in orange,
     the verdict with its symbol beside the colour, every cell escaped (see :func:`table`)."""
-    frame = _readable(verdict_table(claims))
-    verdicts = list(claims["verdict"])
-    colours = [_ROW_COLOURS.get(v, "") for v in verdicts]
+    source = verdict_table(claims)
+    frame = _readable(source)
+    # by row label, so a filtered frame (labels 3, 4, 8, ...) is coloured row by row too
+    colours = pd.Series([_ROW_COLOURS.get(v, "") for v in claims["verdict"]], index=frame.index)
     styler = (_styler(frame)
               .apply(lambda row: [colours[row.name]] * len(row), axis=1)
               .map(lambda v: "font-weight: bold", subset=[fmt.column_name("verdict")]))
-    return Table(styler, frame, styled=True, source=verdict_table(claims))
+    return Table(styler, frame, styled=True, source=source)
 
 
 def verdict_frame(claims: pd.DataFrame, flagged_only: bool = False, **columns: object) -> pd.DataFrame:
