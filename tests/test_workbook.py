@@ -393,3 +393,14 @@ def test_targets_read_once_serve_the_checks_and_the_report(tmp_path, monkeypatch
     written = workbook.write_steering_report(ev, 1.0, tmp_path / "report.md", targets=goals, html=False)
     assert calls == [targets_file]
     assert str(targets_file) in repr(check) and "**Targets** from" in written.text
+
+
+def test_an_interactive_tables_caption_is_escaped_too(monkeypatch):
+    import pandas as pd
+
+    from groundlab.present import tables
+
+    pytest.importorskip("itables")
+    monkeypatch.setitem(tables._INTERACTIVE, "on", True)
+    html = workbook.table(pd.DataFrame({"case": ["c1"]}), caption="<b>from the data</b>")._repr_html_()
+    assert "<b>from the data</b>" not in html and "&lt;b&gt;from the data&lt;/b&gt;" in html

@@ -63,7 +63,8 @@ class Table:
 
         # text reads from the left; a wide table scrolls inside its box instead of running out of it
         options = dict(connected=False, classes="display compact", lengthMenu=[10, 25, 100, -1],
-                       pageLength=10 if len(self.frame) > 12 else -1, caption=self.caption, scrollX=True,
+                       pageLength=10 if len(self.frame) > 12 else -1,
+                       caption=_escape(self.caption) if self.caption else None, scrollX=True,
                        columnDefs=[{"className": "dt-left", "targets": "_all"}],
                        style="table-layout:auto;width:100%;margin:0;caption-side:bottom")
         if self.styled:  # colours need the styled table; the Styler escaped every cell
