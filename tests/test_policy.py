@@ -319,3 +319,12 @@ def test_every_offline_judge_may_read_a_case_kept_offline(tmp_path):
     ev = evaluate(cases, apply_policy(get_judge("entail"), policy))
     assert "held_back" not in ev.cases or ev.cases["held_back"].isna().all()
     assert not ev.claims["reason"].str.contains("held back").any()
+
+
+@pytest.mark.parametrize("text", ["Pay to DE89 3704 0044 0532 0130 00 BIC COBADEFFXXX.",
+                                  "IBAN: DE89370400440532013000 BIC: COBADEFFXXX",
+                                  "Konto DE89 3704 0044 0532 0130 00 IBAN bitte"])
+def test_an_iban_followed_by_a_capitalised_word_is_masked(text):
+    """As IBANs are written: the BIC or another word after them, which the pattern runs on into."""
+    masked = Masker().mask(text, Masker().table([text]))
+    assert "3704" not in masked and "MASKED_IBAN_1" in masked and ("BIC" in masked or "IBAN bitte" in masked)

@@ -67,9 +67,7 @@ class Masker:
         found: List[Tuple[int, int, str]] = []
         for match in _EMAIL.finditer(text):
             found.append((match.start(), match.end(), "EMAIL"))
-        for match in _IBAN.finditer(text):
-            if _valid_iban(match.group()):
-                found.append((match.start(), match.end(), "IBAN"))
+        found.extend((s, e, "IBAN") for s, e in _ibans(text))
         for match in _CARD.finditer(text):
             digits = re.sub(r"\D", "", match.group())
             if 13 <= len(digits) <= 19 and _luhn(digits):
@@ -141,6 +139,20 @@ def _phones(text: str, regions: Sequence[str]) -> List[Tuple[int, int]]:
         for match in matcher:
             spans.add((match.start, match.end))
     return sorted(spans)
+
+
+def _ibans(text: str) -> List[Tuple[int, int]]:
+    """Where ``text`` writes a valid IBAN. The pattern is greedy and runs on into a following word
+    ("DE89 3704 0044 0532 0130 00 BIC COBADEFFXXX"), so each find is cut back at its spaces, longest
+    first, to the IBAN whose check digits hold."""
+    spans = []
+    for match in _IBAN.finditer(text):
+        value = match.group()
+        ends = [len(value)] + [i for i in range(len(value) - 1, 14, -1) if value[i] == " "]
+        end = next((e for e in ends if _valid_iban(value[:e])), None)
+        if end is not None:
+            spans.append((match.start(), match.start() + end))
+    return spans
 
 
 def _valid_iban(value: str) -> bool:
