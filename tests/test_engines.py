@@ -125,6 +125,13 @@ def test_score_engine_dask_uses_an_existing_cluster(dask_client, cases_file, cli
     code, _, err = cli("score", "--cases", cases_file, "--passages", NOTES, "--engine", "dask", "--scheduler",
                        "tcp://127.0.0.1:9")
     assert code == 2 and "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in err
+    # a case citing a passage the passages file lacks: the same sentence, naming the passages file
+    bad = Path(cases_file).with_name("bad_id.jsonl")
+    bad.write_text(json.dumps({"id": "x1", "question": "q", "retrieved": ["NOPE"], "answer": "a."}) + "\n",
+                   encoding="utf-8")
+    local = cli("score", "--cases", bad, "--passages", NOTES)
+    remote = cli("score", "--cases", bad, "--passages", NOTES, "--engine", "dask", "--scheduler", address)
+    assert remote[0] == local[0] == 2 and remote[2] == local[2] and "is not in " + str(NOTES) in remote[2]
 
 
 def test_a_judge_is_built_once_per_worker_from_its_name_and_config(tmp_path):

@@ -299,11 +299,12 @@ def cmd_merge(args: argparse.Namespace) -> int:
     merged = merge_counts(parts, [str(p) for p in args.counts])
     if args.out:
         write_counts(merged, args.out, force=args.force, inputs=args.counts)
-        print(f"groundlab: wrote the merged counts to {args.out}", file=sys.stderr)
+        print(visible(f"groundlab: wrote the merged counts to {args.out}"), file=sys.stderr)
     from ..core.io import plural
 
-    print(f"groundlab: merged {plural(merged.shards, 'part', 'parts')} from {plural(len(parts), 'file', 'files')}: "
-          f"{merged.count('cases'):,} cases, {merged.count('claims'):,} claims, judge {merged.judge}.", file=sys.stderr)
+    print(visible(f"groundlab: merged {plural(merged.shards, 'part', 'parts')} from {plural(len(parts), 'file', 'files')}: "
+                  f"{merged.count('cases'):,} cases, {merged.count('claims'):,} claims, judge {merged.judge}."),
+          file=sys.stderr)
     source = f"{plural(merged.shards, 'part', 'parts')} merged"
     return print_counts(merged, source, penalty, conditions, args.json, args.breakdown)
 

@@ -101,13 +101,13 @@ def judge_dask(cases, judge: str = "signals", *, passages: Union[str, Mapping, N
     return EngineResult(counts, claims, case_frame, identity=counts.identity)
 
 
-def _count_span(path: str, span, spec: JudgeSpec, table) -> dict:
-    """One byte range of a cases file, read and judged in a worker (as ``score`` does locally)."""
+def _count_span(path: str, span, spec: JudgeSpec, table, passages_name: str) -> dict:
+    """One byte range of a cases file, read and judged in a worker (as ``score`` does locally);
+    ``passages_name``: how messages name the passages file."""
     from ..core.evaluate import count_part
-    from ..core.io import display_name
 
     judge, splitter = spec.build()
-    return count_part(path, table, display_name(path), span, judge, splitter)
+    return count_part(path, table, passages_name, span, judge, splitter)
 
 
 #: The size of the byte ranges ``score --engine dask`` cuts a cases file into.
@@ -150,13 +150,16 @@ def score_file_on_cluster(path, passages, judge: str, scheduler: str, *, splitte
         raise GroundlabError(f"cannot reach the Dask scheduler at {scheduler} ({exc}); check the address and "
                              "that the cluster is running.") from None
     try:
-        table = _table(passages)
+        from ..core.io import passage_table
+
+        table, passages_name = passage_table(passages)
         shared = client.scatter([table], broadcast=True, hash=False)[0] if table is not None else None
         absolute = os.path.abspath(path)
         size = Path(absolute).stat().st_size
         workers = max(1, len(client.scheduler_info().get("workers", {})))
         spans = split_file(absolute, max(workers * 2, size // SPAN_BYTES + 1))
-        futures = [client.submit(_count_span, absolute, span, spec, shared, pure=False) for span in spans]
+        futures = [client.submit(_count_span, absolute, span, spec, shared, passages_name, pure=False)
+                   for span in spans]
         results = client.gather(futures)
         built, splitter = spec.build()
         return merge_parts(path, results, built.name, judge_identity(built, splitter))
