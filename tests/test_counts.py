@@ -15,7 +15,7 @@ import pytest
 from groundlab import citation_recall, evaluate, get_judge, load_cases
 from groundlab.counts import counts_of, merge_counts, read_counts
 from groundlab.evaluate import count_file, evaluate_file
-from groundlab.records import InputError, Verdict
+from groundlab.records import GroundlabError, InputError, Verdict
 from groundlab.summary import score_summary
 from groundlab.cli.measure import _severity
 
@@ -182,6 +182,13 @@ def test_streamed_claims_are_the_claim_frame_with_a_declared_schema(tmp_path, mo
         pd.testing.assert_frame_equal(frame, ev.claims, check_dtype=False)
         csv = tmp_path / f"claims{workers}.csv"
         count_file(path, NOTES, "signals", workers=workers, claims_out=csv)
+        # a file of the person's own is neither replaced without force nor taken for a frame
+        mine = tmp_path / "mine.txt"
+        mine.write_text("precious", encoding="utf-8")
+        for target, force, message in ((mine, True, "should end in .csv or .parquet"), (csv, False, "exists")):
+            with pytest.raises(GroundlabError, match=message):
+                count_file(path, NOTES, "signals", workers=workers, claims_out=target, force=force)
+        assert mine.read_text(encoding="utf-8") == "precious"
         code, _, err = cli("score", "--cases", path, "--passages", NOTES, "--claims-out", tmp_path / "f.csv",
                            "--cases-out", tmp_path / f"cases{workers}.csv", "--force")  # the frames' way
         assert code == 0, err

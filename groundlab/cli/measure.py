@@ -342,7 +342,8 @@ def _score_counts(args: argparse.Namespace, judge, penalty: float, conditions, f
             big = is_regular_file(path) and Path(path).stat().st_size > 2_000_000
             counts = count_file(path, passages, judge, splitter=splitter_from(args),
                                 workers=args.workers if args.workers is not None else (os.cpu_count() or 1),
-                                progress=sys.stderr.isatty() and big, claims_out=claims_out)
+                                progress=sys.stderr.isatty() and big, claims_out=claims_out,
+                                force=True)  # checked with --force above, with the other outputs
         n_claims, failed_claims = counts.count("claims"), counts.count("judge_errors")
         if n_claims and failed_claims == n_claims:
             stop = nothing_judged(counts.judge, [e for _, _, e in counts.errors] or ["no reason given"])

@@ -401,6 +401,7 @@ def count_file(
     workers: int = 1,
     progress: Union[bool, Callable[[int], None]] = False,
     claims_out: Optional[PathLike] = None,
+    force: bool = False,
 ) -> "Counts":
     """Read and judge a cases file (``-``: standard input) keeping counts only: the
     :class:`~groundlab.counts.Counts` of ``evaluate(load_cases(cases, passages), judge)``, with the
@@ -412,11 +413,15 @@ def count_file(
     back its counts. ``claims_out`` (``.csv`` or ``.parquet``): the claim frame is also written
     there as the run goes (each worker writes its part, appended in file order at the end), put in
     place only when the run succeeds. A judge that cannot stream (:func:`streams`) is run over the
-    loaded cases, and its frames counted.
+    loaded cases, and its frames counted. ``claims_out`` must end in ``.csv`` or ``.parquet``, is
+    never one of the inputs, and replaces an existing file only with ``force``.
     """
     from .counts import counts_of
-    from .frames import ClaimsWriter
+    from .frames import ClaimsWriter, check_frame_target
     from .identity import judge_identity
+
+    if claims_out is not None:
+        check_frame_target(claims_out, force, [cases, passages if not isinstance(passages, Mapping) else None])
 
     judge = get_judge(judge) if isinstance(judge, str) else judge
     splitter = splitter or ClaimSplitter()
