@@ -256,7 +256,9 @@ def convert(src: Source, mapping: Mapping[str, str], options: Optional[Mapping[s
             for (text, meta), pid in zip(items, ids):
                 if pid is not None and pid in at:  # another chunk of the same document
                     at[pid]["text"] += "\n\n" + text
-                    joined.append(f"{row.ref} {pid}")
+                    # an id from the log: one that holds a line break (or anything unprintable) is quoted,
+                    # so it cannot forge a line of its own in the notes
+                    joined.append(f"{row.ref} {pid if pid.isprintable() else repr(pid)}")
                     continue
                 passage = {"id": pid, "text": text}
                 if meta:
