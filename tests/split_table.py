@@ -74,6 +74,8 @@ TRICKY = [
      [("The invoice is blocked", ()), ("The buyer must act", ())]),
     ("heading and numbered list", "Steps:\n1. Open the order [D5].\n2. Fill the missing fields [D5].",
      [("Open the order.", ("D5",)), ("Fill the missing fields.", ("D5",))]),
+    ("bold heading", "**Payment terms:**\n* Invoices must be paid within 30 days [D5].",
+     [("Invoices must be paid within 30 days.", ("D5",))]),
     ("numbered list with )", "1) Open the order.\n2) Remove the block.",
      [("Open the order.", ()), ("Remove the block.", ())]),
     ("heading with colon", "Reasons for the block:\n- Quantity variance [D7]\n- Price variance [D8]",

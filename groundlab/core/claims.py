@@ -329,7 +329,8 @@ def _sentences(text: str, citation_re: Optional[Pattern[str]],
                     s = rest
             found.append([s, pos, md_heading])
         if not first and not md_heading:
-            last = clean[found[-1][0]:found[-1][1]].rstrip()
+            # "**Payment terms:**": Markdown emphasis around the heading leaves its colon inside
+            last = clean[found[-1][0]:found[-1][1]].rstrip().rstrip("*_").rstrip()
             if last[-1:] in (":", "\uff1a"):
                 found[-1][2] = True  # "Steps:" introduces what follows; it asserts nothing
     if (")" in clean or "}" in clean or ".]" in clean or ".\u2019" in clean or ".\u201d" in clean or ".'" in clean
