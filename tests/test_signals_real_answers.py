@@ -123,6 +123,7 @@ def test_a_negation_in_the_clause_that_says_the_claim_flips_it(claim, passage):
     ("Prices decrease after approval.", "Prices increase after approval.", "decrease", "increase"),
     ("Refunds over 500 EUR are approved by the team lead.", "Refunds up to 500 EUR are approved by the team lead.",
      "over", "up to"),
+    ("You may carry over up to five days.", "You may carry over at least five days.", "up to", "at least"),
     ("Multi-factor authentication is only required when you connect from abroad.",
      "Multi-factor authentication is required for every connection.", "only required when", "for every"),
 ])
@@ -137,6 +138,8 @@ def test_frequency_direction_and_bound_words_that_clash_contradict(claim, passag
     ("The order is released after the review.", "Before release the order is checked; after the review it is released."),
     ("It is over the limit.", "It is below the limit for smaller orders, and the report runs daily."),
     ("Reports are produced monthly.", "Limits are reviewed every year. Reports are produced monthly."),
+    ("Employees must sign up to the training before their first day.",
+     "Employees must sign up for the training at least one week before their first day."),
 ])
 def test_the_same_word_or_another_sentence_is_no_conflict(claim, passage):
     assert not judged(claim, passage).reason.split(":")[0] in ("how often", "when", "which way", "above or below",

@@ -997,15 +997,19 @@ def _conflict_terms(text: str) -> Dict[str, Dict[str, str]]:
             continue
         n, (kind, side) = found
         end = words[k + n - 1][2]
-        if n == 1 and first in ("over", "under") and _AMOUNT_NEXT.match(lowered, end) is None:
+        if (tuple(w for w, _, _ in words[k:k + n]) in _BOUND_NEEDS_AMOUNT
+                and _AMOUNT_NEXT.match(lowered, end) is None):
             k += 1
-            continue  # "over the weekend", "under review": no bound; "over 500 EUR" is one
+            continue  # "over the weekend", "under review", "sign up to": no bound; "over 500 EUR" is one
         out.setdefault(kind, {}).setdefault(side, text[words[k][1]:end])
         k += n
     return out
 
 
-_AMOUNT_NEXT = re.compile(r"\s+(?:[\u20ac$\u00a3]\s?)?\d")
+_AMOUNT_NEXT = re.compile(r"\s+(?:[\u20ac$\u00a3]\s?)?(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|"
+                          r"eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred|a\s+(?:hundred|thousand))\b)")
+#: Bound phrases that are a bound only before an amount: "up to 5 days", not "sign up to the training".
+_BOUND_NEEDS_AMOUNT = frozenset({("over",), ("under",), ("up", "to")})
 
 
 def _conflict_stems(said: Dict[str, Dict[str, str]]) -> FrozenSet[str]:
