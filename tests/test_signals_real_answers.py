@@ -159,6 +159,12 @@ def test_abbreviations_and_their_spelled_out_words_meet(claim, passage):
     assert verdict.label == "supported", verdict.reason
 
 
+def test_words_with_an_acronyms_initials_are_not_what_the_evidence_spells_it_out_as():
+    passage = "A purchase order (PO) is needed above 500 EUR."
+    assert judged("A payment obligation is needed above 500 EUR.", passage).label != "supported"
+    assert judged("A purchase order is needed above 500 EUR.", passage).label == "supported"
+
+
 @pytest.mark.parametrize("text, lang", [
     ("Der Antrag muss von der Führungskraft genehmigt werden.", "german"),
     ("Le client paie par virement et la facture est close.", "french"),

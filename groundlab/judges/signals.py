@@ -770,7 +770,10 @@ def _spelled_out(claim: _Claim, context: _Context, missing: List[str]) -> List[T
         spelled = _initials(words)[0]
         for acronym in context.acronyms:
             covered = spelled.get(acronym)
-            if covered and any(c in missing for c in covered):
+            # where the evidence spells the acronym out itself ("purchase order (PO)"), only those
+            # words are what it stands for: "payment obligation" has its initials, not its meaning
+            written = initials.get(acronym)
+            if covered and any(c in missing for c in covered) and (written is None or set(written) == set(covered)):
                 out.append((frozenset(covered), frozenset((acronym,))))
     return out
 
