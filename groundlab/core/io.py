@@ -781,23 +781,24 @@ def outputs_like(*paths: Optional[PathLike]) -> Iterator[None]:
         os.umask(current)
 
 
-def write_atomic(path: PathLike, text: str) -> Path:
+def write_atomic(path: PathLike, text: str, mode: Optional[int] = None) -> Path:
     """Write ``text`` to ``path`` through a temporary file and a rename, so no half file is left.
 
     The rename replaces a symbolic link at ``path`` rather than writing through it; the file gets
-    the user's umask (:func:`new_file_mode`)."""
+    ``mode``, else the user's umask (:func:`new_file_mode`)."""
 
     def write(tmp: str) -> None:
         with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
 
-    return replace_atomic(path, write)
+    return replace_atomic(path, write, mode)
 
 
-def replace_atomic(path: PathLike, write: Callable[[str], None]) -> Path:
+def replace_atomic(path: PathLike, write: Callable[[str], None], mode: Optional[int] = None) -> Path:
     """``write(temporary path)``, then rename the temporary file to ``path``: the file is written
     whole or not at all (a failure removes the temporary file), and a link at ``path`` is
-    replaced, never written through. The file gets the user's umask (:func:`new_file_mode`)."""
+    replaced, never written through. The file gets ``mode`` (a file written over keeps who may
+    read it), else the user's umask (:func:`new_file_mode`), before it is put in place."""
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -808,7 +809,7 @@ def replace_atomic(path: PathLike, write: Callable[[str], None]) -> Path:
     os.close(fd)
     try:
         write(tmp)
-        os.chmod(tmp, new_file_mode())
+        os.chmod(tmp, new_file_mode() if mode is None else mode)
         os.replace(tmp, path)
     except BaseException as exc:
         try:

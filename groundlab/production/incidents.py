@@ -12,7 +12,6 @@ the report).
 from __future__ import annotations
 
 import json
-import os
 import stat
 from dataclasses import dataclass
 from datetime import date
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from ..core.claims import ClaimSplitter
-from ..core.io import PathLike, _json_type, load_cases, parse_labels, read_text, replace_atomic
+from ..core.io import PathLike, _json_type, load_cases, parse_labels, read_text, write_atomic
 from ..core.records import InputError
 
 ORIGIN = "incident"
@@ -121,14 +120,7 @@ def add_incident(cases_path: PathLike, case: Mapping[str, Any], labels: Sequence
     load_cases([new])  # the new line is checked as every case is
     mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
     text = existing + ("" if not existing or existing.endswith("\n") else "\n") + line + "\n"
-
-    def write(tmp: str) -> None:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-
-    replace_atomic(path, write)
-    if mode is not None:
-        os.chmod(path, mode)  # the file keeps who may read it
+    write_atomic(path, text, mode)  # the file keeps who may read it
     return Added(new, path, len(claims), sum(1 for x in lines if x.strip()) + 1)
 
 
