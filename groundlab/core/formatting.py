@@ -115,21 +115,6 @@ def percent_range(low: Optional[float], high: Optional[float]) -> str:
     return f"{percent(low)}\u2013{percent(high)}"
 
 
-def rate_text(count_: int, total: int, low: Optional[float] = None, high: Optional[float] = None,
-              noun: str = "") -> str:
-    """A rate as people read it: ``60% (6 of 10 answers, 95% range 31%–83%)``; over nothing,
-    ``not measured (no answers)``.
-
-    >>> rate_text(6, 10, 0.313, 0.832, "answer")
-    '60% (6 of 10 answers, 95% range 31%–83%)'
-    """
-    if not total:
-        return f"not measured (no {plural(2, noun) if noun else 'items'})"
-    of = f"{number(count_)} of {count(total, noun) if noun else number(total)}"
-    span = f", 95% range {percent_range(low, high)}" if low is not None and high is not None else ""
-    return f"{percent(count_ / total)} ({of}{span})"
-
-
 def points(x: Optional[float]) -> str:
     """A difference of two rates in whole points, signed (``+5``, ``−14``, never ``−0``).
 
@@ -293,5 +278,5 @@ def code_span(text: str) -> str:
 
 __all__ = ["code_span", "markdown_text", "COLUMN_NAMES", "MINUS", "MISSING", "STATE_COLOURS", "STATE_SYMBOLS", "STATE_TINTS", "VERDICT_STATES",
            "cell", "column_name", "count", "empty_sentence", "joined", "number", "per_100", "percent",
-           "percent_range", "plural", "points", "points_range", "rate_text", "readable", "score_per_100", "signed",
+           "percent_range", "plural", "points", "points_range", "readable", "score_per_100", "signed",
            "state_label", "weight", "yes_no"]
