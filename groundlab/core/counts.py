@@ -565,18 +565,29 @@ def merge_counts(parts: Sequence[Counts], names: Optional[Sequence[str]] = None)
         if why is not None:
             raise InputError(f"{name} was judged otherwise than {names[0]} ({why}); counts of different judges do "
                              "not add up: score every part with the same judge and settings.")
+    merged = _added_up(first, parts)
+    if len(parts) > 1 and merged.repeated_ids():
+        # Only now, with a repeat known to be there, find the part that brings it, adding them up
+        # again one by one (the fingerprints are compared once, not once a part).
+        replay = _added_up(first, [])
+        seen = 0
+        for part, name in zip(parts, names):
+            replay.merge(part)
+            before = replay.repeated_ids()
+            if before > seen:
+                raise InputError(f"{name} holds {before - seen} case id{'s' * (before - seen != 1)} that "
+                                 f"{'an earlier part holds' if part is not first else 'it holds twice'} (compared "
+                                 "by their fingerprints); each case must be counted in one part only: score parts "
+                                 "whose cases do not overlap.")
+            seen = before
+    return merged
+
+
+def _added_up(first: Counts, parts: Sequence[Counts]) -> Counts:
     merged = Counts(first.judge, first.identity)
     merged.shards = 0
-    seen = 0
-    for part, name in zip(parts, names):
+    for part in parts:
         merged.merge(part)
-        before = merged.repeated_ids() if len(parts) > 1 else 0
-        if before > seen:
-            raise InputError(f"{name} holds {before - seen} case id{'s' * (before - seen != 1)} that "
-                             f"{'an earlier part holds' if part is not first else 'it holds twice'} (compared by "
-                             "their fingerprints); each case must be counted in one part only: score parts whose "
-                             "cases do not overlap.")
-        seen = before
     return merged
 
 
