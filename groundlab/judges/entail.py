@@ -280,6 +280,9 @@ class EntailmentModel:
         self.encoder = PairEncoder(tokenizer, self.max_length)
         self.count, self.budget, self.window = self.encoder.count, self.encoder.budget, self.encoder.window
         self._inputs = {i.name for i in self._session.get_inputs()}
+        outputs = [o.name for o in self._session.get_outputs()]
+        # A model may give more than the probability of support (p_contradicted beside it).
+        self._outputs = ["p_supported" if "p_supported" in outputs else outputs[0]]
         self._cache: Dict[Tuple[str, str], float] = {}
 
     def sha256(self) -> str:
@@ -314,7 +317,7 @@ class EntailmentModel:
     def _run(self, batch: Sequence[Tuple[str, str]]) -> List[float]:
         ids, mask, types = self.encoder.encode(batch)
         feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
-        (p,) = self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})
+        (p,) = self._session.run(self._outputs, {k: v for k, v in feed.items() if k in self._inputs})
         return [float(v) for v in self._np.asarray(p, dtype=float).reshape(len(batch))]
 
 
