@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping, Optional
+from typing import Dict, Mapping, Optional, Tuple
 
 import pandas as pd
 
@@ -116,12 +116,14 @@ def weighted_rate_of_counts(strata) -> WeightedRate:
     by = pd.DataFrame(rows, columns=["stratum", "population", "labeled", "count", "rate", "share"])
     rate = float((by["share"] * by["rate"]).sum())
     labeled = int(by["labeled"].sum())
-    kish = total ** 2 / float((by["population"] ** 2 / by["labeled"]).sum())
     smoothed = (by["count"] + 0.5) / (by["labeled"] + 1)
     var = float((by["share"] ** 2 * smoothed * (1 - smoothed) / by["labeled"]
                  * (1 - by["labeled"] / by["population"])).sum())
     center = float((by["share"] * smoothed).sum())
-    effective = min(float(labeled), kish, center * (1 - center) / var if var > 0 else math.inf)
+    # No stratum tells more than its own labels do for its share: an under-sampled big stratum
+    # bounds the precision (with labels in proportion to the strata the bound is the labeled count).
+    thinnest = float((by["labeled"] / by["share"]).min())
+    effective = min(float(labeled), thinnest, center * (1 - center) / var if var > 0 else math.inf)
     from .stats import wilson_interval
 
     low, high = wilson_interval(rate * effective, effective)
@@ -174,3 +176,154 @@ def corrected_hallucination_rate(cases: pd.DataFrame) -> Correction:
     values = labeled["hallucinated_by_person"].astype("boolean")
     estimate = weighted_rate(values, strata[labeled.index], {h: sizes[h] for h in _ordered(sizes)})
     return Correction(estimate, "", len(labeled), len(answered))
+
+
+# ---------------------------------------------------------------- how many labels
+
+#: The strata a judge's flags fall in: an answer in one of them counts as flagged by the judge.
+FLAGGED_STRATA = ("contradicted", "unsupported", "undecided")
+#: The fewest labeled answers a stratum gets in a plan: the smallest sample that says something of
+#: its rate besides "no hallucination seen".
+MIN_PER_STRATUM = 2
+#: The lowest hallucination rate a plan assumes: a judge that flags fewer answers than it usually
+#: raises false alarms on would otherwise imply a rate near 0, and a plan for a rate near 0 asks
+#: for too few labels when the rate is in fact a few percent.
+PLANNING_FLOOR = 0.05
+
+
+@dataclass(frozen=True)
+class LabelPlan:
+    """How many answers people should label for the corrected hallucination rate to reach a
+    stated precision: ``answers`` in all, ``by_stratum`` (stratum -> answers), the ``margin`` aimed
+    at (±, as a fraction) and the ``expected_margin`` the plan gives (half its expected 95% range),
+    ``priors`` (the share of each stratum expected to be hallucinated) and what they rest on
+    (``basis``). ``reached`` is False when labeling every answer cannot reach the margin (a small
+    log): the plan is then every answer."""
+
+    answers: int
+    by_stratum: Dict[str, int]
+    margin: float
+    expected_margin: float
+    priors: Dict[str, float]
+    basis: str
+    reached: bool = True
+
+
+def expected_interval(sizes: Mapping[str, int], allocation: Mapping[str, int],
+                      priors: Mapping[str, float]) -> WeightedRate:
+    """The corrected rate's estimate and 95% range expected when ``allocation`` answers of each
+    stratum are labeled and each stratum's share hallucinated is its prior (:func:`weighted_rate_of_counts`
+    on the expected counts)."""
+    strata = [(h, size, allocation[h], allocation[h] * priors[h]) for h, size in sizes.items() if size > 0]
+    return weighted_rate_of_counts(strata)
+
+
+def allocate_labels(sizes: Mapping[str, int], priors: Mapping[str, float], n: int,
+                    minimum: int = MIN_PER_STRATUM, rule: str = "neyman") -> Dict[str, int]:
+    """``n`` labels shared among the strata by Neyman's rule: in proportion to each stratum's size
+    times the spread of its labels (``sqrt(p (1 - p))``, from its prior), each stratum given at
+    least ``minimum`` (or all it holds) and none more than it holds; the seats are handed out one
+    at a time to the stratum whose next label lowers the expected variance most.
+
+    >>> allocate_labels({"unsupported": 300, "supported": 700}, {"unsupported": 0.2, "supported": 0.02}, 50)
+    {'unsupported': 28, 'supported': 22}
+    >>> allocate_labels({"unsupported": 300, "supported": 700}, {}, 50, rule="proportional")
+    {'unsupported': 15, 'supported': 35}
+    """
+    sizes = {h: int(s) for h, s in sizes.items() if s > 0}
+    seats = {h: min(size, minimum) for h, size in sizes.items()}
+    total = sum(sizes.values())
+    n = min(int(n), total)
+    left = n - sum(seats.values())
+    if left <= 0:
+        return seats
+    import heapq
+
+    # The variance a stratum adds is W^2 S^2 / n (1 - n/N) = W^2 S^2 (1/n - 1/N): the next seat's
+    # gain is W^2 S^2 (1/n - 1/(n+1)), and a stratum whose spread is 0 still gets its share by size.
+    if rule == "proportional":
+        spread = {h: 1.0 for h in sizes}
+    else:
+        spread = {h: max(priors.get(h, 0.5) * (1 - priors.get(h, 0.5)), 1e-4) for h in sizes}
+    weight = {h: (sizes[h] / total) ** 2 * spread[h] for h in sizes}
+    heap = [(-weight[h] / (seats[h] * (seats[h] + 1)) if seats[h] else -math.inf, h) for h in sizes
+            if seats[h] < sizes[h]]
+    heapq.heapify(heap)
+    while left > 0 and heap:
+        _, h = heapq.heappop(heap)
+        seats[h] += 1
+        left -= 1
+        if seats[h] < sizes[h]:
+            heapq.heappush(heap, (-weight[h] / (seats[h] * (seats[h] + 1)), h))
+    return seats
+
+
+def plan_labels(sizes: Mapping[str, int], priors: Mapping[str, float], margin: float = 0.05, *,
+                budget: Optional[int] = None, basis: str = "", minimum: int = MIN_PER_STRATUM,
+                rule: str = "proportional") -> LabelPlan:
+    """The smallest stratified sample whose corrected rate is expected within ``±margin`` (95%),
+    with ``priors`` the share of each stratum expected to be hallucinated; or, with ``budget``, that
+    many answers, allocated alike (see :func:`allocate_labels`). The labels go to the strata in
+    proportion to their sizes (``rule="proportional"``, each at least ``minimum``): on the public
+    sets that design gave the narrowest ranges at the promised coverage, since the priors are
+    guesses and an allocation tuned to wrong guesses costs more than it saves
+    (``bench/coverage.py``, docs/measures.md); ``rule="neyman"`` tunes it to the priors.
+
+    >>> p = plan_labels({"unsupported": 300, "supported": 700}, {"unsupported": 0.2, "supported": 0.02})
+    >>> p.answers, p.by_stratum, p.expected_margin <= 0.05
+    (112, {'unsupported': 34, 'supported': 78}, True)
+    """
+    if not 0 < margin < 0.5:
+        raise GroundlabError(f"the precision asked for must be between 0 and 50 points, not {100 * margin:g}.")
+    sizes = {h: int(s) for h, s in sizes.items() if s > 0}
+    total = sum(sizes.values())
+    if not total:
+        return LabelPlan(0, {}, margin, math.nan, dict(priors), basis, False)
+
+    def half(n: int) -> Tuple[Dict[str, int], float]:
+        alloc = allocate_labels(sizes, priors, n, minimum, rule)
+        e = expected_interval(sizes, alloc, priors)
+        return alloc, (e.high - e.low) / 2
+
+    if budget is not None:
+        alloc, h = half(max(int(budget), 1))
+        return LabelPlan(sum(alloc.values()), alloc, margin, h, dict(priors), basis, h <= margin)
+    lo = max(1, min(total, minimum * len(sizes)))
+    alloc, h = half(lo)
+    if h <= margin:
+        return LabelPlan(sum(alloc.values()), alloc, margin, h, dict(priors), basis)
+    alloc, h = half(total)
+    if h > margin:
+        return LabelPlan(total, alloc, margin, h, dict(priors), basis, False)
+    hi = total
+    while hi - lo > 1:  # the half-width falls as labels are added: the fewest that reach the margin
+        mid = (lo + hi) // 2
+        if half(mid)[1] <= margin:
+            hi = mid
+        else:
+            lo = mid
+    alloc, h = half(hi)
+    return LabelPlan(sum(alloc.values()), alloc, margin, h, dict(priors), basis)
+
+
+def priors_from_error(sizes: Mapping[str, int], caught: float, false_alarms: float) -> Dict[str, float]:
+    """The share of each stratum expected to be hallucinated, for a judge that catches ``caught`` of
+    the hallucinated answers and flags ``false_alarms`` of the others, given how many it flagged
+    here: the hallucination rate that explains the flagged share (``f = caught * r + false_alarms
+    * (1 - r)``, kept within :data:`PLANNING_FLOOR` and 99.5%), then ``P(hallucinated | flagged) = caught * r / f``
+    for the flagged strata and ``(1 - caught) * r / (1 - f)`` for the others.
+
+    >>> {h: round(p, 3) for h, p in priors_from_error({"unsupported": 58, "supported": 42}, 0.8, 0.5).items()}
+    {'unsupported': 0.368, 'supported': 0.127}
+    """
+    total = sum(int(s) for s in sizes.values())
+    flagged = sum(int(s) for h, s in sizes.items() if h in FLAGGED_STRATA)
+    f = flagged / total if total else 0.0
+    if caught > false_alarms:
+        r = (f - false_alarms) / (caught - false_alarms)
+    else:
+        r = f
+    r = min(0.995, max(PLANNING_FLOOR, r))
+    p_flag = min(0.995, max(0.005, caught * r / f)) if f > 0 else 0.5
+    p_clean = min(0.995, max(0.005, (1 - caught) * r / (1 - f))) if f < 1 else 0.5
+    return {h: (p_flag if h in FLAGGED_STRATA else p_clean) for h in sizes}
