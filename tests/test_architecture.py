@@ -18,7 +18,7 @@ LAYERS = [
     ("core", ["groundlab.core"]),
     ("judges", ["groundlab.judges"]),
     ("core, running judges", ["groundlab.core.policy", "groundlab.core.evaluate", "groundlab.core.counts",
-                              "groundlab.core.summary", "groundlab.core.compare"]),
+                              "groundlab.core.figures", "groundlab.core.summary", "groundlab.core.compare"]),
     ("importers", ["groundlab.importers"]),
     ("engines", ["groundlab.engines"]),
     ("production", ["groundlab.production"]),

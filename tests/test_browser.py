@@ -63,7 +63,7 @@ def test_the_report_prints_on_one_page_and_its_figures_on_a_second(run_folder, t
     pages = browser.pdf_pages(pdf)
     assert len(pages) == 2, [p[:200] for p in pages]
     text, figures = (" ".join(page.split()) for page in pages)
-    for words in ("Groundedness report", "Hallucination rate", "B \u2212 A: hallucination rate", "Targets",
+    for words in ("Groundedness report", "Hallucination rate", "B \u2212 A: flagged by the judge", "Targets",
                   "procure-to-pay /", "In plain words",
                   "These figures come from judge signals 2"):  # the panel to the footer, all on the first page
         assert words in text, words

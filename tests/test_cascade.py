@@ -110,11 +110,12 @@ def test_the_audit_finds_a_miss_and_corrects_the_rate(messages_stub, cli, tmp_pa
                  "--seed", "1", "--no-cache")
     c = s["cascade"]
     assert c["misses"] == 1 and c["corrected_rate"]["rate"] == pytest.approx(0.8)
-    assert s["hallucination_rate"]["hallucinated"] == 7 and len(messages_stub.requests) == 8
+    assert s["flagged_by_judge"]["flagged"] == 7 and len(messages_stub.requests) == 8
+    assert s["hallucination_rate"]["basis"] == "people"  # the sample set's labels: the rate is people's
     code, out, _ = cli("score", "--cases", CASES, "--passages", NOTES, "--judge", "cascade", "--audit", "0.5",
                        "--seed", "1", "--no-cache")
     assert "found 1 of the 2 audited answers hallucinated" in out
-    assert "hallucination rate corrected by the audit: 80% (95% range" in out
+    assert "flagged by the judges, corrected by the audit: 80% (95% range" in out
 
 
 def test_without_an_audit_nothing_corrects_the_rate_and_the_report_says_why(messages_stub, tmp_path):

@@ -134,7 +134,7 @@ def test_compare_pairs_by_id_and_matches_statsmodels_on_a_constructed_pair(tmp_p
     assert out["pairs"] == 30 and out["only_in_a"]["count"] == 0
     code, text, _ = cli("compare", a, b)
     assert code == 0
-    assert (f"B hallucinates on 9 fewer of 30 answers given by both (A alone on 10, B alone on 1); the difference "
+    assert (f"B is flagged by the judge on 9 fewer of 30 answers given by both (A alone on 10, B alone on 1); the difference "
             f"is \u221230 points, 95% range {points(d['low'])} to {points(d['high'])}: unlikely to be noise, "
             f"p = {h['test']['p_value']:.2g}.") in text
 
@@ -150,7 +150,7 @@ def test_a_difference_that_could_be_noise_says_so(tmp_path, cli):
     a, b = two_runs(tmp_path, both=3, a_only=3, b_only=2, neither=12)
     h = cli.json("compare", a, b)["hallucination_rate"]
     assert h["difference"]["low"] < 0 < h["difference"]["high"] and h["verdict"] == "could be noise"
-    assert "B hallucinates on 1 fewer of 20 answers" in h["summary"] and "could be noise" in h["summary"]
+    assert "B is flagged by the judge on 1 fewer of 20 answers" in h["summary"] and "could be noise" in h["summary"]
 
 
 def test_pairing_by_question_ignores_ids_order_space_and_case(tmp_path, cli):
@@ -343,7 +343,7 @@ def test_chart_shows_both_rates_and_the_difference(tmp_path):
     # each measure says which way is better for B
     assert [t.get_text() for t in right.get_yticklabels()] == [
         f"{m} ({'higher' if m == 'faithfulness' else 'lower'} is better)" for m in measures]
-    assert "hallucination rate" in measures and "abstention" not in measures  # no unanswerable case: not drawn
+    assert "flagged by the judge" in measures and "abstention" not in measures  # no unanswerable case: not drawn
     labels = [t.get_text() for t in right.texts]
     assert "\u2713 \u221230 points (\u221247 to \u22129): better for B" in labels, labels
     assert right.get_xlim() == (-105, 105)  # a difference of two rates lies within ±100 points

@@ -65,11 +65,11 @@ def test_unlabeled_log_scores_and_agreement_skips(tmp_path, cli):
             obj.pop("labels"), obj.pop("answerable")
             fh.write(json.dumps(obj) + "\n")
     s = cli.json("score", "--cases", log, "--passages", NOTES, "--judge", "rules")
-    assert s["hallucination_rate"]["hallucinated"] == 6 and s["hallucination_rate"]["low"] > 0
-    assert s["hallucination_rate_by_person"] is None
+    assert s["flagged_by_judge"]["flagged"] == 6 and s["flagged_by_judge"]["low"] > 0
+    assert s["hallucination_rate"]["rate"] is None and s["hallucination_rate_by_person"] is None
     assert s["abstention"] == {"abstained": 0, "unanswerable": 0, "rate": None, "low": None, "high": None}
     code, out, _ = cli("score", "--cases", log, "--passages", NOTES)
-    assert "no labeled answers" in out and "no unanswerable" not in out and "no answerable" not in out
+    assert "not measured yet" in out and "no unanswerable" not in out and "no answerable" not in out
     # answered, not unanswerable: the abstention rows say that no case says, and what the answers did
     assert out.count('no case says whether it could be answered (10 answered, 2 abstained): set "answerable"') == 2
     a = cli.json("agree", "--cases", log, "--passages", NOTES)
@@ -182,11 +182,13 @@ def test_report_holds_the_steering_figures(cli, sample_args, tmp_path):
     report = tmp_path / "report.md"
     assert cli("score", *sample_args, "--judge", "lexical", "--penalty", "3", "--report", report)[0] == 0
     text = report.read_text(encoding="utf-8")
-    assert "50% (5 of 10 answered cases; 95% range 24%\u201376%)" in text
+    assert "50% by people's labels on every answer (95% range 24%\u201376%)" in text
+    assert "flagged by the judge: 50% (5 of 10 answers; 95% range 24%\u201376%)" in text
     assert "2 contradicted and 4 unsupported" in text
     assert "caught 83% (5 of 6 hallucinated claims; 95% range 44%\u201397%)" in text
     assert "false alarms on 7% (1 of 14 supported claims; 95% range 1%\u201331%)" in text
-    assert "Risk-weighted score \u221283 per 100 answers at penalty 3" in text  # -10 over 12 answers
+    assert ("risk-weighted score at penalty 3: \u221210 over 12 answers (\u221283 per 100 answers) by the judge's "
+            "verdicts; by people's labels \u221210 (\u221283 per 100 answers)") in text
     # flagged answers withheld, scored by the person: the false alarm (c05) costs a correct answer and
     # the miss (c08) still goes out
     assert ("would be +8 per 100 answers instead of \u221283 per 100 answers, by the person's labels on 12 answers: "

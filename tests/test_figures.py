@@ -122,16 +122,23 @@ def test_score_json_keys_and_figures(cli, sample_args, judge):
                        "contradicted", "unsupported", "errors", "hallucination_rate",
                        "hallucination_rate_by_person", "citation_recall", "citation_precision",
                        "abstention", "false_abstention", "outcomes", "accuracy_score", "judge_identity",
-                       "hallucination_rate_corrected"]
+                       "hallucination_rate_corrected", "flagged_by_judge", "risk_weighted", "margin",
+                       "answers_needed"]
     e = EXPECTED[judge]
     assert s["judge"] == judge and s["cases"] == 12 and s["claims"] == 20 and s["penalty"] == 3
     assert s["risk_weighted_score"] == e["rw3"]
     assert _only(s["faithfulness"], "supported", "claims", "rate") == \
         {"supported": e["supported"], "claims": 20, "rate": e["supported"] / 20}
     assert (s["contradicted"], s["unsupported"], s["errors"]) == (e["contradicted"], e["unsupported"], 0)
-    h = s["hallucination_rate"]
-    assert (h["hallucinated"], h["answered"], round(h["low"], 2), round(h["high"], 2)) == \
+    # The SPEC's "hallucination rate" of a judge is what it flags: so named; the hallucination rate
+    # is people's, by their labels on every answer of the sample set.
+    f = s["flagged_by_judge"]
+    assert (f["flagged"], f["answered"], round(f["low"], 2), round(f["high"], 2)) == \
         (e["hallucinated"], 10, e["low"], e["high"])
+    h = s["hallucination_rate"]
+    assert (h["basis"], h["hallucinated"], h["answered"], round(h["low"], 2), round(h["high"], 2)) == \
+        ("people", 5, 10, 0.24, 0.76)
+    assert s["risk_weighted"]["per_100"] == pytest.approx(100 * e["rw3"] / 12)
     assert _only(s["hallucination_rate_by_person"], "hallucinated", "answered") == {"hallucinated": 5, "answered": 10}
     assert s["citation_recall"]["backed"] == e["backed"]
     assert s["citation_precision"]["relevant"] == e["relevant"]

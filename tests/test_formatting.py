@@ -55,7 +55,7 @@ def test_the_report_notebooks_and_charts_give_the_risk_score_alike(sample_cases)
 
     ev = evaluate(sample_cases, "lexical")
     text = steering_report(ev, 3)
-    assert "Risk-weighted score \u221283 per 100 answers at penalty 3" in text
+    assert "risk-weighted score at penalty 3: \u221210 over 12 answers (\u221283 per 100 answers)" in text
     table = workbook.score_table(ev.cases, 3).set_index(["policy", "scored by"])
     assert table.loc[(workbook.AS_IT_IS, "the judge"), "score per 100 answers at penalty 3"] == -83
     curve = workbook.penalty_curve(ev.cases, max_penalty=3)

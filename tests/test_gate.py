@@ -4,6 +4,7 @@ pytest helper ``groundlab.testing.assert_grounded``."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -32,7 +33,23 @@ def test_every_rate_in_score_json_has_its_range_and_every_figure_is_gateable(cli
         assert rate["low"] <= rate["rate"] <= rate["high"], name
     assert (s["abstention"]["rate"], round(s["abstention"]["low"], 2), round(s["abstention"]["high"], 2)) == \
         (1 / 3, 0.06, 0.79)
-    assert sorted(_numeric_leaves(s)) == sorted(SCORE_FIGURES)
+    assert sorted(_numeric_leaves(s)) == sorted(f for f in SCORE_FIGURES if not f.startswith("label_request."))
+    # the label request is there while some answer is unlabeled: its figures may be gated on too
+    unlabeled = cli.json("score", "--cases", _unlabeled(), "--passages", NOTES)
+    request = {f for f in _numeric_leaves(unlabeled) if f.startswith("label_request.")
+               and not f.startswith(("label_request.by_stratum.", "label_request.priors.", "label_request.sizes."))}
+    assert request == {f for f in SCORE_FIGURES if f.startswith("label_request.")} - {"label_request.budget"}
+    assert unlabeled["hallucination_rate"]["rate"] is None and unlabeled["flagged_by_judge"]["rate"] == 0.6
+
+
+def _unlabeled():
+    import tempfile
+
+    path = Path(tempfile.mkdtemp()) / "unlabeled.jsonl"
+    rows = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines()]
+    path.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "labels"}) + "\n" for r in rows),
+                    encoding="utf-8")
+    return path
 
 
 @pytest.mark.parametrize("text, figure, op, threshold", [
@@ -66,17 +83,21 @@ def test_gate_passes_with_exit_0_and_says_so(cli, sample_args):
     # the rules judge, whose figures on the sample set are the reference ones (SPEC 6)
     code, out, err = cli("score", *sample_args, "--judge", "rules", "--json",
                          "--fail-if", "hallucination_rate.high > 0.9", "--fail-if", "false_abstention.rate > 20%")
-    assert code == 0 and json.loads(out)["hallucination_rate"]["rate"] == 0.6
+    assert code == 0 and json.loads(out)["hallucination_rate"]["rate"] == 0.5  # people's, on every answer
+    assert json.loads(out)["flagged_by_judge"]["rate"] == 0.6
     assert "gate passed: none of 2 conditions held" in err
 
 
 def test_gate_fails_with_exit_1_naming_the_condition_and_its_figures(cli, sample_args):
     code, out, err = cli("score", *sample_args, "--judge", "rules", "--json",
-                         "--fail-if", "hallucination_rate.high > 0.10", "--fail-if", "false_abstention.rate > 0.2")
+                         "--fail-if", "hallucination_rate.high > 0.10", "--fail-if", "false_abstention.rate > 0.2",
+                         "--fail-if", "flagged_by_judge.high > 0.8")
     assert code == 1
-    assert json.loads(out)["hallucination_rate"]["high"] > 0.8  # the figures are still printed
-    assert "gate failed: 1 of 2 conditions held:" in err
-    assert "hallucination_rate.high > 0.10 (it is 0.8318: 6/10 answered, 60%, 95% range 31%\u201383%)" in err
+    assert json.loads(out)["hallucination_rate"]["high"] > 0.7  # the figures are still printed
+    assert "gate failed: 2 of 3 conditions held:" in err
+    assert ("hallucination_rate.high > 0.10 (it is 0.7634: 50% by people's labels on every answer, 95% range "
+            "24%\u201376%)") in err
+    assert "flagged_by_judge.high > 0.8 (it is 0.8318: 6/10 answered, 60%, 95% range 31%\u201383%)" in err
     assert "false_abstention" not in err.split("held:")[1]
     code, out, err = cli("score", *sample_args, "--judge", "rules", "--fail-if", "outcomes.wrong >= 6")
     assert code == 1 and "measure" in out and "outcomes.wrong >= 6 (it is 6)" in err
@@ -112,12 +133,18 @@ def test_an_undefined_figure_under_a_gate_is_exit_2_not_a_pass(tmp_path, cli):
     code, _, err = cli("score", "--cases", log, "--passages", NOTES, "--fail-if",
                        "hallucination_rate_by_person.high > 0.5")
     assert code == 2 and "hallucination_rate_by_person is null: no labeled answers" in err
+    # the README's gate, on a log without labels: it cannot decide, and says what would let it
+    code, out, err = cli("score", "--cases", log, "--passages", NOTES, "--json", "--fail-if",
+                         "hallucination_rate.high > 0.10")
+    assert code == 2 and "hallucination_rate.high is undefined on these cases (no answer carries people's labels " \
+                         "yet: it is people's rate, and the judge's own share is flagged_by_judge; label the 10 " \
+                         "answers the label request names" in err
 
 
 def test_assert_grounded_passes_and_returns_the_figures():
     s = assert_grounded(CASES, NOTES, max_hallucination_rate=0.6, min_faithfulness=0.6,
                         fail_if=["hallucination_rate.high > 0.9"])
-    assert s["hallucination_rate"]["rate"] == 0.6 and s["judge_identity"]["name"] == "signals"
+    assert s["hallucination_rate"]["rate"] == 0.5 and s["judge_identity"]["name"] == "signals"
 
 
 def test_assert_grounded_raises_assertion_error_with_every_failing_figure():
@@ -126,7 +153,8 @@ def test_assert_grounded_raises_assertion_error_with_every_failing_figure():
                         max_false_abstention=0.5, fail_if=["citation_precision.rate < 70%"])
     message = str(info.value)
     assert message.startswith("the answers are less grounded than required (judge lexical, 12 cases):")
-    assert "hallucination_rate.rate > 0.4 (it is 0.5: 5/10 answered, 50%, 95% range 24%\u201376%)" in message
+    assert "hallucination_rate.rate > 0.4 (it is 0.5: 50% by people's labels on every answer, 95% range " \
+           "24%\u201376%)" in message
     assert "faithfulness.rate < 0.9 (it is 0.7: 14/20 claims, 70%" in message
     assert "citation_precision.rate < 70% (it is 0.6842: 13/19 citations, 68%" in message
     assert "false_abstention" not in message
@@ -198,7 +226,7 @@ def test_assert_grounded_refuses_a_rate_gate_outside_0_to_1_in_fail_if(sample_ca
 
 
 def test_assert_grounded_takes_a_single_condition_as_one_string():
-    with pytest.raises(AssertionError, match=r"hallucination_rate\.rate > 0\.1 \(it is 0\.6"):
+    with pytest.raises(AssertionError, match=r"hallucination_rate\.rate > 0\.1 \(it is 0\.5: 50% by people"):
         assert_grounded(CASES, NOTES, fail_if="hallucination_rate.rate > 0.1")
     s = assert_grounded(CASES, NOTES, fail_if="hallucination_rate.high > 0.9", max_hallucination_rate=1)
-    assert s["hallucination_rate"]["rate"] == 0.6
+    assert s["hallucination_rate"]["rate"] == 0.5

@@ -139,13 +139,13 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
 
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "Judge `lexical` on 12 cases from `c06_abstains.jsonl`" in report
-    assert "Risk-weighted score \u221258 per 100 answers at penalty 3" in report  # -7 over 12 answers
-    assert "**Outcomes:** 5 correct, 3 abstained, 4 wrong." in report
+    assert "risk-weighted score at penalty 3: \u22127 over 12 answers (\u221258 per 100 answers)" in report
+    assert "**Outcomes:** 5 correct, 3 abstained, 4 wrong by the judge's verdicts" in report
     assert "on unanswerable questions 67% (2 of 3 unanswerable cases" in report
     assert "![What confident errors cost](figures/penalty_curve.png)" in report
     assert "These figures come from judge lexical 1 \u00b7 threshold 0.75 \u00b7 groundlab " in report
-    assert ("**Where the problems are**, by the kind of fact a claim states (claims not supported; a claim counts "
-            "under each kind it states); no case names its process:") in report
+    assert ("**Where the judge flags problems**, by the kind of fact a claim states (claims the judge did not find "
+            "supported; a claim counts under each kind it states); no case names its process:") in report
     assert "| kind quantity |" in report and "| process" not in report and "**Targets**" not in report
     for name in ("confusion_matrix", "confusion_matrices", "judge_agreement", "judge_roc", "judge_reliability",
                  "verdict_split",
@@ -174,7 +174,7 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
     for words in ("12 questions paired by id, both judged by <code>lexical</code>",
                   "Verdicts from the run's shared results, each file judged once.",
                   "These figures come from judge lexical 1",
-                  "hallucination rate: B hallucinates on as many of 7 answers given by both as A (A alone on 2, B "
+                  "flagged by the judge: B is flagged by the judge on as many of 7 answers given by both as A (A alone on 2, B "
                   "alone on 2); the difference is +0 points, 95% range \u221245 to +45: could be noise, p = 1.00.",
                   "abstention: B declines 1 more of 3 unanswerable questions",
                   "differences are in points (B's rate minus A's)"):
@@ -234,15 +234,18 @@ def test_run_with_targets_breaks_the_report_down_by_kind_and_process(cli, tmp_pa
                 "| process order\\-to\\-cash | 33% | 1 of 3 answers | 6%\u201379% |",
                 "| process procure\\-to\\-pay | 60% | 3 of 5 answers | 23%\u201388% |",
                 "| process \\(no process\\) | 100% | 2 of 2 answers | 34%\u2013100% |",
-                "**Targets** from `targets.toml`, each met when the whole 95% range is at or below its maximum: "
+                "**Targets** from `targets.toml`, each met when the whole 95% range is at or below its maximum (all "
+                "answers: the hallucination rate; the others: what the judge flags): "
                 "\u2717 3 of 7 met.",
-                "| all answers | 70% | 60% (6 of 10) | 31%\u201383% | ? fail: more answers needed |",
+                # the target on all answers takes people's rate, as the panel's tile does
+                "| all answers | 70% | 50% (5 of 10) | 24%\u201376% | ? fail: more answers needed |",
                 "| kind amount | 5% | n/a | \u2014 | \u2013 no data |",
                 "| kind date | 50% | 100% (2 of 2) | 34%\u2013100% | \u2717 fail |",
                 "| process procure\\-to\\-pay | 90% | 60% (3 of 5) | 23%\u201388% | \u2713 pass |",
                 "| procure\\-to\\-pay / quantity | 95% | 50% (2 of 4) | 15%\u201385% | \u2713 pass |",
                 # per 100 answers, as everywhere: -14 and -29 over 12 answers
-                "Risk-weighted score \u2212117 per 100 answers at penalty 3; weighted by what each wrong answer got "
+                "risk-weighted score at penalty 3: \u221214 over 12 answers (\u2212117 per 100 answers) by the judge's "
+                "verdicts; by people's labels \u221210 (\u221283 per 100 answers); weighted by what each wrong answer got "
                 "wrong, \u2212242 per 100 answers (its heaviest wrong kind weighs id 2, date 3, others 1).",
                 # the panel: the person's rate (every answer labeled), its range straddling the target
                 "| **Hallucination rate** | **50%** | 24%\u201376% `\u00b7\u00b7\u00b7\u00b7\u2588\u2588\u2588\u2588"
@@ -339,7 +342,7 @@ def test_run_compares_two_configurations_and_escapes_what_they_hold(cli, tmp_pat
                   "<code>&lt;script&gt;nope&lt;/script&gt;</code>"):  # the judge's identity
         assert shown in page, shown
     # the plain-words sentences, with the names as written
-    assert "&lt;b&gt;old&lt;/b&gt;" in page and "new|x hallucinates on 1 fewer of 4 answers given by both" in page
+    assert "&lt;b&gt;old&lt;/b&gt;" in page and "new|x is flagged by the judge on 1 fewer of 4 answers given by both" in page
     assert "only in &lt;b&gt;old&lt;/b&gt;: 1 case (&lt;b&gt;only-a&lt;/b&gt;), left out" in page
     pinned = nbformat.read(out / "05-compare.ipynb", as_version=4).metadata["groundlab"]
     assert pinned["judge_identity"]["splitting"]["extra_abstention_phrases"] == ["<script>nope</script>"]
@@ -477,7 +480,10 @@ def test_run_refuses_mistakes_before_running(cli, tmp_path):
         (("-p", "margin", "0.7", "--out", tmp_path / "f"), "-p margin must be more than 0 and less than 0.5"),
         (("-p", "judges", "lexical,nosuch", "--out", tmp_path / "f"), "-p judges names 'nosuch', which is not a judge"),
         (("-p", "judge", "nosuch", "--out", tmp_path / "f"), "there is no judge called 'nosuch'"),
-        (("-p", "n_sample", "0", "--out", tmp_path / "f"), "-p n_sample must be a whole number of 1 or more"),
+        (("-p", "n_sample", "-1", "--out", tmp_path / "f"), "-p n_sample must be a whole number of 0 or more"),
+        (("--label-budget", "0", "--out", tmp_path / "f"), "--label-budget must be a whole number of 1 or more"),
+        (("--label-budget", "5", "-p", "n_sample", "5", "--out", tmp_path / "f"),
+         "--label-budget and -p n_sample both set how many answers to label"),
         (("-p", "cases", tmp_path / "missing.jsonl", "--out", tmp_path / "f"), "does not exist"),
         (("--cases", CASES, "-p", "cases", CASES, "--out", tmp_path / "f"), "--cases and -p cases both set cases"),
         (("-p", "margin", "0.1", "-p", "margin", "0.2", "--out", tmp_path / "f"), "-p margin is given twice"),

@@ -211,7 +211,8 @@ def test_sample_sheet_and_estimate_end_to_end(tmp_path, sample_cases):
     assert (plain.count, plain.total) == (by["count"].sum(), 6)
 
     table = compare_rates(ev.cases, labeled.cases, estimate)
-    assert list(table.index) == ["judge, whole log", "person, sample as drawn", "person, weighted to the log"]
+    assert list(table.index) == ["flagged by the judge, whole log (not the rate)", "person, sample as drawn",
+                                 "person, weighted to the log"]
     assert table["answers"].tolist() == [10, 6, 6]
     assert table.loc["person, weighted to the log", "rate"] == round(estimate.rate, 3)
     shares = design_table(design)
@@ -271,7 +272,7 @@ def test_a_labeled_log_stands_in_for_the_person_and_a_filled_sheet_wins(tmp_path
     assert isinstance(read, ImportReport) and read.sheet == tmp_path / "sheet-filled-demo.csv"
     result = weigh_back(ev.cases, read, "rules", NOTES)
     assert isinstance(result, LabeledSample)
-    assert result.rates.index.tolist() == ["judge, whole log", "person, sample as drawn",
+    assert result.rates.index.tolist() == ["flagged by the judge, whole log (not the rate)", "person, sample as drawn",
                                            "person, weighted to the log"]
     assert "The person, weighted to the log:" in result._repr_html_()
     assert str(result).startswith("the person, weighted to the log: ")

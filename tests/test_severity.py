@@ -4,6 +4,7 @@ targets table judged on the upper end of the range, and the weighted risk score.
 from __future__ import annotations
 
 import json
+import re
 import math
 from pathlib import Path
 
@@ -171,6 +172,22 @@ date = 3
 """
 
 
+def test_the_overall_target_waits_for_people_and_takes_the_corrected_rate(tmp_path, ev):
+    from dataclasses import replace
+
+    targets = load_targets(write(tmp_path, "max_rate = 0.5\n"))
+    unlabeled = evaluate([replace(c, labels=None) for c in load_cases(CASES, NOTES)], "rules")
+    row = target_table(targets, unlabeled.claims, unlabeled.cases).set_index("target").loc["all answers"]
+    assert row["status"] == "not measured" and "label the answers the report asks for" in row["note"]
+    some = evaluate([c if c.id in {"c01", "c02", "c03", "c05", "c06", "c08", "c10", "c11"} else replace(c, labels=None)
+                     for c in load_cases(CASES, NOTES)], "rules")
+    row = target_table(targets, some.claims, some.cases).set_index("target").loc["all answers"]
+    from groundlab.summary import score_summary
+
+    h = score_summary(some)["hallucination_rate"]
+    assert h["basis"] == "corrected" and (row["rate"], row["high"]) == (h["rate"], h["high"])
+
+
 def test_targets_table_passes_and_fails_on_the_upper_end(tmp_path, ev):
     targets = load_targets(write(tmp_path, TARGETS))
     table = target_table(targets, ev.claims, ev.cases).set_index("target")
@@ -181,7 +198,8 @@ def test_targets_table_passes_and_fails_on_the_upper_end(tmp_path, ev):
                       "process procure-to-pay": "pass", "process order-to-cash": "fail",
                       "procure-to-pay / quantity": "pass"}
     overall = table.loc["all answers"]
-    assert (overall["hallucinated"], overall["total"]) == (6, 10)
+    # on the hallucination rate, people's (the decision panel's): 5 of 10, where the judge flags 6
+    assert (overall["hallucinated"], overall["total"]) == (5, 10)
     assert overall["rate"] <= overall["max_rate"] < overall["high"]  # the rate alone would have passed
     assert "more answers are needed" in overall["note"]
     assert "above the target" in table.loc["kind date", "note"]
@@ -292,9 +310,9 @@ def test_report_breaks_the_problems_down_and_checks_targets(tmp_path, ev):
 
     ev.cases.loc[ev.cases["case_id"] == "c08", "process"] = "o2c | <b>x</b> [y](javascript:z)"
     text = steering_report(ev, 3, "cases.jsonl", load_targets(write(tmp_path, TARGETS)))
-    table = text[text.index("**Where the problems are**"):text.index("**Targets**")]
+    table = text[text.index("**Where the judge flags problems**"):text.index("**Targets**")]
     assert table.splitlines()[2:] == [
-        "| | not supported | count | 95% range |", "| --- | ---: | ---: | --- |",
+        "| | flagged | count | 95% range |", "| --- | ---: | ---: | --- |",
         "| kind id | 50% | 1 of 2 claims | 9%\u201391% |",
         "| kind date | 100% | 2 of 2 claims | 34%\u2013100% |",
         "| kind quantity | 33% | 2 of 6 claims | 10%\u201370% |",
@@ -309,7 +327,8 @@ def test_report_breaks_the_problems_down_and_checks_targets(tmp_path, ev):
     assert ("weighted by what each wrong answer got wrong, \u2212242 per 100 answers (its heaviest wrong kind weighs "
             "id 2, date 3, others 1).") in text
     page = html_report(text)
-    assert page.count("<table>") == 2 and "<script" not in page.lower() and "href" not in page
+    assert page.count("<table>") == 2 and "<script" not in page.lower()
+    assert set(re.findall(r'href="([^"]*)"', page)) == {"#rests-on"}  # only the tiles' links down: nothing from the text
     assert "<td>process o2c | &lt;b&gt;x&lt;/b&gt; [y](javascript:z)</td>" in page  # one cell, shown as written
     assert "<td>kind amount</td>\n<td style=\"text-align:right\">5%</td>" in page
     plain = steering_report(ev, 3)
@@ -322,7 +341,8 @@ def test_report_without_processes_or_claims(sample_cases):
     from groundlab.report import steering_report
 
     text = steering_report(evaluate(sample_cases))
-    assert "(claims not supported; a claim counts under each kind it states); no case names its process:" in text
+    assert ("(claims the judge did not find supported; a claim counts under each kind it states); no case names "
+            "its process:") in text
     assert "| process" not in text
     silent = [replace(case, answer="I can't find that in the retrieved notes.", labels=None) for case in sample_cases]
     assert "**Where the problems are:** no judged claim to break down by kind or process." in steering_report(
@@ -337,7 +357,7 @@ def test_score_report_carries_the_targets(cli, tmp_path, with_process):
     text = report.read_text(encoding="utf-8")
     assert "| process procure\\-to\\-pay | 60% | 3 of 5 answers | 23%\u201388% |" in text
     assert "\u2717 3 of 7 met." in text and "| kind amount | 5% | n/a | \u2014 | \u2013 no data |" in text
-    assert "Risk-weighted score \u2212117 per 100 answers at penalty 3" in text
+    assert "risk-weighted score at penalty 3: \u221214 over 12 answers (\u2212117 per 100 answers)" in text
     assert "weighted by what each wrong answer got wrong, \u2212242 per 100 answers" in text
 
 

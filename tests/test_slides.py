@@ -11,6 +11,8 @@ import pytest  # noqa: E402
 from conftest import CASES, CASES_B, NOTES  # noqa: E402
 from groundlab import evaluate, slides, workbook  # noqa: E402
 from groundlab.metrics import hallucination_breakdown  # noqa: E402
+from groundlab.summary import score_summary  # noqa: E402
+from dataclasses import replace  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -48,16 +50,20 @@ def test_titles_state_the_finding_and_axes_stop_at_what_is_possible(compared, sa
     assert slides.breakdown_finding(hallucination_breakdown(ev.claims, ev.cases)) == "Dates are never backed: 2 of 2"
     with slides._rc(slides._SLIDE_RC):
         fig = slides.compare_slide(compared)
-        assert fig.get_suptitle().replace("\n", " ") == "B \u2212 A: hallucination rate: \u221214 points, could be noise"
+        assert fig.get_suptitle().replace("\n", " ") == "B \u2212 A: flagged by the judge: \u221214 points, could be noise"
         ax = fig.axes[0]
         low, high = ax.get_xlim()
         assert -1.2 <= low <= -1 and 1 <= high <= 1.2  # ±100 points and a margin, never +175
         labels = [t.get_text().replace("\n", " ") for t in ax.get_yticklabels()]
-        assert labels == ["hallucination rate (lower is better)", "faithfulness (higher is better)",
+        assert labels == ["flagged by the judge (lower is better)", "faithfulness (higher is better)",
                           "abstention (higher is better)", "false abstention (lower is better)"]
         plt.close(fig)
-        fig = slides.answers_slide(workbook.hallucination_rate(ev.cases))
-        assert fig.get_suptitle().replace("\n", " ") == "10 answers are too few: \u00b15 points needs 366"
+        # the hallucination rate is people's (50% on the labeled sample set), not the judge's 60%
+        fig = slides.answers_slide(score_summary(ev))
+        assert fig.get_suptitle().replace("\n", " ") == "10 answers are too few: \u00b15 points needs 381"
+        plt.close(fig)
+        fig = slides.answers_slide(score_summary(evaluate([replace(c, labels=None) for c in sample_cases], "rules")))
+        assert fig.get_suptitle().replace("\n", " ").startswith("Label all 10 answers (about 8 minutes)")
         plt.close(fig)
 
 

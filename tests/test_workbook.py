@@ -149,10 +149,10 @@ def test_agreement_frames(sample_cases):
 
     table = workbook.judge_table(comparison, penalty=3).set_index("judge")
     assert table.loc["rules", "risk-weighted score per 100 answers (penalty 3)"] == -117  # -14 over 12 answers
-    assert table.loc["lexical", "agreement"] == "17/20 = 85% (64%\u201395%)"
+    assert table.loc["lexical", "same verdict"] == "17/20 = 85% (64%\u201395%)"
     assert table.loc["lexical", "caught"] == "5/6 = 83% (44%\u201397%)"  # the range the notebook promises
     assert table.loc["rules", "false alarms"] == "1/14 = 7% (1%\u201331%)"
-    assert table.loc["rules", "hallucination rate"] == "6/10 = 60% (31%\u201383%)"
+    assert table.loc["rules", "flagged by the judge"] == "6/10 = 60% (31%\u201383%)"
 
     differ = workbook.verdict_differences(comparison)
     assert differ[["case_id", "claim", "person", "lexical", "rules"]].values.tolist() == \
@@ -202,7 +202,7 @@ def test_write_steering_report_links_figures(tmp_path, sample_cases):
     text = written.text
     assert path.read_text(encoding="utf-8") == text
     assert written.paths == [path, path.with_suffix(".html")]
-    assert "Risk-weighted score \u221283 per 100 answers at penalty 3" in text  # -10 over 12 answers
+    assert "risk-weighted score at penalty 3: \u221210 over 12 answers (\u221283 per 100 answers)" in text
     assert "![Penalty](../figures/penalty%20curve%20%28final%29.png)" in text
     page = path.with_suffix(".html").read_text(encoding="utf-8")
     assert page.startswith("<!-- groundlab report -->\n<!DOCTYPE html>")
@@ -273,10 +273,10 @@ def test_two_configurations_of_the_sample_set():
     assert m["false_abstention"].table == {"both": 0, "a_only": 1, "b_only": 1, "neither": 7}
     assert {name: x.verdict for name, x in m.items()} == dict.fromkeys(m, "could be noise")
     table = workbook.comparison_table(compared).set_index("measure")
-    assert table.loc["hallucination rate", ["A", "B", "B \u2212 A (points)", "95% range", "test", "pairs"]].tolist() == [
+    assert table.loc["flagged by the judge", ["A", "B", "B \u2212 A (points)", "95% range", "test", "pairs"]].tolist() == [
         "4/7 = 57% (25%\u201384%)", "3/7 = 43% (16%\u201375%)", "\u221214", "\u221260 to +40", "McNemar exact, p = 1.00",
         "7: A alone 3, B alone 2"]
-    assert table.loc["hallucination rate", "left out"] == "3 answered by A only; 1 answered by B only; 1 answered by neither"
+    assert table.loc["flagged by the judge", "left out"] == "3 answered by A only; 1 answered by B only; 1 answered by neither"
     assert table.loc["faithfulness", "pairs"] == "20 and 17 claims in 11 questions"
     assert table.loc["faithfulness", "test"] == "clustered t, p = 0.36"
     changed = workbook.changed_questions(compared).set_index("case")
@@ -291,7 +291,7 @@ def test_two_configurations_of_the_sample_set():
         [4, 2, 6, -117], [5, 4, 3, -33]]
     assert workbook.one_sided_table(compared).empty
     said = workbook.comparison_sentences(compared)._repr_markdown_()
-    assert said.startswith("- hallucination rate: B hallucinates on 1 fewer of 7 answers given by both \\(A alone on 3, "
+    assert said.startswith("- flagged by the judge: B is flagged by the judge on 1 fewer of 7 answers given by both \\(A alone on 3, "
                            "B alone on 2\\)")
     assert "  - left out: 3 answered by A only; 1 answered by B only; 1 answered by neither" in said
     summary = compared._repr_markdown_()

@@ -451,8 +451,9 @@ def _severity(ev, penalty: float, targets, judge, breakdown: bool = True) -> Dic
 def _severity_text(severity: Dict, ev, penalty: float, targets_path) -> str:
     from ..core.stats import Rate
 
-    parts = ["", "", "by kind of claim (a claim counts under every kind it states) and by process:"]
-    rows = [["", "rate", "count", "95% range"]]
+    parts = ["", "", "flagged by the judge, by kind of claim (a claim counts under every kind it states) and by "
+             "process:"]
+    rows = [["", "flagged", "count", "95% range"]]
     for r in severity["by_kind"]:
         rows.append(rate_row(f"kind {r['kind']}", Rate(r["hallucinated"], r["claims"]), "claims", "", ""))
     for r in severity["by_process"]:
@@ -501,17 +502,6 @@ def _frame_outputs(args: argparse.Namespace, inputs) -> List:
     return frames
 
 
-def _corrected_row(s: Dict) -> List[List[str]]:
-    """The hallucination rate corrected by people's labels on some answers, when there are any."""
-    c = s.get("hallucination_rate_corrected")
-    if not c or c["labeled"] == c["answered"]:
-        return []  # with every answer labeled, it is the person's line above
-    if c["rate"] is None:
-        return [["  corrected", "n/a", "", "", f"not corrected: {c['reason']}"]]
-    return [["  corrected", percent(c["rate"]), f"{c['labeled']}/{c['answered']} labeled",
-             f"{percent(c['low'])}\u2013{percent(c['high'])}", "the judge's rate corrected by its error on them"]]
-
-
 def _warn_without_passages(ev) -> None:
     """Say on stderr which answered cases were given no passages: every claim of theirs is
     unsupported, which is a gap in the data more often than in the answers."""
@@ -528,6 +518,8 @@ def _warn_without_passages(ev) -> None:
 
 
 def _score_text(s: Dict, r: Dict, source: str, undecided_checks: int = 0, answerable_unknown: bool = False) -> str:
+    from ..present.headline import flagged_words, hallucination_words, label_request_basis, risk_words
+
     def row(name: str, key: str, noun: str, note: str, missing: str):
         return rate_row(name, r[key], noun, note, missing)
 
@@ -536,12 +528,17 @@ def _score_text(s: Dict, r: Dict, source: str, undecided_checks: int = 0, answer
                f"{o['abstained']} abstained): set \"answerable\"") if answerable_unknown else ""
 
     undecided = "every citation check undecided (see below)" if undecided_checks else ""
-    rows = [["measure", "rate", "count", "95% range", ""],
-            row("hallucination rate", "hallucination rate", "answered", "answers with a claim not supported",
-                "no answered cases"),
-            row("  by the person", "hallucination rate by the person", "labeled", "",
-                "no labeled answers: person-based line unavailable"),
-            *_corrected_row(s),
+    words = hallucination_words(s)
+    h = s["hallucination_rate"]
+    if words.measured:
+        counted = (f"{h['hallucinated']}/{h['answered']} labeled" if h["basis"] == "people" else
+                   f"{h['labeled']}/{h['answered']} labeled")
+        headline = ["hallucination rate", words.figure, counted, words.range, words.how]
+    else:
+        headline = ["hallucination rate", "not measured yet", "", "", words.how]
+    rows = [["measure", "rate", "count", "95% range", ""], headline,
+            row("  flagged by the judge", "flagged by the judge", "answered",
+                "answers with a claim the judge did not find supported", "no answered cases"),
             row("faithfulness", "faithfulness", "claims",
                 f"contradicted {s['contradicted']}, unsupported {s['unsupported']}", "no claims"),
             row("citation recall", "citation recall", "supported", "",
@@ -553,9 +550,12 @@ def _score_text(s: Dict, r: Dict, source: str, undecided_checks: int = 0, answer
                 unknown or "no answerable cases (set \"answerable\": true)"),
             row("accuracy-only score", "accuracy-only score", "cases", "a wrong answer costs nothing", "no cases")]
     head = (f"groundlab score: judge {s['judge']}, {s['cases']} cases, {s['claims']} claims ({source})")
-    tail = [f"outcomes: correct {o['correct']}, abstained {o['abstained']}, wrong {o['wrong']}",
-            f"risk-weighted score: {s['risk_weighted_score']:+g} "
-            f"(correct - {s['penalty']:g} x wrong; an abstention scores 0)"]
+    tail = [f"outcomes by the judge's verdicts: correct {o['correct']}, abstained {o['abstained']}, wrong {o['wrong']}",
+            f"risk-weighted score: {risk_words(s)} (correct - {s['penalty']:g} x wrong; an abstention scores 0)"]
+    if not words.measured and h["answered"]:
+        tail.append("the hallucination rate is people's, and no answer carries their labels yet; the judge's own "
+                    f"share ({flagged_words(s)}) can be several times theirs at a low base rate. "
+                    + label_request_basis(s))
     if s["errors"]:
         tail.append(f"judge errors: {s['errors']} claims could not be judged and are left out of every rate")
     if undecided_checks:

@@ -21,6 +21,10 @@ def add_commands(sub) -> None:
     p.add_argument("--force", action="store_true", help="replace files that are already there")
     p.set_defaults(func=cmd_init)
 
+    p = sub.add_parser("targets", help="write a starter targets file (TOML) for the decision panel, to edit")
+    p.add_argument("out", metavar="FILE.toml", help="the file to write (never replaced)")
+    p.set_defaults(func=cmd_targets)
+
     p = sub.add_parser("run", help="run the notebooks (papermill) into a new report folder: notebooks, HTML, "
                                    "figures, report.md and report.html")
     claim_options(input_options(p))
@@ -42,6 +46,9 @@ def add_commands(sub) -> None:
     p.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                    help="any other notebook parameter (repeatable); VALUE is read as JSON when it can "
                         "be (3, true, [\"lexical\", \"rules\"]), a list may also be written a,b")
+    p.add_argument("--label-budget", type=int, metavar="N",
+                   help="how many answers the labeling sheet asks people to label (default: as many as a range of "
+                        "\u00b15 points on the hallucination rate needs, -p margin for another precision)")
     p.add_argument("--slides", action="store_true",
                    help="also write every chart of the report at slide size into slides/ (16:9 full and half "
                         "slide, PNG on white, transparent PNG and SVG)")
@@ -56,6 +63,24 @@ def add_commands(sub) -> None:
 
 
 SAMPLE_FILES = ("notes.jsonl", "grounded_cases.jsonl", "grounded_cases_b.jsonl")
+
+
+def cmd_targets(args: argparse.Namespace) -> int:
+    """``groundlab targets FILE.toml``: a starter targets file, every line commented (docs/severity.md)."""
+    from ..core.io import check_output, write_atomic
+    from ..production.targets import STARTER, load_targets
+
+    path = Path(args.out)
+    if path.suffix.lower() != ".toml":
+        raise GroundlabError(f"{path} does not end in .toml; a targets file is TOML (e.g. targets.toml).")
+    if path.exists() or path.is_symlink():
+        raise GroundlabError(f"{path} already exists; nothing was written (a targets file is yours to edit: give "
+                             "another file name for a fresh starter).")
+    check_output(path, False, [])
+    write_atomic(path, STARTER)
+    load_targets(path)  # what it wrote reads back
+    emit(f"wrote {path}: edit its limits, then run 'groundlab run --targets {path}' (or score --targets {path}).")
+    return 0
 
 
 def cmd_init(args: argparse.Namespace) -> int:
@@ -173,6 +198,16 @@ def _run(args: argparse.Namespace) -> int:
         parameters["mask"] = True
     if args.policy is not None:
         parameters["policy"] = args.policy
+    if args.label_budget is not None:
+        for name in ("n_sample", "label_budget"):
+            if name in parameters:
+                raise GroundlabError(f"--label-budget and -p {name} both set how many answers to label; give it once.")
+        if args.label_budget < 1:
+            raise GroundlabError(f"--label-budget must be a whole number of 1 or more, not {args.label_budget}; it is "
+                                 "how many answers the labeling sheet asks for (leave it out to size it for "
+                                 "\u00b15 points).")
+        parameters["n_sample"] = parameters["label_budget"] = args.label_budget
+    parameters.setdefault("label_sheet", "labeling/sheet.csv")
     check_values({k: v for k, v in parameters.items() if k == "judge" or k in options}, options)
     notebooks = find_notebooks(Path(args.notebooks) if args.notebooks else None)
     check_parameter_names(notebooks, [name for name, _ in args.parameter])
@@ -351,7 +386,33 @@ def _run(args: argparse.Namespace) -> int:
         parts.append(f"{plural(len(slides), 'slide', 'slides')} (PNG, transparent PNG and SVG) in {SLIDES_DIR}/")
     emit(f"wrote {shown.rstrip('/')}/: " + ", ".join(parts) + "."
          + "".join(f" {name} was skipped ({why})." for name, why in skipped.items()))
+    request = _label_request_line(judged_here.get("judged_file"), main, parameters, out, shown)
+    if request:
+        emit(request)
     return 0
+
+
+def _label_request_line(comparison, main: str, parameters: Dict[str, object], out: Path, shown: str) -> str:
+    """What the run asks people to label, in a line, when the hallucination rate needs labels."""
+    from ..core.summary import score_summary
+    from ..present.headline import label_request_words
+
+    evaluation = getattr(comparison, "evaluations", {}).get(main) if comparison is not None else None
+    sheet = out / "labeling" / "sheet.csv"
+    if evaluation is None or not sheet.is_file():
+        return ""
+    budget = parameters.get("label_budget")
+    margin = parameters.get("margin", 0.05)
+    s = score_summary(evaluation, margin=float(margin) if isinstance(margin, (int, float)) else 0.05,
+                      label_budget=int(budget) if isinstance(budget, int) and budget else None)
+    if not s.get("label_request") or not s["label_request"]["more"]:
+        return ""
+    where = f"{shown.rstrip('/')}/labeling"
+    words = label_request_words(s, f"{where}/sheet.csv")
+    state = ("the hallucination rate is not measured yet" if s["hallucination_rate"]["basis"] is None else
+             "the hallucination rate is corrected by the labels so far")
+    return (f"{state}: {words}; then: groundlab label import {where}/sheet.csv --cases {where}/sample.jsonl "
+            f"--out labeled.jsonl --partial")
 
 
 def _names(parameters: Dict[str, object]) -> List[str]:

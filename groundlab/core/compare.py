@@ -152,7 +152,7 @@ class MeasureComparison:
         return "borderline"
 
     def sentence(self) -> str:
-        """The comparison in plain words, e.g. ``B hallucinates on 7 fewer of 120 answers; ...``."""
+        """The comparison in plain words, e.g. ``B is flagged by the judge on 7 fewer of 120 answers; ...``."""
         a_name, b_name = self.names
         if not self.defined:
             if self.table is None and not math.isnan(self.difference):
@@ -204,11 +204,11 @@ class MeasureComparison:
         return out
 
 
-LABELS = {"hallucination_rate": "hallucination rate", "faithfulness": "faithfulness",
+LABELS = {"hallucination_rate": "flagged by the judge", "faithfulness": "faithfulness",
           "abstention": "abstention", "false_abstention": "false abstention",
           "agreement": "agreement with the person"}
 _WORDS = {
-    "hallucination_rate": {"verb": "hallucinates on", "unit": "answers given by both"},
+    "hallucination_rate": {"verb": "is flagged by the judge on", "unit": "answers given by both"},
     "abstention": {"verb": "declines", "unit": "unanswerable questions"},
     "false_abstention": {"verb": "declines", "unit": "answerable questions"},
     "agreement": {"verb": "agrees with the person on", "unit": "labeled claims"},
@@ -420,7 +420,7 @@ def compare(a: Union[PathLike, Sequence[Case]], b: Union[PathLike, Sequence[Case
     >>> fixed = "The supplier delivered 90 of 100 pieces [D07]."   # c02 no longer contradicts D07
     >>> b = [dataclasses.replace(c, answer=fixed, labels=None) if c.id == "c02" else c for c in a]
     >>> compare(a, b).measures["hallucination_rate"].sentence()
-    'B hallucinates on 1 fewer of 10 answers given by both (A alone on 1, B alone on 0); the difference is \
+    'B is flagged by the judge on 1 fewer of 10 answers given by both (A alone on 1, B alone on 0); the difference is \
 −10 points, 95% range −32 to +14: could be noise, p = 1.00.'
     """
     from ..judges import get_judge

@@ -16,7 +16,7 @@ case id, so that a case counted twice is refused rather than counted twice.
 >>> from groundlab import evaluate, load_cases, sample_path
 >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")), "rules")
 >>> c = counts_of(ev)
->>> c.summary()["hallucination_rate"]["hallucinated"], c.summary()["hallucination_rate"]["answered"]
+>>> c.summary()["flagged_by_judge"]["flagged"], c.summary()["flagged_by_judge"]["answered"]
 (6, 10)
 >>> first, second = (counts_of(evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl"))[s],
 ...                                    "rules")) for s in (slice(0, 5), slice(5, None)))
@@ -205,6 +205,11 @@ class Counts:
             add("outcomes", outcome, 1)
         if labeled:
             add("labeled_cases", "", 1)
+        # The outcome by people's labels (groundlab.metrics.person_outcome), where there are some.
+        if not n:
+            add("outcomes_by_person", "abstained", 1)
+        elif by_person is True or by_person is False:
+            add("outcomes_by_person", "wrong" if by_person or answerable is False else "correct", 1)
         if cases["cites_by_position"][k]:
             add("cites_by_position", "", 1)
         classification, origin, held_back = extra
@@ -293,7 +298,7 @@ class Counts:
         if not self.count("claims_citing"):
             recall = Rate(0, recall.total, applies=False)
         return {
-            "hallucination rate": self.rate("hallucination_rate"),
+            "flagged by the judge": self.rate("hallucination_rate"),
             "hallucination rate by the person": self.rate("hallucination_rate_by_person"),
             "faithfulness": self.rate("faithfulness"),
             "citation recall": recall,
@@ -310,81 +315,17 @@ class Counts:
         o = self.outcomes()
         return Rate(o["correct"], sum(o.values()))
 
-    def summary(self, penalty: float = 1.0) -> Dict[str, Any]:
-        """The figures of ``groundlab score --json``, the same as
-        :func:`groundlab.summary.score_summary` of the frames these counts were made from."""
-        from .summary import figure_value, rate_figures
+    def summary(self, penalty: float = 1.0, **options: Any) -> Dict[str, Any]:
+        """The figures of ``groundlab score --json``: :func:`groundlab.summary.summary_of_counts`,
+        the one computation of every figure (``options``: its ``margin`` and ``label_budget``)."""
+        from .figures import summary_of_counts
 
-        o = self.outcomes()
-        supported, judged = self.get("faithfulness")
-        precision = self.rate("citation_precision")
-        if precision.total:
-            recall = rate_figures(self.rate("citation_recall"), "backed", "supported")
-        else:
-            recall = {"backed": 0, "supported": supported, "rate": None, "low": None, "high": None}
-        by_person = self.rate("hallucination_rate_by_person")
-        out: Dict[str, Any] = {
-            "judge": self.judge,
-            "cases": self.count("cases"),
-            "claims": self.count("claims"),
-            "penalty": float(penalty),
-            "risk_weighted_score": float(o["correct"] - penalty * o["wrong"]),
-            "faithfulness": rate_figures(Rate(supported, judged), "supported", "claims"),
-            "contradicted": self.count("contradicted"),
-            "unsupported": self.count("unsupported"),
-            "errors": self.count("judge_errors"),
-            "hallucination_rate": rate_figures(self.rate("hallucination_rate"), "hallucinated", "answered"),
-            "hallucination_rate_by_person": (rate_figures(by_person, "hallucinated", "answered")
-                                             if by_person.total else None),
-            "citation_recall": recall,
-            "citation_precision": rate_figures(precision, "relevant", "citations"),
-            "abstention": rate_figures(self.rate("abstention"), "abstained", "unanswerable"),
-            "false_abstention": rate_figures(self.rate("false_abstention"), "abstained", "answerable"),
-            "outcomes": o,
-            "accuracy_score": rate_figures(self.accuracy(), "correct", "cases"),
-            "judge_identity": self.identity,
-        }
-        if self.count("labeled_cases"):
-            out["hallucination_rate_corrected"] = self._corrected(figure_value)
-        if self.count("held_back") or "data_policy" in (self.identity or {}):
-            held, unjudged = self.count("held_back"), self.count("held_back_unjudged")
-            out["held_back"] = {"cases": held, "judged_instead": held - unjudged, "unjudged": unjudged}
-        if self.count("origin_cases"):
-            out["incidents"] = {
-                "cases": self.count("incidents"),
-                "hallucination_rate": rate_figures(self.rate("incident_hallucination_rate"), "hallucinated",
-                                                   "answered"),
-                "hallucination_rate_by_person": rate_figures(self.rate("incident_hallucination_rate_by_person"),
-                                                             "hallucinated", "answered")}
-        return out
-
-    def _corrected(self, figure_value) -> Dict[str, Any]:
-        """``hallucination_rate_corrected`` (:func:`groundlab.sampling.corrected_hallucination_rate`)
-        from the strata counts."""
-        answered = self.count("answered_cases")
-        sizes = {h: self.count("stratum", h) for h in _ordered(g for m, g in self.cells if m == "stratum")}
-        sizes = {h: n for h, n in sizes.items() if n}
-        labeled = {h: self.get("stratum_labeled", h) for h in sizes}
-        n_labeled = sum(n for _, n in labeled.values())
-        if not n_labeled:
-            reason = "no answer carries a person's labels"
-            return {"labeled": 0, "answered": answered, "rate": None, "low": None, "high": None, "reason": reason}
-        missing = [h for h in sizes if not labeled[h][1]]
-        if missing:
-            reason = (f"no labeled answer among the {sizes[missing[0]]} the judge found {missing[0]}, so its share "
-                      "cannot be corrected; label a few of them too")
-            return {"labeled": n_labeled, "answered": answered, "rate": None, "low": None, "high": None,
-                    "reason": reason}
-        from .weighted import weighted_rate_of_counts
-
-        e = weighted_rate_of_counts([(h, sizes[h], labeled[h][1], labeled[h][0]) for h in sizes])
-        return {"labeled": n_labeled, "answered": answered, "rate": figure_value(e.rate), "low": figure_value(e.low),
-                "high": figure_value(e.high)}
+        return summary_of_counts(self, penalty, **options)
 
     def breakdown(self) -> Dict[str, List[Dict[str, Any]]]:
         """``by_kind`` and ``by_process`` of ``score --json --breakdown``
         (:func:`groundlab.metrics.hallucination_breakdown`)."""
-        from .summary import figure_value
+        from .figures import figure_value
 
         def figures(rate: Rate) -> Dict[str, Any]:
             low, high = rate.interval

@@ -286,7 +286,12 @@ def plan_labels(sizes: Mapping[str, int], priors: Mapping[str, float], margin: f
         return alloc, (e.high - e.low) / 2
 
     if budget is not None:
-        alloc, h = half(max(int(budget), 1))
+        floor = sum(min(size, minimum) for size in sizes.values())
+        if int(budget) < floor:
+            raise GroundlabError(f"a label budget of {int(budget)} cannot give each of the {len(sizes)} strata of the "
+                                 f"judge's verdict ({', '.join(sizes)}) {minimum} labeled answers; ask for at least "
+                                 f"{floor}.")
+        alloc, h = half(int(budget))
         return LabelPlan(sum(alloc.values()), alloc, margin, h, dict(priors), basis, h <= margin)
     lo = max(1, min(total, minimum * len(sizes)))
     alloc, h = half(lo)

@@ -134,16 +134,17 @@ class CascadeReport:
                f"{self.passed} it passed audited; {self.then} judged {self.claims_second} of {self.claims} claims",
                f"  {self.then} overturned {self.overturned} of the {self.flagged} flagged answers and found "
                f"{self.misses} of the {self.audited} audited answers hallucinated"]
-        out.append(f"  hallucination rate by {self.first} alone: {self.first_rate.with_range()}")
-        out.append(f"  hallucination rate by the final verdicts: {self.final_rate.with_range()} (the passed "
+        out.append(f"  flagged by {self.first} alone: {self.first_rate.with_range()}")
+        out.append(f"  flagged by the final verdicts: {self.final_rate.with_range()} (the passed "
                    "answers nobody audited count as passed)")
         c = self.corrected
         if c is None:
-            out.append(f"  hallucination rate corrected by the audit: n/a ({self.corrected_note})")
+            out.append(f"  flagged by the judges, corrected by the audit: n/a ({self.corrected_note})")
         else:
-            out.append(f"  hallucination rate corrected by the audit: {percent(c.rate)} (95% range "
+            out.append(f"  flagged by the judges, corrected by the audit: {percent(c.rate)} (95% range "
                        f"{percent(c.low)}\u2013{percent(c.high)}; {c.labeled} answers judged by {self.then} "
-                       f"standing for {c.population}, as precise as {c.effective_n:.0f} drawn at random)")
+                       f"standing for {c.population}, as precise as {c.effective_n:.0f} drawn at random; the "
+                       f"judges' rate, not people's, which their labels give)")
         out.append("  " + self.cost())
         return out
 

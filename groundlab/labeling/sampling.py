@@ -133,6 +133,170 @@ def stratified_sample(cases: pd.DataFrame, n: int, *, strata: Optional[pd.Series
     return design
 
 
+#: Answers without claims a label request draws beside it, so that ``answerable`` gets checked
+#: too (they are outside the hallucination rate).
+ABSTAINED_DRAWN = 2
+
+
+def interleave(design: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
+    """The drawn answers in the order a sheet lists them: the strata interleaved, so that the
+    first rows of the sheet, however many, are themselves a sample stratified as the whole is
+    (the ``k``-th drawn answer of a stratum of ``n`` stands at ``(k + u) / n``, ``u`` a random
+    offset per stratum), in random order within each stratum. People may stop at any row.
+    """
+    import random
+
+    rng = random.Random(f"interleave:{seed}")
+    keyed = []
+    for stratum, rows in design.groupby("stratum", sort=True):
+        index = list(rows.index)
+        rng.shuffle(index)
+        u = rng.random()
+        keyed += [((k + u) / len(index), rng.random(), i) for k, i in enumerate(index)]
+    order = [i for _, _, i in sorted(keyed)]
+    return design.loc[order].reset_index(drop=True)
+
+
+def request_sample(evaluation: "Evaluation", *, margin: float = 0.05, budget: Optional[int] = None,
+                   seed: int = 0) -> pd.DataFrame:
+    """The answers the run's label request asks people to label (``label_request`` of
+    :func:`groundlab.summary.score_summary`): for each stratum of the judge's verdict, as many as
+    the request gives it, less those already labeled, drawn at random among the unlabeled ones, and
+    :data:`ABSTAINED_DRAWN` answers without claims beside them (for ``answerable``); in sheet order
+    (:func:`interleave`). On a log whose every answer is labeled there is nothing left to ask for,
+    and the sample is the one a first run would have drawn (the sample set's demonstration).
+
+    Returns the design, as :func:`stratified_sample` does (``population`` and ``sampled`` of each
+    stratum; ``weight`` the answers of the log each drawn one stands for, counting those labeled
+    before).
+    """
+    from ..core.counts import counts_of
+    from ..core.summary import label_request
+
+    cases = evaluation.cases
+    counts = counts_of(evaluation)
+    request = label_request(counts, margin, budget)
+    strata = judge_strata(cases)
+    labeled = cases["hallucinated_by_person"].notna() & (cases["claims"] > 0)
+    wanted = {h: max(0, k - int((labeled & (strata == h)).sum())) for h, k in request["by_stratum"].items()}
+    if not any(wanted.values()):  # every answer labeled: draw as a first run would (a demonstration)
+        request = label_request(counts, margin, budget, use_labels=False)
+        wanted = dict(request["by_stratum"])
+        labeled = pd.Series(False, index=cases.index)
+    abstained = int((strata == "abstained").sum())
+    if abstained:
+        wanted["abstained"] = min(ABSTAINED_DRAWN, abstained)
+    sizes = strata.value_counts()
+    picked = []
+    for h, k in wanted.items():
+        pool = strata.index[(strata == h) & ~labeled]
+        picked.extend(pool if k >= len(pool) else pd.Series(pool).sample(n=k, random_state=seed).tolist())
+    design = pd.DataFrame({"case_id": cases.loc[picked, "case_id"].to_numpy(),
+                           "stratum": strata.loc[picked].to_numpy()})
+    design["population"] = design["stratum"].map(lambda h: int(sizes[h]))
+    drawn = design["stratum"].value_counts()
+    before = {h: int((labeled & (strata == h)).sum()) for h in drawn.index}
+    design["sampled"] = design["stratum"].map(lambda h: int(drawn[h]) + before[h])
+    design["weight"] = design["population"] / design["sampled"]
+    return interleave(design, seed)
+
+
+def draw_sample(evaluation: "Evaluation", n: int = 0, *, shares: str = "request", margin: float = 0.05,
+                seed: int = 0) -> pd.DataFrame:
+    """The sample notebook 04 and ``groundlab run`` draw: with ``shares="request"`` the label
+    request's (:func:`request_sample`; ``n`` fixes its size instead of ``±margin``), else ``n``
+    answers shared ``"equal"`` or ``"proportional"`` among the strata (:func:`stratified_sample`),
+    in sheet order either way."""
+    if shares == "request":
+        return request_sample(evaluation, margin=margin, budget=n or None, seed=seed)
+    if n < 1:
+        raise GroundlabError(f"shares {shares!r} draw a fixed number of answers: set n_sample to 1 or more "
+                             "(or shares to 'request', which sizes the sample for the precision asked).")
+    return interleave(stratified_sample(evaluation.cases, n, shares=shares, seed=seed), seed)
+
+
+@dataclass(frozen=True)
+class LabelProgress:
+    """A labeling round read back so far: the hallucination rate the labels give for the whole log
+    (``estimate``, weighed by the design's strata; ``None`` with ``reason`` while a stratum has no
+    labeled answer), how many answers carry labels, and how many ``more`` would bring its range
+    within ``±margin`` (from the labels so far; 0 once it is there)."""
+
+    estimate: Optional[WeightedRate]
+    reason: str
+    labeled: int
+    drawn: int
+    more: int
+    margin: float
+    #: Whether labeling every drawn answer reaches the margin, and the half-width it is expected to reach.
+    reachable: bool = True
+    best: float = float("nan")
+
+    def __str__(self) -> str:
+        points = f"\u00b1{100 * self.margin:g} points"
+        if self.estimate is None:
+            head = f"the hallucination rate of the log cannot be given yet: {self.reason}"
+        else:
+            e = self.estimate
+            half = (e.high - e.low) / 2
+            head = (f"the hallucination rate of the log so far: {_pct(e.rate)} (95% range {_pct(e.low)}\u2013"
+                    f"{_pct(e.high)}, \u00b1{100 * half:.0f} points) from {self.labeled} labeled of the "
+                    f"{self.drawn} answers drawn")
+        if not self.more:
+            return f"{head}; that is within {points}: enough labels."
+        if not self.reachable:
+            return (f"{head}; labeling the other {self.more} would narrow it to about \u00b1{100 * self.best:.0f} points, "
+                    f"not {points}: that needs more answers than the log holds.")
+        return f"{head}; about {self.more} more labeled answers would bring it within {points}."
+
+
+def label_progress(records, claims_of, margin: float = 0.05) -> Optional[LabelProgress]:
+    """How far the labels of a drawn sample go (:class:`LabelProgress`): ``records`` are the
+    sample's case records (each with its design under ``"sample"``), ``claims_of`` gives a record's
+    number of claims. ``None`` when the records carry no design (a whole log, not a sample)."""
+    from ..core.weighted import plan_labels
+
+    sizes: Dict[str, int] = {}
+    counts: Dict[str, list] = {}
+    drawn = 0
+    for record in records:
+        design = record.get(SAMPLE_FIELD)
+        if not isinstance(design, dict) or "stratum" not in design or "population" not in design:
+            return None
+        n = claims_of(record)
+        stratum = str(design["stratum"])
+        if not n or stratum == "abstained":
+            continue
+        drawn += 1
+        sizes[stratum] = int(design["population"])
+        cell = counts.setdefault(stratum, [0, 0])
+        labels = record.get("labels")
+        if isinstance(labels, list) and len(labels) == n:
+            cell[0] += int(any(label != "supported" for label in labels))
+            cell[1] += 1
+    labeled = sum(n for _, n in counts.values())
+    missing = [h for h in sizes if not counts[h][1]]
+    estimate, reason = None, ""
+    if not labeled:
+        reason = "no drawn answer carries labels yet"
+    elif missing:
+        reason = (f"no labeled answer yet among those the judge found {missing[0]}; the sheet lists them early, so "
+                  "label on from the top")
+    else:
+        estimate = weighted_rate_of_counts([(h, sizes[h], counts[h][1], counts[h][0]) for h in sizes])
+    priors = {h: ((x + 0.5) / (n + 1) if n else 0.5) for h, (x, n) in counts.items()}
+    plan = plan_labels(sizes, priors, margin) if sizes else None
+    if estimate is not None and (estimate.high - estimate.low) / 2 <= margin:
+        more = 0
+    else:
+        more = sum(max(0, k - counts[h][1]) for h, k in plan.by_stratum.items()) if plan else 0
+    reachable = plan.reached if plan else True
+    if not reachable:
+        more = max(0, drawn - labeled)
+    return LabelProgress(estimate, reason, labeled, drawn, more, margin, reachable,
+                         plan.expected_margin if plan else float("nan"))
+
+
 def design_table(design: pd.DataFrame) -> pd.DataFrame:
     """Per stratum: answers in the log, drawn, the share of each, and the weight of a drawn answer.
 
@@ -166,13 +330,14 @@ def estimate_hallucination_rate(design: pd.DataFrame, labeled_cases: pd.DataFram
 
 
 def compare_rates(log_cases: pd.DataFrame, labeled_cases: pd.DataFrame, estimate: WeightedRate) -> pd.DataFrame:
-    """The hallucination rate three ways: the judge on the whole log, the person on the sample as
-    drawn (over-represents flagged answers), and the person weighted back to the log."""
+    """The hallucination rate three ways: what the judge flags on the whole log (its false alarms in,
+    its misses out: not the rate), the person on the sample as drawn (which over-represents the
+    strata drawn more often), and the person weighted back to the log (the rate)."""
     from ..core.metrics import hallucination_rate
 
     judge = hallucination_rate(log_cases)
     plain = hallucination_rate(labeled_cases, by="person")
-    rows = [("judge, whole log", judge.rate, judge.low, judge.high, judge.total),
+    rows = [("flagged by the judge, whole log (not the rate)", judge.rate, judge.low, judge.high, judge.total),
             ("person, sample as drawn", plain.rate, plain.low, plain.high, plain.total),
             ("person, weighted to the log", estimate.rate, estimate.low, estimate.high, estimate.labeled)]
     return pd.DataFrame(rows, columns=["hallucination rate", "rate", "low", "high", "answers"]).set_index(
@@ -192,10 +357,12 @@ def sample_text(cases_path: PathLike, design: pd.DataFrame) -> str:
     by_id = {row.case_id: {"stratum": row.stratum, "population": int(row.population),
                            "sampled": int(row.sampled), "weight": float(row.weight)}
              for row in design.itertuples(index=False)}
-    lines = []
+    lines = {}
     for _, obj in iter_jsonl(cases_path, "cases"):
         if obj.get("id") in by_id:
-            lines.append(json.dumps(dict(obj, **{SAMPLE_FIELD: by_id[obj["id"]]}), ensure_ascii=False))
+            lines[obj["id"]] = json.dumps(dict(obj, **{SAMPLE_FIELD: by_id[obj["id"]]}), ensure_ascii=False)
+    # In the design's order: a sheet drawn by request_sample lists the strata interleaved.
+    lines = [lines[cid] for cid in design["case_id"] if cid in lines]
     if len(lines) != len(by_id):
         raise GroundlabError(f"{cases_path} holds {len(lines)} of the {len(by_id)} drawn cases; draw the "
                              "sample from this cases file.")

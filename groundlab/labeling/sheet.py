@@ -110,6 +110,9 @@ class ImportReport:
     sheet: Optional[Path] = None
     cases_path: Optional[Path] = None
     out: Optional[Path] = None
+    #: Where the labels of a drawn sample stand (groundlab.labeling.sampling.label_progress); None
+    #: for a whole log.
+    progress: Optional[object] = None
 
     def __str__(self) -> str:
         lines = [f"read {plural(self.rows, 'row', 'rows')} from {self.sheet}; wrote {self.out} with labels for "
@@ -129,6 +132,9 @@ class ImportReport:
         if self.cases_not_in_sheet:
             lines.append(f"{plural(self.cases_not_in_sheet, 'case', 'cases')} of {self.cases_path} not in the "
                          "sheet: kept unchanged.")
+        if self.progress is not None:
+            text = str(self.progress)
+            lines.append(text[:1].upper() + text[1:])
         return "\n".join(lines)
 
 
@@ -278,8 +284,9 @@ def write_round(cases_path: PathLike, design: pd.DataFrame, folder: PathLike, *,
     folder = Path(folder)
     inputs = [cases_path] + ([passages] if passages else [])
     sample = sample_text(cases_path, design)
-    drawn = set(design["case_id"])
-    cases = [case for case in load_cases(cases_path, passages) if case.id in drawn]
+    order = {cid: k for k, cid in enumerate(design["case_id"])}
+    cases = sorted((case for case in load_cases(cases_path, passages) if case.id in order),
+                   key=lambda case: order[case.id])  # the design's order: the sheet may stop at any row
     sheet, judge_name = _suggested_sheet(cases, judge, splitter)
     text, cut = sheet_text(sheet)
     for k in range(1, 1000):
@@ -530,11 +537,14 @@ def apply_labels(records: List[dict], cases: Sequence[Case], found: Mapping[str,
 
 
 def import_labels(sheet_path: PathLike, cases_path: PathLike, out: PathLike, *, partial: bool = False,
-                  force: bool = False, splitter: Optional[ClaimSplitter] = None) -> ImportReport:
+                  force: bool = False, splitter: Optional[ClaimSplitter] = None, margin: float = 0.05) -> ImportReport:
     """Read a filled sheet and write ``cases_path`` with its labels to ``out`` (atomically).
 
     Nothing is written when the sheet has a problem, when ``out`` exists (unless ``force``) or
-    when it is one of the inputs.
+    when it is one of the inputs. When ``cases_path`` is a drawn sample (its cases carry their
+    design, as ``groundlab run`` and notebook 04 write them), the report also gives the log's
+    hallucination rate the labels so far give, with its range, and how many more labeled answers
+    would bring it within ``±margin`` (:func:`groundlab.labeling.sampling.label_progress`).
     """
     check_output(out, force, [sheet_path, cases_path])
     splitter = splitter or ClaimSplitter()
@@ -544,7 +554,12 @@ def import_labels(sheet_path: PathLike, cases_path: PathLike, out: PathLike, *, 
     new_records, report = apply_labels(records, cases, found, claims)
     with outputs_like(sheet_path, cases_path):
         write_atomic(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in new_records))
-    return replace(report, rows=rows, sheet=Path(sheet_path), cases_path=Path(cases_path), out=Path(out))
+    from .sampling import label_progress
+
+    n_claims = {id(r): len(claims[case.id]) for r, case in zip(new_records, cases)}
+    progress = label_progress(new_records, lambda r: n_claims[id(r)], margin)
+    return replace(report, rows=rows, sheet=Path(sheet_path), cases_path=Path(cases_path), out=Path(out),
+                   progress=progress)
 
 
 # ---------------------------------------------------------------- cells

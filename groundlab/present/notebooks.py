@@ -245,10 +245,11 @@ def check_values(parameters: Mapping[str, Any], options: Optional[Mapping[str, s
             if _bad_number(value) or not 0 < value < 0.5:
                 raise GroundlabError(f"{label} must be more than 0 and less than 0.5, not {_show(value)}; "
                                      "e.g. 0.05 for a range of \u00b15 points.")
-        elif name == "n_sample":
-            if _bad_number(value) or value < 1 or value != int(value):
-                raise GroundlabError(f"{label} must be a whole number of 1 or more, not {_show(value)}; it is "
-                                     "how many answers to draw for labeling.")
+        elif name in ("n_sample", "label_budget"):
+            if _bad_number(value) or value < 0 or value != int(value):
+                raise GroundlabError(f"{label} must be a whole number of 0 or more, not {_show(value)}; it is "
+                                     "how many answers to draw for labeling (0: as many as the label request "
+                                     "asks for).")
         elif name == "pair_by":
             from ..core.compare import PAIR_BY
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from pathlib import Path
-from typing import Iterator, List, Mapping, Optional, Sequence, Union
+from typing import Any, Iterator, List, Mapping, Optional, Sequence, Union
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -366,40 +366,53 @@ def _plain(text: object, limit: int = 40) -> str:
 
 @_styled
 def interval_width(frame: pd.DataFrame, ax: Optional[Axes] = None, answers: Optional[int] = None,
-                   needed: Optional[int] = None, margin: float = 0.05, title: Optional[str] = None) -> Axes:
+                   needed: Optional[int] = None, margin: float = 0.05, title: Optional[str] = None,
+                   plan: Optional[Mapping[str, Any]] = None) -> Axes:
     """How the Wilson 95% range around the observed rate narrows as the test set grows.
 
     ``frame``: :func:`groundlab.workbook.interval_width_frame` (``n``, ``rate``, ``low``, ``high``).
     ``answers`` marks today's number of answers; ``needed`` the number a ``±margin`` range needs.
+    With ``plan`` (:func:`groundlab.workbook.plan_answers` of a run's summary) both come from it,
+    and a label request is drawn as what it is: the corrected rate's range as people label answers.
     """
+    what, unit = "hallucination rate", "test answers"
+    if plan is not None:
+        answers, needed, margin = plan["answers"], plan["answers_needed"], plan["margin"]
+        what, unit = plan["what"], plan["unit"]
+        if plan.get("request") is not None and title is None:
+            title = "How sure the rate will be: the 95% range narrows as people label answers"
     ax = _axes(ax, (9, 5.2))
     rate = float(frame["rate"].iloc[0])
     ax.fill_between(frame["n"], frame["low"], frame["high"], color=OKABE_ITO["sky blue"], alpha=0.45,
                     lw=0, label="95% range")
-    ax.plot(frame["n"], frame["rate"], color=OKABE_ITO["blue"], lw=2.5, label=f"observed rate {rate:.0%}")
+    ax.plot(frame["n"], frame["rate"], color=OKABE_ITO["blue"], lw=2.5,
+            label=f"{'expected' if unit != 'test answers' else 'observed'} rate {rate:.0%}")
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:,.0f}"))
     ticks = [t for t in (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000)
              if frame["n"].min() <= t <= frame["n"].max()]
     ax.set_xticks(ticks)
     ax.minorticks_off()
+    request = plan is not None and plan.get("request") is not None
     for n, colour, style, text in ((answers, OKABE_ITO["black"], "--", "today"),
-                                   (needed, OKABE_ITO["vermillion"], ":", f"\u00b1{100 * margin:g} points")):
+                                   (needed, OKABE_ITO["vermillion"], ":",
+                                    "the label request" if request else f"\u00b1{100 * margin:g} points")):
         if not n:
             continue
         row = frame.iloc[(frame["n"] - n).abs().argmin()]
         ax.axvline(n, color=colour, ls=style, lw=2)
         # left of the line when it stands in the right half of the (log) axis, so the text stays inside
         right_half = np.log(n) > (np.log(frame["n"].min()) + np.log(frame["n"].max())) / 2
-        ax.annotate(f"{text}: {n:,} answers\n{row['low']:.0%}\u2013{row['high']:.0%}",
+        ax.annotate(f"{text}: {n:,} {'labeled' if unit != 'test answers' else 'answers'}\n"
+                    f"{row['low']:.0%}\u2013{row['high']:.0%}",
                     (n, 0.97 if colour == OKABE_ITO["black"] else 0.72), xycoords=("data", "axes fraction"),
                     xytext=(-6 if right_half else 6, 0), textcoords="offset points",
                     va="top", ha="right" if right_half else "left", fontsize=12, color=colour,
                     bbox=dict(boxstyle="round,pad=0.25", fc="white", ec="none", alpha=0.85))
     ax.set_ylim(0, 1)
     _percent_axis(ax.yaxis)
-    ax.set_xlabel("test answers (log scale)")
-    ax.set_ylabel("hallucination rate")
+    ax.set_xlabel(f"{unit} (log scale)")
+    ax.set_ylabel(what)
     ax.set_title(title or "How sure the rate is: the 95% range narrows with more answers", pad=12)
     ax.legend(loc="lower right", frameon=True)
     return ax

@@ -79,6 +79,9 @@ class Tile:
     target: Optional[float] = None
     target_text: str = ""
     scale: str = "rate"
+    #: Where the tile's figure comes from, in the page: ``(href, words)`` pairs (the details below,
+    #: the claims behind it in notebook 01's HTML copy).
+    links: tuple = ()
 
     @property
     def range_text(self) -> str:
@@ -90,16 +93,16 @@ class Tile:
 
 
 def _state_of_rate(rate: Optional[float], low: Optional[float], high: Optional[float], n: int,
-                   target: Optional[float], direction: str, unit: str, margin: float = MARGIN) -> tuple:
+                   target: Optional[float], direction: str, unit: str, margin: float = MARGIN,
+                   need: Optional[int] = None) -> tuple:
     """``(state, words)`` of a headline: meets or misses its target, or not enough answers yet to
-    say (with how many a ±``margin`` range needs), or no target set."""
-    from ..core.stats import answers_needed
-
+    say (with ``need``, the answers a ±``margin`` range needs, from the run's summary), or no target
+    set (the state is then ``none``: without a target a tile decides nothing)."""
     if rate is None or rate != rate or not n:
         return "none", f"not measured: no {fmt.plural(2, unit)} to count"
-    need = answers_needed(min(max(rate, 0.02), 0.98), margin)
     more = f"not enough {fmt.plural(2, unit)} yet: you have {fmt.number(n)}; \u00b1{100 * margin:g} points needs " \
            f"{fmt.number(need)}"
+    wide = (high - low) / 2 > margin
     if target is not None:
         bound = f"{'at most' if direction == 'max' else 'at least'} {fmt.percent(target, 1 if target * 100 % 1 else 0)}"
         good = high <= target if direction == "max" else low >= target
@@ -109,57 +112,68 @@ def _state_of_rate(rate: Optional[float], low: Optional[float], high: Optional[f
         if bad:
             return "bad", f"misses the target: {bound}"
         return "unsure", f"{more} to show it is {bound}"
-    if (high - low) / 2 > margin:
-        return "unsure", more
+    if wide and need:
+        return "none", f"no target set; {more}"
     return "none", "no target set"
 
 
 def decision_tiles(evaluation: Evaluation, targets: Optional["Targets"] = None, comparison: Any = None,
-                   margin: float = MARGIN) -> List[Tile]:
-    """The decision panel's tiles: the hallucination rate (corrected by people's labels when some
-    exist), false abstention, citation accuracy, how far the judge can be trusted, and with a
-    ``comparison`` (:class:`groundlab.workbook.ConfigurationComparison`) the difference B − A."""
-    from ..core.weighted import corrected_hallucination_rate
+                   margin: float = MARGIN, summary: Optional[Mapping[str, Any]] = None, sheet: str = "") -> List[Tile]:
+    """The decision panel's tiles: the hallucination rate (people's: by their labels, or the
+    judge's flags corrected by them; *not measured yet* without labels, with the labels that would
+    settle it), false abstention, citation accuracy, how far the judge can be trusted, and with a
+    ``comparison`` (:class:`groundlab.workbook.ConfigurationComparison`) the difference B − A.
+    Every figure comes from ``summary`` (:func:`groundlab.summary.score_summary`)."""
+    from .headline import agreement_words, flagged_words, hallucination_words, label_request_words
 
+    s = summary if summary is not None else score_summary(evaluation, margin=margin)
     r = rates(evaluation)
     tiles: List[Tile] = []
-    flagged = r["hallucination rate"]
-    correction = corrected_hallucination_rate(evaluation.cases)
-    est = correction.estimate
+    words = hallucination_words(s)
+    h = s["hallucination_rate"]
     limit = targets.overall if targets is not None else None
-    if est is not None:
-        every = correction.labeled == correction.answered
-        how = ("by people's labels on every answer" if every else
-               f"corrected by people's labels on {correction.labeled} of {fmt.count(correction.answered, 'answer')}")
-        detail = (f"{how}; the judge alone flags {fmt.percent(flagged.rate)} "
-                  f"({flagged.count} of {fmt.count(flagged.total, 'answer')}, 95% range "
-                  f"{fmt.percent_range(*flagged.interval)}).")
-        value, low, high, n = est.rate, est.low, est.high, correction.answered
+    target_text = f"target at most {fmt.percent(limit)}" if limit is not None else ""
+    if words.measured:
+        detail = f"{words.how}; {flagged_words(s)}."
+        if h["basis"] == "people":
+            state, state_text = _state_of_rate(words.value, words.low, words.high, h["answered"], limit, "max", "answer",
+                                               margin, s["answers_needed"]["hallucination_rate"])
+        else:
+            state, state_text = _state_of_rate(words.value, words.low, words.high, h["answered"], limit, "max",
+                                               "answer", margin, None)
+            request = s.get("label_request") or {}
+            if state in ("none", "unsure") and request.get("more"):
+                more = label_request_words(s, sheet)
+                state_text = (f"{state_text}; {more}" if state == "unsure" or limit is not None else
+                              f"no target set; {more}")
+        tiles.append(Tile("hallucination", "Hallucination rate", words.figure, state, state_text, detail,
+                          words.value, words.low, words.high, limit, target_text))
     else:
-        detail = (f"{flagged.count} of {fmt.count(flagged.total, 'answer')} as the judge flags them; not checked "
-                  "against people" + (f" ({correction.reason})." if correction.labeled else
-                                      ". " + unchecked_sentence(evaluation)))
-        value, low, high, n = (flagged.rate, *flagged.interval, flagged.total) if flagged.total else (None, None, None, 0)
-    state, words = _state_of_rate(value, low, high, n, limit, "max", "answer", margin)
-    tiles.append(Tile("hallucination", "Hallucination rate", fmt.percent(value), state, words, detail,
-                      value, low, high, limit, f"target at most {fmt.percent(limit)}" if limit is not None else ""))
+        detail = (f"{flagged_words(s)}: the judge's own share, which at a low base rate can be several times the "
+                  "rate people find, so it is not shown as the rate.")
+        tiles.append(Tile("hallucination", "Hallucination rate", words.figure, "unsure",
+                          f"not measured yet: {label_request_words(s, sheet)}" if s.get("label_request") else
+                          f"not measured: {words.how}", detail, None, None, None, limit, target_text))
 
     fa = r["false abstention"]
     limit = targets.max_false_abstention if targets is not None else None
-    state, words = _state_of_rate(fa.rate if fa.total else None, *(fa.interval if fa.total else (None, None)),
-                                  fa.total, limit, "max", "answerable question", margin)
+    state, words_ = _state_of_rate(fa.rate if fa.total else None, *(fa.interval if fa.total else (None, None)),
+                                   fa.total, limit, "max", "answerable question", margin,
+                                   s["answers_needed"]["false_abstention"])
     tiles.append(Tile("false_abstention", "False abstention", fmt.percent(fa.rate) if fa.total else fmt.MISSING,
-                      state, words,
+                      state, words_,
                       (f"declined {fa.count} of {fmt.count(fa.total, 'question')} the passages could answer."
-                       if fa.total else "no case is marked answerable."),
+                       if fa.total else "no case says whether its question could be answered: add \"answerable\": "
+                                        "true or false to the cases (or label them in the sheet)."),
                       fa.rate if fa.total else None, *(fa.interval if fa.total else (None, None)), limit,
                       f"target at most {fmt.percent(limit)}" if limit is not None else ""))
 
     cp = r["citation precision"]
     limit = targets.min_citation_accuracy if targets is not None else None
     if cp.total:
-        state, words = _state_of_rate(cp.rate, *cp.interval, cp.total, limit, "min", "citation", margin)
-        tiles.append(Tile("citations", "Citation accuracy", fmt.percent(cp.rate), state, words,
+        state, words_ = _state_of_rate(cp.rate, *cp.interval, cp.total, limit, "min", "citation", margin,
+                                       s["answers_needed"]["citation_precision"])
+        tiles.append(Tile("citations", "Citation accuracy", fmt.percent(cp.rate), state, words_,
                           f"{cp.count} of {fmt.count(cp.total, 'citation')} point at a passage that backs the claim.",
                           cp.rate, *cp.interval, limit,
                           f"target at least {fmt.percent(limit)}" if limit is not None else ""))
@@ -173,22 +187,48 @@ def decision_tiles(evaluation: Evaluation, targets: Optional["Targets"] = None, 
 
     a = agree_summary(evaluation)
     if a["agreement"]["claims"]:
-        c, fa_ = a["caught"], a["false_alarms"]
+        c = a["caught"]
         figure = f"caught {fmt.percent(c['rate'])}" if c["hallucinated"] else "nothing to catch"
         tiles.append(Tile("judge", "Can the judge be trusted?", figure, "none",
                           f"checked against people on {fmt.count(a['agreement']['claims'], 'labeled claim')}",
-                          f"It caught {c['caught']} of {fmt.count(c['hallucinated'], 'hallucinated claim')} and "
-                          f"raised false alarms on {fa_['flagged']} of {fmt.count(fa_['supported'], 'supported claim')}"
-                          f" ({fmt.percent(fa_['rate'])}). Claims it misses are missing from the rates too.",
+                          f"It {agreement_words(a)}.",
                           c["rate"], c["low"], c["high"]))
     else:
         tiles.append(Tile("judge", "Can the judge be trusted?", "not checked", "unsure", "not checked against people",
-                          "No claim carries a person's label: label a sample (notebook 04) to measure what the judge "
-                          "catches and how often it raises false alarms."))
+                          "No claim carries a person's label: the labels the hallucination rate asks for measure "
+                          "what the judge catches and how often it raises false alarms too."))
 
     if comparison is not None:
         tiles.append(comparison_tile(comparison))
     return tiles
+
+
+def decision_line(tiles: Sequence[Tile], targets: Optional["Targets"], summary: Mapping[str, Any]) -> str:
+    """The panel's first line: without targets, how to set them; with them, the decision: meets
+    every target, misses one (which), or cannot tell yet (what it needs)."""
+    from .headline import label_request_words
+
+    if targets is None or not any(t.target is not None and t.scale == "rate" for t in tiles):
+        return ("No targets are set, so no tile can say whether the assistant is ready: write a targets file "
+                "(`groundlab targets targets.toml` writes a starter to edit) and run again with "
+                "`--targets targets.toml`.")
+    judged = [t for t in tiles if t.target is not None and t.scale == "rate"]
+    missed = [t.title.lower() for t in judged if t.state == "bad"]
+    if missed:
+        return f"**Not ready:** it misses the target for {_and(missed)}."
+    if summary["hallucination_rate"]["rate"] is None and any(t.key == "hallucination" for t in judged):
+        return (f"**Cannot tell yet:** the hallucination rate is not measured; {label_request_words(summary)}.")
+    unsure = [t for t in judged if t.state != "good"]
+    if unsure:
+        one = len(unsure) == 1
+        return (f"**Cannot tell yet:** {_and([t.title.lower() for t in unsure])} need{'s' if one else ''} more "
+                f"answers to show {'its target' if one else 'their targets'}.")
+    return f"**Ready by these targets:** it meets every one ({_and([t.title.lower() for t in judged])})."
+
+
+def _and(items: Sequence[str]) -> str:
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def comparison_tile(compared: Any) -> Tile:
@@ -197,7 +237,7 @@ def comparison_tile(compared: Any) -> Tile:
     result = compared.result if hasattr(compared, "result") else compared
     a, b = result.names
     m = result.measures["hallucination_rate"]
-    title = f"{b} \u2212 {a}: hallucination rate"
+    title = f"{b} \u2212 {a}: flagged by the judge"
     if not m.defined:
         return Tile("compare", title, fmt.MISSING, "none", "not measured: no question answered by both",
                     f"{b} against {a}: nothing to compare.", scale="points")
@@ -249,29 +289,35 @@ class ReportParts:
 
 #: Terms a committee may not know, in plain words.
 GLOSSARY = (
-    ("hallucination rate", "the share of answers with at least one claim the passages do not back."),
-    ("95% range", "where the true rate lies, 19 times in 20, given how few answers were checked (a Wilson "
-                  "interval): fewer answers, a wider range."),
+    ("hallucination rate", "the share of answers with a claim no passage backs, as people find it (their labels, "
+                           "or the judge's flags corrected by them)."),
+    ("flagged by the judge", "answers the judge finds a claim in that no passage backs: its false alarms count, its "
+                             "misses do not."),
+    ("95% range", "where the true rate lies, 19 times in 20 (a Wilson interval): fewer answers, a wider range."),
     ("false abstention", "the assistant declined a question its passages could answer."),
     ("citation accuracy", "of the passages an answer cites, the share that back the claim they are cited for."),
-    ("caught, false alarms", "of the claims people found not backed, the share the judge flagged; of the claims "
-                             "people found backed, the share it flagged wrongly."),
-    ("penalty, risk-weighted score", "a wrong answer costs as many right ones as the penalty; declining scores 0; "
-                                     "shown per 100 answers."),
-    ("could be noise", "the difference is within what chance alone gives on so few questions."),
-    ("kappa", "agreement between judge and person beyond chance: 0 is chance, 1 perfect."),
+    ("caught, false alarms", "of the claims people found not backed, the share the judge flagged; of those they "
+                             "found backed, the share it flagged."),
+    ("penalty, risk-weighted score", "a wrong answer costs as many right ones as the penalty; declining scores 0."),
+    ("could be noise", "within what chance alone gives on so few questions."),
+    ("same verdict, kappa", "judge and person chose the same of the three verdicts; kappa: that agreement beyond "
+                            "chance (0 chance, 1 perfect)."),
 )
 
 
 def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = "",
                     targets: Optional["Targets"] = None, comparison: Any = None,
-                    claims_page: str = "") -> ReportText:
-    """The one-page steering report as Markdown text: the decision panel (:func:`decision_tiles`),
-    then what the figures rest on, where the problems are (by kind of claim and by process, each
-    row linked to its claims in ``claims_page``, the HTML copy of notebook 01, when given), with
-    ``targets`` (:func:`groundlab.targets.load_targets`) the pass/fail table and the weighted risk
-    score, a glossary, and the judge and inputs behind the figures at the foot."""
-    parts = report_parts(evaluation, penalty, source, targets, comparison, claims_page)
+                    claims_page: str = "", *, margin: float = MARGIN, label_budget: Optional[int] = None,
+                    sheet: str = "") -> ReportText:
+    """The one-page steering report as Markdown text: the decision (:func:`decision_line`) and the
+    decision panel (:func:`decision_tiles`), then what the figures rest on, where the judge flags
+    problems (by kind of claim and by process, each row linked to its claims in ``claims_page``,
+    the HTML copy of notebook 01, when given), with ``targets``
+    (:func:`groundlab.targets.load_targets`) the pass/fail table and the weighted risk score, a
+    glossary, and the judge and inputs behind the figures at the foot. ``sheet`` names the
+    labeling sheet written beside the report, which the label request points to."""
+    parts = report_parts(evaluation, penalty, source, targets, comparison, claims_page, margin=margin,
+                         label_budget=label_budget, sheet=sheet)
     lines = [MARKER, "# Groundedness report", "", parts.subtitle, "", "## Decision panel", ""]
     lines += panel_markdown(parts.tiles)
     lines += ["", "## What the figures rest on", ""] + parts.markdown_details
@@ -284,23 +330,26 @@ def steering_report(evaluation: Evaluation, penalty: float = 1.0, source: str = 
 
 
 def report_parts(evaluation: Evaluation, penalty: float = 1.0, source: str = "",
-                 targets: Optional["Targets"] = None, comparison: Any = None, claims_page: str = "") -> ReportParts:
-    """Everything a report shows, once, for both its Markdown and its page."""
-    s = score_summary(evaluation, penalty)
+                 targets: Optional["Targets"] = None, comparison: Any = None, claims_page: str = "", *,
+                 margin: float = MARGIN, label_budget: Optional[int] = None, sheet: str = "") -> ReportParts:
+    """Everything a report shows, once, for both its Markdown and its page; every figure from one
+    summary (:func:`groundlab.summary.score_summary`)."""
+    from .headline import agreement_words, risk_words
+
+    s = score_summary(evaluation, penalty, margin=margin, label_budget=label_budget)
     undecided = citations_undecided(evaluation.claims)
     r = rates(evaluation)
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     flagged = s["contradicted"] + s["unsupported"]
-    tiles = decision_tiles(evaluation, targets, comparison)
-    answers = sum(s["outcomes"].values())
-    subtitle = (f"Is the assistant ready to go live? {fmt.count(s['cases'], 'case')} judged by the "
-                f"{markdown_text(s['judge'])} judge; each tile says whether its figure meets its target, misses it, "
-                "or needs more answers.")
-    details = [headline_line(evaluation, r),
-               f"- **Severity:** {s['contradicted']} contradicted and {s['unsupported']} unsupported of "
+    tiles = [_linked(t, claims_page) for t in decision_tiles(evaluation, targets, comparison, margin, summary=s,
+                                                             sheet=sheet)]
+    subtitle = (f"Is the assistant ready to go live? {decision_line(tiles, targets, s)} "
+                f"{fmt.count(s['cases'], 'case')} judged by the {markdown_text(s['judge'])} judge.")
+    details = [headline_line(s, sheet),
+               f"- **Severity:** the judge found {s['contradicted']} contradicted and {s['unsupported']} unsupported of "
                f"{fmt.count(s['claims'], 'claim')}"
-               + (f" ({fmt.percent(s['contradicted'] / flagged)} of the problems are contradictions, usually the worse "
-                  "kind: the answer says the opposite of a passage)." if flagged else ": no problem found."),
+               + (f" ({fmt.percent(s['contradicted'] / flagged)} of its flags are contradictions, usually the worse "
+                  "kind: the opposite of a passage)." if flagged else ": no problem found."),
                f"- **Abstention:** on unanswerable questions {rate_line(r['abstention'], 'unanswerable cases')}; "
                f"false abstention on answerable ones {rate_line(r['false abstention'], 'answerable cases')}."]
     a = agree_summary(evaluation)
@@ -308,25 +357,25 @@ def report_parts(evaluation: Evaluation, penalty: float = 1.0, source: str = "",
         caught = Rate(a["caught"]["caught"], a["caught"]["hallucinated"])
         alarms = Rate(a["false_alarms"]["flagged"], a["false_alarms"]["supported"])
         details.append(
-            f"- **How the judge was checked:** against a person's labels on {fmt.count(a['agreement']['claims'], 'claim')}"
+            f"- **How the judge was checked:** against people's labels on {fmt.count(a['agreement']['claims'], 'claim')}"
             f" it caught {rate_line(caught, 'hallucinated claims')} and raised false alarms on "
-            f"{rate_line(alarms, 'supported claims')} (agreement {a['agreement']['agree']} of "
-            f"{a['agreement']['claims']}" + (f", Cohen's kappa {a['kappa']:.2f}" if a["kappa"] is not None else "")
-            + "). Hallucinated claims the judge misses are missing from the rates too.")
+            f"{rate_line(alarms, 'supported claims')}; the very same verdict on {a['agreement']['agree']} of "
+            f"{a['agreement']['claims']}" + (f", Cohen's kappa {a['kappa']:.2f}" if a["kappa"] is not None else "") + ".")
     else:
-        details.append("- **How the judge was checked:** not yet: no case carries a person's labels. Label a sample "
-                       "before trusting these rates (notebook 04, `groundlab agree`).")
+        details.append("- **How the judge was checked:** not yet: no case carries people's labels. The labels the "
+                       "hallucination rate asks for check it too (caught and false alarms).")
     if s["errors"]:
         details.append(f"- The judge could not decide {fmt.count(s['errors'], 'claim')}; they are left out of every "
                        "rate.")
     o = s["outcomes"]
+    answers = sum(o.values())
     details += [
-        f"- **Outcomes:** {o['correct']} correct, {o['abstained']} abstained, {o['wrong']} wrong. Risk-weighted score "
-        f"{fmt.per_100(s['risk_weighted_score'], answers)} at penalty {fmt.weight(s['penalty'])}"
+        f"- **Outcomes:** {o['correct']} correct, {o['abstained']} abstained, {o['wrong']} wrong by the judge's "
+        f"verdicts; risk-weighted score at penalty {fmt.weight(s['penalty'])}: {risk_words(s)}"
         + (_weighted_score(evaluation, s["penalty"], targets, answers) if targets is not None else "") + ".",
-        f"- **The control:** {fmt.count(flagged, 'claim')} in {fmt.count(r['hallucination rate'].count, 'answer')} "
-        "could not be backed by the passages: decide whether the product hides such a claim, flags it or routes "
-        "the answer to a person. " + _control(evaluation, s["penalty"]),
+        f"- **The control:** the judge could not back {fmt.count(flagged, 'claim')} in "
+        f"{fmt.count(s['flagged_by_judge']['flagged'], 'answer')}: decide whether the product hides such a claim, "
+        "flags it or routes the answer to a person. " + _control(evaluation, s["penalty"]),
         ("- **Citations:** " + (f"recall {rate_line(r['citation recall'], 'supported claims')}, "
                                 f"precision {rate_line(r['citation precision'], 'citations')}."
                                 if r["citation precision"].total
@@ -338,16 +387,16 @@ def report_parts(evaluation: Evaluation, penalty: float = 1.0, source: str = "",
     if comparison is not None:
         from ..core.compare import compare_rows
 
-        a, b = _names(comparison)
+        a_name, b_name = _names(comparison)
         result = comparison.result if hasattr(comparison, "result") else comparison
         units = {m.name: m.units for m in result.measures.values()}
         shown = [f"{row['note']} (over {fmt.count(units[name], 'question')} paired)" for name, row in
                  zip([n for n, m in result.measures.items() if m.defined], compare_rows(comparison))]
-        details.append(f"- **{markdown_text(b)} \u2212 {markdown_text(a)}**, question by question: "
+        details.append(f"- **{markdown_text(b_name)} \u2212 {markdown_text(a_name)}**, question by question: "
                        + "; ".join(f"{markdown_text(label)} {markdown_text(text)}" for label, text in
                                    zip([LABEL_OF[n] for n, m in result.measures.items() if m.defined], shown))
-                       + ". The report's other figures count every answer of "
-                       + f"{markdown_text(a)}, the comparison only the questions both sides answered.")
+                       + f". The other figures count every answer of {markdown_text(a_name)}; the comparison, the "
+                       "questions both sides answered.")
     details.append("")
     tables = [breakdown_lines(evaluation, claims_page)]
     if targets is not None:
@@ -359,12 +408,27 @@ def report_parts(evaluation: Evaluation, penalty: float = 1.0, source: str = "",
     return ReportParts(subtitle, tiles, details, list(GLOSSARY), footer, tables, apart)
 
 
+#: The anchor of the report's details, which every tile links down to.
+DETAILS_ANCHOR = "rests-on"
+
+
+def _linked(tile: Tile, claims_page: str) -> Tile:
+    """``tile`` with its links down: to what its figure rests on, and for the hallucination rate and
+    citation accuracy to the claims behind them (``claims_page``, notebook 01's HTML copy)."""
+    from dataclasses import replace
+
+    links = [(f"#{DETAILS_ANCHOR}", "what it rests on")]
+    if claims_page and tile.key in ("hallucination", "citations", "judge"):
+        links.append((claims_page, "the claims behind it"))
+    return replace(tile, links=tuple(links))
+
+
 def _names(comparison: Any) -> tuple:
     return (comparison.result if hasattr(comparison, "result") else comparison).names
 
 
 #: How the report names each compared measure.
-LABEL_OF = {"hallucination_rate": "hallucination rate", "faithfulness": "faithfulness", "abstention": "abstention",
+LABEL_OF = {"hallucination_rate": "flagged by the judge", "faithfulness": "faithfulness", "abstention": "abstention",
             "false_abstention": "false abstention", "agreement": "agreement with the person"}
 
 
@@ -398,92 +462,32 @@ def panel_markdown(tiles: Sequence[Tile]) -> List[str]:
     return lines
 
 
-#: Public sets of answers written from the passages they are judged against, whose measured
-#: false alarms and catches say how far an unchecked rate may be off.
-RAG_STYLE_SETS = ("FRANK CNN/DM", "HaluEval QA", "ExpertQA retrieve-then-read")
+def headline_line(summary: Mapping[str, Any], sheet: str = "") -> str:
+    """The report's first measure: people's hallucination rate (by their labels, or the judge's
+    flags corrected by them) beside what the judge flags; without labels, the flagged share said
+    as what it is and the labels that would settle the rate (:mod:`groundlab.present.headline`)."""
+    from .headline import flagged_share, flagged_words, hallucination_words, label_request_basis, label_request_words
+
+    s = summary
+    words = hallucination_words(s)
+    if words.measured:
+        line = (f"- **Hallucination rate per answer:** {words.figure} {words.how} (95% range {words.range}); "
+                f"{flagged_words(s)}.")
+        if s.get("label_request") and s["label_request"]["more"]:
+            line += f" For \u00b1{100 * s['margin']:g} points: {label_request_words(s, sheet)}."
+        return line
+    if not s.get("label_request"):
+        return f"- **Hallucination rate per answer:** not measured: {words.how}."
+    return (f"- **Hallucination rate per answer:** not measured yet: no answer carries people's labels. "
+            f"{_upper(label_request_words(s, sheet))}. Meanwhile the judge flags {flagged_share(s)}; "
+            "at a low base rate a judge's false alarms outnumber the hallucinations it catches, so that share can "
+            "be several times the rate people find, and no figure without labels is given as the rate (the "
+            "corrections tried without labels missed the truth on the public sets: docs/measures.md). "
+            + label_request_basis(s))
 
 
-def headline_line(evaluation: Evaluation, r: Mapping[str, Rate]) -> str:
-    """The report's first measure: the hallucination rate corrected by people's labels beside the
-    judge's flagged rate when labels exist (:func:`groundlab.sampling.corrected_hallucination_rate`),
-    else the flagged rate and how far the judge's measured error could move it."""
-    from ..core.weighted import _pct, corrected_hallucination_rate
-
-    flagged = rate_line(r["hallucination rate"], "answered cases")
-    correction = corrected_hallucination_rate(evaluation.cases)
-    est = correction.estimate
-    if est is not None:
-        every = correction.labeled == correction.answered
-        how = ("by people's labels on every answer" if every else
-               f"corrected by people's labels on {correction.labeled} of {correction.answered} answers")
-        return (f"- **Hallucination rate per answer:** {_pct(est.rate)} {how} (95% range {_pct(est.low)}\u2013"
-                f"{_pct(est.high)}); the judge alone flags {flagged}.")
-    if correction.labeled:
-        return (f"- **Hallucination rate per answer:** {flagged}, as the judge flags it; by the person's labels "
-                f"{rate_line(r['hallucination rate by the person'], 'labeled answers')}. Not corrected: "
-                f"{correction.reason}.")
-    return f"- **Hallucination rate per answer:** {flagged}, as the judge flags it. " + unchecked_sentence(evaluation)
-
-
-def unchecked_sentence(evaluation: Evaluation) -> str:
-    """One sentence for a rate no person checked: how far the judge's false alarms and misses on
-    public answers written from their passages could move the share of claims it flags, and how
-    many labeled answers would pin the rate down."""
-    from ..core.stats import answers_needed
-
-    claims = evaluation.claims
-    judged = claims["verdict"].notna()
-    total = int(judged.sum())
-    if not total:
-        return "No answer carries a person's labels to check it with."
-    q = float((claims.loc[judged, "verdict"] != "supported").mean())
-    errors = _public_errors(evaluation)
-    rate = r_rate = hallucination_share(evaluation)
-    need = answers_needed(min(max(r_rate, 0.02), 0.98), 0.05) if rate == rate else None
-    label = (f"labeling about {need} answers drawn at random within the judge's verdicts (notebook 04) would pin the "
-             "rate down to \u00b15 points" if need else "a person's labels would pin it down")
-    if not errors:
-        return (f"No answer carries a person's labels, and this judge's error is not measured on public answers: "
-                f"{label}.")
-    trues = [min(1.0, max(0.0, (q - fa) / (c - fa))) for c, fa in errors.values() if c > fa]
-    alarms = sorted(fa for _, fa in errors.values())
-    caught = sorted(c for c, _ in errors.values())
-    low, high = (min(trues), max(trues)) if trues else (0.0, 1.0)
-    return (f"No answer carries a person's labels. On public answers written from their passages this judge flagged "
-            f"{percent(alarms[0])}\u2013{percent(alarms[-1])} of the claims people found supported and caught "
-            f"{percent(caught[0])}\u2013{percent(caught[-1])} of the hallucinated ones, so of the {percent(q)} of "
-            f"claims it flags here anywhere from {percent(low)} to {percent(high)} may really be hallucinated; "
-            f"{label}.")
-
-
-def hallucination_share(evaluation: Evaluation) -> float:
-    """The judge's hallucination rate per answer, NaN when nothing was answered."""
-    cases = evaluation.cases
-    answered = cases[cases["claims"] > 0]
-    return float(answered["hallucinated"].astype(float).mean()) if len(answered) else float("nan")
-
-
-def _public_errors(evaluation: Evaluation) -> dict:
-    """``{set: (caught, false alarms)}`` the judge showed on the public RAG-style sets, from the
-    figures shipped with the signals judge's weights (they hold the rules judge's too)."""
-    identity = evaluation.claims.attrs.get("judge") or {}
-    name = identity.get("name") or evaluation.judge
-    if name not in ("signals", "rules"):
-        return {}
-    try:
-        from ..judges.signals import load_config
-
-        path = identity.get("config") if name == "signals" else None
-        config = load_config(None if not path or str(path).startswith("groundlab/data/") else path)
-    except Exception:  # a config moved or another judge's: no public figures to quote
-        return {}
-    sets = config.data.get("leave_one_set_out") or {}
-    out = {}
-    for set_name in RAG_STYLE_SETS:
-        figures = (sets.get(set_name) or {}).get(name)
-        if figures and figures["caught"]["total"] and figures["false_alarms"]["total"]:
-            out[set_name] = (figures["caught"]["rate"], figures["false_alarms"]["rate"])
-    return out
+def _upper(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def apart_lines(summary: Mapping[str, Any], markdown: bool = True) -> List[str]:
@@ -524,10 +528,11 @@ def breakdown_lines(evaluation: Evaluation, claims_page: str = "") -> List[str]:
         return ["**Where the problems are:** no judged claim to break down by kind or process.", ""]
     processes = (frame["by"] == "process").any()
     behind = _cases_behind(evaluation, frame) if claims_page else {}
-    lines = ["**Where the problems are**, by the kind of fact a claim states (claims not supported; a claim "
-             "counts under each kind it states)" + (" and by process (answers with a claim not supported)"
-                                                     if processes else "; no case names its process") + ":",
-             "", "| | not supported | count | 95% range |" + (" claims behind it |" if behind else ""),
+    lines = ["**Where the judge flags problems**, by the kind of fact a claim states (claims the judge did not find "
+             "supported; a claim counts under each kind it states)" + (" and by process (answers it flagged)"
+                                                                       if processes else "; no case names its process")
+             + ":",
+             "", "| | flagged | count | 95% range |" + (" claims behind it |" if behind else ""),
              "| --- | ---: | ---: | --- |" + (" --- |" if behind else "")]
     for k, row in enumerate(frame.itertuples()):
         unit = row.unit if row.total != 1 else row.unit[:-1]
@@ -580,19 +585,25 @@ def target_lines(evaluation: Evaluation, targets: "Targets") -> List[str]:
     met = int((table["status"] == "pass").sum())
     state = "good" if len(table) and met == len(table) else "bad" if len(table) else "none"
     lines = [f"**Targets** from {code_span(targets.source)}, each met when the whole 95% range is at or below its "
-             f"maximum: {fmt.state_label(state)} {met} of {len(table)} met.", ""]
+             f"maximum (all answers: the hallucination rate; the others: what the judge flags): "
+             f"{fmt.state_label(state)} {met} of {len(table)} met.", ""]
     if table.empty:
         return lines
     lines += ["| target | max | rate | 95% range | status |", "| --- | ---: | ---: | --- | --- |"]
     for row in table.itertuples():
-        if row.total:
+        if row.status == "not measured":
+            rate, span = "not measured yet", "\u2014"
+        elif row.total and (row.hallucinated is None or row.hallucinated != row.hallucinated):
+            rate = f"{percent(row.rate)} (corrected)"  # people's, weighed from their labels on some answers
+            span = f"{percent(row.low)}\u2013{percent(row.high)}"
+        elif row.total:
             rate = f"{percent(row.rate)} ({row.hallucinated} of {row.total})"
             span = f"{percent(row.low)}\u2013{percent(row.high)}"
         else:
             rate, span = "n/a", "\u2014"
         status = ("fail: more answers needed" if row.status == "fail" and row.rate <= row.max_rate
                   else str(row.status))
-        state = {"pass": "good", "no data": "none"}.get(str(row.status),
+        state = {"pass": "good", "no data": "none", "not measured": "unsure"}.get(str(row.status),
                                                         "unsure" if status.endswith("needed") else "bad")
         status = f"{fmt.state_label(state)} {status}"
         lines.append(f"| {markdown_text(row.target)} | {_max(row.max_rate)} | {rate} | {span} | {status} |")
@@ -674,6 +685,8 @@ h2 { font-size: 1.05rem; margin: 1.1rem 0 0.4rem; }
 .tile .state .symbol { display: inline-block; min-width: 1.2em; text-align: center; color: #fff; border-radius: 3px;
                        margin-right: 0.3em; }
 .tile .detail { font-size: 0.78rem; color: #333; margin: 0.1rem 0; }
+.tile .links { font-size: 0.72rem; margin: 0.1rem 0 0; }
+.tile .links a { color: #0a4f8a; }
 .tile.good { border-left-color: var(--good); } .tile.good .symbol { background: var(--good); }
 .tile.bad { border-left-color: var(--bad); } .tile.bad .symbol { background: var(--bad); }
 .tile.unsure { border-left-color: var(--unsure); } .tile.unsure .symbol { background: var(--unsure); color: #000; }
@@ -709,12 +722,13 @@ figcaption { font-size: 0.8rem; color: #444; margin-top: 0.2rem; }
 @page { size: A4; margin: 10mm 11mm; }
 @media print {
   body { max-width: none; margin: 0; padding: 0; font-size: 8pt; line-height: 1.28; }
+  .tile .links { display: none; }
   h1 { font-size: 14pt; } h2 { font-size: 9.6pt; margin: 0.45rem 0 0.2rem; }
   .subtitle { margin-bottom: 0.35rem; }
   .panel { gap: 0.3rem; } .tile { padding: 0.25rem 0.4rem; }
-  .tile .figure { font-size: 15pt; } .tile .state { font-size: 8pt; } .tile .detail { font-size: 6.8pt; }
+  .tile .figure { font-size: 15pt; } .tile .state { font-size: 8pt; } .tile .detail { font-size: 6.6pt; }
   .scale { font-size: 6pt; } .scale .range-text { font-size: 6.8pt; }
-  .details ul { font-size: 7.6pt; }
+  .details ul { font-size: 7.3pt; }
   .glossary dl { columns: 3; column-gap: 4mm; }
   .tile, .bar .range, .bar .dot, .tile .symbol, td { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
   .details ul { columns: 2; column-gap: 5mm; } .details li { margin-bottom: 0.05rem; break-inside: avoid; }
@@ -723,7 +737,7 @@ figcaption { font-size: 0.8rem; color: #444; margin-top: 0.2rem; }
   .tables .block p { margin-top: 0.1rem; }
   .tables td:not(:first-child):not(:last-child), .tables th { white-space: nowrap; }
   .tables th, .tables td { padding-right: 0.35rem; }
-  .glossary dl { font-size: 6.9pt; } footer { font-size: 6.6pt; margin-top: 0.3rem; }
+  .glossary dl { font-size: 6.6pt; } footer { font-size: 6.4pt; margin-top: 0.3rem; }
   footer p { display: inline; margin-right: 0.5em; }
   code { background: none; }
   .figures-section { break-before: page; }
@@ -760,8 +774,20 @@ def _tile_html(t: Tile) -> str:
                  f"{e(t.state_text)}</p>")
     if t.detail:
         parts.append(f'<p class="detail">{e(t.detail)}</p>')
+    if t.links:
+        parts.append('<p class="links">' + " \u00b7 ".join(
+            f'<a href="{e(_safe_href(href))}">{e(words)}</a>' for href, words in t.links) + "</p>")
     parts.append("</div>")
     return "".join(parts)
+
+
+def _safe_href(href: str) -> str:
+    """A link of the report's own: an anchor, or a page beside it (never a scheme such as javascript:)."""
+    from urllib.parse import quote
+
+    if href.startswith("#"):
+        return "#" + quote(href[1:], safe="-_")
+    return quote(href, safe="/-_.#")
 
 
 _STATE_CELL = re.compile(r"<td>(\u2713|\u2717|\?|\u2013) ")
@@ -792,7 +818,7 @@ def html_report(markdown: str, figures: Mapping[str, Union[str, "Path"]] = ()) -
                     '<section class="panel" id="decision-panel" aria-label="Decision panel">'
                     + "".join(_tile_html(t) for t in parts.tiles) + "</section>",
                     # the headline's own line is the first tile's; the tables side by side when printed
-                    '<section class="details"><h2>What the figures rest on</h2>'
+                    '<section class="details" id="rests-on"><h2>What the figures rest on</h2>'
                     + states(md.render("\n".join(parts.details[1:])))
                     + '<div class="tables">' + "".join(f'<div class="block">{states(md.render(chr(10).join(block)))}</div>'
                                                        for block in parts.tables or [])

@@ -111,7 +111,11 @@ def headline_slide(tiles: Sequence[Any], size: str = "full") -> Figure:
              "note": f"{t.figure}: {t.state_text}", "target": t.target}
             for t in tiles if t.scale == "rate" and t.key != "judge" and t.value is not None]
     first = tiles[0]
-    _title(ax, f"{first.title} {first.figure} ({fmt.percent_range(first.low, first.high)}): {first.state_text}", size)
+    if first.value is None:  # not measured yet: no figure to give, only what would settle it
+        _title(ax, f"{first.title}: {first.state_text}", size)
+    else:
+        _title(ax, f"{first.title} {first.figure} ({fmt.percent_range(first.low, first.high)}): {first.state_text}",
+               size)
     if rows:
         _ranges(ax, rows, size)
     _label(ax, "with its 95% range; dashed: the target", size)
@@ -132,11 +136,12 @@ def breakdown_finding(frame) -> str:
         return f"{name} are never backed: {of}"
     if not worst["hallucinated"]:
         return f"Every kind of claim is backed: none of {fmt.count(int(kinds['total'].sum()), 'claim')} fails"
-    return f"{name} are the least often backed: {of} not supported ({fmt.percent(worst['rate'])})"
+    return f"{name} are the least often backed: the judge flags {of} ({fmt.percent(worst['rate'])})"
 
 
 def breakdown_slide(frame, size: str = "full") -> Figure:
-    """Claims not supported by kind (and answers by process), each with its range."""
+    """Claims the judge did not find supported, by kind (and answers it flagged, by process), each
+    with its range."""
     fig, ax = _figure(size)
     _title(ax, breakdown_finding(frame), size)
     rows = []
@@ -148,7 +153,7 @@ def breakdown_slide(frame, size: str = "full") -> Figure:
                      "note": f"{row.hallucinated} of {row.total} {unit}"})
     if rows:
         _ranges(ax, rows, size)
-    _label(ax, "not supported, with its 95% range", size)
+    _label(ax, "flagged by the judge, with its 95% range", size)
     return fig
 
 
@@ -190,27 +195,48 @@ def compare_slide(comparison: Any, size: str = "full") -> Figure:
     return fig
 
 
-def answers_slide(rate: Any, margin: float = 0.05, size: str = "full") -> Figure:
-    """How many answers a firm figure needs: the range today and at the number a ±``margin``
-    range needs; the title says how far today's set is from it."""
-    from ..core.stats import answers_needed, interval_bounds
+def answers_slide(summary: Dict[str, Any], margin: float = 0.05, size: str = "full") -> Figure:
+    """How firm the hallucination rate is and what would make it firmer: by people's labels on
+    every answer, the range today and at the number of answers a ±``margin`` range needs; else
+    the labels that would settle it, beside what the judge flags (which is not the rate). Every
+    figure from the run's ``summary`` (:func:`groundlab.summary.score_summary`)."""
+    from ..core.stats import interval_bounds
+    from .headline import hallucination_words, label_request_words
 
     fig, ax = _figure(size)
-    p = rate.rate if rate.total else 0.5
-    need = answers_needed(min(max(p, 0.02), 0.98), margin)
-    have = rate.total
-    finding = (f"{fmt.count(have, 'answer')} are too few: \u00b1{100 * margin:g} points needs {fmt.number(need)}"
-               if have < need else f"{fmt.count(have, 'answer')} pin the rate to \u00b1{100 * margin:g} points")
-    _title(ax, finding, size)
+    h = summary["hallucination_rate"]
     rows = []
-    for label, n in (("today", have), (f"with {fmt.number(need)}", need)):
-        if n:
+    if h["basis"] == "people":
+        p, have, need = h["rate"], h["answered"], summary["answers_needed"]["hallucination_rate"]
+        finding = (f"{fmt.count(have, 'answer')} are too few: \u00b1{100 * margin:g} points needs {fmt.number(need)}"
+                   if have < need else f"{fmt.count(have, 'answer')} pin the rate to \u00b1{100 * margin:g} points")
+        for label, n in (("today", have), (f"with {fmt.number(need)}", need)):
             low, high = interval_bounds(p, n)
             rows.append({"label": f"{label}: {fmt.count(n, 'answer')}", "value": p, "low": low, "high": high,
                          "state": "unsure" if n < need else "good", "note": fmt.percent_range(low, high)})
-    _ranges(ax, rows, size)
-    _label(ax, "the hallucination rate's 95% range", size)
+        axis = "the hallucination rate by people's labels, with its 95% range"
+    else:
+        words = hallucination_words(summary)
+        request = label_request_words(summary)
+        finding = _upper(request) if request else f"The hallucination rate is not measured: {words.how}"
+        if words.measured:
+            rows.append({"label": "hallucination rate", "value": words.value, "low": words.low, "high": words.high,
+                         "state": "unsure", "note": f"{words.figure} {words.how}"})
+        f = summary["flagged_by_judge"]
+        if f["answered"]:
+            rows.append({"label": "flagged by the judge", "value": f["rate"], "low": f["low"], "high": f["high"],
+                         "state": "none", "note": f"{fmt.percent(f['rate'])} flagged: not the rate, which people's "
+                                                  "labels give"})
+        axis = "with the 95% range"
+    _title(ax, finding, size)
+    if rows:
+        _ranges(ax, rows, size)
+    _label(ax, axis, size)
     return fig
+
+
+def _upper(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def penalty_slide(curve, penalty: float, size: str = "full") -> Figure:
@@ -265,17 +291,18 @@ def save_slide(fig: Figure, directory: Path, name: str, dpi: int = 150) -> List[
 def slide_figures(evaluation: Any, penalty: float = 1.0, targets: Any = None, comparison: Any = None,
                   margin: float = 0.05, size: str = "full") -> Dict[str, Figure]:
     """Every slide of a run at ``size``, by name."""
-    from ..core.metrics import hallucination_breakdown, hallucination_rate
+    from ..core.metrics import hallucination_breakdown
     from .report import decision_tiles
-    from ..core.summary import agree_summary
+    from ..core.summary import agree_summary, score_summary
     from ..core.curves import penalty_curve
 
     if size not in SIZES:
         raise ValueError(f"size must be one of {', '.join(SIZES)}, not {size!r}")
-    tiles = decision_tiles(evaluation, targets, comparison, margin)
+    summary = score_summary(evaluation, penalty, margin=margin)
+    tiles = decision_tiles(evaluation, targets, comparison, margin, summary=summary)
     out = {"decision": headline_slide(tiles, size),
            "breakdown": breakdown_slide(hallucination_breakdown(evaluation.claims, evaluation.cases), size),
-           "answers-needed": answers_slide(_quiet(hallucination_rate, evaluation.cases), margin, size),
+           "answers-needed": answers_slide(summary, margin, size),
            "judge": judge_slide(tiles, agree_summary(evaluation), size),
            "penalty": penalty_slide(penalty_curve(evaluation.cases, max_penalty=max(3.0, 2 * penalty)), penalty, size)}
     if comparison is not None:

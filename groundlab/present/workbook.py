@@ -67,10 +67,43 @@ def styled_rates(frame: pd.DataFrame):
     return table(frame, percents=("rate", "low", "high"))
 
 
+def run_summary(evaluation: Evaluation, penalty: float = 1.0, *, margin: float = 0.05, label_budget: int = 0):
+    """Every figure of a run, once (:func:`groundlab.summary.score_summary`): what the report, its
+    charts, the slides and ``groundlab score`` show, for the notebook to read from."""
+    from ..core.summary import score_summary
+
+    return score_summary(evaluation, penalty, margin=margin, label_budget=label_budget or None)
+
+
+def headline_table(summary: Mapping[str, Any]) -> pd.DataFrame:
+    """The hallucination rate as the report gives it, people's (by their labels on every answer, or
+    the judge's flags corrected by their labels on some; *not measured yet* without labels, with
+    the labels that would settle it), the share the judge flags beside it, and people's own rate
+    over the answers they labeled."""
+    from .headline import flagged_share, hallucination_words, label_request_words
+
+    words = hallucination_words(summary)
+    rows = [{"measure": "hallucination rate", "figure": words.figure, "95% range": words.range or "\u2014",
+             "how": words.how}]
+    rows.append({"measure": "flagged by the judge", "figure": fmt.percent(summary["flagged_by_judge"]["rate"]),
+                 "95% range": fmt.percent_range(summary["flagged_by_judge"]["low"], summary["flagged_by_judge"]["high"]),
+                 "how": flagged_share(summary) + ": the judge's share, not the rate"})
+    person = summary.get("hallucination_rate_by_person")
+    if person and summary["hallucination_rate"]["basis"] != "people":
+        rows.append({"measure": "by the person, on the answers labeled", "figure": fmt.percent(person["rate"]),
+                     "95% range": fmt.percent_range(person["low"], person["high"]),
+                     "how": f"{person['hallucinated']} of {fmt.count(person['answered'], 'labeled answer')} "
+                            "(drawn by stratum, so not the log's rate on its own)"})
+    if summary.get("label_request") and summary["label_request"]["more"] and words.measured:
+        rows.append({"measure": "label request", "figure": fmt.number(summary["label_request"]["more"]),
+                     "95% range": "\u2014", "how": label_request_words(summary)})
+    return pd.DataFrame(rows).set_index("measure")
+
+
 def rate_table(evaluation: Evaluation, *names: str):
     """The named rates of a run (all of them when none is named), ready to read.
 
-    Names are those of :func:`groundlab.summary.rates`: ``hallucination rate``, ``faithfulness``,
+    Names are those of :func:`groundlab.summary.rates`: ``flagged by the judge``, ``faithfulness``,
     ``citation recall``, ``abstention``, ...
     """
     every = rates(evaluation)
@@ -435,8 +468,9 @@ def agreement_frame(comparison: JudgeComparison) -> pd.DataFrame:
 
 
 def judge_table(comparison: JudgeComparison, penalty: float = 1.0) -> pd.DataFrame:
-    """One row per judge: agreement with the person, caught, false alarms, Cohen's kappa, and the
-    headline figures the judge gives (hallucination rate, risk-weighted score at ``penalty``).
+    """One row per judge: the very same verdict as the person (supported, contradicted or
+    unsupported), caught, false alarms, Cohen's kappa, and what the judge gives on its own (the
+    answers it flags, the risk-weighted score by its verdicts at ``penalty``).
 
     Each rate reads as its count, percentage and Wilson 95% range: ``5/6 = 83% (44%–97%)``.
     """
@@ -446,9 +480,9 @@ def judge_table(comparison: JudgeComparison, penalty: float = 1.0) -> pd.DataFra
         for name, ev in comparison.evaluations.items():
             a = agreement(ev.claims, ev.cases)
             h = hallucination_rate(ev.cases)
-            rows.append({"judge": name, "agreement": a.agreement.with_range(), "caught": a.caught.with_range(),
+            rows.append({"judge": name, "same verdict": a.agreement.with_range(), "caught": a.caught.with_range(),
                          "false alarms": a.false_alarms.with_range(), "kappa": round(a.kappa, 2),
-                         "hallucination rate": h.with_range(),
+                         "flagged by the judge": h.with_range(),
                          f"risk-weighted score per 100 answers (penalty {fmt.weight(penalty)})":
                              round(fmt.score_per_100(risk_weighted_score(ev.cases, penalty),
                                                      sum(outcomes(ev.cases).values())))})
@@ -602,14 +636,22 @@ def _more_or_fewer(delta: int, one: str, many: str) -> str:
 # ---------------------------------------------------------------- planning charts
 
 
-def interval_width_frame(rate: Rate, n_min: int = 10, n_max: int = 2000, margin: float = 0.05,
-                         points: int = 200) -> pd.DataFrame:
+def interval_width_frame(rate: Union[Rate, Mapping[str, Any]], n_min: int = 10, n_max: int = 2000,
+                         margin: float = 0.05, points: int = 200) -> pd.DataFrame:
     """How the Wilson 95% range around the observed rate narrows with the number of answers.
 
     Columns: ``n``, ``rate``, ``low``, ``high``, ``half_width``. The range of ``n`` is widened to
     take in today's number of answers and the number a ``±margin`` range needs. A rate over
-    nothing is planned at 50%, the widest case.
+    nothing is planned at 50%, the widest case. Given a plan (:func:`plan_answers`) whose rate is
+    not people's on every answer, the frame is the label request's instead: how the corrected
+    rate's range is expected to narrow as people label answers (:func:`groundlab.summary.label_curve`).
     """
+    if isinstance(rate, Mapping):
+        if rate.get("request") is not None:
+            from ..core.summary import label_curve
+
+            return label_curve(rate["request"], points=min(points, 80))
+        rate = Rate(int(rate["count"]), int(rate["answers"]))
     p = rate.rate if rate.defined else 0.5
     needed = answers_needed(p, margin)
     n_max = max(n_max, rate.total, needed)
@@ -623,23 +665,59 @@ def interval_width_frame(rate: Rate, n_min: int = 10, n_max: int = 2000, margin:
     return pd.DataFrame(rows)
 
 
-def plan_answers(rate: Rate, margin: float = 0.05) -> Dict[str, float]:
-    """Today's answers and range, and how many answers a ``±margin`` range needs at the observed rate."""
-    p = rate.rate if rate.defined else 0.5
-    return {"rate": p, "answers": rate.total,
-            "half_width": interval_half_width(p, rate.total) if rate.total else math.nan,
-            "margin": margin, "answers_needed": answers_needed(p, margin)}
+def plan_answers(rate: Union[Rate, Mapping[str, Any]], margin: float = 0.05) -> Dict[str, Any]:
+    """Today's answers and range, and how many a ``±margin`` range needs.
+
+    Given a :class:`Rate`: at the observed rate, answers drawn at random. Given a run's summary
+    (:func:`groundlab.summary.score_summary`): for the hallucination rate as the report gives it:
+    by people's labels on every answer, the answers it needs; else the label request, the answers
+    people should label (``request``), with what the judge flags beside it (``flagged``), which is
+    not the rate. Every figure is the summary's.
+    """
+    if not isinstance(rate, Mapping):
+        p = rate.rate if rate.defined else 0.5
+        return {"rate": p, "answers": rate.total, "count": rate.count,
+                "half_width": interval_half_width(p, rate.total) if rate.total else math.nan,
+                "margin": margin, "answers_needed": answers_needed(p, margin), "request": None,
+                "what": "hallucination rate", "unit": "test answers"}
+    s = rate
+    h, f = s["hallucination_rate"], s["flagged_by_judge"]
+    if h["basis"] == "people":
+        return {"rate": h["rate"], "answers": h["answered"], "count": h["hallucinated"],
+                "half_width": (h["high"] - h["low"]) / 2, "margin": s["margin"],
+                "answers_needed": s["answers_needed"]["hallucination_rate"], "request": None,
+                "what": "hallucination rate, by people's labels", "unit": "test answers"}
+    r = s["label_request"]
+    return {"rate": h["rate"] if h["rate"] is not None else r["expected_rate"], "answers": r["labeled"],
+            "count": None, "half_width": (h["high"] - h["low"]) / 2 if h["rate"] is not None else math.nan,
+            "margin": s["margin"], "answers_needed": r["answers"], "request": r, "flagged": f,
+            "what": "hallucination rate, expected as people label", "unit": "answers people label"}
 
 
-def plan_table(plan: Mapping[str, float]) -> pd.DataFrame:
+def plan_table(plan: Mapping[str, Any]) -> pd.DataFrame:
     """:func:`plan_answers` for reading: today's test set and the one a ``±margin`` range needs,
-    each with its number of answers and the 95% range the observed rate would have.
+    each with its number of answers and the 95% range the observed rate would have; for a label
+    request, the answers labeled so far and those it asks for, with the expected ranges.
 
     A rate over nothing is planned at 50%, the widest case.
 
     >>> plan_table(plan_answers(Rate(6, 10), 0.05))[["answers", "95% range"]].to_dict("index")
     {'today': {'answers': 10, '95% range': '31%–83%'}, 'for ±5 points': {'answers': 366, '95% range': '55%–65%'}}
     """
+    if plan.get("request") is not None:
+        from ..core.summary import label_curve
+
+        curve = label_curve(plan["request"]).set_index("n")
+        rows = []
+        for label, n in (("labeled so far", int(plan["answers"])),
+                         (f"the request, for \u00b1{100 * plan['margin']:g} points", int(plan["answers_needed"]))):
+            if n and n in curve.index:
+                e = curve.loc[n]
+                rows.append({"labels": label, "answers": n, "95% range": f"{percent(e['low'])}\u2013{percent(e['high'])}",
+                             "\u00b1 points": f"\u00b1{100 * e['half_width']:.0f}"})
+            else:
+                rows.append({"labels": label, "answers": n, "95% range": "n/a", "\u00b1 points": "n/a"})
+        return pd.DataFrame(rows).set_index("labels")
     rows = []
     for label, n in (("today", int(plan["answers"])),
                      (f"for \u00b1{100 * plan['margin']:g} points", int(plan["answers_needed"]))):
@@ -859,7 +937,8 @@ def write_steering_report(evaluation: Evaluation, penalty: float, path: PathLike
                           figures: Optional[Mapping[str, Union[str, "os.PathLike[str]"]]] = None,
                           html: bool = True, targets: Union[PathLike, "Targets", None] = None,
                           comparison: Optional["ConfigurationComparison"] = None,
-                          claims_page: Optional[str] = None) -> SteeringReport:
+                          claims_page: Optional[str] = None, *, margin: float = 0.05,
+                          label_budget: int = 0, sheet: str = "") -> SteeringReport:
     """Write the one-page steering report to ``path`` (Markdown) and, with ``html``, beside it as
     a page that embeds its figures and prints on its own (``report.html``).
 
@@ -870,7 +949,9 @@ def write_steering_report(evaluation: Evaluation, penalty: float, path: PathLike
     ``None`` for none. ``comparison``: a second configuration compared with this one
     (:func:`compare_files`) adds the tile ``B − A``. ``claims_page``: the page the rows of the
     breakdown link to (default: ``01-groundedness.html`` when that HTML copy is beside the report,
-    as in a run of the workbook; ``""`` for no links).
+    as in a run of the workbook; ``""`` for no links). ``margin`` and ``label_budget`` size the label
+    request (:func:`groundlab.summary.label_request`); ``sheet`` names the labeling sheet written
+    beside the report, which it points to.
     """
     from urllib.parse import quote
 
@@ -881,7 +962,8 @@ def write_steering_report(evaluation: Evaluation, penalty: float, path: PathLike
     path = Path(path)
     if claims_page is None:
         claims_page = CLAIMS_PAGE if (path.parent / CLAIMS_PAGE).is_file() else ""
-    report = steering_report(evaluation, penalty, source, targets, comparison, claims_page)
+    report = steering_report(evaluation, penalty, source, targets, comparison, claims_page, margin=margin,
+                             label_budget=label_budget or None, sheet=sheet)
     text = str(report)
     if figures:
         lines = ["## Figures", ""]
@@ -906,7 +988,7 @@ def report_figures(interval: PathLike, severity: PathLike, penalty: PathLike,
     """The figures of the report, by caption: with a ``comparison``, its chart too (drawn and saved
     here into ``figures_dir`` as ``compare``)."""
     shown: Dict[str, PathLike] = {"How the 95% range narrows with more answers": interval,
-                                  "Claims not supported, by severity": severity,
+                                  "Claims the judge did not find supported, by severity": severity,
                                   "What confident errors cost": penalty}
     if comparison is not None:
         from .compare_plots import comparison_chart

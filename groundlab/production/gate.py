@@ -197,6 +197,12 @@ def failing(conditions: Iterable[Union[str, Condition]], summary: Mapping[str, A
 
 def _why_undefined(summary: Mapping[str, Any], group: Optional[str]) -> str:
     counts = figure(summary, group) if group else None
+    if group == "hallucination_rate" and isinstance(counts, Mapping):
+        request = summary.get("label_request") or {}
+        more = (f"; label the {request['more']} answers the label request names (groundlab run writes the "
+                "sheet)" if request.get("more") else "")
+        return (f" ({counts.get('reason', 'not measured')}: it is people's rate, and the judge's own share is "
+                f"flagged_by_judge{more})")
     if counts is None and group:
         return f" ({group} is null: no labeled answers)" if group.endswith("_by_person") else f" ({group} is null)"
     if isinstance(counts, Mapping):
@@ -211,6 +217,11 @@ def _context(summary: Mapping[str, Any], group: Optional[str]) -> str:
     counts = figure(summary, group) if group else None
     if not isinstance(counts, Mapping) or "rate" not in counts:
         return ""
+    if "basis" in counts:  # the hallucination rate: by people's labels, or corrected by them
+        how = ("by people's labels on every answer" if counts["basis"] == "people" else
+               f"corrected by people's labels on {counts['labeled']} of {counts['answered']} answers")
+        return (f"{percent(counts['rate'])} {how}, 95% range {percent(counts['low'])}\u2013"
+                f"{percent(counts['high'])}")
     (count, n), (total, d) = [(k, v) for k, v in counts.items() if k not in ("rate", "low", "high")][:2]
     text = f"{n}/{d} {total.replace('_', ' ')}, {percent(counts['rate'])}"
     if counts.get("low") is not None:

@@ -53,6 +53,37 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+#: What ``groundlab targets FILE`` writes: the decision panel's three targets, set to values many
+#: teams start from, and the finer ones shown as comments. Each figure must show, with its whole
+#: 95% range, that it meets its target.
+STARTER = """# groundlab targets: what the assistant must show before it goes live (docs/severity.md).
+# A target is met when the whole 95% range of its figure is on the right side of it.
+
+# The hallucination rate (people's: by their labels, or the judge's flags corrected by them):
+# answered questions with a claim the passages do not back, at most this share.
+max_rate = 0.05
+
+# Answerable questions the assistant declined, at most this share.
+max_false_abstention = 0.10
+
+# Citations that back the claim they are cited for, at least this share.
+min_citation_accuracy = 0.90
+
+# Finer limits on what the judge flags, by the kind of fact a claim states:
+# [kind]
+# amount = 0.02
+# id = 0.02
+
+# ... and by process (the "process" field of each case):
+# [process]
+# "procure-to-pay" = 0.10
+
+# What a wrong answer weighs in the weighted risk score, by the worst kind it got wrong (default 1):
+# [weights]
+# amount = 5
+# id = 3
+"""
+
 KEYS = ("max_rate", "kind", "process", "target", "weights", "max_false_abstention", "min_citation_accuracy")
 
 TABLE_COLUMNS = ["target", "process", "kind", "unit", "max_rate", "hallucinated", "total", "rate", "low", "high",
@@ -191,12 +222,17 @@ def _quoted(key: str) -> str:
 
 def target_table(targets: Targets, claims: pd.DataFrame, cases: pd.DataFrame) -> pd.DataFrame:
     """One row per target: what it measures, its maximum, the rate with its count and Wilson 95%
-    range, ``status`` (``pass``, ``fail`` or ``no data``) and a ``note`` saying why (columns
-    :data:`TABLE_COLUMNS`). Pass means the upper end of the range is at or below the maximum."""
+    range, ``status`` (``pass``, ``fail``, ``no data`` or ``not measured``) and a ``note`` saying
+    why (columns :data:`TABLE_COLUMNS`). Pass means the upper end of the range is at or below the
+    maximum.
+
+    The target on all answers is checked on the hallucination rate, people's (by their labels on
+    every answer, or the judge's flags corrected by them: :func:`groundlab.summary.score_summary`),
+    as the decision panel's tile is; until some answers carry labels it is ``not measured``. The
+    finer targets, by kind of claim and by process, are checked on what the judge flags."""
     rows: List[dict] = []
     if targets.overall is not None:
-        rows.append(_judged_row("all answers", None, None, "answers", targets.overall, _answer_rate(cases),
-                                "no answered case"))
+        rows.append(_headline_row(targets.overall, cases, claims))
     for kind, limit in sorted(targets.kind.items(), key=lambda item: KINDS.index(item[0])):
         rows.append(_judged_row(f"kind {kind}", None, kind, "claims", limit,
                                 _claim_rate(claims[claims_of_kind(claims, kind)]), f"no judged {kind} claim"))
@@ -211,6 +247,33 @@ def target_table(targets: Targets, claims: pd.DataFrame, cases: pd.DataFrame) ->
             rows.append(_judged_row(f"{process} / {kind}", process, kind, "claims", limit, _claim_rate(mine),
                                     f"no judged {kind} claim in process {process!r}"))
     return pd.DataFrame(rows, columns=TABLE_COLUMNS)
+
+
+def _headline_row(limit: float, cases: pd.DataFrame, claims: pd.DataFrame) -> dict:
+    """The target on all answers, against people's hallucination rate (the decision panel's)."""
+    from types import SimpleNamespace
+
+    from ..core.summary import score_summary
+
+    h = score_summary(SimpleNamespace(claims=claims, cases=cases, judge=""))["hallucination_rate"]
+    if h["basis"] == "people":
+        return _judged_row("all answers", None, None, "answers", limit, Rate(h["hallucinated"], h["answered"]),
+                           "no answered case")
+    row = {"target": "all answers", "process": None, "kind": None, "unit": "answers", "max_rate": limit,
+           "hallucinated": None, "total": h["answered"], "rate": math.nan, "low": math.nan, "high": math.nan}
+    if h["basis"] is None:
+        row.update(status="not measured", note=f"the hallucination rate is not measured yet ({h.get('reason')}): "
+                                                "label the answers the report asks for")
+        return row
+    row.update(rate=h["rate"], low=h["low"], high=h["high"], hallucinated=None)
+    if h["high"] <= limit:
+        row.update(status="pass", note="the whole range is within the target")
+    elif h["rate"] > limit:
+        row.update(status="fail", note="the rate is above the target")
+    else:
+        row.update(status="fail", note="the rate is within the target but its range reaches above it: "
+                                       "more labels are needed to show it")
+    return row
 
 
 def _answer_rate(cases: pd.DataFrame) -> Rate:

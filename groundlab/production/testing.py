@@ -4,13 +4,17 @@ passages, as ``groundlab score --fail-if`` fails a pipeline step.
 >>> from groundlab import sample_path
 >>> summary = assert_grounded(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl"),
 ...                           max_hallucination_rate=0.7, fail_if=["false_abstention.high > 50%"])
->>> summary["hallucination_rate"]["rate"]
-0.6
+>>> summary["hallucination_rate"]["rate"], summary["flagged_by_judge"]["rate"]
+(0.5, 0.6)
 >>> assert_grounded(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl"), max_hallucination_rate=0.4)
 Traceback (most recent call last):
 ...
 AssertionError: the answers are less grounded than required (judge signals, 12 cases):
-  hallucination_rate.rate > 0.4 (it is 0.6: 6/10 answered, 60%, 95% range 31%\u201383%)
+  hallucination_rate.rate > 0.4 (it is 0.5: 50% by people's labels on every answer, 95% range 24%\u201376%)
+
+The hallucination rate is people's (the sample set's cases carry their labels): on cases without
+labels it is not measured, and a limit on it cannot be checked (an error says so); limit what the
+judge flags with ``fail_if=["flagged_by_judge.high > 0.2"]`` instead.
 
 A limit is a rate between 0 and 1; anything else would check nothing, and is refused:
 
