@@ -61,8 +61,11 @@ class Table:
             return self.styler.to_html()
         from itables import to_html_datatable
 
-        # text reads from the left; a wide table scrolls inside its box instead of running out of it
+        # text reads from the left; a wide table scrolls inside its box instead of running out of it;
+        # a click anywhere on a heading sorts (itables' default sorts only on the arrows beside the
+        # words, leaving the words to be selected, and a reader clicks the words)
         options = dict(connected=False, classes="display compact", lengthMenu=[10, 25, 100, -1],
+                       text_in_header_can_be_selected=False,
                        pageLength=10 if len(self.frame) > 12 else -1,
                        caption=_escape(self.caption) if self.caption else None, scrollX=True,
                        columnDefs=[{"className": "dt-left", "targets": "_all"}],
