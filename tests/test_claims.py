@@ -314,3 +314,92 @@ def test_a_bad_phrase_is_named():
         ClaimSplitter(extra_abstention_phrases=["(unclosed"])
     with pytest.raises(GroundlabError, match="citation pattern"):
         ClaimSplitter(citation_pattern="[")
+
+
+# ---------------------------------------------------------------- closings of an answer that declines
+
+from groundlab.claims import CLOSING_PHRASES, is_closing  # noqa: E402
+
+CLOSINGS = [ex for p in CLOSING_PHRASES for ex in p.examples]
+CLOSING_MISSES = [ex for p in CLOSING_PHRASES for ex in p.near_misses]
+
+
+def test_every_closing_pattern_has_an_example_and_a_near_miss():
+    assert len(CLOSING_PHRASES) >= 5
+    for phrase in CLOSING_PHRASES:
+        assert phrase.examples and phrase.near_misses, phrase.pattern
+
+
+@pytest.mark.parametrize("closing", CLOSINGS)
+@pytest.mark.parametrize("refusal", ["I can't find that in the documents.", "Dazu habe ich nichts gefunden.",
+                                     "Je ne trouve pas cette information.", "No dispongo de esa información."])
+def test_an_abstention_with_whom_to_ask_or_a_courtesy_still_abstains(refusal, closing):
+    for answer in (f"{refusal} {closing}", f"{closing}\n{refusal}"):
+        split = ClaimSplitter().split("c", answer)
+        assert split.abstains and split.claims == (), answer
+    roles = ClaimSplitter().explain(f"{refusal} {closing}")
+    assert [r for r, _ in roles] == ["abstention", "closing"]
+
+
+@pytest.mark.parametrize("closing", CLOSINGS)
+def test_a_closing_in_an_answer_that_does_not_abstain_stays_a_claim(closing):
+    assert is_closing(closing)
+    split = ClaimSplitter().split("c", f"Refunds over 500 EUR need the finance manager's approval [KB-3]. {closing}")
+    assert not split.abstains and len(split.claims) == 2
+
+
+@pytest.mark.parametrize("sentence", CLOSING_MISSES)
+def test_a_sentence_that_says_more_than_whom_to_ask_is_a_claim_beside_an_abstention(sentence):
+    assert not is_closing(sentence)
+    split = ClaimSplitter().split("c", f"I can't find the deadline. {sentence}")
+    assert split.abstains and [c.text for c in split.claims] == [sentence]
+    assert split.claims[0].number == 1
+
+
+def test_a_cited_closing_is_a_claim_and_claims_are_numbered_after_a_closing_is_left_out():
+    split = ClaimSplitter().split("c", "I can't find the deadline. Please contact the help desk [KB-9].")
+    assert len(split.claims) == 1 and split.claims[0].cites == ("KB-9",)
+    split = ClaimSplitter().split("c", "Thanks for asking. I can't find the deadline. The block is set by PRC-112 "
+                                       "[D04]. Please contact your manager.")
+    assert split.abstains and [(c.number, c.text) for c in split.claims] == [(1, "The block is set by PRC-112.")]
+
+
+def test_a_refusal_with_a_redirect_counts_as_an_abstention_not_a_hallucination():
+    import groundlab as gl
+    from groundlab.records import Case, Passage
+
+    case = Case("c", "When does the credit memo arrive?", (Passage("D1", "Credit memos are posted by accounts "
+                                                                   "payable."),),
+                "I can't find that in the retrieved notes. Please contact your manager.", answerable=False)
+    row = gl.evaluate([case], "rules").cases.iloc[0]
+    import pandas as pd
+
+    assert row["abstained"] and row["outcome"] == "abstained" and pd.isna(row["hallucinated"])
+
+
+@pytest.mark.parametrize("answer", [
+    "Dazu habe ich in den Unterlagen nichts gefunden.",
+    "Leider habe ich dazu in den Dokumenten nichts gefunden.",
+    "Das geht aus den Unterlagen nicht hervor.",
+    "Dazu liegen mir keine Informationen vor.",
+    "Das kann ich anhand der Unterlagen nicht beantworten.",
+    "Je n'ai trouvé aucune information à ce sujet dans les documents.",
+    "Cette information ne figure pas dans les documents fournis.",
+    "No he encontrado información al respecto.",
+    "No se menciona en los documentos.",
+])
+def test_refusals_in_german_french_and_spanish_are_abstentions(answer):
+    split = ClaimSplitter().split("c", answer)
+    assert split.abstains and split.claims == (), answer
+
+
+@pytest.mark.parametrize("answer", [
+    "Im Lager wurde nichts gefunden, daher ist die Lieferung unvollständig.",
+    "Die Gutschrift geht nicht aus dem Lager hervor, sondern aus der Buchhaltung.",
+    "Je n'ai pas le droit de valider cette facture.",
+    "Ce n'est possible que dans les trente jours.",
+    "No hay información de envío en la factura.",
+])
+def test_sentences_that_state_a_fact_with_those_words_stay_claims(answer):
+    split = ClaimSplitter().split("c", answer)
+    assert not split.abstains and len(split.claims) == 1, answer

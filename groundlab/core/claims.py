@@ -90,23 +90,30 @@ class AbstentionPhrase:
     near_misses: Tuple[str, ...]
 
 
-def _read_abstentions() -> Tuple[Tuple[AbstentionPhrase, ...], Tuple[str, ...], Tuple[str, ...]]:
+def _read_abstentions() -> Tuple[Tuple[AbstentionPhrase, ...], Tuple[str, ...], Tuple[str, ...],
+                                 Tuple[AbstentionPhrase, ...]]:
     from importlib import resources
 
     data = tomllib.loads(resources.files("groundlab").joinpath("data/abstentions.toml").read_text("utf-8"))
-    macros: Dict[str, str] = data.get("macros", {})
-    phrases = []
-    for entry in data["phrase"]:
-        pattern = entry["pattern"]
-        for name, value in macros.items():
-            pattern = pattern.replace("{" + name + "}", value)
-        phrases.append(AbstentionPhrase(pattern, tuple(entry.get("examples", ())),
-                                        tuple(entry.get("near_misses", ()))))
-    return tuple(phrases), tuple(data["triggers"]), tuple(data["refusal_openings"])
+
+    def read(entries, macros: Dict[str, str]) -> Tuple[AbstentionPhrase, ...]:
+        phrases = []
+        for entry in entries:
+            pattern = entry["pattern"]
+            for name, value in macros.items():
+                pattern = pattern.replace("{" + name + "}", value)
+            phrases.append(AbstentionPhrase(pattern, tuple(entry.get("examples", ())),
+                                            tuple(entry.get("near_misses", ()))))
+        return tuple(phrases)
+
+    return (read(data["phrase"], data.get("macros", {})), tuple(data["triggers"]), tuple(data["refusal_openings"]),
+            read(data.get("closing", ()), data.get("closing_macros", {})))
 
 
-#: The built-in abstention wordings, read from ``groundlab/data/abstentions.toml``.
-ABSTENTION_PHRASES, _TRIGGER_WORDS, _REFUSAL_OPENINGS = _read_abstentions()
+#: The built-in abstention wordings, read from ``groundlab/data/abstentions.toml``; and the
+#: closings of an answer that declines ("Please contact your manager.", "I hope this helps."),
+#: no claim in an answer that abstains.
+ABSTENTION_PHRASES, _TRIGGER_WORDS, _REFUSAL_OPENINGS, CLOSING_PHRASES = _read_abstentions()
 
 #: Ways an assistant says it cannot answer (regular expressions, matched case-insensitively).
 DEFAULT_ABSTENTION_PHRASES: Tuple[str, ...] = tuple(p.pattern for p in ABSTENTION_PHRASES)
@@ -126,6 +133,23 @@ def _has_trigger(lowered: str) -> bool:
 
 #: A sentence opening like a refusal ("Sorry, ...", "Unfortunately ..."), matched on lower case.
 _REFUSAL = re.compile(r"^[\W_]*(?:" + "|".join(_REFUSAL_OPENINGS) + ")")
+
+
+#: A whole sentence that only closes an answer: whom to ask instead, or a courtesy.
+_CLOSING = re.compile("(?:" + "|".join(f"(?:{p.pattern})" for p in CLOSING_PHRASES) + ")", re.IGNORECASE)
+_CLOSING_EDGES = " \t\n.!?\u2026\"'\u201c\u201d\u00a1\u00bf"
+
+
+def is_closing(sentence: str) -> bool:
+    """True when the whole sentence only points the reader elsewhere or is a courtesy ("Please
+    contact your manager.", "I hope this helps!", "Bitte wenden Sie sich an Ihren Vorgesetzten."):
+    in an answer that declines to answer, no claim (see docs/claims.md).
+
+    >>> is_closing("Please contact your manager."), is_closing("Please contact your manager within 3 days.")
+    (True, False)
+    """
+    text = " ".join(sentence.replace("\u2019", "'").split()).strip(_CLOSING_EDGES)
+    return bool(text) and _CLOSING.fullmatch(text) is not None
 
 
 def looks_like_refusal(sentence: str) -> bool:
@@ -582,7 +606,8 @@ class ClaimSplitter:
 
     def explain(self, answer: str, passage_ids: Sequence[str] = ()) -> List[Tuple[str, str]]:
         """How an answer splits: ``(role, sentence)`` for every sentence, role being ``claim``,
-        ``abstention``, ``heading`` or ``no claim`` (a lone citation or punctuation).
+        ``abstention``, ``closing`` (whom to ask instead, or a courtesy, in an answer that
+        abstains), ``heading`` or ``no claim`` (a lone citation or punctuation).
 
         >>> ClaimSplitter().explain("Steps:\\n- Pay by May [D10].\\n- I can't find the rest.")
         [('heading', 'Steps:'), ('claim', 'Pay by May [D10].'), ('abstention', "I can't find the rest.")]
@@ -622,6 +647,7 @@ class ClaimSplitter:
         # the per-sentence phrase patterns.
         may_abstain = self._extra_re is not None or (
             self._builtin_re is not None and _has_trigger(text_of_claims.lower().replace("\u2019", "'")))
+        closings: List[Tuple[int, int]] = []  # (claim index, role index) of closing sentences
         for start, end, whole, heading in _sentences(text_of_claims, self.citation_re, self.language):
             if heading:
                 if explain:
@@ -668,9 +694,20 @@ class ClaimSplitter:
                 text = text[:-1]  # "before 6 a.m. (Source: TR-2)." -> "before 6 a.m."
             if text[-2:] in ("()", "[]") or "()" in text or "[]" in text:
                 text = _EMPTY_BRACKETS.sub("", text)
+            if may_abstain and not cites and is_closing(text):
+                closings.append((len(claims), len(roles)))
             claims.append(Claim(case_id, len(claims) + 1, text, cites, (start, end)))
             if explain:
                 roles.append(("claim", whole))
+        if abstains and closings:
+            # "I can't find that. Please contact your manager.": whom to ask, or a courtesy, beside
+            # an abstention asserts nothing; the answer declines
+            dropped = {k for k, _ in closings}
+            claims = [replace(c, number=n) for n, c in
+                      enumerate((c for k, c in enumerate(claims) if k not in dropped), 1)]
+            if explain:
+                for _, r in closings:
+                    roles[r] = ("closing", roles[r][1])
         if sources:
             # The answer's sources back every claim that names none of its own.
             claims = [c if c.cites else replace(c, cites=sources) for c in claims]
