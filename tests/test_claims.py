@@ -403,3 +403,76 @@ def test_refusals_in_german_french_and_spanish_are_abstentions(answer):
 def test_sentences_that_state_a_fact_with_those_words_stay_claims(answer):
     split = ClaimSplitter().split("c", answer)
     assert not split.abstains and len(split.claims) == 1, answer
+
+
+# ---------------------------------------------------------------- a bare yes or no
+
+RETURNS = "Returns are accepted within 30 days of delivery. After 30 days a laptop cannot be returned."
+RETURNS_DE = ("Rücksendungen sind innerhalb von 30 Tagen nach Lieferung möglich. Nach 30 Tagen kann ein Laptop nicht "
+              "mehr zurückgegeben werden.")
+
+
+@pytest.mark.parametrize("question, answer, claim", [
+    ("Can I return my laptop after 30 days?", "No.", "I cannot return my laptop after 30 days."),
+    ("Can I return my laptop after 30 days?", "Yes!", "I can return my laptop after 30 days."),
+    ("Hi, is there a fee for returns?", "No, there isn't.", "There is no fee for returns."),
+    ("Is the invoice for PO 4711 blocked?", "Yes.", "The invoice for PO 4711 is blocked."),
+    ("Does the refund include shipping costs?", "No.", "The refund does not include shipping costs."),
+    ("Kann ich den Laptop nach 30 Tagen zurückgeben?", "Nein.", "Ich kann den Laptop nach 30 Tagen nicht zurückgeben."),
+    ("Ist die Rechnung gesperrt?", "Ja.", "Die Rechnung ist gesperrt."),
+    ("Gibt es eine Frist für Rücksendungen?", "Nein.", "Es gibt keine Frist für Rücksendungen."),
+    ("Est-ce que je peux retourner l'article après 30 jours ?", "Non.", "Je ne peux pas retourner l'article après 30 jours."),
+    ("Puis-je payer en espèces ?", "Oui.", "Je peux payer en espèces."),
+    ("¿Puedo devolverlo después de 30 días?", "Sí.", "Puedo devolverlo después de 30 días."),
+    ("¿Puedo devolverlo después de 30 días?", "No.", "No puedo devolverlo después de 30 días."),
+])
+def test_a_bare_yes_or_no_alone_claims_the_questions_premise(question, answer, claim):
+    split = ClaimSplitter().split("c", answer, question=question)
+    assert [(c.number, c.text, c.span) for c in split.claims] == [(1, claim, (0, len(answer)))]
+    assert ClaimSplitter().explain(answer, question=question) == [("claim", answer)]
+
+
+def test_a_bare_yes_or_no_goes_with_the_claim_after_it_or_before_it():
+    answer = "Yes. You can return it within 60 days [KB-7]."
+    split = ClaimSplitter().split("c", answer, ["KB-7"], question="Can I return my laptop after 30 days?")
+    assert [(c.text, c.cites, answer[c.span[0]:c.span[1]]) for c in split.claims] == [
+        ("You can return it within 60 days.", ("KB-7",), answer)]  # withholding the claim withholds the yes
+    assert [r for r, _ in ClaimSplitter().explain(answer)] == ["yes/no", "claim"]
+    answer = "Returns are accepted within 30 days [KB-7]. So no."
+    split = ClaimSplitter().split("c", answer, ["KB-7"], question="Can I return my laptop after 30 days?")
+    assert [(c.text, answer[c.span[0]:c.span[1]]) for c in split.claims] == [
+        ("Returns are accepted within 30 days.", answer)]
+    # the segmenter reads "No." before a capital as an abbreviation: the claim is what follows it
+    split = ClaimSplitter().split("c", "No. Returns are accepted within 30 days of delivery [KB-7].")
+    assert [c.text for c in split.claims] == ["Returns are accepted within 30 days of delivery."]
+
+
+@pytest.mark.parametrize("answer", ["No refunds are paid in cash.", "Yes, refunds are paid within five days.",
+                                    "No, incomplete orders cannot be delivered.", "No. 256 is the order number.",
+                                    "Nobody approves it.", "Oui, le remboursement est versé en cinq jours."])
+def test_a_sentence_that_says_more_than_yes_or_no_is_a_claim_as_written(answer):
+    split = ClaimSplitter().split("c", answer, question="Can I return my laptop after 30 days?")
+    assert [c.text for c in split.claims] == [answer]
+
+
+def test_a_bare_answer_without_a_question_or_beside_a_refusal():
+    assert [c.text for c in ClaimSplitter().split("c", "Yes.").claims] == ["Yes."]  # nothing to read it against
+    split = ClaimSplitter().split("c", "No. I can't find that in the documents.", question="Is it blocked?")
+    assert split.abstains and split.claims == ()
+    # a question it cannot turn into a statement is judged in its own words, the negation put in
+    split = ClaimSplitter().split("c", "No.", question="Why is the invoice blocked?")
+    assert [c.text for c in split.claims] == ["Not why is the invoice blocked."]
+
+
+@pytest.mark.parametrize("judge", ["rules", "signals"])
+@pytest.mark.parametrize("question, passage, answer, verdict", [
+    ("Can I return my laptop after 30 days?", RETURNS, "No.", "supported"),
+    ("Can I return my laptop after 30 days?", RETURNS, "Yes.", "contradicted"),
+    ("Kann ich den Laptop nach 30 Tagen zurückgeben?", RETURNS_DE, "Ja.", "contradicted"),
+])
+def test_a_bare_answer_is_judged_as_the_premise_it_affirms_or_negates(judge, question, passage, answer, verdict):
+    import groundlab as gl
+    from groundlab.records import Case, Passage
+
+    ev = gl.evaluate([Case("c", question, (Passage("KB-7", passage),), answer)], judge)
+    assert list(ev.claims["verdict"]) == [verdict], list(ev.claims["reason"])

@@ -162,7 +162,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             emit(f"\n{case.id}: {len(split.claims)} claim(s){', abstains' if split.abstains else ''}")
             claims = iter(split.claims)
             # Every sentence in answer order: the claims numbered, the others with what they count as.
-            for role, sentence in splitter.explain(case.answer, [p.id for p in case.retrieved]):
+            for role, sentence in splitter.explain(case.answer, [p.id for p in case.retrieved], question=case.question):
                 if role == "claim":
                     claim = next(claims)
                     cites = f" [{', '.join(claim.cites)}]" if claim.cites else ""

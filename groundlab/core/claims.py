@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Pattern, Sequence, Tuple, Union
 
+from .premise import LEADING_ANSWER, bare_answer, fallback, premise
 from .records import Claim, GroundlabError
 
 try:  # Python 3.11+
@@ -439,6 +440,24 @@ def split_sentences(text: str) -> Sequence[str]:
 # ---------------------------------------------------------------- claims
 
 
+class _Bare(NamedTuple):
+    """A bare yes or no of an answer: where it is, what it cites, which it is, its explain row."""
+
+    start: int
+    end: int
+    cites: Tuple[str, ...]
+    yes: bool
+    role: int
+
+
+#: A bare answer starts with one of these letters (yes, no, ja, nein, oui, non, sí; so, then, in
+#: short, also, kurz, donc, bref, entonces ... before them), once the marks around it are left
+#: out: every other sentence skips the check.
+_ANSWER_INITIALS = frozenset("YyNnJjOoSsTtAaIiHhKkDdBbEe")
+_YES_NO_INITIALS = frozenset("YyNnJjOoSs")
+_ANSWER_EDGES = " \t*_\"'\u201c\u00a1\u00bf"
+
+
 @dataclass(frozen=True)
 class Split:
     """An answer taken apart: its claims, and whether it holds an abstention sentence.
@@ -593,7 +612,7 @@ class ClaimSplitter:
         """The answer's sentences, headings included, with their offsets (see :func:`sentences`)."""
         return sentences(answer, self.citation_re, self.language)
 
-    def split(self, case_id: str, answer: str, passage_ids: Sequence[str] = ()) -> Split:
+    def split(self, case_id: str, answer: str, passage_ids: Sequence[str] = (), question: str = "") -> Split:
         """The claims of one answer (numbered from 1) and whether it abstains. ``passage_ids``: the
         ids of the passages the answer was written from; one of them named in round brackets
         ("... in an hour (SEC-MFA-2).") is a citation too.
@@ -601,18 +620,19 @@ class ClaimSplitter:
         >>> [(c.text, c.cites) for c in ClaimSplitter().split("c", "Tokens last 8 hours (SEC-2).", ["SEC-2"]).claims]
         [('Tokens last 8 hours.', ('SEC-2',))]
         """
-        claims, abstains, _ = self._walk(case_id, answer, explain=False, passage_ids=passage_ids)
+        claims, abstains, _ = self._walk(case_id, answer, explain=False, passage_ids=passage_ids, question=question)
         return Split(tuple(claims), abstains)
 
-    def explain(self, answer: str, passage_ids: Sequence[str] = ()) -> List[Tuple[str, str]]:
+    def explain(self, answer: str, passage_ids: Sequence[str] = (), question: str = "") -> List[Tuple[str, str]]:
         """How an answer splits: ``(role, sentence)`` for every sentence, role being ``claim``,
         ``abstention``, ``closing`` (whom to ask instead, or a courtesy, in an answer that
-        abstains), ``heading`` or ``no claim`` (a lone citation or punctuation).
+        abstains), ``yes/no`` (a bare yes or no, part of the claim beside it), ``heading`` or
+        ``no claim`` (a lone citation or punctuation).
 
         >>> ClaimSplitter().explain("Steps:\\n- Pay by May [D10].\\n- I can't find the rest.")
         [('heading', 'Steps:'), ('claim', 'Pay by May [D10].'), ('abstention', "I can't find the rest.")]
         """
-        return self._walk("", answer, explain=True, passage_ids=passage_ids)[2]
+        return self._walk("", answer, explain=True, passage_ids=passage_ids, question=question)[2]
 
     def _named_ids(self, text: str, ids: FrozenSet[str]) -> Tuple[Tuple[str, ...], str]:
         """The passage ids a sentence names in round brackets ("(SEC-MFA-2)", "(KB-3, KB-4)"), and the
@@ -629,8 +649,9 @@ class ClaimSplitter:
         rest = _ID_IN_BRACKETS.sub(take, text)
         return tuple(dict.fromkeys(found)), rest
 
-    def _walk(self, case_id: str, answer: str, explain: bool, passage_ids: Sequence[str] = ()):
+    def _walk(self, case_id: str, answer: str, explain: bool, passage_ids: Sequence[str] = (), question: str = ""):
         claims: List[Claim] = []
+        bare: Optional[_Bare] = None  # a bare yes or no waiting for the claim it goes with
         roles: List[Tuple[str, str]] = []
         abstains = False
         sources: Tuple[str, ...] = ()
@@ -673,6 +694,22 @@ class ClaimSplitter:
                 if explain:
                     roles.append(("abstention", whole))
                 continue
+            initial = text.lstrip(_ANSWER_EDGES)[:1]
+            if initial in _ANSWER_INITIALS:
+                yes = bare_answer(text) if len(text) <= 64 else None
+                if yes is None and initial in _YES_NO_INITIALS:
+                    lead = LEADING_ANSWER.match(text.lstrip(_ANSWER_EDGES))
+                    if lead is not None:  # "No. Returns are ...", one sentence to the segmenter: the claim is the rest
+                        text = text.lstrip(_ANSWER_EDGES)[lead.end():]
+                if yes is not None:
+                    # "Yes." asserts nothing of its own: it goes with the claim after it (see below)
+                    if bare is None:
+                        bare = _Bare(start, end, cites, yes, len(roles))
+                    else:
+                        bare = bare._replace(end=end, cites=tuple(dict.fromkeys(bare.cites + cites)))
+                    if explain:
+                        roles.append(("yes/no", whole))
+                    continue
             if not _HAS_WORD.search(text) or (len(text) <= 6 and _ENUMERATOR.fullmatch(text.strip())):
                 if explain:
                     roles.append(("no claim", whole))
@@ -696,6 +733,8 @@ class ClaimSplitter:
                 text = _EMPTY_BRACKETS.sub("", text)
             if may_abstain and not cites and is_closing(text):
                 closings.append((len(claims), len(roles)))
+            if bare is not None:  # "Yes. Refunds are paid within 5 days.": one claim, the yes with it
+                start, cites, bare = bare.start, tuple(dict.fromkeys(bare.cites + cites)), None
             claims.append(Claim(case_id, len(claims) + 1, text, cites, (start, end)))
             if explain:
                 roles.append(("claim", whole))
@@ -708,6 +747,18 @@ class ClaimSplitter:
             if explain:
                 for _, r in closings:
                     roles[r] = ("closing", roles[r][1])
+        if bare is not None and not (abstains and not claims):
+            if claims:  # "Refunds are paid within 5 days. So yes.": the yes goes with the claim before it
+                last = claims[-1]
+                claims[-1] = replace(last, cites=tuple(dict.fromkeys(last.cites + bare.cites)),
+                                     span=(last.span[0], bare.end) if last.span else last.span)
+            else:
+                # An answer that is only a yes or no asserts the question's premise, or its negation.
+                said = premise(question, bare.yes) or fallback(question, bare.yes) or \
+                    " ".join(answer[bare.start:bare.end].split())
+                claims.append(Claim(case_id, 1, said, bare.cites, (bare.start, bare.end)))
+                if explain:
+                    roles[bare.role] = ("claim", roles[bare.role][1])
         if sources:
             # The answer's sources back every claim that names none of its own.
             claims = [c if c.cites else replace(c, cites=sources) for c in claims]

@@ -8,7 +8,8 @@
 
 ``rules``
     3. adds **negation**: when coverage passes, the evidence sentence sharing the most content
-       words with the claim is found; if exactly one of the two is negated, ``contradicted``.
+       words with the claim is found (a question, the user's or a passage's, asserts nothing and
+       is passed over); if exactly one of the two is negated, ``contradicted``.
 
 Numbers are compared by value however they are written ("2" and "two", "3%" and "three per
 cent", "EUR 50" and "50 euros", "1 March 2026" and "2026-03-01"; see :mod:`groundlab.numbers`);
@@ -337,6 +338,8 @@ class LexicalJudge:
             best, best_shared = None, -1
             wordset = claim.wordset
             for sentence in context.sentences:
+                if sentence[2].rstrip()[-1:] in ("?", "\uff1f"):
+                    continue  # a question (the user's, or one a passage asks) asserts nothing to flip
                 shared = len(wordset & sentence[0])
                 if shared > best_shared:
                     best, best_shared = sentence, shared
