@@ -32,8 +32,7 @@ def interactive_tables() -> "Sentences":
     itables.init_notebook_mode(all_interactive=False, connected=False)
     _INTERACTIVE["on"] = True
     return Sentences([("Every table below can be sorted (click a heading), searched and filtered (the box above "
-                       "it) and paged; the outputs appear after Run All, or in the HTML copy groundlab run writes.",
-                       [])])
+                       "it) and paged.", [])])
 
 
 @dataclass(repr=False)
