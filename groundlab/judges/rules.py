@@ -50,6 +50,7 @@ OTHER_NEGATIONS: FrozenSet[str] = frozenset({"nicht", "nie", "niemals", "kein", 
 #: "n'" and, after it, one of these; "ne ... que" (only) negates nothing.
 FRENCH_COMPLETERS: FrozenSet[str] = frozenset({"pas", "plus", "jamais", "rien", "aucun", "aucune", "personne",
                                                "guère", "nullement", "point"})
+_FOREIGN = OTHER_NEGATIONS | FRENCH_COMPLETERS | {"ne"}
 
 # A letter of any script, then letters, ' or -: "résumé" and "müssen" are words, not pieces.
 _WORD = re.compile(r"[^\W\d_][^\W\d_'\-]*(?:['\-][^\W\d_]+)*['\-]?")
@@ -79,19 +80,20 @@ def content_words(text: str) -> Tuple[Dict[str, str], bool]:
         word = surface.rstrip("'-")
         if word in NEGATIONS or word.endswith("n't"):
             negated = True
-        elif word in OTHER_NEGATIONS:
-            negated = True
-            continue
-        elif word == "ne":
-            french_ne = True
-            continue
-        elif word[:2] == "n'" and len(word) > 2:  # "n'expire": ne, then the verb
+        elif word in _FOREIGN:  # one look for every other word
+            if word in OTHER_NEGATIONS:
+                negated = True
+                continue
+            if word == "ne":
+                french_ne = True
+                continue
+            if french_ne:  # "ne ... pas", "n'... jamais"
+                negated = True
+                if word == "pas":
+                    continue
+        elif "'" in word and word[:2] == "n'" and len(word) > 2:  # "n'expire": ne, then the verb
             french_ne = True
             word, surface = word[2:], surface[2:]
-        elif french_ne and word in FRENCH_COMPLETERS:
-            negated = True
-            if word == "pas":
-                continue
         if word.endswith("'s"):
             word = word[:-2]
         if len(word) < 3 or word in STOP_WORDS:
