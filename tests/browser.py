@@ -72,6 +72,57 @@ window.addEventListener("load", () => setTimeout(() => {
 """
 
 
+#: The script added to a copy of a notebook's HTML copy: in every interactive table that shows,
+#: a person's click on a column heading (mouse down, up and click on whatever element lies at
+#: the middle of the heading's text, as a pointer would hit it), twice; the first column's cells
+#: of the rows shown are read before and after each click.
+SORT = r"""
+<script>
+const glWait = ms => new Promise(done => setTimeout(done, ms));
+function glClick(el) {
+  const r = el.getBoundingClientRect();
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  const hit = document.elementFromPoint(x, y);
+  for (const type of ["mousedown", "mouseup", "click"]) {
+    hit.dispatchEvent(new MouseEvent(type, {bubbles: true, cancelable: true, view: window, clientX: x, clientY: y,
+                                            button: 0}));
+  }
+  return hit;
+}
+window.addEventListener("load", () => setTimeout(async () => {
+  const out = [];
+  for (const box of document.querySelectorAll(".dt-container")) {
+    const heads = [...box.querySelectorAll(".dt-scroll-head thead th, table.dataTable > thead th")];
+    const rows = () => [...box.querySelectorAll(".dt-scroll-body table.dataTable > tbody > tr, "
+                                                 + "table.dataTable:not(.dt-scroll-head table) > tbody > tr")]
+                       .filter(tr => tr.cells.length > 1).map(tr => [...tr.cells].map(td => td.textContent));
+    const shown = rows();
+    if (!heads.length || shown.length < 2 || !box.getBoundingClientRect().width) continue;
+    box.scrollIntoView();
+    // the first column whose cells differ, as a person would pick one to sort by
+    let column = [...heads.keys()].find(i => new Set(shown.map(r => r[i])).size > 1);
+    if (column === undefined) continue;
+    const th = heads[column];
+    const title = th.querySelector(".dt-column-title") || th;
+    const read = () => rows().map(r => r[column]);
+    const before = read();
+    const hit = glClick(title); await glWait(300);
+    const once = {cells: read(), classes: String(th.className)};
+    glClick(title); await glWait(300);
+    const twice = {cells: read(), classes: String(th.className)};
+    const info = box.querySelector(".dt-info");
+    out.push({heading: title.textContent, column, hit: hit.tagName + "." + String(hit.className), before,
+              once, twice, rows: shown.length, info: info ? info.textContent : ""});
+  }
+  const pre = document.createElement("pre");
+  pre.id = "gl-measure";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+}, 1000));
+</script>
+"""
+
+
 def available() -> bool:
     return CHROMIUM is not None
 
@@ -99,6 +150,23 @@ def measure(page: Path, folder: Path, width: int = 1280, height: int = 900, prin
     """Lay ``page`` out in a window of ``width`` × ``height`` and say what the script found."""
     head = "<style>body{width:186mm !important;max-width:186mm !important}</style>" if print_layout else ""
     copy = _copy(page, folder, head, MEASURE, print_layout)
+    done = _run([f"--window-size={width},{height}", f"--virtual-time-budget={budget_ms}", "--dump-dom",
+                 copy.as_uri()])
+    found = re.search(r'<pre id="gl-measure">(.*?)</pre>', done.stdout, re.S)
+    if not found:
+        raise AssertionError(f"chromium did not lay out {page.name}: {done.stderr[-2000:]}")
+    import html
+
+    return json.loads(html.unescape(found.group(1)))
+
+
+def click_headings(page: Path, folder: Path, width: int = 1280, height: int = 900, budget_ms: int = 20000) -> List[Dict]:
+    """Click a column heading of every interactive table ``page`` shows, twice, as a person does
+    (:data:`SORT`), and say for each table the heading, the element the click landed on, and the
+    cells of that column on the page shown before, after the first click and after the second, with
+    the heading's classes after each, and the table's line under it ("Showing 1 to 10 of 24
+    entries")."""
+    copy = _copy(page, folder, "", SORT)
     done = _run([f"--window-size={width},{height}", f"--virtual-time-budget={budget_ms}", "--dump-dom",
                  copy.as_uri()])
     found = re.search(r'<pre id="gl-measure">(.*?)</pre>', done.stdout, re.S)

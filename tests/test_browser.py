@@ -88,3 +88,21 @@ def test_a_notebooks_html_copy_sorts_searches_and_unfolds(run_folder, tmp_path):
     report = (run_folder / "report.html").read_text(encoding="utf-8")
     assert "<script" not in report.lower() and 'href="01-groundedness.html#c06"' in report
     assert 'id="c06"' in text  # where the report's link lands
+
+
+def test_clicking_a_heading_sorts_the_table_in_a_notebooks_html_copy(run_folder, tmp_path):
+    """A person clicks the heading's text (not the small arrows beside it): the rows shown come in
+    that column's order, ascending, then descending on a second click; no row is lost (a table of
+    more rows than a page shows its first page of that order)."""
+    tables = browser.click_headings(run_folder / "01-groundedness.html", tmp_path, width=1280, height=FIRST_SCREEN)
+    assert len(tables) >= 5, tables
+    for t in tables:
+        assert t["hit"].startswith("SPAN.dt-column-title"), t  # the click landed on the heading's words
+        assert "dt-ordering-asc" in t["once"]["classes"] and "dt-ordering-desc" in t["twice"]["classes"], t
+        paged = re.search(r"to (\d+) of (\d+)", t["info"])
+        if not paged or paged.group(1) == paged.group(2):  # every row on one page: the same rows, reordered
+            assert sorted(t["once"]["cells"]) == sorted(t["before"]) == sorted(t["twice"]["cells"]), t
+        assert t["twice"]["cells"] != t["once"]["cells"], t  # the order changed: the column differs
+    cases = next(t for t in tables if t["heading"] == "case" and t["rows"] == 12)
+    assert cases["once"]["cells"] == sorted(cases["before"]) and cases["twice"]["cells"] == sorted(cases["before"],
+                                                                                                  reverse=True)

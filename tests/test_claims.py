@@ -314,3 +314,165 @@ def test_a_bad_phrase_is_named():
         ClaimSplitter(extra_abstention_phrases=["(unclosed"])
     with pytest.raises(GroundlabError, match="citation pattern"):
         ClaimSplitter(citation_pattern="[")
+
+
+# ---------------------------------------------------------------- closings of an answer that declines
+
+from groundlab.claims import CLOSING_PHRASES, is_closing  # noqa: E402
+
+CLOSINGS = [ex for p in CLOSING_PHRASES for ex in p.examples]
+CLOSING_MISSES = [ex for p in CLOSING_PHRASES for ex in p.near_misses]
+
+
+def test_every_closing_pattern_has_an_example_and_a_near_miss():
+    assert len(CLOSING_PHRASES) >= 5
+    for phrase in CLOSING_PHRASES:
+        assert phrase.examples and phrase.near_misses, phrase.pattern
+
+
+@pytest.mark.parametrize("closing", CLOSINGS)
+@pytest.mark.parametrize("refusal", ["I can't find that in the documents.", "Dazu habe ich nichts gefunden.",
+                                     "Je ne trouve pas cette information.", "No dispongo de esa información."])
+def test_an_abstention_with_whom_to_ask_or_a_courtesy_still_abstains(refusal, closing):
+    for answer in (f"{refusal} {closing}", f"{closing}\n{refusal}"):
+        split = ClaimSplitter().split("c", answer)
+        assert split.abstains and split.claims == (), answer
+    roles = ClaimSplitter().explain(f"{refusal} {closing}")
+    assert [r for r, _ in roles] == ["abstention", "closing"]
+
+
+@pytest.mark.parametrize("closing", CLOSINGS)
+def test_a_closing_in_an_answer_that_does_not_abstain_stays_a_claim(closing):
+    assert is_closing(closing)
+    split = ClaimSplitter().split("c", f"Refunds over 500 EUR need the finance manager's approval [KB-3]. {closing}")
+    assert not split.abstains and len(split.claims) == 2
+
+
+@pytest.mark.parametrize("sentence", CLOSING_MISSES)
+def test_a_sentence_that_says_more_than_whom_to_ask_is_a_claim_beside_an_abstention(sentence):
+    assert not is_closing(sentence)
+    split = ClaimSplitter().split("c", f"I can't find the deadline. {sentence}")
+    assert split.abstains and [c.text for c in split.claims] == [sentence]
+    assert split.claims[0].number == 1
+
+
+def test_a_cited_closing_is_a_claim_and_claims_are_numbered_after_a_closing_is_left_out():
+    split = ClaimSplitter().split("c", "I can't find the deadline. Please contact the help desk [KB-9].")
+    assert len(split.claims) == 1 and split.claims[0].cites == ("KB-9",)
+    split = ClaimSplitter().split("c", "Thanks for asking. I can't find the deadline. The block is set by PRC-112 "
+                                       "[D04]. Please contact your manager.")
+    assert split.abstains and [(c.number, c.text) for c in split.claims] == [(1, "The block is set by PRC-112.")]
+
+
+def test_a_refusal_with_a_redirect_counts_as_an_abstention_not_a_hallucination():
+    import groundlab as gl
+    from groundlab.records import Case, Passage
+
+    case = Case("c", "When does the credit memo arrive?", (Passage("D1", "Credit memos are posted by accounts "
+                                                                   "payable."),),
+                "I can't find that in the retrieved notes. Please contact your manager.", answerable=False)
+    row = gl.evaluate([case], "rules").cases.iloc[0]
+    import pandas as pd
+
+    assert row["abstained"] and row["outcome"] == "abstained" and pd.isna(row["hallucinated"])
+
+
+@pytest.mark.parametrize("answer", [
+    "Dazu habe ich in den Unterlagen nichts gefunden.",
+    "Leider habe ich dazu in den Dokumenten nichts gefunden.",
+    "Das geht aus den Unterlagen nicht hervor.",
+    "Dazu liegen mir keine Informationen vor.",
+    "Das kann ich anhand der Unterlagen nicht beantworten.",
+    "Je n'ai trouvé aucune information à ce sujet dans les documents.",
+    "Cette information ne figure pas dans les documents fournis.",
+    "No he encontrado información al respecto.",
+    "No se menciona en los documentos.",
+])
+def test_refusals_in_german_french_and_spanish_are_abstentions(answer):
+    split = ClaimSplitter().split("c", answer)
+    assert split.abstains and split.claims == (), answer
+
+
+@pytest.mark.parametrize("answer", [
+    "Im Lager wurde nichts gefunden, daher ist die Lieferung unvollständig.",
+    "Die Gutschrift geht nicht aus dem Lager hervor, sondern aus der Buchhaltung.",
+    "Je n'ai pas le droit de valider cette facture.",
+    "Ce n'est possible que dans les trente jours.",
+    "No hay información de envío en la factura.",
+])
+def test_sentences_that_state_a_fact_with_those_words_stay_claims(answer):
+    split = ClaimSplitter().split("c", answer)
+    assert not split.abstains and len(split.claims) == 1, answer
+
+
+# ---------------------------------------------------------------- a bare yes or no
+
+RETURNS = "Returns are accepted within 30 days of delivery. After 30 days a laptop cannot be returned."
+RETURNS_DE = ("Rücksendungen sind innerhalb von 30 Tagen nach Lieferung möglich. Nach 30 Tagen kann ein Laptop nicht "
+              "mehr zurückgegeben werden.")
+
+
+@pytest.mark.parametrize("question, answer, claim", [
+    ("Can I return my laptop after 30 days?", "No.", "I cannot return my laptop after 30 days."),
+    ("Can I return my laptop after 30 days?", "Yes!", "I can return my laptop after 30 days."),
+    ("Hi, is there a fee for returns?", "No, there isn't.", "There is no fee for returns."),
+    ("Is the invoice for PO 4711 blocked?", "Yes.", "The invoice for PO 4711 is blocked."),
+    ("Does the refund include shipping costs?", "No.", "The refund does not include shipping costs."),
+    ("Kann ich den Laptop nach 30 Tagen zurückgeben?", "Nein.", "Ich kann den Laptop nach 30 Tagen nicht zurückgeben."),
+    ("Ist die Rechnung gesperrt?", "Ja.", "Die Rechnung ist gesperrt."),
+    ("Gibt es eine Frist für Rücksendungen?", "Nein.", "Es gibt keine Frist für Rücksendungen."),
+    ("Est-ce que je peux retourner l'article après 30 jours ?", "Non.", "Je ne peux pas retourner l'article après 30 jours."),
+    ("Puis-je payer en espèces ?", "Oui.", "Je peux payer en espèces."),
+    ("¿Puedo devolverlo después de 30 días?", "Sí.", "Puedo devolverlo después de 30 días."),
+    ("¿Puedo devolverlo después de 30 días?", "No.", "No puedo devolverlo después de 30 días."),
+])
+def test_a_bare_yes_or_no_alone_claims_the_questions_premise(question, answer, claim):
+    split = ClaimSplitter().split("c", answer, question=question)
+    assert [(c.number, c.text, c.span) for c in split.claims] == [(1, claim, (0, len(answer)))]
+    assert ClaimSplitter().explain(answer, question=question) == [("claim", answer)]
+
+
+def test_a_bare_yes_or_no_goes_with_the_claim_after_it_or_before_it():
+    answer = "Yes. You can return it within 60 days [KB-7]."
+    split = ClaimSplitter().split("c", answer, ["KB-7"], question="Can I return my laptop after 30 days?")
+    assert [(c.text, c.cites, answer[c.span[0]:c.span[1]]) for c in split.claims] == [
+        ("You can return it within 60 days.", ("KB-7",), answer)]  # withholding the claim withholds the yes
+    assert [r for r, _ in ClaimSplitter().explain(answer)] == ["yes/no", "claim"]
+    answer = "Returns are accepted within 30 days [KB-7]. So no."
+    split = ClaimSplitter().split("c", answer, ["KB-7"], question="Can I return my laptop after 30 days?")
+    assert [(c.text, answer[c.span[0]:c.span[1]]) for c in split.claims] == [
+        ("Returns are accepted within 30 days.", answer)]
+    # the segmenter reads "No." before a capital as an abbreviation: the claim is what follows it
+    split = ClaimSplitter().split("c", "No. Returns are accepted within 30 days of delivery [KB-7].")
+    assert [c.text for c in split.claims] == ["Returns are accepted within 30 days of delivery."]
+
+
+@pytest.mark.parametrize("answer", ["No refunds are paid in cash.", "Yes, refunds are paid within five days.",
+                                    "No, incomplete orders cannot be delivered.", "No. 256 is the order number.",
+                                    "Nobody approves it.", "Oui, le remboursement est versé en cinq jours."])
+def test_a_sentence_that_says_more_than_yes_or_no_is_a_claim_as_written(answer):
+    split = ClaimSplitter().split("c", answer, question="Can I return my laptop after 30 days?")
+    assert [c.text for c in split.claims] == [answer]
+
+
+def test_a_bare_answer_without_a_question_or_beside_a_refusal():
+    assert [c.text for c in ClaimSplitter().split("c", "Yes.").claims] == ["Yes."]  # nothing to read it against
+    split = ClaimSplitter().split("c", "No. I can't find that in the documents.", question="Is it blocked?")
+    assert split.abstains and split.claims == ()
+    # a question it cannot turn into a statement is judged in its own words, the negation put in
+    split = ClaimSplitter().split("c", "No.", question="Why is the invoice blocked?")
+    assert [c.text for c in split.claims] == ["Not why is the invoice blocked."]
+
+
+@pytest.mark.parametrize("judge", ["rules", "signals"])
+@pytest.mark.parametrize("question, passage, answer, verdict", [
+    ("Can I return my laptop after 30 days?", RETURNS, "No.", "supported"),
+    ("Can I return my laptop after 30 days?", RETURNS, "Yes.", "contradicted"),
+    ("Kann ich den Laptop nach 30 Tagen zurückgeben?", RETURNS_DE, "Ja.", "contradicted"),
+])
+def test_a_bare_answer_is_judged_as_the_premise_it_affirms_or_negates(judge, question, passage, answer, verdict):
+    import groundlab as gl
+    from groundlab.records import Case, Passage
+
+    ev = gl.evaluate([Case("c", question, (Passage("KB-7", passage),), answer)], judge)
+    assert list(ev.claims["verdict"]) == [verdict], list(ev.claims["reason"])

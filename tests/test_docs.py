@@ -39,6 +39,19 @@ def test_the_test_requirements_include_the_main_ones_and_no_gpu_stack():
     assert [line for line in test if line.startswith("onnx")] and [line for line in main if line.startswith("onnxruntime")]
 
 
+def test_the_requirements_say_the_venv_sizes_docs_install_gives():
+    """requirements.txt says how large a new virtual environment grows, as docs/install.md does
+    (measured there: `du -sm` of a fresh venv of each file)."""
+    head = (ROOT / "requirements.txt").read_text(encoding="utf-8").split("\n-e .")[0]
+    sizes = re.findall(r"\b(\d[\d,]*) MB in a new virtual environment; (\d[\d,]*) MB with the test requirements", head)
+    assert sizes, head
+    install = (ROOT / "docs" / "install.md").read_text(encoding="utf-8")
+    rows = {name: re.search(rf"^\| `{re.escape(name)}` \|.*\| (\d[\d,]*) MB[^|]*\|$", install, re.M).group(1)
+            for name in ("requirements.txt", "requirements-test.txt")}
+    assert sizes[0] == (rows["requirements.txt"], rows["requirements-test.txt"])
+    assert "TBD" not in head
+
+
 def test_every_reference_link_leads_to_a_file_and_every_doc_is_listed():
     links = re.findall(r"\]\((docs/[^)#]+\.md)\)", README)
     assert links and all((ROOT / link).is_file() for link in links)

@@ -128,8 +128,9 @@ def test_an_undefined_figure_under_a_gate_is_exit_2_not_a_pass(tmp_path, cli):
     log.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     code, _, err = cli("score", "--cases", log, "--passages", NOTES, "--fail-if", "abstention.rate < 0.5")
     assert code == 2
-    assert "abstention.rate is undefined on these cases (it is a rate over 0 unanswerable)" in err
-    assert "neither passes nor fails" in err
+    assert ("the condition 'abstention.rate < 0.5' cannot be decided: none of the 12 cases says whether its question "
+            "can be answered from its passages (no \"answerable\" field)") in err
+    assert 'add "answerable": true to each case whose passages hold the answer' in err
     code, _, err = cli("score", "--cases", log, "--passages", NOTES, "--fail-if",
                        "hallucination_rate_by_person.high > 0.5")
     assert code == 2 and "hallucination_rate_by_person is null: no labeled answers" in err
@@ -139,6 +140,50 @@ def test_an_undefined_figure_under_a_gate_is_exit_2_not_a_pass(tmp_path, cli):
     assert code == 2 and "hallucination_rate.high is undefined on these cases (no answer carries people's labels " \
                          "yet: it is people's rate, and the judge's own share is flagged_by_judge; label the 10 " \
                          "answers the label request names" in err
+    assert "neither passes nor fails" in err
+
+
+def test_the_readmes_gate_on_its_own_data_example_says_what_to_add_and_keeps_the_figures(tmp_path, cli):
+    """The README's own-data example without "answerable": the false-abstention gate cannot decide,
+    says why and what to add, and the JSON is written all the same; with it, the gate decides."""
+    import re
+
+    from conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    example = json.loads(re.search(r"`(\{\"id\": \"q1\".*?\})`", readme).group(1))
+    assert example["answerable"] is True  # the README shows what to add
+    gate = re.search(r'--fail-if "(false_abstention[^"]+)"', readme).group(1)
+    cases = tmp_path / "my_cases.jsonl"
+    without = {k: v for k, v in example.items() if k != "answerable"}
+    cases.write_text(json.dumps(without) + "\n", encoding="utf-8")
+    code, out, err = cli("score", "--cases", cases, "--json", "--fail-if", gate)
+    assert code == 2, err
+    assert json.loads(out)["false_abstention"] == {"abstained": 0, "answerable": 0, "rate": None, "low": None,
+                                                   "high": None}
+    assert err.strip().endswith('add "answerable": true to each case whose passages hold the answer ("answerable": '
+                                'false to those whose passages do not), or gate on another figure.'), err
+    assert 'no "answerable" field' in err and err.count("\n") == 1
+    cases.write_text(json.dumps(example) + "\n", encoding="utf-8")
+    code, out, err = cli("score", "--cases", cases, "--json", "--fail-if", gate)
+    assert code == 0 and json.loads(out)["false_abstention"]["rate"] == 0.0, err
+    # cases that all say "answerable": false: the sentence says so
+    cases.write_text(json.dumps(dict(example, answerable=False)) + "\n", encoding="utf-8")
+    code, out, err = cli("score", "--cases", cases, "--json", "--fail-if", gate)
+    assert code == 2 and json.loads(out)["cases"] == 1
+    assert 'every case that says has "answerable": false (1 of 1); add cases with "answerable": true' in err
+
+
+def test_the_counts_path_writes_its_figures_before_an_undecided_gate(tmp_path, cli):
+    rows = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines()]
+    log = tmp_path / "log.jsonl"
+    log.write_text("".join(json.dumps({k: v for k, v in r.items() if k not in ("labels", "answerable")}) + "\n"
+                           for r in rows), encoding="utf-8")
+    counts = tmp_path / "part.counts.json"
+    code, _, err = cli("score", "--cases", log, "--passages", NOTES, "--counts-out", counts)
+    assert code == 0, err
+    code, out, err = cli("merge", counts, "--json", "--fail-if", "false_abstention.rate > 20%")
+    assert code == 2 and json.loads(out)["cases"] == 12 and 'no "answerable" field' in err
 
 
 def test_assert_grounded_passes_and_returns_the_figures():
@@ -162,7 +207,8 @@ def test_assert_grounded_raises_assertion_error_with_every_failing_figure():
 
 def test_assert_grounded_refuses_a_gate_it_cannot_check(sample_cases):
     unlabeled = [c for c in sample_cases if c.answerable is not False]
-    with pytest.raises(GroundlabError, match="abstention.rate is undefined"):
+    with pytest.raises(GroundlabError, match='abstention is a rate over the unanswerable questions and every case '
+                                             'that says has "answerable": true'):
         assert_grounded(unlabeled, min_abstention=0.5)
     with pytest.raises(GroundlabError, match="did you mean"):
         assert_grounded(sample_cases, fail_if=["hallucination_rate.hihg > 0.1"])

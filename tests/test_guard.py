@@ -352,3 +352,18 @@ def test_rewrite_shows_judged_claims_in_another_mode_without_judging_again():
     assert rewrite(LIST_ANSWER, flagged.claims, "hide") == guard(INVOICE, NOTES_INVOICE, LIST_ANSWER, mode="hide")
     with pytest.raises(GroundlabError, match="claim 1 does not say where it is in this answer"):
         rewrite("Another answer entirely, with other sentences.", flagged.claims, "hide")
+
+
+def test_hiding_a_claim_hides_the_bare_yes_that_goes_with_it():
+    """A yes before a claim the passages contradict is withheld with it: the reader is never left
+    with a lone "Yes." that the withheld sentence explained."""
+    from groundlab import guard
+
+    passages = [{"id": "KB-7", "text": "Returns are accepted within 30 days of delivery. After 30 days a laptop "
+                                       "cannot be returned."}]
+    result = guard("Can I return my laptop after 30 days?", passages, "Yes. You can return it within 60 days [KB-7].",
+                   "rules", "hide")
+    assert "Yes" not in result.text and result.text.startswith("(Removed"), result.text
+    alone = guard("Can I return my laptop after 30 days?", passages, "Yes.", "rules", "hide")
+    assert alone.claims[0].text == "I can return my laptop after 30 days." and alone.claims[0].verdict == "contradicted"
+    assert "Yes" not in alone.text

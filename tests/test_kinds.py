@@ -56,6 +56,23 @@ from groundlab.kinds import KINDS, claim_kind, claim_kinds, written_numbers
     ("Approval takes a week.", ("date",)),
     ("Billing runs every night.", ("date",)),
     ("Stock is counted weekly.", ("date",)),
+    # a day of the month, as an ordinal: a date, not a count
+    ("Pay the invoice by the 25th of the month.", ("date",)),
+    ("Rent is due on the 1st of each month.", ("date",)),
+    ("The report must be in by the 25th.", ("date",)),
+    ("Die Zahlung ist bis zum 25. des Monats fällig.", ("date",)),
+    ("Die Lieferung kommt am 3. Mai.", ("date",)),
+    ("El pago vence el 15 de marzo.", ("date",)),
+    # durations in German, French and Spanish, in digits and in words
+    ("Rücksendungen sind innerhalb von 14 Tagen möglich.", ("date",)),
+    ("Die Freigabe dauert drei Wochen.", ("date",)),
+    ("Das Guthaben gilt 30 Tage.", ("date",)),
+    ("Die Gutschrift verfällt nach zwölf Monaten.", ("date",)),
+    ("Die Erstattung erfolgt innerhalb von fünf Werktagen.", ("date",)),
+    ("Le remboursement prend trois jours.", ("date",)),
+    ("Le délai est de 30 jours ouvrés.", ("date",)),
+    ("El reembolso tarda 15 días hábiles.", ("date",)),
+    ("El plazo es de cuatro semanas.", ("date",)),
     # quantities: counts, percentages, units, number words
     ("The supplier delivered 90 of 100 pieces but invoiced all 100.", ("quantity",)),
     ("If the overrun is below 2 percent, the credit analyst releases the order.", ("quantity",)),
@@ -66,6 +83,11 @@ from groundlab.kinds import KINDS, claim_kind, claim_kinds, written_numbers
     ("Twenty-five orders are waiting.", ("quantity",)),
     ("The order of 100 pieces is late.", ("quantity",)),
     ("One pallet was returned.", ("quantity",)),
+    # an ordinal that counts, not a day; a foreign number word without a unit of time
+    ("It is the 3rd reminder.", ("quantity",)),
+    ("On the 3rd reminder the account is locked.", ("quantity",)),
+    ("It is the 25th time the order was changed.", ("quantity",)),
+    ("Der Kunde bestellt drei Paletten.", ("quantity",)),
     # several kinds: all kept, most severe first
     ("Invoice 5100001234 over EUR 1,200 is due within 5 working days.", ("id", "amount", "date")),
     ("They paid $250 on Monday.", ("amount", "date")),

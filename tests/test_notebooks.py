@@ -43,8 +43,10 @@ def test_notebook_hygiene(path):
     assert COMMON_PARAMETERS <= names
     if path.name not in ("04-labeling.ipynb", "06-explore.ipynb"):  # these two draw no chart
         assert FIGURE_PARAMETERS <= names
-    # say up front that the outputs come after Run All, and make the tables interactive
-    assert "appear once the notebook has run: Run All" in nb.cells[0].source
+    # say up front that the outputs come after Run All (a cell the HTML copy leaves out), and make the
+    # tables interactive
+    assert "appear once the notebook has run: Run All" in nb.cells[1].source
+    assert nb.cells[1].cell_type == "markdown" and nb.cells[1].metadata["tags"] == ["how-to-run"]
     assert any("workbook.interactive_tables()" in cell.source for cell in code[1:3])
     for k, cell in enumerate(code):
         assert not cell.outputs and cell.execution_count is None, f"{path.name}: cell {k} is committed with outputs"
@@ -190,6 +192,8 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
             all("itables" in body.lower() or "ITable" in body or "dt_src_b64" in body
                 or '_fallback")?.setAttribute("hidden", "hidden")' in body for body in scripts), html_file.name
         assert "workbook.judged_cases(" not in text and "plots.save_figure(" not in text, html_file.name
+        # the copy holds results: nothing in it tells its reader to run it
+        assert "Run All" not in text and "how-to-run" not in text, html_file.name
     assert str(tmp_path) not in report
 
     record = json.loads((out / "run.json").read_text(encoding="utf-8"))

@@ -229,3 +229,67 @@ def test_the_shipped_config_says_what_it_was_fitted_on_and_how_it_did_on_each_se
             low, high = figures["balanced_accuracy_range"]
             assert low <= figures["balanced_accuracy"] <= high
     assert 0 < data["threshold"] < 1
+
+
+# ---------------------------------------------------------------- negation after the verb (German, French)
+
+CREDIT_DE = ("Gutschriften verfallen nach zwölf Monaten und werden dann nicht mehr ausgezahlt. Die Buchhaltung bucht "
+             "sie auf das Kundenkonto.")
+CREDIT_DE_KEPT = ("Eine Gutschrift verfällt nicht, sie bleibt auf dem Kundenkonto. Die Buchhaltung zahlt sie auf "
+                  "Wunsch aus.")
+CREDIT_FR = ("Le crédit expire après douze mois et il est alors perdu. Le service comptable le verse sur le compte du "
+             "client.")
+CREDIT_FR_KEPT = ("Le crédit n'expire pas et il reste sur le compte du client. Le service comptable le verse sur "
+                  "demande.")
+
+
+@pytest.mark.parametrize("claim, passage", [
+    ("Die Gutschrift verfällt nicht.", CREDIT_DE),           # the claim negated, the evidence not
+    ("Die Gutschrift verfällt.", CREDIT_DE_KEPT),            # the evidence negated, the claim not
+    ("Le crédit n'expire pas.", CREDIT_FR),
+    ("Le crédit expire.", CREDIT_FR_KEPT),
+    ("Le client ne paie jamais en espèces.", "Le client paie en espèces à la caisse. Le service comptable vérifie "
+                                             "le paiement."),
+    ("Le client ne paie plus de frais de port.", "Le client paie les frais de port pour chaque commande. Le service "
+                                                 "comptable les facture."),
+])
+def test_a_negation_after_the_verb_flips_the_claim(claim, passage):
+    verdict = judged(claim, passage)
+    assert verdict.label == "contradicted" and verdict.reason.startswith("negation flip"), verdict.reason
+
+
+@pytest.mark.parametrize("claim, passage", [
+    ("Eine Gutschrift verfällt nicht.", CREDIT_DE_KEPT),      # both negated
+    ("Die Gutschrift bleibt auf dem Kundenkonto.", CREDIT_DE_KEPT),  # the negation is in another clause
+    ("Le crédit n'expire pas.", CREDIT_FR_KEPT),
+    ("Le crédit reste sur le compte du client.", CREDIT_FR_KEPT),
+    # "ne ... que" is "only", no negation; "nicht nur ... sondern auch" is both
+    ("Le remboursement n'est possible que dans les trente jours.",
+     "Le remboursement est possible dans les trente jours. Le client envoie la facture au service."),
+    ("Die Gutschrift gilt für Bestellungen.",
+     "Die Gutschrift gilt nicht nur für Bestellungen, sondern auch für Rücksendungen. Sie wird vom Kundenservice "
+     "erstellt."),
+    ("Die Rechnung ist gesperrt.", "Wenn die Rechnung gesperrt ist, wird sie nicht bezahlt. Der Einkauf klärt die "
+                                   "Abweichung."),
+])
+def test_near_misses_of_a_negation_after_the_verb_are_no_flip(claim, passage):
+    verdict = judged(claim, passage)
+    assert verdict.label == "supported", verdict.reason
+
+
+@pytest.mark.parametrize("claim, passage, label", [
+    ("Die Gutschrift verfällt nicht.", "Die Gutschrift verfällt nach zwölf Monaten.", "contradicted"),
+    ("Die Gutschrift verfällt.", "Die Gutschrift verfällt nicht.", "contradicted"),
+    ("Die Gutschrift verfällt nicht.", "Die Gutschrift verfällt nicht.", "supported"),
+    ("Le crédit n'expire pas.", "Le crédit expire après douze mois.", "contradicted"),
+    ("Le crédit expire.", "Le crédit n'expire jamais.", "contradicted"),
+    ("Le crédit n'expire pas.", "Le crédit n'expire pas.", "supported"),
+    ("Le remboursement n'est possible que dans les trente jours.",
+     "Le remboursement est possible dans les trente jours.", "supported"),
+])
+def test_the_rules_judge_reads_german_and_french_negation(claim, passage, label):
+    verdict = get_judge("rules").judge(claim, Evidence("", (Passage("P1", passage),)))
+    assert verdict.label == label, verdict.reason
+    if label == "contradicted":
+        assert verdict.reason.startswith("negation flip") and set(verdict.clashed) & {
+            "nicht", "n'expire pas", "n'expire jamais"}, verdict.clashed

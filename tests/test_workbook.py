@@ -13,7 +13,7 @@ from groundlab import judges as judge_registry
 from groundlab import workbook
 from groundlab.stats import Rate, answers_needed, interval_bounds
 
-from conftest import NOTES
+from conftest import NOTES, ROOT
 
 
 @pytest.mark.parametrize("judge, as_is, withheld", [
@@ -404,3 +404,37 @@ def test_an_interactive_tables_caption_is_escaped_too(monkeypatch):
     monkeypatch.setitem(tables._INTERACTIVE, "on", True)
     html = workbook.table(pd.DataFrame({"case": ["c1"]}), caption="<b>from the data</b>")._repr_html_()
     assert "<b>from the data</b>" not in html and "&lt;b&gt;from the data&lt;/b&gt;" in html
+
+
+def test_the_comparison_says_what_the_files_are_only_for_the_sample_set(tmp_path):
+    """Notebook 05 describes the sample pair (twelve questions, a revised assistant) only when it
+    compares them, wherever they lie; of other files it says what it read and nothing more."""
+    import shutil
+
+    from conftest import CASES, CASES_B
+
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    shutil.copy(CASES, a)
+    shutil.copy(CASES_B, b)
+    assert "twelve questions" in workbook.compare_files(a, b, NOTES, "rules")._repr_markdown_()
+    b.write_text("".join(CASES_B.read_text(encoding="utf-8").splitlines(keepends=True)[:-1]), encoding="utf-8")
+    other = workbook.compare_files(a, b, NOTES, "rules")._repr_markdown_()
+    assert "twelve" not in other and "revised assistant" not in other and "sample set" not in other
+    assert "questions paired by id" in other
+
+
+def test_the_html_copy_leaves_out_what_tells_its_reader_to_run_it():
+    import nbformat
+
+    from groundlab.present.notebooks import for_reading
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# Title\n\nRead on.\n\n*The outputs (tables, charts, each case unfolded) appear "
+                                      "once the notebook has run: Run All here, or open the HTML copy.*"),
+        nbformat.v4.new_markdown_cell("Run All here first.", metadata={"tags": ["how-to-run"]}),
+        nbformat.v4.new_markdown_cell("A cell of one's own that mentions Run All stays.")])
+    cells = for_reading(nb).cells
+    assert [c.source for c in cells] == ["# Title\n\nRead on.", "A cell of one's own that mentions Run All stays."]
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        shown = for_reading(nbformat.read(str(path), as_version=4))
+        assert not any("Run All" in c.source for c in shown.cells), path.name

@@ -162,7 +162,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             emit(f"\n{case.id}: {len(split.claims)} claim(s){', abstains' if split.abstains else ''}")
             claims = iter(split.claims)
             # Every sentence in answer order: the claims numbered, the others with what they count as.
-            for role, sentence in splitter.explain(case.answer, [p.id for p in case.retrieved]):
+            for role, sentence in splitter.explain(case.answer, [p.id for p in case.retrieved], question=case.question):
                 if role == "claim":
                     claim = next(claims)
                     cites = f" [{', '.join(claim.cites)}]" if claim.cites else ""
@@ -177,7 +177,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     from ..core.io import plural
 
     penalty = _penalty(args)
-    from ..production.gate import check_names, failing
+    from ..production.gate import check_names
     from ..core.summary import SCORE_FIGURES
 
     conditions = check_names(args.fail_if, SCORE_FIGURES)  # a mistake in a gate costs no judging
@@ -232,7 +232,7 @@ def cmd_score(args: argparse.Namespace) -> int:
               "('groundlab check' lists them).", file=sys.stderr)
     _warn_without_passages(ev)
     summary = score_summary(ev, penalty)
-    failed = failing(conditions, summary)
+    failed, undecided = _gate(conditions, summary)
     breakdown = not args.json or args.breakdown or targets is not None
     severity = _severity(ev, penalty, targets, judge, breakdown)
     if args.report:
@@ -263,6 +263,8 @@ def cmd_score(args: argparse.Namespace) -> int:
             emit(text)
     if args.report:
         print(f"groundlab: wrote the steering report to {args.report}", file=sys.stderr)
+    if undecided is not None:  # the figures are written; the gate itself cannot decide
+        raise undecided
     status = _gate_outcome(conditions, failed)
     if targets is not None and not severity["targets"]["met"]:
         print(f"groundlab: {severity['targets']['failed']} of {severity['targets']['count']} targets in "
@@ -363,7 +365,6 @@ def _score_counts(args: argparse.Namespace, judge, penalty: float, conditions, f
 def print_counts(counts, source: str, penalty: float, conditions, as_json: bool, breakdown: bool) -> int:
     """Print the figures of some counts as ``score`` does (``--json``: one JSON object) and say how
     the ``--fail-if`` conditions came out; the exit status."""
-    from ..production.gate import failing
     from ..core.io import plural
 
     positional = counts.count("cites_by_position")
@@ -379,7 +380,7 @@ def print_counts(counts, source: str, penalty: float, conditions, as_json: bool,
                       "give each case the passages the assistant was given (\"retrieved\"), or 'groundlab import' "
                       "the log that holds them."), file=sys.stderr)
     summary = counts.summary(penalty)
-    failed = failing(conditions, summary)
+    failed, undecided = _gate(conditions, summary)
     show_breakdown = not as_json or breakdown
     severity = dict(counts.breakdown() if show_breakdown else {"by_kind": None, "by_process": None},
                     targets=None, weighted_risk_score=None, cascade=None, cascade_lines=None)
@@ -396,7 +397,21 @@ def print_counts(counts, source: str, penalty: float, conditions, as_json: bool,
                 + errors + "".join("\n" + line for line in apart_lines(summary, markdown=False))
                 + _severity_text(severity, None, penalty, None))
         emit(text)
+    if undecided is not None:  # the figures are written; the gate itself cannot decide
+        raise undecided
     return _gate_outcome(conditions, failed)
+
+
+def _gate(conditions, summary) -> tuple:
+    """The ``--fail-if`` conditions that hold on ``summary``, and the error of one that cannot be
+    decided (an undefined figure), raised once the figures are written: a CI step keeps its JSON
+    and the sentence saying why the gate cannot decide."""
+    from ..production.gate import failing
+
+    try:
+        return failing(conditions, summary), None
+    except GroundlabError as exc:
+        return [], exc
 
 
 def _gate_outcome(conditions, failed) -> int:

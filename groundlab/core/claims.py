@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Pattern, Sequence, Tuple, Union
 
+from .premise import LEADING_ANSWER, bare_answer, fallback, premise
 from .records import Claim, GroundlabError
 
 try:  # Python 3.11+
@@ -90,23 +91,30 @@ class AbstentionPhrase:
     near_misses: Tuple[str, ...]
 
 
-def _read_abstentions() -> Tuple[Tuple[AbstentionPhrase, ...], Tuple[str, ...], Tuple[str, ...]]:
+def _read_abstentions() -> Tuple[Tuple[AbstentionPhrase, ...], Tuple[str, ...], Tuple[str, ...],
+                                 Tuple[AbstentionPhrase, ...]]:
     from importlib import resources
 
     data = tomllib.loads(resources.files("groundlab").joinpath("data/abstentions.toml").read_text("utf-8"))
-    macros: Dict[str, str] = data.get("macros", {})
-    phrases = []
-    for entry in data["phrase"]:
-        pattern = entry["pattern"]
-        for name, value in macros.items():
-            pattern = pattern.replace("{" + name + "}", value)
-        phrases.append(AbstentionPhrase(pattern, tuple(entry.get("examples", ())),
-                                        tuple(entry.get("near_misses", ()))))
-    return tuple(phrases), tuple(data["triggers"]), tuple(data["refusal_openings"])
+
+    def read(entries, macros: Dict[str, str]) -> Tuple[AbstentionPhrase, ...]:
+        phrases = []
+        for entry in entries:
+            pattern = entry["pattern"]
+            for name, value in macros.items():
+                pattern = pattern.replace("{" + name + "}", value)
+            phrases.append(AbstentionPhrase(pattern, tuple(entry.get("examples", ())),
+                                            tuple(entry.get("near_misses", ()))))
+        return tuple(phrases)
+
+    return (read(data["phrase"], data.get("macros", {})), tuple(data["triggers"]), tuple(data["refusal_openings"]),
+            read(data.get("closing", ()), data.get("closing_macros", {})))
 
 
-#: The built-in abstention wordings, read from ``groundlab/data/abstentions.toml``.
-ABSTENTION_PHRASES, _TRIGGER_WORDS, _REFUSAL_OPENINGS = _read_abstentions()
+#: The built-in abstention wordings, read from ``groundlab/data/abstentions.toml``; and the
+#: closings of an answer that declines ("Please contact your manager.", "I hope this helps."),
+#: no claim in an answer that abstains.
+ABSTENTION_PHRASES, _TRIGGER_WORDS, _REFUSAL_OPENINGS, CLOSING_PHRASES = _read_abstentions()
 
 #: Ways an assistant says it cannot answer (regular expressions, matched case-insensitively).
 DEFAULT_ABSTENTION_PHRASES: Tuple[str, ...] = tuple(p.pattern for p in ABSTENTION_PHRASES)
@@ -126,6 +134,23 @@ def _has_trigger(lowered: str) -> bool:
 
 #: A sentence opening like a refusal ("Sorry, ...", "Unfortunately ..."), matched on lower case.
 _REFUSAL = re.compile(r"^[\W_]*(?:" + "|".join(_REFUSAL_OPENINGS) + ")")
+
+
+#: A whole sentence that only closes an answer: whom to ask instead, or a courtesy.
+_CLOSING = re.compile("(?:" + "|".join(f"(?:{p.pattern})" for p in CLOSING_PHRASES) + ")", re.IGNORECASE)
+_CLOSING_EDGES = " \t\n.!?\u2026\"'\u201c\u201d\u00a1\u00bf"
+
+
+def is_closing(sentence: str) -> bool:
+    """True when the whole sentence only points the reader elsewhere or is a courtesy ("Please
+    contact your manager.", "I hope this helps!", "Bitte wenden Sie sich an Ihren Vorgesetzten."):
+    in an answer that declines to answer, no claim (see docs/claims.md).
+
+    >>> is_closing("Please contact your manager."), is_closing("Please contact your manager within 3 days.")
+    (True, False)
+    """
+    text = " ".join(sentence.replace("\u2019", "'").split()).strip(_CLOSING_EDGES)
+    return bool(text) and _CLOSING.fullmatch(text) is not None
 
 
 def looks_like_refusal(sentence: str) -> bool:
@@ -415,6 +440,24 @@ def split_sentences(text: str) -> Sequence[str]:
 # ---------------------------------------------------------------- claims
 
 
+class _Bare(NamedTuple):
+    """A bare yes or no of an answer: where it is, what it cites, which it is, its explain row."""
+
+    start: int
+    end: int
+    cites: Tuple[str, ...]
+    yes: bool
+    role: int
+
+
+#: A bare answer starts with one of these letters (yes, no, ja, nein, oui, non, sí; so, then, in
+#: short, also, kurz, donc, bref, entonces ... before them), once the marks around it are left
+#: out: every other sentence skips the check.
+_ANSWER_INITIALS = frozenset("YyNnJjOoSsTtAaIiHhKkDdBbEe")
+_YES_NO_INITIALS = frozenset("YyNnJjOoSs")
+_ANSWER_EDGES = " \t*_\"'\u201c\u00a1\u00bf"
+
+
 @dataclass(frozen=True)
 class Split:
     """An answer taken apart: its claims, and whether it holds an abstention sentence.
@@ -569,7 +612,7 @@ class ClaimSplitter:
         """The answer's sentences, headings included, with their offsets (see :func:`sentences`)."""
         return sentences(answer, self.citation_re, self.language)
 
-    def split(self, case_id: str, answer: str, passage_ids: Sequence[str] = ()) -> Split:
+    def split(self, case_id: str, answer: str, passage_ids: Sequence[str] = (), question: str = "") -> Split:
         """The claims of one answer (numbered from 1) and whether it abstains. ``passage_ids``: the
         ids of the passages the answer was written from; one of them named in round brackets
         ("... in an hour (SEC-MFA-2).") is a citation too.
@@ -577,17 +620,19 @@ class ClaimSplitter:
         >>> [(c.text, c.cites) for c in ClaimSplitter().split("c", "Tokens last 8 hours (SEC-2).", ["SEC-2"]).claims]
         [('Tokens last 8 hours.', ('SEC-2',))]
         """
-        claims, abstains, _ = self._walk(case_id, answer, explain=False, passage_ids=passage_ids)
+        claims, abstains, _ = self._walk(case_id, answer, explain=False, passage_ids=passage_ids, question=question)
         return Split(tuple(claims), abstains)
 
-    def explain(self, answer: str, passage_ids: Sequence[str] = ()) -> List[Tuple[str, str]]:
+    def explain(self, answer: str, passage_ids: Sequence[str] = (), question: str = "") -> List[Tuple[str, str]]:
         """How an answer splits: ``(role, sentence)`` for every sentence, role being ``claim``,
-        ``abstention``, ``heading`` or ``no claim`` (a lone citation or punctuation).
+        ``abstention``, ``closing`` (whom to ask instead, or a courtesy, in an answer that
+        abstains), ``yes/no`` (a bare yes or no, part of the claim beside it), ``heading`` or
+        ``no claim`` (a lone citation or punctuation).
 
         >>> ClaimSplitter().explain("Steps:\\n- Pay by May [D10].\\n- I can't find the rest.")
         [('heading', 'Steps:'), ('claim', 'Pay by May [D10].'), ('abstention', "I can't find the rest.")]
         """
-        return self._walk("", answer, explain=True, passage_ids=passage_ids)[2]
+        return self._walk("", answer, explain=True, passage_ids=passage_ids, question=question)[2]
 
     def _named_ids(self, text: str, ids: FrozenSet[str]) -> Tuple[Tuple[str, ...], str]:
         """The passage ids a sentence names in round brackets ("(SEC-MFA-2)", "(KB-3, KB-4)"), and the
@@ -604,8 +649,9 @@ class ClaimSplitter:
         rest = _ID_IN_BRACKETS.sub(take, text)
         return tuple(dict.fromkeys(found)), rest
 
-    def _walk(self, case_id: str, answer: str, explain: bool, passage_ids: Sequence[str] = ()):
+    def _walk(self, case_id: str, answer: str, explain: bool, passage_ids: Sequence[str] = (), question: str = ""):
         claims: List[Claim] = []
+        bare: Optional[_Bare] = None  # a bare yes or no waiting for the claim it goes with
         roles: List[Tuple[str, str]] = []
         abstains = False
         sources: Tuple[str, ...] = ()
@@ -622,6 +668,7 @@ class ClaimSplitter:
         # the per-sentence phrase patterns.
         may_abstain = self._extra_re is not None or (
             self._builtin_re is not None and _has_trigger(text_of_claims.lower().replace("\u2019", "'")))
+        closings: List[Tuple[int, int]] = []  # (claim index, role index) of closing sentences
         for start, end, whole, heading in _sentences(text_of_claims, self.citation_re, self.language):
             if heading:
                 if explain:
@@ -647,6 +694,22 @@ class ClaimSplitter:
                 if explain:
                     roles.append(("abstention", whole))
                 continue
+            initial = text.lstrip(_ANSWER_EDGES)[:1]
+            if initial in _ANSWER_INITIALS:
+                yes = bare_answer(text) if len(text) <= 64 else None
+                if yes is None and initial in _YES_NO_INITIALS:
+                    lead = LEADING_ANSWER.match(text.lstrip(_ANSWER_EDGES))
+                    if lead is not None:  # "No. Returns are ...", one sentence to the segmenter: the claim is the rest
+                        text = text.lstrip(_ANSWER_EDGES)[lead.end():]
+                if yes is not None:
+                    # "Yes." asserts nothing of its own: it goes with the claim after it (see below)
+                    if bare is None:
+                        bare = _Bare(start, end, cites, yes, len(roles))
+                    else:
+                        bare = bare._replace(end=end, cites=tuple(dict.fromkeys(bare.cites + cites)))
+                    if explain:
+                        roles.append(("yes/no", whole))
+                    continue
             if not _HAS_WORD.search(text) or (len(text) <= 6 and _ENUMERATOR.fullmatch(text.strip())):
                 if explain:
                     roles.append(("no claim", whole))
@@ -668,9 +731,34 @@ class ClaimSplitter:
                 text = text[:-1]  # "before 6 a.m. (Source: TR-2)." -> "before 6 a.m."
             if text[-2:] in ("()", "[]") or "()" in text or "[]" in text:
                 text = _EMPTY_BRACKETS.sub("", text)
+            if may_abstain and not cites and is_closing(text):
+                closings.append((len(claims), len(roles)))
+            if bare is not None:  # "Yes. Refunds are paid within 5 days.": one claim, the yes with it
+                start, cites, bare = bare.start, tuple(dict.fromkeys(bare.cites + cites)), None
             claims.append(Claim(case_id, len(claims) + 1, text, cites, (start, end)))
             if explain:
                 roles.append(("claim", whole))
+        if abstains and closings:
+            # "I can't find that. Please contact your manager.": whom to ask, or a courtesy, beside
+            # an abstention asserts nothing; the answer declines
+            dropped = {k for k, _ in closings}
+            claims = [replace(c, number=n) for n, c in
+                      enumerate((c for k, c in enumerate(claims) if k not in dropped), 1)]
+            if explain:
+                for _, r in closings:
+                    roles[r] = ("closing", roles[r][1])
+        if bare is not None and not (abstains and not claims):
+            if claims:  # "Refunds are paid within 5 days. So yes.": the yes goes with the claim before it
+                last = claims[-1]
+                claims[-1] = replace(last, cites=tuple(dict.fromkeys(last.cites + bare.cites)),
+                                     span=(last.span[0], bare.end) if last.span else last.span)
+            else:
+                # An answer that is only a yes or no asserts the question's premise, or its negation.
+                said = premise(question, bare.yes) or fallback(question, bare.yes) or \
+                    " ".join(answer[bare.start:bare.end].split())
+                claims.append(Claim(case_id, 1, said, bare.cites, (bare.start, bare.end)))
+                if explain:
+                    roles[bare.role] = ("claim", roles[bare.role][1])
         if sources:
             # The answer's sources back every claim that names none of its own.
             claims = [c if c.cites else replace(c, cites=sources) for c in claims]

@@ -90,7 +90,8 @@ def split_cases(cases: Sequence[Case], splitter: Optional[ClaimSplitter] = None)
     splitter = splitter or ClaimSplitter()
     splits = []
     for case in cases:
-        split = splitter.split(case.id, case.answer, [p.id for p in case.retrieved] if "(" in case.answer else ())
+        split = splitter.split(case.id, case.answer, [p.id for p in case.retrieved] if "(" in case.answer else (),
+                               question=case.question)
         if case.aliases:
             split = resolve_aliases(split, case.aliases)
         elif split.claims and case.retrieved:
@@ -112,7 +113,7 @@ def label_count_message(case: Case, split: Split, splitter: ClaimSplitter) -> st
     """Why a case's labels do not fit its claims: the claims found, how the answer was split into
     them, and how to see and change that."""
     found = "; ".join(f"({c.number}) \"{c.text}\"" for c in split.claims) or "none"
-    roles = splitter.explain(case.answer, [p.id for p in case.retrieved])
+    roles = splitter.explain(case.answer, [p.id for p in case.retrieved], question=case.question)
     parts = "; ".join(f"{role} \"{shorten(text, 80)}\"" for role, text in roles) or "no sentence at all"
     return (f"{case.where}: {len(case.labels or ())} label(s) for {len(split.claims)} claim(s) found "
             f"[{found}]; the answer splits into {len(roles)} sentence(s) [{parts}]; give one label per claim, "

@@ -16,8 +16,10 @@ kind         what makes it
              dollars``, ``30 cents``)
 ``date``     a date, a time or a span of time: ``2024-05-03``, ``03.05.2024``, ``3 May``,
              ``March 2024``, weekdays, ``today``, ``month-end``, ``Q3``, ``FY2024``,
-             ``in 2024``, ``week 38``, ``17:00``, ``5 pm``, durations (``within 5 working
-             days``, ``two weeks``, ``a month``) and schedules (``every morning``, ``weekly``)
+             ``in 2024``, ``week 38``, ``17:00``, ``5 pm``, a day of the month (``by the
+             25th``, ``the 1st of each month``), durations (``within 5 working days``,
+             ``two weeks``, ``a month``; ``innerhalb von 14 Tagen``, ``drei Wochen``,
+             ``trois jours``, ``15 días``) and schedules (``every morning``, ``weekly``)
 ``quantity`` any other number: a count or a number with a unit (``80 of 100 pieces``,
              ``1.5 percent``, ``two invoices``, ``a dozen pallets``, ``12 kg``)
 ``other``    none of the above
@@ -54,6 +56,8 @@ import re
 from functools import lru_cache
 from typing import Dict, FrozenSet, Iterator, Set, Tuple
 
+from .numbers import FOREIGN_WORD_VALUES
+
 #: The kinds, most severe first: the priority that picks a claim's ``kind`` among those it states.
 KINDS: Tuple[str, ...] = ("id", "amount", "date", "quantity", "other")
 
@@ -71,13 +75,30 @@ _CODES = frozenset(("EUR USD GBP CHF JPY CNY RMB INR SEK NOK DKK PLN CZK HUF RON
 _CURRENCY_WORDS = ("euros?|eurocents?|dollars?|bucks|pounds\\s+sterling|francs?|yen|yuan|renminbi|rupees?|"
                    "kron(?:a|or|er|e)|zloty|cents?|pence")
 _TIME_UNITS = ("days?|weeks?|months?|years?|hours?|hrs?|minutes?|mins?|seconds?|secs?|quarters?|nights?|weekdays?|"
-               "workdays?")
+               "workdays?|"
+               # German, French and Spanish: "innerhalb von 14 Tagen", "30 Werktage", "trois jours", "15 días"
+               "(?:werk|arbeits|kalender|bank|geschäfts)?tag(?:e|en|es)?|wochen?|monat(?:e|en|s)?|jahr(?:e|en|es)?|"
+               "stunden?|minuten|quartal(?:e|en|s)?|"
+               "jours?|semaines?|mois|ans|années?|heures?|"
+               "d[ií]as?|semanas?|mes(?:es)?|años?|horas?|minutos?")
 _DAY_WORDS = "working|business|calendar|bank|banking|full|whole|consecutive"
 # A unit of time after a number: "5 working days", "30-day", "two weeks".
 _TIME_SPAN = rf"[\s-]+(?:(?:{_DAY_WORDS})\s+)?(?:{_TIME_UNITS})\b"
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 _MONTH_ABBR = "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
 _MONTH_NAMES = frozenset(_MONTHS.split("|")) | frozenset(_MONTH_ABBR.split("|"))
+#: German, French and Spanish month names, after a day: "3. Mai", "3 mai", "3 de mayo".
+_FOREIGN_MONTHS = ("Januar|Jänner|Februar|März|Mai|Juni|Juli|Oktober|Dezember|janvier|février|mars|avril|mai|juin|"
+                   "juillet|août|septembre|octobre|novembre|décembre|enero|febrero|marzo|abril|mayo|junio|julio|"
+                   "agosto|septiembre|octubre|noviembre|diciembre")
+#: The day of a month: "the 25th of the month", "the 1st of each month", "am 25. des Monats".
+_MONTH_DAY = (r"(?:st|nd|rd|th)\s+of\s+(?:the|each|every|this|next|that|a|any|the\s+following|the\s+same|the\s+current)"
+              r"\s+(?:calendar\s+)?(?:month|quarter)\b"
+              r"|\.\s+(?:des|eines|jedes)\s+(?:Folge)?(?:Monats|Quartals)\b")
+#: A bare ordinal day after a word of time: "by the 25th", "on the 1st", "until the 3rd".
+_ORDINAL_END = re.compile(r"(?:st|nd|rd|th)\b(?!-)(?=\s*(?:[.,;:!?)]|$|\s+(?:at|and|or|if|when|unless|latest)\b))")
+_DAY_BEFORE = re.compile(r"(?i:\b(?:by|on|until|till|before|after|from|since|due|through|starting|ending|"
+                         r"no\s+later\s+than)\s+the\s*)$")
 _RECORD_WORDS = frozenset((
     "order orders invoice invoices customer customers vendor vendors supplier suppliers material materials "
     "document documents account accounts ticket tickets case cases item items article articles part parts "
@@ -100,6 +121,7 @@ _AFTER = re.compile(
     rf"(?P<amount>(?:\s?(?:k|m|bn|mn)\b|\s+(?:thousand|million|billion)\b)?\s?"
     rf"(?:[{_SIGNS}]|(?:{'|'.join(sorted(_CODES))})\b|(?i:{_CURRENCY_WORDS})\b))"
     rf"|(?P<date>(?i:{_TIME_SPAN})|(?:st|nd|rd|th)?\.?\s+(?:of\s+)?(?:{_MONTHS}|{_MONTH_ABBR})\b"
+    rf"|\.?\s+(?:de\s+)?(?i:{_FOREIGN_MONTHS})\b|(?i:{_MONTH_DAY})"
     r"|(?i:\s?[ap]\.?m\b\.?))")
 # A date or time written with separators, tried where a number is followed by - . / or :
 _DATE_AT = re.compile(r"\d{4}-\d{1,2}-\d{1,2}\b|\d{1,2}[./]\d{1,2}[./]\d{2,4}\b|\d{1,2}:\d{2}(?::\d{2})?"
@@ -121,7 +143,9 @@ _SPAN_WORDS = frozenset("day days week weeks month months year years hour hours 
                         "workday workdays every end".split())
 _CURRENCY_CUES = frozenset("euro euros eurocent eurocents dollar dollars bucks franc francs yen yuan renminbi rupee "
                            "rupees krona kronor kroner krone zloty cent cents pence".split())
-_CUE_WORDS = NUMBER_WORDS | _WORD_DATES | _MONTH_WORDS | _SPAN_WORDS | _CURRENCY_CUES | {"one"}
+#: Two to twelve in German, French and Spanish (as :mod:`groundlab.numbers` reads them).
+_FOREIGN_NUMBER_WORDS = frozenset(FOREIGN_WORD_VALUES)
+_CUE_WORDS = NUMBER_WORDS | _WORD_DATES | _MONTH_WORDS | _SPAN_WORDS | _CURRENCY_CUES | {"one"} | _FOREIGN_NUMBER_WORDS
 _PUNCTUATION = ".,;:!?)\"'\u201d\u2019"
 # The cue words as they stand between spaces: bare, or with punctuation after or "(" before.
 _CUE_TOKENS = _CUE_WORDS | {w + p for w in _CUE_WORDS for p in _PUNCTUATION} | {"(" + w for w in _CUE_WORDS}
@@ -140,6 +164,9 @@ _ONE_UNIT = re.compile(
     rf"\bone\s+(?:({_CURRENCY_WORDS})|unit|piece|pallet|box|item|invoice|order|line|case|kg|ton)s?\b", re.IGNORECASE)
 _CURRENCY_WORD_AFTER = re.compile(rf"\s+(?:(?:thousand|million|billion)\s+)?(?:{_CURRENCY_WORDS})\b", re.IGNORECASE)
 _TIME_AFTER = re.compile(_TIME_SPAN, re.IGNORECASE)
+#: A German, French or Spanish number word, and a unit of time after it: "drei Wochen", "trois jours".
+_FOREIGN_NUMBER = re.compile(r"\b(?:" + "|".join(sorted(FOREIGN_WORD_VALUES, key=len, reverse=True)) + r")\b",
+                             re.IGNORECASE)
 
 _ORDER = {kind: k for k, kind in enumerate(KINDS)}
 _OTHER = ("other",)
@@ -182,6 +209,8 @@ def _digit_kind(text: str, start: int, end: int) -> Tuple[str, int]:
         return "date", end
     if gap and (last.rstrip(".") in _MONTH_NAMES or last.lower() in ("week", "cw", "kw")):
         return "date", end
+    if text[end:end + 2] in ("st", "nd", "rd", "th") and _DAY_BEFORE.search(before) and _ORDINAL_END.match(text, end):
+        return "date", end  # "by the 25th": a day of the month
     number = text[start:end]
     lower = last.lower()
     if (len(number) == 4 and number[:2] in ("19", "20")
@@ -264,6 +293,9 @@ def claim_kinds(text: str) -> Tuple[str, ...]:
                     found.add("date")
                 else:
                     found.add("quantity")
+        if not cues.isdisjoint(_FOREIGN_NUMBER_WORDS):
+            for match in _FOREIGN_NUMBER.finditer(text):
+                found.add("date" if _TIME_AFTER.match(text, match.end()) else "quantity")
         if "one" in cues:
             match = _ONE_UNIT.search(text)
             if match:

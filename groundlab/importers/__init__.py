@@ -364,7 +364,7 @@ def _case(draft: Draft, k: int, seen: Mapping[str, str], passage_ids: str, split
         first[pid] = i
         retrieved.append({"id": pid, "text": p["text"], **{key: plain(v) for key, v in p.items()
                                                              if key not in ("id", "text")}})
-    claims = splitter.split(cid, draft.answer, [p["id"] for p in retrieved]).claims
+    claims = splitter.split(cid, draft.answer, [p["id"] for p in retrieved], question=draft.question or "").claims
     if draft.labels is not None and len(draft.labels) != len(claims):
         raise _Reject(f"{len(draft.labels)} label(s) for the answer's {len(claims)} claim(s); give one label per "
                       "claim, in order, or leave \"labels\" out")

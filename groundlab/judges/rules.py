@@ -8,7 +8,8 @@
 
 ``rules``
     3. adds **negation**: when coverage passes, the evidence sentence sharing the most content
-       words with the claim is found; if exactly one of the two is negated, ``contradicted``.
+       words with the claim is found (a question, the user's or a passage's, asserts nothing and
+       is passed over); if exactly one of the two is negated, ``contradicted``.
 
 Numbers are compared by value however they are written ("2" and "two", "3%" and "three per
 cent", "EUR 50" and "50 euros", "1 March 2026" and "2026-03-01"; see :mod:`groundlab.numbers`);
@@ -41,6 +42,15 @@ they this those to up was we were what when which while who why will with yes yo
 """.split())
 
 NEGATIONS: FrozenSet[str] = frozenset({"not", "cannot", "never", "no"})
+#: German and Spanish negations (Spanish "no" is above), read as "not" is: "Die Gutschrift verfällt
+#: nicht", "keine Gebühr", "nunca". Function words, so no content words either.
+OTHER_NEGATIONS: FrozenSet[str] = frozenset({"nicht", "nie", "niemals", "kein", "keine", "keinen", "keinem",
+                                             "keiner", "keines", "nunca", "jamás", "ningún", "ninguna", "ninguno"})
+#: French negation is "ne ... pas" around the verb ("n'expire pas", "ne paie jamais"): a "ne" or
+#: "n'" and, after it, one of these; "ne ... que" (only) negates nothing.
+FRENCH_COMPLETERS: FrozenSet[str] = frozenset({"pas", "plus", "jamais", "rien", "aucun", "aucune", "personne",
+                                               "guère", "nullement", "point"})
+_FOREIGN = OTHER_NEGATIONS | FRENCH_COMPLETERS | {"ne"}
 
 # A letter of any script, then letters, ' or -: "résumé" and "müssen" are words, not pieces.
 _WORD = re.compile(r"[^\W\d_][^\W\d_'\-]*(?:['\-][^\W\d_]+)*['\-]?")
@@ -53,9 +63,11 @@ _NUMBER_MARKER = re.compile(r"\bnos?\.\s*(?=\d)")
 
 def content_words(text: str) -> Tuple[Dict[str, str], bool]:
     """The distinct content words of ``text``, in order, each mapped to the word as written,
-    and whether ``text`` holds a negation word (not, cannot, never, no, or a ``n't`` form)."""
+    and whether ``text`` holds a negation word (not, cannot, never, no, or a ``n't`` form; German
+    nicht, nie, kein ...; French ne ... pas, plus, jamais ...; Spanish no, nunca ...)."""
     words: Dict[str, str] = {}
     negated = False
+    french_ne = False
     lowered = text.lower().replace("\u2019", "'")
     if "no" in lowered:
         lowered = _NUMBER_MARKER.sub(" ", lowered)
@@ -68,6 +80,20 @@ def content_words(text: str) -> Tuple[Dict[str, str], bool]:
         word = surface.rstrip("'-")
         if word in NEGATIONS or word.endswith("n't"):
             negated = True
+        elif word in _FOREIGN:  # one look for every other word
+            if word in OTHER_NEGATIONS:
+                negated = True
+                continue
+            if word == "ne":
+                french_ne = True
+                continue
+            if french_ne:  # "ne ... pas", "n'... jamais"
+                negated = True
+                if word == "pas":
+                    continue
+        elif "'" in word and word[:2] == "n'" and len(word) > 2:  # "n'expire": ne, then the verb
+            french_ne = True
+            word, surface = word[2:], surface[2:]
         if word.endswith("'s"):
             word = word[:-2]
         if len(word) < 3 or word in STOP_WORDS:
@@ -187,7 +213,9 @@ class _Context:
         self.sentences = tuple(s for p in pieces for s in p.sentences)
 
 
-_NEGATION_WORD = re.compile(r"\b(?:not|cannot|never|no)\b|\b\w+n['\u2019]t\b", re.IGNORECASE)
+_NEGATION_WORD = re.compile(r"\b(?:not|cannot|never|no|nicht|nie|niemals|kein(?:e[nmrs]?)?|nunca|jamás|ningun[oa]|"
+                            r"ningún)\b|\b\w+n['\u2019]t\b|\b(?:ne\s+|n['\u2019])\w+(?:\s+\w+)?\s+(?:pas|plus|jamais|"
+                            r"rien|aucune?|personne|guère|nullement|point)\b", re.IGNORECASE)
 
 
 class _ClaimText:
@@ -312,6 +340,8 @@ class LexicalJudge:
             best, best_shared = None, -1
             wordset = claim.wordset
             for sentence in context.sentences:
+                if sentence[2].rstrip()[-1:] in ("?", "\uff1f"):
+                    continue  # a question (the user's, or one a passage asks) asserts nothing to flip
                 shared = len(wordset & sentence[0])
                 if shared > best_shared:
                     best, best_shared = sentence, shared

@@ -82,10 +82,29 @@ NEGATIONS: FrozenSet[str] = frozenset({"not", "no", "never", "cannot", "none", "
                                        "niemals", "ohne", "pas", "jamais", "aucun", "aucune", "nunca", "ningún",
                                        "ninguna", "ninguno"})
 
+#: German negations that stand after the verb they negate ("Die Gutschrift verfällt nicht"): they
+#: reach back to the start of their clause as well as forward to its end.
+_NEGATIONS_AFTER_THE_VERB: FrozenSet[str] = frozenset({"nicht", "nie", "niemals"})
+#: French negation is "ne ... pas" around the verb ("n'expire pas", "ne paie jamais"): a "ne" (or
+#: "n'") opens it and one of these, later in the clause, completes it; without one ("n'est
+#: possible que ...", only) it negates nothing.
+_FRENCH_COMPLETERS: FrozenSet[str] = frozenset({"pas", "plus", "jamais", "rien", "aucun", "aucune", "personne",
+                                                "guère", "nullement", "point"})
+
 #: Words that end a clause: a negation reaches no further.
 _CLAUSE_WORDS: FrozenSet[str] = frozenset({"but", "while", "whereas", "although", "though", "however", "which",
                                           "who", "whom", "whose", "because", "since", "unless", "until", "if",
                                           "when", "where", "and", "or", "so", "yet", "then", "after", "before"})
+#: The same in German, French and Spanish texts: "Gutschriften verfallen nach zwölf Monaten und
+#: werden dann nicht mehr ausgezahlt" holds two clauses, and its "nicht" negates only the second.
+_FOREIGN_CLAUSE_WORDS: Dict[str, FrozenSet[str]] = {
+    "german": frozenset("und oder aber sondern weil denn dass wenn falls sobald bis solange nachdem während obwohl "
+                        "damit jedoch".split()),
+    "french": frozenset("et ou mais car donc puis lorsque quand si parce puisque tandis qui".split()),
+    "spanish": frozenset("y e o u ni pero sino porque cuando si aunque mientras pues".split()),
+}
+#: The words that join what one negation reaches: "cannot be delivered or billed".
+_JOINING_OR: FrozenSet[str] = frozenset({"or", "nor", "oder", "ou", "o", "u", "ni"})
 
 # Scripts written without spaces (Chinese, Japanese, Korean): a run of their characters is one
 # token, read as its overlapping pairs of characters (as the rules judge reads it).
@@ -101,7 +120,9 @@ _NUMBER_MARKER = re.compile(r"\b(?:no|nos|nr)\.\s*(?=\d)", re.IGNORECASE)
 _NOT_NEGATING = re.compile(
     r"\b(?:not\s+only|not\s+just|not\s+to\s+mention|no\s+(?:more|less|fewer|later|earlier|sooner|longer)\s+than|"
     r"no\s+doubt|no\s+matter|no\s+exception|no\s+wonder|nothing\s+but|none\s+other\s+than|"
-    r"without\s+(?:a\s+)?(?:doubt|trace|fail|delay|question|exception))\b", re.IGNORECASE)
+    r"without\s+(?:a\s+)?(?:doubt|trace|fail|delay|question|exception)|"
+    # "nicht nur ... sondern auch", "non seulement ... mais", "no solo ... sino": both, negating nothing
+    r"nicht\s+nur|nicht\s+bloß|non\s+seulement|no\s+s[oó]lo|no\s+solamente|no\s+únicamente)\b", re.IGNORECASE)
 _PUNCT = frozenset((",", ";", ":", "(", ")", "\u2013", "\u2014", "--",
                     "\uff0c", "\uff1b", "\uff1a", "\uff08", "\uff09", "\u3001"))
 
@@ -238,8 +259,11 @@ class _Words:
         if "o." in text or "O." in text or "r." in text:
             text = _NUMBER_MARKER.sub(" ", text)
         low = text.lower()
-        if "no" in low or "without" in low:  # "no", "not", "nothing", "none", "without"
+        if "no" in low or "without" in low or "nicht" in low:  # "no", "not", "nothing", "none", "without"
             text = _NOT_NEGATING.sub(_neutral, text)
+        clause_start = 0  # where the current clause's words start
+        french_ne = -1  # where a French "ne" / "n'" opened a negation not yet completed
+        elided = "n'" in low or "n\u2019" in low
         if lang is None:
             lang = language(text)
         if lang == "english":
@@ -247,6 +271,19 @@ class _Words:
         else:
             kinds, kind_of = _FOREIGN_KINDS.setdefault(lang, {}), _foreign_kind(lang)
         for token in _TOKEN.findall(text):
+            if elided and token[:2] in _ELISIONS and len(token) > 2:  # "n'expire": "ne" then "expire"
+                french_ne = len(stems) if french_ne < 0 else french_ne
+                token = token[2:]
+            elif french_ne >= 0 and token.lower() in _FRENCH_COMPLETERS:
+                # "ne ... pas" complete: the words since "ne" (the verb) are negated, and what follows
+                for i in range(french_ne, len(stems)):
+                    if not scoped[i]:
+                        scoped[i] = True
+                        negated.append(stems[i])
+                french_ne = -1
+                has_negation = in_scope = True
+                first = False
+                continue
             kind, s, name, capital = kinds.get(token) or kind_of(token)
             if kind == _WORD:
                 stems.append(s)
@@ -270,16 +307,26 @@ class _Words:
             elif kind == _BREAK:
                 clause += 1
                 in_scope = False
+                clause_start, french_ne = len(stems), -1
             elif kind == _NEGATION:
                 has_negation = in_scope = True
+                if token.lower() in _NEGATIONS_AFTER_THE_VERB:
+                    # "Die Gutschrift verfällt nicht": the verb before it is what it negates
+                    for i in range(clause_start, len(stems)):
+                        if not scoped[i]:
+                            scoped[i] = True
+                            negated.append(stems[i])
                 first = False
             elif kind == _CLAUSE:
                 # "cannot be delivered or billed": a negation reaches the words its "or" joins.
-                if not (in_scope and token.lower() in ("or", "nor")):
+                if not (in_scope and token.lower() in _JOINING_OR):
                     clause += 1
                     in_scope = False
+                    clause_start, french_ne = len(stems), -1
                 first = False
             else:
+                if french_ne < 0 and token in _FRENCH_NE:
+                    french_ne = len(stems)
                 first = False
         self.stems = tuple(stems)
         self.surfaces = tuple(surfaces)
@@ -290,11 +337,17 @@ class _Words:
         self.in_scope = tuple(scoped)
 
 
+#: A French negation's opening: "ne", and "n'" elided before a vowel ("n'expire").
+_FRENCH_NE = frozenset({"ne", "Ne", "NE"})
+_ELISIONS = frozenset({"n'", "N'", "n\u2019", "N\u2019"})
+
+
 def _neutral(match: "re.Match[str]") -> str:
     """A phrase that negates nothing, as the words it holds without its negation: "no more than"
     reads "more than", "without doubt" reads "doubt" (so its words still count, and negate nothing)."""
     words = match.group().split()
-    return " " + " ".join(w for w in words if w.lower() not in ("no", "not", "nothing", "none", "without")) + " "
+    return " " + " ".join(w for w in words if w.lower() not in ("no", "not", "nothing", "none", "without", "nicht",
+                                                                "non")) + " "
 
 
 # What a token is: a clause break (punctuation), a negation, a word that starts a clause, a word
@@ -337,11 +390,14 @@ _FOREIGN_KINDS: Dict[str, Dict[str, Tuple[int, str, bool, bool]]] = {}
 def _foreign_kind(lang: str):
     """:func:`_kind` for a text in ``lang``: its function words left out, its words stemmed in it."""
     stops = FOREIGN_STOP_WORDS[lang]
+    clause_words = _FOREIGN_CLAUSE_WORDS[lang]
     kinds = _FOREIGN_KINDS.setdefault(lang, {})
 
     def kind(token: str) -> Tuple[int, str, bool, bool]:
         found = _kind(token)
-        if found[0] == _WORD:
+        if found[0] in (_WORD, _SKIP) and token.lower() in clause_words:
+            found = (_CLAUSE, "", False, False)
+        elif found[0] == _WORD:
             lower = token.lower()
             if lower in stops and not found[2]:
                 found = (_SKIP, "", False, False)

@@ -425,7 +425,8 @@ def read_labels(sheet_path: PathLike, cases: Sequence[Case], *, splitter: Option
     splitter = splitter or ClaimSplitter()
     by_id = {case.id: case for case in cases}
     ids = _sheet_ids(cases)
-    claims = {case.id: splitter.split(case.id, case.answer, [p.id for p in case.retrieved]).claims for case in cases}
+    claims = {case.id: splitter.split(case.id, case.answer, [p.id for p in case.retrieved], question=case.question).claims
+              for case in cases}
     found: Dict[str, _SheetCase] = {}
     for number, row in rows:
         case_id = _case_id(row["case_id"], ids)
@@ -550,7 +551,8 @@ def import_labels(sheet_path: PathLike, cases_path: PathLike, out: PathLike, *, 
     splitter = splitter or ClaimSplitter()
     cases, records = load_cases_with_records(cases_path, _AnyPassage())  # one read: the cases may come from a pipe
     found, rows = read_labels(sheet_path, cases, splitter=splitter, partial=partial)
-    claims = {case.id: splitter.split(case.id, case.answer, [p.id for p in case.retrieved]).claims for case in cases}
+    claims = {case.id: splitter.split(case.id, case.answer, [p.id for p in case.retrieved], question=case.question).claims
+              for case in cases}
     new_records, report = apply_labels(records, cases, found, claims)
     with outputs_like(sheet_path, cases_path):
         write_atomic(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in new_records))

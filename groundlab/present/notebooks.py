@@ -23,6 +23,7 @@ import json
 import logging
 import math
 import os
+import re
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -440,16 +441,38 @@ def _one_line(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+#: A markdown cell with this tag speaks to the person running the notebook ("Run All here"): the
+#: HTML copy, which holds the results and no code to run, leaves it out.
+HOW_TO_RUN_TAG = "how-to-run"
+#: The same note as the notebooks of earlier versions wrote it, inside their first cell.
+_RUN_ALL_NOTE = re.compile(r"\n*\*The outputs \(tables, charts, each case unfolded\) appear once the notebook has "
+                           r"run: Run All here[^*]*\*")
+
+
+def for_reading(nb: Any) -> Any:
+    """``nb`` (an nbformat notebook) as its HTML copy shows it: without the cells that tell the
+    reader how to run it (tagged :data:`HOW_TO_RUN_TAG`, or the note earlier versions wrote)."""
+    nb.cells = [c for c in nb.cells if HOW_TO_RUN_TAG not in c.get("metadata", {}).get("tags", [])]
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and "Run All" in cell.source:
+            cell.source = _RUN_ALL_NOTE.sub("", cell.source)
+    return nb
+
+
 def to_html(notebook: Path) -> Path:
     """An HTML copy of an executed notebook beside it, for reading: the code cells and prompts
-    left out, and no script in the page (see ``groundlab/data/templates/groundlab``)."""
+    left out, and no script in the page (see ``groundlab/data/templates/groundlab``); the notes
+    on running it left out too (:func:`for_reading`): the copy holds results, not code to run."""
+    import nbformat
     from nbconvert import HTMLExporter
 
     from ..core.outputs import write_bytes
 
     exporter = HTMLExporter(template_name=HTML_TEMPLATE, extra_template_basedirs=[str(sample_path("templates"))],
                             exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
-    body, _ = exporter.from_filename(str(notebook))
+    # what from_filename would give the template: the page's title is the notebook's name
+    resources = {"metadata": {"name": notebook.stem, "path": str(notebook.parent)}}
+    body, _ = exporter.from_notebook_node(for_reading(nbformat.read(str(notebook), as_version=4)), resources)
     # Control characters in an output (case text, a model's reply) as visible escapes, as in the
     # report: an ESC, a right-to-left override or a NUL is never shown or copied as it is.
     return write_bytes(notebook.with_suffix(".html"), visible(body).encode("utf-8"))

@@ -32,8 +32,7 @@ def interactive_tables() -> "Sentences":
     itables.init_notebook_mode(all_interactive=False, connected=False)
     _INTERACTIVE["on"] = True
     return Sentences([("Every table below can be sorted (click a heading), searched and filtered (the box above "
-                       "it) and paged; the outputs appear after Run All, or in the HTML copy groundlab run writes.",
-                       [])])
+                       "it) and paged.", [])])
 
 
 @dataclass(repr=False)
@@ -61,8 +60,11 @@ class Table:
             return self.styler.to_html()
         from itables import to_html_datatable
 
-        # text reads from the left; a wide table scrolls inside its box instead of running out of it
+        # text reads from the left; a wide table scrolls inside its box instead of running out of it;
+        # a click anywhere on a heading sorts (itables' default sorts only on the arrows beside the
+        # words, leaving the words to be selected, and a reader clicks the words)
         options = dict(connected=False, classes="display compact", lengthMenu=[10, 25, 100, -1],
+                       text_in_header_can_be_selected=False,
                        pageLength=10 if len(self.frame) > 12 else -1,
                        caption=_escape(self.caption) if self.caption else None, scrollX=True,
                        columnDefs=[{"className": "dt-left", "targets": "_all"}],

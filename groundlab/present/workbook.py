@@ -1084,6 +1084,9 @@ class ConfigurationComparison:
     result: Any
     evaluations: tuple[Evaluation, Evaluation]
     origin: str = ""
+    #: What the two files are, when groundlab knows them (its sample set and second configuration);
+    #: empty for any other files, of which it says only what it read.
+    about: str = ""
 
     @property
     def names(self) -> tuple[str, str]:
@@ -1100,6 +1103,8 @@ class ConfigurationComparison:
         lines = [f"{sides[0]} against {sides[1]}: {len(r.pairing.pairs)} questions paired by {r.pairing.by}, "
                  f"both judged by {code_span(judge)}." + (f" {markdown_text(self.origin)}" if self.origin else ""),
                  "", f"These figures come from {identity_line(r.judge_identity)}.", ""]
+        if self.about:
+            lines[1:1] = ["", markdown_text(self.about)]
         one_sided = r.one_sided()
         lines += [f"- {markdown_text(s)}" for s in one_sided] or ["Every case has its pair on the other side."]
         return "\n".join(lines)
@@ -1144,7 +1149,28 @@ def compare_files(cases: PathLike, cases_b: PathLike, passages: Optional[PathLik
                      sources=(str(cases), str(cases_b)))
     shared = str(judged_file).strip() and str(judged_file_b).strip()
     origin = "Verdicts from the run's shared results, each file judged once." if shared else ""
-    return ConfigurationComparison(result, (ev_a, ev_b), origin)
+    return ConfigurationComparison(result, (ev_a, ev_b), origin, _about(cases, cases_b))
+
+
+#: What the sample set and its second configuration are, said only when they are what was compared.
+SAMPLE_PAIR = ("These are groundlab's sample set (A) and its second configuration (B): the same twelve questions "
+               "answered by a revised assistant that declines more often, fixes some answers and breaks others.")
+
+
+def _about(cases: PathLike, cases_b: PathLike) -> str:
+    """:data:`SAMPLE_PAIR` when the two files hold the sample set and its second configuration
+    (by content, wherever they lie), else nothing: of other files only what was read is said."""
+    from ..core.io import sample_path
+
+    try:
+        for given, name in ((cases, "grounded_cases.jsonl"), (cases_b, "grounded_cases_b.jsonl")):
+            sample = sample_path(name)
+            # the size first: a large log is never read a second time to learn it is not the sample
+            if os.path.getsize(given) != os.path.getsize(sample) or sha256_file(given) != sha256_file(sample):
+                return ""
+    except (OSError, TypeError, ValueError):  # a pipe, a frame: not the sample files
+        return ""
+    return SAMPLE_PAIR
 
 
 def check_names(names: Sequence[str], label: str = "names") -> tuple[str, str]:

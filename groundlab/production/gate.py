@@ -183,6 +183,9 @@ def failing(conditions: Iterable[Union[str, Condition]], summary: Mapping[str, A
                                  "these figures; check the name against 'groundlab score --json'.") from None
         group = condition.figure.rsplit(".", 1)[0] if "." in condition.figure else None
         if value is None or (isinstance(value, float) and math.isnan(value)):
+            unknown = _answerable_missing(condition, summary, group)
+            if unknown:
+                raise GroundlabError(unknown)
             raise GroundlabError(
                 f"the condition {condition.text!r} cannot be checked: {condition.figure} is undefined on these "
                 f"cases{_why_undefined(summary, group)}, and a gate on a figure that does not exist neither "
@@ -193,6 +196,41 @@ def failing(conditions: Iterable[Union[str, Condition]], summary: Mapping[str, A
         if condition.holds(value):
             out.append(Failure(condition, value, _context(summary, group)))
     return out
+
+
+#: The rates over answerable or unanswerable questions, which need each case's "answerable" field:
+#: the rate's group, the count it is a rate over, and the value a case needs for it.
+_OVER_ANSWERABLE = {"false_abstention": ("answerable", "true"), "abstention": ("unanswerable", "false")}
+
+
+def _answerable_missing(condition: Condition, summary: Mapping[str, Any], group: Optional[str]) -> str:
+    """Why a gate on (false) abstention cannot decide when no case says whether its question can be
+    answered, and what to add; ``""`` for any other undefined figure.
+
+    >>> summary = {"cases": 3, "abstention": {"abstained": 0, "unanswerable": 0, "rate": None},
+    ...            "false_abstention": {"abstained": 0, "answerable": 0, "rate": None}}
+    >>> print(_answerable_missing(parse_condition("false_abstention.rate > 20%"), summary, "false_abstention"))
+    the condition 'false_abstention.rate > 20%' cannot be decided: none of the 3 cases says whether its question can be answered from its passages (no "answerable" field), so false abstention is measured on no case; add "answerable": true to each case whose passages hold the answer ("answerable": false to those whose passages do not), or gate on another figure.
+    """
+    if group not in _OVER_ANSWERABLE:
+        return ""
+    over, needed = _OVER_ANSWERABLE[group]
+    counts = figure(summary, group)
+    other = figure(summary, "abstention" if group == "false_abstention" else "false_abstention")
+    cases = summary.get("cases")
+    if not isinstance(counts, Mapping) or counts.get(over) != 0 or not cases:
+        return ""
+    what = group.replace("_", " ")
+    known = other.get("unanswerable" if group == "false_abstention" else "answerable") if isinstance(other, Mapping) \
+        else None
+    if not known:
+        return (f"the condition {condition.text!r} cannot be decided: none of the {cases} cases says whether its "
+                f"question can be answered from its passages (no \"answerable\" field), so {what} is measured on no "
+                f"case; add \"answerable\": true to each case whose passages hold the answer (\"answerable\": false "
+                "to those whose passages do not), or gate on another figure.")
+    return (f"the condition {condition.text!r} cannot be decided: {what} is a rate over the {over} questions and "
+            f"every case that says has \"answerable\": {'false' if needed == 'true' else 'true'} ({known} of "
+            f"{cases}); add cases with \"answerable\": {needed} to measure it, or gate on another figure.")
 
 
 def _why_undefined(summary: Mapping[str, Any], group: Optional[str]) -> str:

@@ -188,7 +188,7 @@ def guard(
         raise GroundlabError(f"the answer must be a string, not {_json_type(answer)}.")
     passages = as_passages(retrieved)
     judge = judge_object(judge)
-    split = (splitter or _default_splitter()).split("", answer, [p.id for p in passages])
+    split = (splitter or _default_splitter()).split("", answer, [p.id for p in passages], question=question)
     claims: Sequence[Claim] = split.claims
     if claims:
         evidence = Evidence(question, passages, answer, classification)

@@ -103,7 +103,7 @@ def add_incident(cases_path: PathLike, case: Mapping[str, Any], labels: Sequence
             raise InputError(f"{path} line {number} already holds a case with the id {cid!r}; give the incident its "
                              "own id with --id.")
     splitter = splitter or ClaimSplitter()
-    claims = splitter.split(cid, str(new.get("answer", ""))).claims
+    claims = splitter.split(cid, str(new.get("answer", "")), question=str(new.get("question") or "")).claims
     labels = list(parse_labels(list(labels), f"the incident {cid}"))
     if len(labels) != len(claims):
         found = "; ".join(f"({c.number}) \"{c.text}\"" for c in claims) or "none"
