@@ -276,8 +276,9 @@ class PolicyGate:
         allowed: List[int] = []
         held: Dict[Optional[str], List[int]] = {}
         reasons: Dict[int, str] = {}
-        tables: Dict[int, Table] = {}
+        masked: Dict[int, _MaskedCase] = {}  # by the evidence: each case's texts are masked once
         masked_pairs: Dict[int, Tuple[str, Evidence]] = {}
+        claims_of: Optional[Dict[int, List[str]]] = None
         for k, (text, evidence) in enumerate(pairs):
             why, cls = self.route(evidence)
             first = evidence.answer is not None and id(evidence) not in self._seen
@@ -287,12 +288,16 @@ class PolicyGate:
                 allowed.append(k)
                 if self._masks(cls):
                     key = id(evidence)
-                    if key not in tables:
-                        tables[key] = self.masker.table([evidence.question, *(p.text for p in evidence.passages),
-                                                         evidence.answer or "", *(t for t, e in pairs if e is evidence)])
-                        if first and tables[key]:
+                    case = masked.get(key)
+                    if case is None:
+                        if claims_of is None:
+                            claims_of = {}
+                            for t, e in pairs:
+                                claims_of.setdefault(id(e), []).append(t)
+                        case = masked[key] = _MaskedCase.of(self.masker, evidence, claims_of[key])
+                        if first and case.table:
                             self.masked_cases += 1
-                    masked_pairs[k] = self._masked(text, evidence, tables[key])
+                    masked_pairs[k] = case.pair(self.masker, text)
                 continue
             instead = self.policy.classes[cls].fallback() if self.policy is not None else None
             if instead == self.name:
@@ -312,8 +317,8 @@ class PolicyGate:
             if len(verdicts) != len(sent):
                 raise RuntimeError(f"judge {self.name!r} returned {len(verdicts)} verdicts for {len(sent)} claims")
             for k, verdict in zip(allowed, verdicts):
-                table = tables.get(id(pairs[k][1]))
-                out[k] = self._unmasked(verdict, table) if table else verdict
+                case = masked.get(id(pairs[k][1]))
+                out[k] = case.unmasked(verdict) if case is not None and case.table else verdict
         for instead, idx in held.items():
             if instead is None:
                 for k in idx:
@@ -329,19 +334,6 @@ class PolicyGate:
             for k, verdict in zip(idx, verdicts):
                 out[k] = replace(verdict, reason=f"{instead} ({reasons[k]}): {verdict.reason}", held_back=self.name)
         return out  # type: ignore[return-value]
-
-    def _masked(self, text: str, evidence: Evidence, table: Table) -> Tuple[str, Evidence]:
-        if not table:
-            return text, evidence
-        m = self.masker
-        passages = tuple(replace(p, text=m.mask(p.text, table)) for p in evidence.passages)
-        masked = Evidence(m.mask(evidence.question, table), passages,
-                          None if evidence.answer is None else m.mask(evidence.answer, table), evidence.classification)
-        return m.mask(text, table), masked
-
-    def _unmasked(self, verdict: Verdict, table: Table) -> Verdict:
-        return replace(verdict, reason=self.masker.unmask(verdict.reason, table),
-                       error=None if verdict.error is None else self.masker.unmask(verdict.error, table))
 
     def _estimate(self, pairs: Sequence[Tuple[str, Evidence]], runs: int = 1):
         """What judging ``pairs`` would cost: the inner judge's estimate of the claims the policy lets
@@ -388,6 +380,51 @@ class PolicyGate:
                                                                                   self.policy.classes.values()))):
             out["masking"] = {"names": len(self.masker.names), "phone_regions": list(self.masker.regions)}
         return out
+
+
+@dataclass
+class _MaskedCase:
+    """One case's evidence as it is sent, masked: its question, passages (ids and texts) and
+    answer masked once with one table built over them and its claims, and the way back."""
+
+    table: Table
+    evidence: Evidence
+    ids: Dict[str, str]  # a passage's id as sent -> its own id
+
+    @classmethod
+    def of(cls, masker: Masker, evidence: Evidence, claims: Sequence[str]) -> "_MaskedCase":
+        table = masker.table([evidence.question, *(p.id for p in evidence.passages),
+                              *(p.text for p in evidence.passages), evidence.answer or "", *claims])
+        if not table:
+            return cls(table, evidence, {})
+        ids: Dict[str, str] = {}
+        passages = []
+        for p in evidence.passages:
+            sent = masker.mask(p.id, table)
+            if sent != p.id:
+                while sent in ids and ids[sent] != p.id:  # two ids that mask alike stay two
+                    sent += "'"
+                ids[sent] = p.id
+            passages.append(replace(p, id=sent, text=masker.mask(p.text, table)))
+        masked = Evidence(masker.mask(evidence.question, table), tuple(passages),
+                          None if evidence.answer is None else masker.mask(evidence.answer, table),
+                          evidence.classification)
+        return cls(table, masked, ids)
+
+    def pair(self, masker: Masker, text: str) -> Tuple[str, Evidence]:
+        return (masker.mask(text, self.table) if self.table else text), self.evidence
+
+    def unmasked(self, verdict: Verdict) -> Verdict:
+        """``verdict`` with its texts and passage ids as the case writes them."""
+        def back(text: Optional[str]) -> Optional[str]:
+            return None if text is None else Masker.unmask(text, self.table)
+
+        backing = verdict.supported_by
+        if backing is not None:
+            backing = tuple(self.ids.get(i, back(i)) for i in backing)  # type: ignore[misc]
+        return replace(verdict, reason=back(verdict.reason), error=back(verdict.error), supported_by=backing,
+                       evidence=back(verdict.evidence), matched=tuple(map(back, verdict.matched)),
+                       clashed=tuple(map(back, verdict.clashed)))
 
 
 @dataclass(frozen=True)
