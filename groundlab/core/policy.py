@@ -22,6 +22,10 @@ the models and endpoints::
     endpoints = ["https://llm-gateway.example.internal"]
     mask = true
 
+Every judge groundlab runs, for a command, a notebook or a library call, is made in one place,
+:func:`make_judge`: from its name through the registry, behind the policy and the masking asked
+for (``tests/test_policy.py`` fails on any other module that builds a judge).
+
 The policy is enforced where requests leave: :func:`apply_policy` puts a :class:`PolicyGate`
 in front of the judge (in front of each of a cascade's two), and every claim passes through it
 before the judge sees it, whichever way it comes (a cascade's escalation, a batch, the guard, a
@@ -40,7 +44,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from .io import PathLike, read_text, sha256_text
 from .masking import DEFAULT_REGIONS, Masker, Table
-from .records import Evidence, InputError, Verdict
+from .records import Evidence, GroundlabError, InputError, Verdict
 
 #: The judges that run on this machine: nothing they judge leaves it.
 OFFLINE = ("signals", "rules", "lexical", "entail", "nli")
@@ -327,9 +331,7 @@ class PolicyGate:
                 continue
             judge = self._instead.get(instead)
             if judge is None:
-                from ..judges import get_judge
-
-                judge = self._instead[instead] = get_judge(instead)
+                judge = self._instead[instead] = _registered(instead)
             verdicts = judge.judge_batch([pairs[k] for k in idx])
             for k, verdict in zip(idx, verdicts):
                 out[k] = replace(verdict, reason=f"{instead} ({reasons[k]}): {verdict.reason}", held_back=self.name)
@@ -471,5 +473,59 @@ def policy_of(judge: Any) -> Optional[DataPolicy]:
     return next((g.policy for g in gates(judge) if g.policy is not None), None)
 
 
+def _registered(name: str, **options: Any) -> Any:
+    """The judge registered as ``name``, as the registry builds it: called here only (by
+    :func:`make_judge`, and for the offline judge a gate hands what it holds back to)."""
+    from ..judges import get_judge
+
+    return get_judge(name, **options)
+
+
+def make_judge(judge: Any = None, *, policy: Union[PathLike, DataPolicy, None] = None, mask: bool = False,
+               mask_names: Sequence[str] = (), **options: Any) -> Any:
+    """The one place groundlab makes the judges it runs: ``judge`` (a registered name, built with
+    ``options``; a judge object as it is; ``None``: the default judge) behind the data policy
+    ``policy`` (a file or a loaded policy; ``None`` or ``""``: none) and the masking ``mask`` and
+    ``mask_names`` ask for (:func:`apply_policy`). Every command, notebook and library function
+    that turns a judge's name into a judge calls this; ``tests/test_policy.py`` fails on any
+    other place that builds one.
+
+    A judge already behind this very policy and masking is returned as it is; behind another,
+    the new gate stands in front of the old one, so both apply.
+
+    >>> make_judge("rules").name
+    'rules'
+    >>> type(make_judge("llm", mask=True, dry_run=True)).__name__
+    'PolicyGate'
+    """
+    from ..judges import DEFAULT_JUDGE
+
+    if policy is not None and not isinstance(policy, DataPolicy) and not str(policy).strip():
+        policy = None
+    names = tuple(n for n in (mask_names or ()) if n and str(n).strip())
+    mask = bool(mask or names)
+    if judge is None or isinstance(judge, str):
+        built = _registered(judge or DEFAULT_JUDGE, **options)
+    else:
+        if options:
+            raise GroundlabError(f"options ({', '.join(sorted(options))}) go with a judge's name, not with a judge "
+                                 "object; pass the name, or build the judge with them first.")
+        built = judge
+        if policy is None and not mask:
+            return built
+        loaded = load_policy(policy) if policy is not None else None
+        if any(_guards_alike(g, loaded, mask, names) for g in gates(built)):
+            return built
+        policy = loaded
+    return apply_policy(built, policy, mask=mask, names=names)
+
+
+def _guards_alike(gate: "PolicyGate", policy: Optional[DataPolicy], mask: bool, names: Sequence[str]) -> bool:
+    same_policy = (gate.policy is None) == (policy is None) and (
+        policy is None or gate.policy.digest == policy.digest)  # type: ignore[union-attr]
+    wanted = set(names) | set(policy.names if policy else ())
+    return same_policy and gate.mask_all == mask and set(gate.masker.names) == {n.strip() for n in wanted}
+
+
 __all__ = ["Allowance", "DataPolicy", "HeldEstimate", "OFFLINE", "PolicyGate", "apply_policy", "gates", "load_policy",
-           "policy_of"]
+           "make_judge", "policy_of"]

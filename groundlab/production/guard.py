@@ -50,7 +50,8 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Uni
 from ..core.claims import INVISIBLE, ClaimSplitter
 from ..core.evaluate import Evaluation, judge_pairs
 from ..core.io import _json_type
-from ..judges import Judge, get_judge
+from ..core.policy import make_judge
+from ..judges import Judge
 from ..core.records import Claim, Evidence, GroundlabError, Passage
 
 #: What the guard does with a sentence its passages do not back.
@@ -391,13 +392,13 @@ def judge_object(judge: Union[str, Judge]) -> Judge:
     """The judge object for ``judge``: a name's object is made on first use and kept, so a guard
     in a loop pays for it once."""
     if not isinstance(judge, str):
-        return get_judge(judge)
+        return make_judge(judge)
     found = _JUDGES.get(judge)
     if found is None:
         with _LOCK:
             found = _JUDGES.get(judge)
             if found is None:
-                found = _JUDGES[judge] = get_judge(judge)
+                found = _JUDGES[judge] = make_judge(judge)
     return found
 
 
