@@ -456,16 +456,21 @@ def count_file(
                 and Path(path).stat().st_size >= PARALLEL_MIN_BYTES)
     bar = _progress(progress, None)
     writer = ClaimsWriter(claims_out, identity) if claims_out is not None else None
+    part_writers: List[ClaimsWriter] = []  # made here, so that a run stopped midway removes every part's file
     try:
         with paused_gc():
             if parallel:
-                def work(span: Span, report) -> dict:
-                    part_writer = ClaimsWriter(writer.path, identity) if writer is not None else None
-                    return count_part(path, table, passages_name, span, judge, splitter, part_writer, report,
-                                      send_ids=True)
+                spans = split_file(path, workers)
+                if writer is not None:
+                    part_writers.extend(ClaimsWriter(writer.path, identity) for _ in spans)
+
+                def work(k_span: Tuple[int, Span], report) -> dict:
+                    k, span = k_span
+                    return count_part(path, table, passages_name, span, judge, splitter,
+                                      part_writers[k] if part_writers else None, report, send_ids=True)
 
                 ids = array("Q")
-                results = [result for result, _ in in_workers(split_file(path, workers), work, bar,
+                results = [result for result, _ in in_workers(list(enumerate(spans)), work, bar,
                                                               on_part=lambda k, part: ids.frombytes(part))]
                 results[0]["counts"].fingerprints = ids  # every part's, sent chunk by chunk; their order is of no use
             else:
@@ -475,6 +480,8 @@ def count_file(
         if writer is not None:
             writer.close()
     except BaseException:
+        for part_writer in part_writers:
+            part_writer.discard()
         if writer is not None:
             writer.discard()
         raise
