@@ -467,3 +467,20 @@ def test_every_notebook_of_a_run_stands_behind_the_policy_and_the_masking(cli, m
     assert "MASKED_EMAIL_1" in sent
     for value in VALUES:
         assert value not in sent, value
+
+
+def test_compare_places_both_sides_before_it_judges_either(cli, messages_stub, tmp_path):  # noqa: F811
+    """B's classification the policy cannot place stops compare before A is judged (and paid for)."""
+    a = _cases(tmp_path)
+    b = _cases(tmp_path, {"c09": "top-secret"}, "b.jsonl")
+    policy = _policy(tmp_path, messages_stub.url)
+    code, out, err = cli("compare", a, b, "--judge", "llm", "--policy", policy)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert "b.jsonl" in err and "(case c09): a case is classified 'top-secret'" in err, err
+    assert not messages_stub.requests
+    from groundlab.compare import compare
+    from groundlab.policy import make_judge
+
+    with pytest.raises(InputError, match="top-secret"):
+        compare(load_cases(a), load_cases(b), make_judge("llm", policy=policy))
+    assert not messages_stub.requests

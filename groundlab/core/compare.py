@@ -432,6 +432,12 @@ def compare(a: Union[PathLike, Sequence[Case]], b: Union[PathLike, Sequence[Case
     pairing = pair_cases(a_cases, b_cases, pair_by, names)
     if evaluations is None:
         judge = make_judge(judge)
+        from .policy import policy_of
+
+        policy = policy_of(judge)
+        if policy is not None:  # both sides placed before either is judged
+            policy.check_cases(a_cases)
+            policy.check_cases(b_cases)
         evaluations = (evaluate(a_cases, judge, splitter=splitter), evaluate(b_cases, judge, splitter=splitter))
     ev_a, ev_b = evaluations
     if ev_a.claims.attrs.get("judge") != ev_b.claims.attrs.get("judge"):

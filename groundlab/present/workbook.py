@@ -1064,6 +1064,12 @@ def compare_files(cases: PathLike, cases_b: PathLike, passages: Optional[PathLik
     a_cases = load_cases(cases, passages)
     b_cases = load_cases(cases_b, passages_b)
     pair_cases(a_cases, b_cases, pair_by, names)
+    if policy is not None and str(policy).strip():  # both sides placed before either is judged
+        from ..core.policy import load_policy
+
+        loaded = load_policy(policy)
+        loaded.check_cases(a_cases)
+        loaded.check_cases(b_cases)
     settings = {"citation_pattern": citation_pattern, "abstention_phrases": abstention_phrases,
                 "judge_config": judge_config, "default_citations": default_citations, "policy": policy,
                 "mask": mask, "mask_names": mask_names}
