@@ -484,3 +484,29 @@ def test_compare_places_both_sides_before_it_judges_either(cli, messages_stub, t
     with pytest.raises(InputError, match="top-secret"):
         compare(load_cases(a), load_cases(b), make_judge("llm", policy=policy))
     assert not messages_stub.requests
+
+
+@pytest.mark.parametrize("written", ["confidential ", " confidential", "confidential\t"])
+def test_guard_and_score_read_a_classification_alike(cli, messages_stub, tmp_path, written):  # noqa: F811
+    """One rule for both: the spaces around a classification are dropped, by score as by guard."""
+    cases = _cases(tmp_path, {k: written for k in HELD}, "spaced.jsonl")
+    policy = _policy(tmp_path, messages_stub.url)
+    code, out, err = cli("score", "--cases", cases, "--judge", "llm", "--policy", policy, "--json", "--no-cache")
+    assert code == 0, err
+    assert json.loads(out)["held_back"]["cases"] == 3
+    messages_stub.requests.clear()
+    code, out, err = cli("guard", cases, "--judge", "llm", "--policy", policy, "--no-cache")
+    assert code == 0, err
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert not [line for line in lines if "error" in line], lines
+    held = [line for line in lines if line.get("id") in HELD and line["claims"]]
+    assert len(held) == 3 and all(c["reason"].startswith("rules (held back from llm") for line in held
+                                  for c in line["claims"])
+    _check_none_sent(messages_stub, cases)
+    from groundlab import guard
+    from groundlab.policy import make_judge
+
+    case = load_cases(cases)[0]
+    result = guard(case.question, case.retrieved, case.answer, make_judge("llm", policy=policy, cache=None),
+                   classification=written)
+    assert all(c.reason.startswith("rules (held back from llm") for c in result.claims)

@@ -652,16 +652,30 @@ def _case(obj: Mapping, source: str, table: Optional[Mapping[str, Passage]], pas
     aliases = obj.get("aliases")
     if aliases is not None:
         aliases = _aliases(aliases, found, where)
-    named = {}
-    for field in ("classification", "origin"):
-        value = obj.get(field)
-        if value is not None and (not isinstance(value, str) or not value.strip()):
-            example = "confidential" if field == "classification" else "incident"
-            raise InputError(f"{where}: \"{field}\" must be a non-empty string like \"{example}\" or absent, "
-                             f"not {json.dumps(value)}.")
-        named[field] = value.strip() if isinstance(value, str) else None
+    named = {field: named_value(field, obj.get(field), where) for field in ("classification", "origin")}
     return Case(cid, obj["question"], tuple(found), obj["answer"], answerable, labels, source,
                 process=process, meta=meta or None, aliases=aliases, **named)
+
+
+def named_value(field: str, value: Any, where: str = "") -> Optional[str]:
+    """A case's ``classification`` or ``origin`` as every reader takes it (a cases file, a guard
+    record, a library call): a non-empty string, the spaces around it dropped (``"confidential "``
+    is ``confidential``), or ``None`` when absent; anything else is one sentence."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        example = "confidential" if field == "classification" else "incident"
+        raise InputError(f"{where + ': ' if where else ''}\"{field}\" must be a non-empty string like "
+                         f"\"{example}\" or absent, not {json.dumps(value) if _jsonable(value) else _json_type(value)}.")
+    return value.strip()
+
+
+def _jsonable(value: Any) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _aliases(aliases: object, retrieved: Sequence[Passage], where: str) -> Optional[Dict[str, str]]:

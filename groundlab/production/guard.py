@@ -49,7 +49,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Uni
 
 from ..core.claims import INVISIBLE, ClaimSplitter
 from ..core.evaluate import Evaluation, judge_pairs
-from ..core.io import _json_type
+from ..core.io import _json_type, named_value
 from ..core.policy import make_judge
 from ..judges import Judge
 from ..core.records import Claim, Evidence, GroundlabError, Passage
@@ -188,6 +188,7 @@ def guard(
     if not isinstance(answer, str):
         raise GroundlabError(f"the answer must be a string, not {_json_type(answer)}.")
     passages = as_passages(retrieved)
+    classification = named_value("classification", classification)  # as a cases file's is read
     judge = judge_object(judge)
     split = (splitter or _default_splitter()).split("", answer, [p.id for p in passages])
     claims: Sequence[Claim] = split.claims
