@@ -179,7 +179,7 @@ def read_folder(path: Path) -> Source:
         try:
             listed = json.loads(state.read_text(encoding="utf-8")).get("_data_files", [])
             files = [path / item["filename"] for item in listed]
-        except (ValueError, TypeError, KeyError, AttributeError):
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
             files = []
     if not files:
         files = sorted(path.glob("*.arrow"))
