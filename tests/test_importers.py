@@ -479,3 +479,24 @@ def test_trace_records_without_a_trace_id_are_skipped_and_counted(cli, tmp_path)
     assert [c["id"] for c in read_out(out)] == ["rec-1"]
     skipped = next(line for line in stdout.splitlines() if line.startswith("skipped"))
     assert skipped.startswith("skipped 2 rows that cannot be used (line 1: the record has no") and "line 3: " in skipped
+
+
+def test_a_row_that_would_make_a_case_line_over_64_mb_is_refused_at_import(cli, tmp_path):
+    """score reads a case line of up to 64 MB: import refuses to write a longer one (and
+    --skip-invalid leaves it out), rather than a file score then refuses."""
+    big = "Refunds are approved by the team lead. " * (900_000)  # 35 MB a passage, two of them
+    rows = [{"user_input": "Who approves refunds?", "response": "The team lead approves them.",
+             "retrieved_contexts": [big, big]},
+            {"user_input": "Who approves refunds?", "response": "The team lead approves them.",
+             "retrieved_contexts": ["Refunds are approved by the team lead."]}]
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    out = tmp_path / "cases.jsonl"
+    code, _, err = cli("import", path, "--out", out)
+    assert code == 2 and "Traceback" not in err and err.count("\n") == 1, err
+    assert "export.json item 1: it makes a case line of 66 MB, more than groundlab reads as one case (64 MB" in err, err
+    assert not out.exists()
+    code, _, err = cli("import", path, "--out", out, "--skip-invalid")
+    assert code == 0, err
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 1
+    assert cli("check", "--cases", out)[0] == 0
