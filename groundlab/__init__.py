@@ -21,7 +21,8 @@ _NAMES = {
     "citation_recall": "core.metrics", "citations_undecided": "core.metrics", "cohens_kappa": "core.metrics",
     "disagreements": "core.metrics", "faithfulness": "core.metrics", "false_abstention_rate": "core.metrics",
     "get_judge": "judges", "hallucination_rate": "core.metrics", "interval_half_width": "core.stats",
-    "judge_names": "judges", "load_cases": "importers", "load_passages": "core.io", "outcomes": "core.metrics",
+    "judge_names": "judges", "load_cases": "importers", "load_passages": "core.io", "make_judge": "core.policy",
+    "outcomes": "core.metrics",
     "penalty_for_confidence": "core.metrics", "risk_weighted_score": "core.metrics", "sample_path": "core.io",
     "verdict_counts": "core.metrics", "wilson_interval": "core.stats",
 }
@@ -81,6 +82,6 @@ __all__ = [
     "agreement", "answers_needed", "citation_precision", "citation_problems", "citation_recall",
     "citations_undecided", "cohens_kappa", "disagreements", "evaluate", "faithfulness",
     "false_abstention_rate", "get_judge", "guard", "GuardResult", "guard_outcomes", "hallucination_rate", "interval_half_width", "judge_names", "load_cases",
-    "load_passages", "outcomes", "penalty_for_confidence", "risk_weighted_score", "sample_path",
+    "load_passages", "make_judge", "outcomes", "penalty_for_confidence", "risk_weighted_score", "sample_path",
     "split_cases", "verdict_counts", "wilson_interval",
 ]

@@ -255,3 +255,51 @@ def test_a_claims_parquet_has_the_declared_schema_and_the_judge_either_way(cli, 
     assert str(b.schema.field("error").type) == "string"  # no claim failed: still a string column
     assert judge_of_schema(a.schema) == judge_of_schema(b.schema) and judge_of_schema(a.schema)["name"] == "signals"
     assert a.equals(b)
+
+
+def _row(data, measure, group=""):
+    return next(r for r in data["counts"] if r["measure"] == measure and r["group"] == group)
+
+
+def _drop(data, measure):
+    data["counts"] = [r for r in data["counts"] if r["measure"] != measure]
+
+
+EDITS = {
+    "a missing cell": (lambda d: _drop(d, "faithfulness"), "the counts lack faithfulness"),
+    "a negative total": (lambda d: _row(d, "faithfulness").update(total=-10), "counts[1] (faithfulness).total is -10"),
+    "a count that is true": (lambda d: _row(d, "cases").update(count=True), "(cases).count is true, not a whole"),
+    "a negative count": (lambda d: _row(d, "faithfulness").update(count=-3), "(faithfulness).count is -3, outside 0"),
+    "a count above its total": (lambda d: _row(d, "faithfulness").update(count=_row(d, "faithfulness")["total"] + 1),
+                                "is more than its total"),
+    "a huge count": (lambda d: _row(d, "claims").update(count=10 ** 300), "(claims).count is a number of 301 digits"),
+    "a float count": (lambda d: _row(d, "claims").update(count=20.0), "(claims).count is 20.0, not a whole number"),
+    "fingerprints short of the cases": (lambda d: d["case_ids"].update(cases=d["case_ids"]["cases"] + 1),
+                                        "case_ids.sorted holds 12 fingerprints of 8 bytes, and case_ids.cases says 13"),
+    "negative parts": (lambda d: d.update(shards=-4), "shards is -4, outside 1"),
+    "an unknown measure": (lambda d: d["counts"].append({"measure": "speed", "group": "", "count": 1, "total": None}),
+                           "(speed) is a measure no counts file holds"),
+    "a total on a plain count": (lambda d: _row(d, "claims").update(total=30), "(claims).total is 30, and claims is a plain"),
+    "a row counted twice": (lambda d: d["counts"].append(dict(_row(d, "claims"))), "counts claims '' a second time"),
+    "cells that do not fit": (lambda d: _row(d, "faithfulness").update(count=_row(d, "faithfulness")["count"] - 1),
+                              "add up to 19, not to the 20 judged"),
+    "a missing field": (lambda d: d.pop("errors"), "lacks 'errors', which a counts file holds"),
+    "a field it does not hold": (lambda d: d.update(note="edited"), "has 'note', which a counts file does not hold"),
+    "an error of the wrong kind": (lambda d: d["errors"].append(["c01", "one", "x"]), "errors[0] claim is \"one\""),
+}
+
+
+@pytest.mark.parametrize("edit", list(EDITS))
+def test_merge_refuses_a_hand_edited_counts_file_in_one_sentence(cli, tmp_path, edit):
+    """A counts file changed by hand gives no figure: one sentence naming the file and the field."""
+    good = tmp_path / "good.counts.json"
+    assert cli("score", *("--cases", CASES, "--passages", NOTES), "--counts-out", good)[0] == 0
+    data = json.loads(good.read_text(encoding="utf-8"))
+    change, says = EDITS[edit]
+    change(data)
+    edited = tmp_path / "edited.counts.json"
+    edited.write_text(json.dumps(data), encoding="utf-8")
+    code, out, err = cli("merge", edited)
+    assert code == 2 and out == "" and "Traceback" not in err and err.count("\n") == 1, err
+    assert "edited.counts.json" in err and says in err, err
+    assert cli("merge", good)[0] == 0  # the file as groundlab wrote it merges

@@ -248,9 +248,9 @@ def test_bad_options_are_one_sentence():
 def test_a_judge_name_is_made_once_and_a_judge_object_is_used_as_given(monkeypatch):
     module = sys.modules["groundlab.guard"]  # the attribute groundlab.guard is the function
     made = []
-    original = module.get_judge
+    original = module.make_judge
     monkeypatch.setattr(module, "_JUDGES", {})
-    monkeypatch.setattr(module, "get_judge", lambda name, **kw: made.append(name) or original(name, **kw))
+    monkeypatch.setattr(module, "make_judge", lambda name, **kw: made.append(name) or original(name, **kw))
     for _ in range(3):
         guard("Who approves refunds?", REFUND, "The team lead approves refunds [KB-7].", "lexical")
     assert made == ["lexical"]

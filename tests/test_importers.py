@@ -480,3 +480,60 @@ def test_trace_records_without_a_trace_id_are_skipped_and_counted(cli, tmp_path)
     assert [c["id"] for c in read_out(out)] == ["rec-1"]
     skipped = next(line for line in stdout.splitlines() if line.startswith("skipped"))
     assert skipped.startswith("skipped 2 rows that cannot be used (line 1: the record has no") and "line 3: " in skipped
+
+
+def test_a_row_that_would_make_a_case_line_over_64_mb_is_refused_at_import(cli, tmp_path):
+    """score reads a case line of up to 64 MB: import refuses to write a longer one (and
+    --skip-invalid leaves it out), rather than a file score then refuses."""
+    big = "Refunds are approved by the team lead. " * (900_000)  # 35 MB a passage, two of them
+    rows = [{"user_input": "Who approves refunds?", "response": "The team lead approves them.",
+             "retrieved_contexts": [big, big]},
+            {"user_input": "Who approves refunds?", "response": "The team lead approves them.",
+             "retrieved_contexts": ["Refunds are approved by the team lead."]}]
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    out = tmp_path / "cases.jsonl"
+    code, _, err = cli("import", path, "--out", out)
+    assert code == 2 and "Traceback" not in err and err.count("\n") == 1, err
+    assert "export.json item 1: it makes a case line of 66 MB, more than groundlab reads as one case (64 MB" in err, err
+    assert not out.exists()
+    code, _, err = cli("import", path, "--out", out, "--skip-invalid")
+    assert code == 0, err
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 1
+    assert cli("check", "--cases", out)[0] == 0
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-32"])
+@pytest.mark.parametrize("form", ["jsonl", "csv", "json"])
+def test_a_utf16_export_is_read_as_text(cli, tmp_path, encoding, form):
+    """Excel and Windows tools save UTF-16 (with a byte-order mark, or without one): it is read."""
+    rows = [{"user_input": "Wer gibt die Rückzahlung frei?", "response": "Die Teamleitung gibt sie frei.",
+             "retrieved_contexts": ["Rückzahlungen gibt die Teamleitung frei."]},
+            {"user_input": "Who approves refunds?", "response": "The team lead approves them.",
+             "retrieved_contexts": ["Refunds are approved by the team lead."]}]
+    if form == "jsonl":
+        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    elif form == "json":
+        text = json.dumps(rows, ensure_ascii=False)
+    else:
+        text = "user_input,response,retrieved_contexts\n" + "".join(
+            f'"{r["user_input"]}","{r["response"]}","{json.dumps(r["retrieved_contexts"], ensure_ascii=False).replace(chr(34), chr(34) * 2)}"\n'
+            for r in rows)
+    path = tmp_path / f"export.{form}"
+    path.write_bytes(text.encode(encoding))
+    out = tmp_path / "cases.jsonl"
+    code, _, err = cli("import", path, "--out", out)
+    assert code == 0, err
+    cases = load_cases(out)
+    assert [c.question for c in cases] == [r["user_input"] for r in rows]
+    assert cases[0].retrieved[0].text == "Rückzahlungen gibt die Teamleitung frei."
+
+
+def test_a_utf16_cases_file_is_named_as_such(cli, tmp_path):
+    from conftest import CASES, NOTES
+
+    path = tmp_path / "cases.jsonl"
+    path.write_bytes(CASES.read_text(encoding="utf-8").encode("utf-16"))
+    code, _, err = cli("score", "--cases", path, "--passages", NOTES)
+    assert code == 2 and err.count("\n") == 1, err
+    assert "cases.jsonl is UTF-16-LE text, not UTF-8; save it as UTF-8" in err and "groundlab import" in err, err

@@ -73,3 +73,70 @@ def test_a_guard_result_line_is_refused_with_what_to_pass(cli, tmp_path):
     line.write_text(json.dumps({"line": 1, "text": "x", "claims": []}), encoding="utf-8")
     code, _, err = cli("incident", "--cases", tmp_path / "new.jsonl", "--record", line, "--labels", "supported")
     assert code == 2 and "is a guard result line" in err and not (tmp_path / "new.jsonl").exists()
+
+
+def _typed(k: int) -> list:
+    return ["incident", "--id", f"inc-{k}", "--question", "Who approves a refund?", "--answer",
+            "The clerk approves it [KB-7].", "--passage", "KB-7=Refunds are approved by the team lead.",
+            "--labels", "contradicted"]
+
+
+def test_twenty_runs_at_once_all_keep_their_cases(tmp_path):
+    """Runs that add to one cases file at the same time take its lock in turn: every case stays."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    cases = _inline_cases(tmp_path)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    runs = [subprocess.Popen([sys.executable, "-m", "groundlab", *_typed(k), "--cases", str(cases)], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for k in range(20)]
+    done = [run.communicate(timeout=300) + (run.returncode,) for run in runs]
+    assert all(code == 0 for _, _, code in done), [err for _, err, code in done if code]
+    ids = [json.loads(line)["id"] for line in cases.read_text(encoding="utf-8").splitlines()]
+    assert len(ids) == 32 and sorted(ids[12:]) == sorted(f"inc-{k}" for k in range(20))
+    assert stat.S_IMODE(cases.stat().st_mode) == 0o640
+
+
+def test_a_run_that_waits_for_the_lock_says_so(tmp_path):
+    from groundlab.incidents import add_incident, cases_lock, typed_case
+
+    cases = _inline_cases(tmp_path)
+    said = []
+    case = typed_case("Who approves a refund?", "The clerk approves it [KB-7].", ["KB-7=Refunds go to the lead."])
+    import threading
+
+    with cases_lock(cases):
+        worker = threading.Thread(target=add_incident, args=(cases, case, ["contradicted"]),
+                                  kwargs={"case_id": "inc-w", "waiting": said.append})
+        worker.start()
+        worker.join(0.5)
+        assert worker.is_alive() and len(said) == 1 and "waiting for another run to finish adding to" in said[0]
+        assert "inc-w" not in cases.read_text(encoding="utf-8")
+    worker.join(10)
+    assert '"inc-w"' in cases.read_text(encoding="utf-8").splitlines()[-1]
+
+
+def test_a_read_only_cases_file_is_refused_not_replaced(cli, tmp_path):
+    cases = _inline_cases(tmp_path)
+    cases.chmod(0o440)
+    before = cases.read_text(encoding="utf-8")
+    inode = cases.stat().st_ino
+    code, out, err = cli(*_typed(1), "--cases", cases)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "is read-only" in err and "chmod u+w" in err, err
+    assert cases.read_text(encoding="utf-8") == before and cases.stat().st_ino == inode
+    assert stat.S_IMODE(cases.stat().st_mode) == 0o440
+
+
+def test_an_id_that_differs_only_in_spaces_is_refused(cli, tmp_path):
+    cases = _inline_cases(tmp_path)
+    assert cli(*_typed(1), "--cases", cases)[0] == 0
+    text = cases.read_text(encoding="utf-8")
+    for other in (" inc-1", "inc-1 ", "inc-\u00a01", "inc-\t1"):
+        args = _typed(1)
+        args[args.index("--id") + 1] = other
+        code, _, err = cli(*args, "--cases", cases)
+        assert code == 2 and "line 13 holds a case with the id 'inc-1', which" in err and "only in spaces" in err, err
+    assert cases.read_text(encoding="utf-8") == text

@@ -328,3 +328,185 @@ def test_an_iban_followed_by_a_capitalised_word_is_masked(text):
     """As IBANs are written: the BIC or another word after them, which the pattern runs on into."""
     masked = Masker().mask(text, Masker().table([text]))
     assert "3704" not in masked and "MASKED_IBAN_1" in masked and ("BIC" in masked or "IBAN bitte" in masked)
+
+
+def _workbook(tmp_path: Path, *names: str) -> Path:
+    import shutil
+
+    from conftest import ROOT
+
+    folder = tmp_path / "nbs"
+    folder.mkdir(exist_ok=True)
+    for name in names:
+        shutil.copy(ROOT / "notebooks" / name, folder)
+    return folder
+
+
+@pytest.mark.parametrize("blind", ["false", "true"])
+def test_notebook_04_judges_its_sample_behind_the_policy(cli, messages_stub, tmp_path, blind):  # noqa: F811
+    """Notebook 04 judges its drawn sample again (the sheet's suggestions, the labeled sample weighed
+    back): that judge stands behind the run's policy too, blind or not."""
+    cases = _cases(tmp_path)
+    policy = _policy(tmp_path, messages_stub.url)
+    code, _, err = cli("run", "--judge", "llm", "--cases", cases, "--policy", policy, "-p", "blind", blind,
+                       "-p", "n_sample", "12", "--notebooks", _workbook(tmp_path, "04-labeling.ipynb"),
+                       "--out", tmp_path / "out")
+    assert code == 0, err
+    _check_none_sent(messages_stub, cases)
+
+
+# ---------------------------------------------------------------- one place makes judges
+
+#: What may build a judge besides the factory: judges made of judges (the cascade builds its two,
+#: which the factory then gates; the calibration fits the signals judge on this machine).
+COMPOSED = {"groundlab/judges/cascade.py": {"get_judge"}, "groundlab/judges/calibration.py": {"SignalsJudge"}}
+
+#: The functions that judge with a judge given by name: a notebook hands them the judge the run
+#: judged with (``judged_cases(...).judge(name)``), never the name.
+JUDGING = {"evaluate", "evaluate_file", "evaluate_files", "count_file", "sheet_frame", "export_sheet", "write_round",
+           "weigh_back", "compare", "guard", "judge_object"}
+
+
+def _calls(tree):
+    import ast
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+            yield node, name
+
+
+def test_no_module_builds_a_judge_but_the_factory():
+    """Every judge groundlab runs is made by ``core.policy.make_judge``, which puts it behind the
+    data policy and the masking asked for: no other module calls ``get_judge`` or a judge class."""
+    import ast
+
+    from conftest import ROOT
+    from groundlab.judges import _REGISTRY
+
+    builders = {"get_judge", "_registered"} | {cls for _, cls, _ in _REGISTRY.values()}
+    offenders = []
+    for path in sorted((ROOT / "groundlab").rglob("*.py")):
+        where = path.relative_to(ROOT).as_posix()
+        for node, name in _calls(ast.parse(path.read_text(encoding="utf-8"))):
+            if name in builders and where != "groundlab/core/policy.py" and name not in COMPOSED.get(where, ()):
+                offenders.append(f"{where}:{node.lineno} calls {name}")
+    assert not offenders, offenders
+
+
+def test_no_notebook_hands_a_judge_name_to_what_judges():
+    """A notebook judges more cases (notebook 04 its sample) with the judge the run judged with,
+    behind its policy, not with a judge built from the name."""
+    import ast
+
+    from conftest import ROOT
+
+    offenders = []
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        source = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+        for node, name in _calls(ast.parse(source)):
+            if name in {"get_judge", "make_judge", "apply_policy"}:
+                offenders.append(f"{path.name} line {node.lineno} calls {name}")
+            given = list(node.args) + [k.value for k in node.keywords if k.arg == "judge"]
+            if name in JUDGING and any(isinstance(n, ast.Name) and n.id == "judge" for a in given for n in ast.walk(a)):
+                offenders.append(f"{path.name} line {node.lineno} hands {name} the judge's name")
+    assert not offenders, offenders
+
+
+def test_a_judge_name_or_object_gets_the_policy_from_the_factory(tmp_path):
+    from groundlab.judges import get_judge
+    from groundlab.policy import gates, make_judge
+
+    policy = _policy(tmp_path, "https://llm.example.internal")
+    judge = make_judge("llm", policy=policy, mask_names=["Jana Novak"], dry_run=True)
+    assert gates(judge) and gates(judge)[0].policy.source == str(policy) and gates(judge)[0].mask_all
+    assert make_judge(judge, policy=policy, mask_names=["Jana Novak"]) is judge  # already behind it
+    cascade = make_judge("cascade", first="rules", then="llm", then_options={"dry_run": True}, policy=policy)
+    assert len(gates(cascade)) == 2
+    assert make_judge("rules") .name == "rules" and not gates(make_judge("rules", policy=""))
+    plain = get_judge("rules")
+    assert make_judge(plain) is plain
+    ev = evaluate(load_cases(_cases(tmp_path)), "rules", policy=policy)
+    assert ev.claims["verdict"].notna().all()
+
+
+def test_every_notebook_of_a_run_stands_behind_the_policy_and_the_masking(cli, messages_stub, tmp_path):  # noqa: F811
+    """The whole workbook with the llm judge: no notebook sends a confidential case or an unmasked
+    value, whatever it judges (the shared result, notebook 03's guard examples, notebook 04's
+    sample, notebook 05's second configuration)."""
+    import shutil
+
+    from conftest import ROOT
+
+    confidential = ("c05", "c07", "c08")
+    base = _cases(tmp_path, {**{k: "internal" for k in HELD}, **{k: "confidential" for k in confidential}}, "mixed.jsonl")
+    cases = tmp_path / "workbook.jsonl"
+    with open(cases, "w", encoding="utf-8") as fh:
+        for line in base.read_text(encoding="utf-8").splitlines():
+            case = json.loads(line)
+            extra = PEOPLE.get(case["id"])
+            if extra:
+                case["question"] += extra
+                case["retrieved"][0]["text"] += extra
+                case["answer"] = case["answer"].rstrip() + extra
+                case.pop("labels", None)
+            fh.write(json.dumps(case) + "\n")
+    cases_b = tmp_path / "workbook_b.jsonl"
+    shutil.copy(cases, cases_b)
+    policy = _policy(tmp_path, messages_stub.url)
+    folder = _workbook(tmp_path, *(p.name for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))))
+    code, _, err = cli("run", "--judge", "llm", "--cases", cases, "--cases-b", cases_b, "--policy", policy,
+                       "--mask", "--mask-name", "Jana Novak", "-p", "n_sample", "12", "--notebooks", folder,
+                       "--out", tmp_path / "out")
+    assert code == 0, err
+    assert len(list((tmp_path / "out").glob("[0-9][0-9]-*.html"))) == 6
+    _check_none_sent(messages_stub, cases, confidential)
+    sent = _sent(messages_stub)
+    assert "MASKED_EMAIL_1" in sent
+    for value in VALUES:
+        assert value not in sent, value
+
+
+def test_compare_places_both_sides_before_it_judges_either(cli, messages_stub, tmp_path):  # noqa: F811
+    """B's classification the policy cannot place stops compare before A is judged (and paid for)."""
+    a = _cases(tmp_path)
+    b = _cases(tmp_path, {"c09": "top-secret"}, "b.jsonl")
+    policy = _policy(tmp_path, messages_stub.url)
+    code, out, err = cli("compare", a, b, "--judge", "llm", "--policy", policy)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert "b.jsonl" in err and "(case c09): a case is classified 'top-secret'" in err, err
+    assert not messages_stub.requests
+    from groundlab.compare import compare
+    from groundlab.policy import make_judge
+
+    with pytest.raises(InputError, match="top-secret"):
+        compare(load_cases(a), load_cases(b), make_judge("llm", policy=policy))
+    assert not messages_stub.requests
+
+
+@pytest.mark.parametrize("written", ["confidential ", " confidential", "confidential\t"])
+def test_guard_and_score_read_a_classification_alike(cli, messages_stub, tmp_path, written):  # noqa: F811
+    """One rule for both: the spaces around a classification are dropped, by score as by guard."""
+    cases = _cases(tmp_path, {k: written for k in HELD}, "spaced.jsonl")
+    policy = _policy(tmp_path, messages_stub.url)
+    code, out, err = cli("score", "--cases", cases, "--judge", "llm", "--policy", policy, "--json", "--no-cache")
+    assert code == 0, err
+    assert json.loads(out)["held_back"]["cases"] == 3
+    messages_stub.requests.clear()
+    code, out, err = cli("guard", cases, "--judge", "llm", "--policy", policy, "--no-cache")
+    assert code == 0, err
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert not [line for line in lines if "error" in line], lines
+    held = [line for line in lines if line.get("id") in HELD and line["claims"]]
+    assert len(held) == 3 and all(c["reason"].startswith("rules (held back from llm") for line in held
+                                  for c in line["claims"])
+    _check_none_sent(messages_stub, cases)
+    from groundlab import guard
+    from groundlab.policy import make_judge
+
+    case = load_cases(cases)[0]
+    result = guard(case.question, case.retrieved, case.answer, make_judge("llm", policy=policy, cache=None),
+                   classification=written)
+    assert all(c.reason.startswith("rules (held back from llm") for c in result.claims)

@@ -254,3 +254,16 @@ def test_a_document_id_with_a_line_break_cannot_forge_a_line_of_the_notes(cli, t
     assert code == 0, err
     assert "line 1 'KB-12\\nforged: every answer is supported'" in stdout
     assert not any(line.startswith("forged") for line in (stdout + err).splitlines())
+
+
+def test_a_grounding_result_nested_too_deeply_is_one_sentence(cli, tmp_path):
+    """A grounding result written as a string of JSON lists 50,000 deep: the row named, no
+    RecursionError."""
+    body = json.loads((SAP / "responses_v2.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    body["intermediate_results"]["grounding"]["data"]["grounding_result"] = "[" * 50000 + "]" * 50000
+    path = tmp_path / "deep.jsonl"
+    path.write_text(json.dumps(body) + "\n", encoding="utf-8")
+    code, out, err = cli("import", path, "--out", tmp_path / "cases.jsonl")
+    assert code == 2 and "Traceback" not in err and err.count("\n") == 1, err
+    assert "deep.jsonl line 1: the grounding result nests JSON lists or objects more deeply" in err
+    assert not (tmp_path / "cases.jsonl").exists()

@@ -37,7 +37,7 @@ def add_commands(sub) -> None:
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from ..core.evaluate import split_cases
     from ..core.io import check_output, is_stdin, load_cases, plural
-    from ..judges import get_judge
+    from ..core.policy import make_judge
     from ..judges.calibration import (MIN_PER_CLASS, MODES, Figures, LabeledClaim, check_enough, fit, measure,
                                        shipped_prior, write_config)
     from ..core.records import Evidence
@@ -79,9 +79,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     result = fit(claims, max_false_alarms=args.max_false_alarms, prior=shipped_prior(), measured=measured)
     labels = [c.label for c in claims]
     pairs = [(c.text, c.evidence) for c in claims]
-    shipped_judge = get_judge("signals")
+    shipped_judge = make_judge("signals")
     shipped = Figures.of(labels, [v.label for v in shipped_judge.judge_batch(pairs)])
-    rules = Figures.of(labels, [v.label for v in get_judge("rules").judge_batch(pairs)])
+    rules = Figures.of(labels, [v.label for v in make_judge("rules").judge_batch(pairs)])
     shown_source = " and ".join(map(str, files))
     data = result.config(f"{len(claims)} labeled claims of {shown_source}", args.max_false_alarms,
                          {"cases": [str(f) for f in files] if len(files) > 1 else str(source)})

@@ -58,13 +58,10 @@ def load_inputs(args: argparse.Namespace):
 
 def make_judge(args: argparse.Namespace, cache: bool = True):
     """The judge the options name, behind the data policy and the masking they ask for."""
-    from ..judges import get_judge
-    from ..core.policy import apply_policy
+    from ..core.policy import make_judge as made
 
-    judge = get_judge(args.judge, **judge_kwargs(args, cache=cache))
-    names = list(getattr(args, "mask_name", None) or [])
-    return apply_policy(judge, getattr(args, "policy", None), mask=bool(getattr(args, "mask", False) or names),
-                        names=names)
+    return made(args.judge, policy=getattr(args, "policy", None), mask=bool(getattr(args, "mask", False)),
+                mask_names=list(getattr(args, "mask_name", None) or []), **judge_kwargs(args, cache=cache))
 
 
 def evaluate_inputs(args: argparse.Namespace, runs: int = 1, judge=None):

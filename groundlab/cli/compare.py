@@ -50,6 +50,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
     b_cases = load_cases(args.b, args.passages_b if args.passages_b is not None else args.passages)
     pair_cases(a_cases, b_cases, args.pair_by)  # a file that cannot be paired stops before any judging
     judge = make_judge(args)
+    from ..core.policy import policy_of
+
+    policy = policy_of(judge)
+    if policy is not None:  # both sides placed before either is judged (and paid for)
+        policy.check_cases(a_cases)
+        policy.check_cases(b_cases)
     splitter = splitter_from(args)
     workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
     evaluations = []

@@ -138,9 +138,9 @@ def _answer(number: int, raw: Optional[bytes], args: argparse.Namespace, judge, 
             hint = " (rename \"passages\" to \"retrieved\")" if "retrieved" in missing and "passages" in record else ""
             raise GroundlabError(f"the required field \"{missing[0]}\" is missing{hint}; a record needs question, "
                                  "retrieved and answer.")
-        classification = record.get("classification")
-        if classification is not None and (not isinstance(classification, str) or not classification.strip()):
-            raise GroundlabError("\"classification\" must be a non-empty string like \"confidential\" or absent.")
+        from ..core.io import named_value
+
+        classification = named_value("classification", record.get("classification"))  # as score reads it
         result = guard(record["question"], record["retrieved"], record["answer"], judge, args.mode,
                        splitter=splitter, route_when=args.route_when, marker=args.marker, notice=args.notice,
                        classification=classification)

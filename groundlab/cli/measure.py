@@ -174,6 +174,15 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
+    """``groundlab score``; a SIGTERM or SIGHUP ends it as Ctrl-C does: its workers with it, and
+    nothing half written left behind."""
+    from .common import stop_on_signals
+
+    with stop_on_signals():
+        return _score(args)
+
+
+def _score(args: argparse.Namespace) -> int:
     from ..core.io import plural
 
     penalty = _penalty(args)

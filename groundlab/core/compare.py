@@ -423,7 +423,7 @@ def compare(a: Union[PathLike, Sequence[Case]], b: Union[PathLike, Sequence[Case
     'B is flagged by the judge on 1 fewer of 10 answers given by both (A alone on 1, B alone on 0); the difference is \
 −10 points, 95% range −32 to +14: could be noise, p = 1.00.'
     """
-    from ..judges import get_judge
+    from .policy import make_judge
 
     sources = sources or tuple(str(x) if isinstance(x, (str, Path)) else "(cases)" for x in (a, b))
     a_cases = load_cases(a, passages) if isinstance(a, (str, Path)) else list(a)
@@ -431,7 +431,13 @@ def compare(a: Union[PathLike, Sequence[Case]], b: Union[PathLike, Sequence[Case
         else list(b)
     pairing = pair_cases(a_cases, b_cases, pair_by, names)
     if evaluations is None:
-        judge = get_judge(judge) if isinstance(judge, str) else judge
+        judge = make_judge(judge)
+        from .policy import policy_of
+
+        policy = policy_of(judge)
+        if policy is not None:  # both sides placed before either is judged
+            policy.check_cases(a_cases)
+            policy.check_cases(b_cases)
         evaluations = (evaluate(a_cases, judge, splitter=splitter), evaluate(b_cases, judge, splitter=splitter))
     ev_a, ev_b = evaluations
     if ev_a.claims.attrs.get("judge") != ev_b.claims.attrs.get("judge"):

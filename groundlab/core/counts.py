@@ -391,44 +391,64 @@ class Counts:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], name: str) -> "Counts":
-        """Counts read back from :meth:`to_json` (``name``: the file, for messages)."""
+        """Counts read back from :meth:`to_json` (``name``: the file, for messages), every field
+        checked: its kind, its range (whole numbers from 0, a count no more than its total), the
+        cells every run writes and how they fit, and the case ids against the cases counted. A
+        file that fails is one sentence naming it and the field."""
         if not isinstance(data, Mapping) or "groundlab_counts" not in data:
             hint = (" (it holds the figures of 'score --json', which cannot be added up; write each part with "
                     "'groundlab score --counts-out PART.json')" if isinstance(data, Mapping) and "hallucination_rate" in data
                     else "")
             raise InputError(f"{name} is not a counts file of groundlab{hint}; give the files 'groundlab score "
                              "--counts-out' or 'groundlab merge --out' wrote.")
-        if data["groundlab_counts"] != FORMAT:
+        if data["groundlab_counts"] != FORMAT or isinstance(data["groundlab_counts"], bool):
             raise InputError(f"{name} is a counts file of format {data['groundlab_counts']!r}, which this groundlab "
                              f"does not read (it reads format {FORMAT}); score that part again with this version.")
+        extra = sorted(set(data) - _FIELDS)
+        missing = sorted(_FIELDS - set(data))
+        if extra or missing:
+            raise InputError(f"{name} {'has ' + repr(extra[0]) if extra else 'lacks ' + repr(missing[0])}, which a "
+                             f"counts file {'does not hold' if extra else 'holds'}; {_AGAIN}.")
+        judge = _of_kind(data["judge"], str, name, "judge", "a judge's name")
+        identity = data["judge_identity"]
+        if identity is not None:
+            _of_kind(identity, dict, name, "judge_identity", "an object")
+        counts = cls(judge, identity)
+        counts.cells = _cells(data["counts"], name)
+        errors = []
+        for k, error in enumerate(_of_kind(data["errors"], list, name, "errors", "a list")):
+            if not (isinstance(error, list) and len(error) == 3 and isinstance(error[0], str)
+                    and isinstance(error[2], str)):
+                raise InputError(f"{name}: errors[{k}] is {_shown(error)}, not [case id, claim, error]; {_AGAIN}.")
+            errors.append((error[0], _whole(error[1], name, f"errors[{k}] claim", 1), error[2]))
+        counts.errors = errors
+        passages = _of_kind(data["without_passages"], list, name, "without_passages", "a list of case ids")
+        if not all(isinstance(x, str) for x in passages):
+            raise InputError(f"{name}: without_passages holds something other than case ids; {_AGAIN}.")
+        counts.without_passages = passages[:SHOWN_WITHOUT_PASSAGES]
+        counts.shards = _whole(data["shards"], name, "shards", 1)
+        sources = _of_kind(data["sources"], list, name, "sources", "a list of file names")
+        if not all(isinstance(s, str) for s in sources):
+            raise InputError(f"{name}: sources holds something other than file names; {_AGAIN}.")
+        counts.sources = list(sources)
+        ids = _of_kind(data["case_ids"], dict, name, "case_ids", "an object")
+        if ids.get("fingerprint") != "blake2b-64" or set(ids) != {"fingerprint", "cases", "sorted"}:
+            raise InputError(f"{name}: case_ids must hold fingerprint \"blake2b-64\", cases and sorted; {_AGAIN}.")
+        n_ids = _whole(ids["cases"], name, "case_ids.cases")
         try:
-            counts = cls(str(data["judge"]), data.get("judge_identity"))
-            for row in data["counts"]:
-                group = row["group"]
-                if not isinstance(group, str):
-                    raise TypeError
-                count, total = row["count"], row["total"]
-                if not isinstance(count, int) or (total is not None and not isinstance(total, int)):
-                    raise TypeError
-                counts.cells[(str(row["measure"]), group)] = [count, total]
-            counts.errors = [(str(a), int(b), str(c)) for a, b, c in data.get("errors", [])]
-            counts.without_passages = [str(x) for x in data.get("without_passages", [])][:SHOWN_WITHOUT_PASSAGES]
-            ids = data["case_ids"]
-            raw = base64.b64decode(ids["sorted"], validate=True)
-            if len(raw) != 8 * int(ids["cases"]):
-                raise ValueError
-            counts.fingerprints = array("Q")
-            counts.fingerprints.frombytes(_little_endian(raw))
-            counts.shards = int(data.get("shards", 1))
-            counts.sources = [str(s) for s in data.get("sources", [])]
-        except (KeyError, TypeError, ValueError, AttributeError):
-            raise InputError(f"{name} is a damaged counts file (a field is missing or of the wrong kind); write it "
-                             "again with 'groundlab score --counts-out'.") from None
-        if counts.count("cases") != len(counts.fingerprints):
-            raise InputError(f"{name} counts {counts.count('cases')} cases but holds {len(counts.fingerprints)} case "
-                             "ids; it was changed after groundlab wrote it: write it again.")
+            raw = base64.b64decode(_of_kind(ids["sorted"], str, name, "case_ids.sorted", "base64 text"), validate=True)
+        except ValueError:
+            raise InputError(f"{name}: case_ids.sorted is not base64 text; {_AGAIN}.") from None
+        if len(raw) != 8 * n_ids:
+            raise InputError(f"{name}: case_ids.sorted holds {len(raw) / 8:g} fingerprints of 8 bytes, and "
+                             f"case_ids.cases says {n_ids}; {_AGAIN}.")
+        counts.fingerprints = array("Q")
+        counts.fingerprints.frombytes(_little_endian(raw))
+        if counts.count("cases") != n_ids:
+            raise InputError(f"{name} counts {counts.count('cases')} cases but holds {n_ids} case ids; it was "
+                             "changed after groundlab wrote it: write it again.")
+        _check_cells(counts, name)
         return counts
-
 
 def _little_endian(raw: bytes) -> bytes:
     import sys
@@ -531,6 +551,122 @@ def _added_up(first: Counts, parts: Sequence[Counts]) -> Counts:
         merged.merge(part)
     return merged
 
+
+# ------------------------------------------------------------------ reading a counts file
+
+#: The measures a counts file holds: those that are a count of a total, and the plain counts.
+RATE_MEASURES = frozenset({
+    "faithfulness", "contradicted", "unsupported", "judge_errors", "citation_recall", "claims_citing",
+    "citation_precision", "by_kind", "by_process", "false_abstention", "abstention", "hallucination_rate",
+    "hallucination_rate_by_person", "incident_hallucination_rate", "incident_hallucination_rate_by_person",
+    "stratum_labeled"})
+COUNT_MEASURES = frozenset({
+    "claims", "citations_undecided", "cases", "process_cases", "answerable_known", "outcomes", "labeled_cases",
+    "cites_by_position", "held_back", "held_back_unjudged", "origin_cases", "incidents", "answered_cases",
+    "without_passages", "stratum", "outcomes_by_person"})
+#: The cells every counts file of judged cases holds, whatever its cases.
+ALWAYS = ("claims", "faithfulness", "contradicted", "unsupported", "judge_errors", "citation_recall",
+          "claims_citing", "citation_precision", "citations_undecided", "cases")
+#: The largest count a file may hold (a thousand million million: no run counts more).
+MAX_COUNT = 10 ** 15
+
+_FIELDS = {"groundlab_counts", "judge", "judge_identity", "shards", "sources", "counts", "errors", "without_passages",
+           "case_ids"}
+_AGAIN = "write it again with 'groundlab score --counts-out' (or 'groundlab merge --out')"
+
+
+def _whole(value: Any, name: str, field: str, low: int = 0) -> int:
+    """``value`` as a count: a whole number (not true or false) from ``low`` to :data:`MAX_COUNT`."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"{name}: {field} is {_shown(value)}, not a whole number; {_AGAIN}.")
+    if not low <= value <= MAX_COUNT:
+        raise InputError(f"{name}: {field} is {_shown(value)}, outside {low} to {MAX_COUNT:.0e} (no run counts "
+                         f"that); {_AGAIN}.")
+    return value
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value) if not isinstance(value, int) or isinstance(value, bool) or abs(value) < 10 ** 18 \
+        else f"a number of {len(str(abs(value)))} digits"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _of_kind(value: Any, kind: type, name: str, field: str, what: str) -> Any:
+    if not isinstance(value, kind):
+        raise InputError(f"{name}: {field} is {_shown(value)}, not {what}; {_AGAIN}.")
+    return value
+
+
+def _cells(rows: Any, name: str) -> Dict[Tuple[str, Any], List[Optional[int]]]:
+    """The ``counts`` of a file as cells, every row checked (a field, its kind, its range)."""
+    cells: Dict[Tuple[str, Any], List[Optional[int]]] = {}
+    for k, row in enumerate(_of_kind(rows, list, name, "counts", "a list of rows")):
+        where = f"counts[{k}]"
+        _of_kind(row, dict, name, where, "a row {\"measure\", \"group\", \"count\", \"total\"}")
+        extra = sorted(set(row) - {"measure", "group", "count", "total"})
+        missing = [f for f in ("measure", "group", "count", "total") if f not in row]
+        if extra or missing:
+            raise InputError(f"{name}: {where} {'has ' + repr(extra[0]) if extra else 'lacks ' + repr(missing[0])}; "
+                             f"a row holds measure, group, count and total; {_AGAIN}.")
+        measure = _of_kind(row["measure"], str, name, f"{where}.measure", "a measure's name")
+        where = f"{where} ({measure})"
+        if measure not in RATE_MEASURES and measure not in COUNT_MEASURES:
+            raise InputError(f"{name}: {where} is a measure no counts file holds; {_AGAIN}.")
+        group = _of_kind(row["group"], str, name, f"{where}.group", "a text")
+        count = _whole(row["count"], name, f"{where}.count")
+        total = row["total"]
+        if measure in RATE_MEASURES:
+            if total is None:
+                raise InputError(f"{name}: {where}.total is null, and {measure} is a count of a total; {_AGAIN}.")
+            total = _whole(total, name, f"{where}.total")
+            if count > total:
+                raise InputError(f"{name}: {where}.count {count} is more than its total {total}; {_AGAIN}.")
+        elif total is not None:
+            raise InputError(f"{name}: {where}.total is {_shown(total)}, and {measure} is a plain count (null); "
+                             f"{_AGAIN}.")
+        if (measure, group) in cells:
+            raise InputError(f"{name}: {where} counts {measure} {group!r} a second time; {_AGAIN}.")
+        cells[(measure, group)] = [count, total]
+    return cells
+
+
+def _check_cells(counts: "Counts", name: str) -> None:
+    """Refuse cells that cannot come from judging cases: a cell every run writes missing, or
+    counts that do not fit each other (the judged claims, the answered cases)."""
+    cases = counts.count("cases")
+    if not counts.cells:
+        return
+    missing = [m for m in ALWAYS if (m, "") not in counts.cells]
+    if missing:
+        raise InputError(f"{name}: the counts lack {missing[0]}, which every run writes; {_AGAIN}.")
+    claims = counts.count("claims")
+    supported, judged = counts.get("faithfulness")
+
+    def fits(ok: bool, what: str) -> None:
+        if not ok:
+            raise InputError(f"{name}: {what}; {_AGAIN}.")
+
+    for measure in ("contradicted", "unsupported", "claims_citing"):
+        fits(counts.get(measure)[1] == judged, f"the total of {measure} ({counts.get(measure)[1]}) is not that of "
+                                               f"faithfulness ({judged}), the judged claims")
+    fits(supported + counts.count("contradicted") + counts.count("unsupported") == judged,
+         f"supported, contradicted and unsupported claims add up to "
+         f"{supported + counts.count('contradicted') + counts.count('unsupported')}, not to the {judged} judged")
+    errors, total = counts.get("judge_errors")
+    fits(total == claims and claims - errors == judged,
+         f"judge_errors ({errors} of {total}) does not fit {claims} claims of which {judged} were judged")
+    fits(counts.get("citation_recall")[1] <= supported,
+         f"citation_recall counts {counts.get('citation_recall')[1]} supported claims of {supported}")
+    answered = counts.count("answered_cases")
+    fits(answered <= cases, f"answered_cases ({answered}) is more than the {cases} cases")
+    strata = sum(c for (m, _), (c, _) in counts.cells.items() if m == "stratum")
+    fits(strata == answered, f"the strata hold {strata} answered cases, not {answered}")
+    for measure in ("hallucination_rate", "hallucination_rate_by_person"):
+        fits(counts.get(measure)[1] <= answered, f"{measure} is over {counts.get(measure)[1]} answered cases of "
+                                                 f"{answered}")
+    for measure in ("outcomes", "outcomes_by_person"):
+        total = sum(c for (m, _), (c, _) in counts.cells.items() if m == measure)
+        fits(total <= cases, f"the {measure.replace('_', ' ')} count {total} cases of {cases}")
 
 def read_counts(path) -> Counts:
     """A counts file (``score --counts-out``, ``merge --out``)."""

@@ -20,7 +20,7 @@ import sys
 from array import array
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._gc import paused_gc
 from .claims import ClaimSplitter, Split, positional_aliases, shorten
@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover - numpy and pandas are imported where fram
     import pandas as pd
 
     from .counts import Counts
-from ..judges import DEFAULT_JUDGE, Judge, Pair, get_judge
+from ..judges import DEFAULT_JUDGE, Judge, Pair
 from .kinds import claim_kinds
 from .parallel import can_fork, in_workers
 from .records import Case, Evidence, InputError, Passage, Verdict
@@ -132,6 +132,13 @@ def resolve_aliases(split: Split, aliases: Mapping[str, str]) -> Split:
     return Split(tuple(claims), split.abstains, split.by_position)
 
 
+def _made(judge: Union[str, Judge, None], **guarded: Any) -> Judge:
+    """The judge ``judge`` names, made where every judge is (:func:`groundlab.policy.make_judge`)."""
+    from .policy import make_judge
+
+    return make_judge(judge, **guarded)
+
+
 def evaluate(
     cases: Union[Sequence[Case], pd.DataFrame, Sequence[Mapping]],
     judge: Union[str, Judge] = DEFAULT_JUDGE,
@@ -139,6 +146,9 @@ def evaluate(
     splitter: Optional[ClaimSplitter] = None,
     progress: Union[bool, Callable[[int], None]] = False,
     workers: int = 1,
+    policy: Any = None,
+    mask: bool = False,
+    mask_names: Sequence[str] = (),
 ) -> Evaluation:
     """Judge every claim of ``cases`` and return the claim and case frames.
 
@@ -149,6 +159,9 @@ def evaluate(
     when the judge is CPU-bound and local (``judge.cpu_bound``, the rules judges); results are the
     same as with one.
 
+    ``policy`` (a data policy file), ``mask`` and ``mask_names`` put the judge behind the data
+    policy and the masking (:func:`groundlab.policy.make_judge`), as ``--policy`` and ``--mask`` do.
+
     >>> from groundlab import load_cases, sample_path
     >>> ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")))
     >>> ev.claims.verdict.value_counts().to_dict()
@@ -156,7 +169,7 @@ def evaluate(
     """
     if hasattr(cases, "columns") or (len(cases) and not isinstance(cases[0], Case)):
         cases = load_cases(cases)
-    judge = get_judge(judge) if isinstance(judge, str) else judge
+    judge = _made(judge, policy=policy, mask=mask, mask_names=mask_names)
     from .policy import policy_of
 
     policy = policy_of(judge)
@@ -332,7 +345,7 @@ def evaluate_file(
     This process then only coordinates, and runs ``while_waiting`` (say, imports the next step
     needs) while the workers judge.
     """
-    judge = get_judge(judge) if isinstance(judge, str) else judge
+    judge = _made(judge)
     splitter = splitter or ClaimSplitter()
     path = Path(cases)
     # Parts are cut at byte offsets, which only a regular file has: standard input, a pipe or a
@@ -424,7 +437,7 @@ def count_file(
     if claims_out is not None:
         check_frame_target(claims_out, force, [cases, passages if not isinstance(passages, Mapping) else None])
 
-    judge = get_judge(judge) if isinstance(judge, str) else judge
+    judge = _made(judge)
     splitter = splitter or ClaimSplitter()
     path = Path(cases) if not (isinstance(cases, str) and cases == "-") else cases
     if not streams(judge):
@@ -444,16 +457,21 @@ def count_file(
                 and Path(path).stat().st_size >= PARALLEL_MIN_BYTES)
     bar = _progress(progress, None)
     writer = ClaimsWriter(claims_out, identity) if claims_out is not None else None
+    part_writers: List[ClaimsWriter] = []  # made here, so that a run stopped midway removes every part's file
     try:
         with paused_gc():
             if parallel:
-                def work(span: Span, report) -> dict:
-                    part_writer = ClaimsWriter(writer.path, identity) if writer is not None else None
-                    return count_part(path, table, passages_name, span, judge, splitter, part_writer, report,
-                                      send_ids=True)
+                spans = split_file(path, workers)
+                if writer is not None:
+                    part_writers.extend(ClaimsWriter(writer.path, identity) for _ in spans)
+
+                def work(k_span: Tuple[int, Span], report) -> dict:
+                    k, span = k_span
+                    return count_part(path, table, passages_name, span, judge, splitter,
+                                      part_writers[k] if part_writers else None, report, send_ids=True)
 
                 ids = array("Q")
-                results = [result for result, _ in in_workers(split_file(path, workers), work, bar,
+                results = [result for result, _ in in_workers(list(enumerate(spans)), work, bar,
                                                               on_part=lambda k, part: ids.frombytes(part))]
                 results[0]["counts"].fingerprints = ids  # every part's, sent chunk by chunk; their order is of no use
             else:
@@ -463,6 +481,8 @@ def count_file(
         if writer is not None:
             writer.close()
     except BaseException:
+        for part_writer in part_writers:
+            part_writer.discard()
         if writer is not None:
             writer.discard()
         raise

@@ -100,11 +100,40 @@ def read_bytes(path: PathLike, what: str, head: bytes = b"", fh: Optional[Binary
     return data
 
 
+def wide_encoding(head: bytes) -> Optional[str]:
+    """``"UTF-16-LE"``, ``"UTF-16-BE"``, ``"UTF-32-LE"`` or ``"UTF-32-BE"`` when ``head`` (the first
+    bytes of a file) is text in that encoding, by its byte-order mark or, without one, by the NUL
+    bytes every ASCII character brings; else ``None``."""
+    for mark, name in ((b"\xff\xfe\x00\x00", "UTF-32-LE"), (b"\x00\x00\xfe\xff", "UTF-32-BE"),
+                       (b"\xff\xfe", "UTF-16-LE"), (b"\xfe\xff", "UTF-16-BE")):
+        if head.startswith(mark):
+            return name
+    sample = head[:512]
+    if len(sample) < 8:
+        return None
+    sample = sample[:len(sample) // 4 * 4]
+    for name, width, at in (("UTF-32-LE", 4, 0), ("UTF-32-BE", 4, 3), ("UTF-16-LE", 2, 0), ("UTF-16-BE", 2, 1)):
+        chars = [sample[k:k + width] for k in range(0, len(sample), width)]
+        if all(c[at] != 0 and c[:at] + c[at + 1:] == b"\0" * (width - 1) for c in chars[:8]) and \
+                sum(c[:at] + c[at + 1:] == b"\0" * (width - 1) for c in chars) >= 0.9 * len(chars):
+            return name
+    return None
+
+
+def wide_text_message(name: str, encoding: str) -> str:
+    return (f"{name} is {encoding} text, not UTF-8; save it as UTF-8 (most editors: 'Save with encoding', or "
+            f"iconv -f {encoding} -t UTF-8) and run again")
+
+
 def decode_text(data: bytes, path: PathLike) -> str:
-    """Bytes as UTF-8 text (a byte-order mark dropped); one sentence naming the line otherwise."""
+    """Bytes as UTF-8 text (a byte-order mark dropped); one sentence naming the line otherwise (and
+    the encoding, when it is UTF-16 or UTF-32)."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
+        wide = wide_encoding(data[:512])
+        if wide is not None:
+            raise InputError(wide_text_message(_display(path), wide) + ".") from None
         line = data.count(b"\n", 0, exc.start) + 1
         raise InputError(
             f"{_display(path)} line {line} is not UTF-8 text (byte 0x{data[exc.start]:02x}); "
@@ -117,6 +146,9 @@ def read_text(path: PathLike, what: str) -> str:
     with open_input(path, what) as fh:
         head = fh.read(65536)
         if b"\0" in head:
+            wide = wide_encoding(head)
+            if wide is not None:
+                raise InputError(wide_text_message(_display(path), wide) + ".")
             raise InputError(f"{_display(path)} holds binary data (NUL bytes), not text; "
                              f"pass the {what} file itself.")
         data = read_bytes(path, what, head, fh)
@@ -191,6 +223,10 @@ def jsonl_objects(fh: Any, name: str, first: int = 1, length: int = -1, hint: st
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
+            wide = wide_encoding(raw) if number == first else None
+            if wide is not None:
+                raise _line_error(wide_text_message(name, wide) + (
+                    " (groundlab import reads it as it is)." if hint else "."), number) from None
             raise _line_error(
                 f"{name} line {number} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at "
                 f"column {exc.start + 1}); save the file as UTF-8 and run again{hint}.", number
@@ -652,16 +688,30 @@ def _case(obj: Mapping, source: str, table: Optional[Mapping[str, Passage]], pas
     aliases = obj.get("aliases")
     if aliases is not None:
         aliases = _aliases(aliases, found, where)
-    named = {}
-    for field in ("classification", "origin"):
-        value = obj.get(field)
-        if value is not None and (not isinstance(value, str) or not value.strip()):
-            example = "confidential" if field == "classification" else "incident"
-            raise InputError(f"{where}: \"{field}\" must be a non-empty string like \"{example}\" or absent, "
-                             f"not {json.dumps(value)}.")
-        named[field] = value.strip() if isinstance(value, str) else None
+    named = {field: named_value(field, obj.get(field), where) for field in ("classification", "origin")}
     return Case(cid, obj["question"], tuple(found), obj["answer"], answerable, labels, source,
                 process=process, meta=meta or None, aliases=aliases, **named)
+
+
+def named_value(field: str, value: Any, where: str = "") -> Optional[str]:
+    """A case's ``classification`` or ``origin`` as every reader takes it (a cases file, a guard
+    record, a library call): a non-empty string, the spaces around it dropped (``"confidential "``
+    is ``confidential``), or ``None`` when absent; anything else is one sentence."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        example = "confidential" if field == "classification" else "incident"
+        raise InputError(f"{where + ': ' if where else ''}\"{field}\" must be a non-empty string like "
+                         f"\"{example}\" or absent, not {json.dumps(value) if _jsonable(value) else _json_type(value)}.")
+    return value.strip()
+
+
+def _jsonable(value: Any) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _aliases(aliases: object, retrieved: Sequence[Passage], where: str) -> Optional[Dict[str, str]]:

@@ -10,6 +10,7 @@ the parts, and may do other work of its own (``while_waiting``) meanwhile.
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import traceback
 from multiprocessing.connection import wait
 from typing import Any, Callable, List, Optional, Sequence, Tuple
@@ -32,9 +33,14 @@ def in_workers(tasks: Sequence[Any], work: Callable[[Any, Report], Any], progres
     order, what ``work`` returned and the parts it reported (``on_part(k, part)``: each part is
     handed over as it comes, from task ``k``, and not kept here). A :class:`GroundlabError` in a
     worker is raised here (the first by task order); any other failure is raised as
-    ``RuntimeError`` carrying the worker's traceback."""
+    ``RuntimeError`` carrying the worker's traceback.
+
+    Stopped before every worker is done (Ctrl-C, a signal this process turns into an exception,
+    a worker's error), it ends the workers at once, and they are gone when it returns: none lives
+    on holding the caller's pipes or writing a file. The workers leave Ctrl-C to this process."""
     context = multiprocessing.get_context("fork")
     processes, inbox = [], {}
+    finished = False
     try:
         for k, task in enumerate(tasks):
             receive, send = context.Pipe(duplex=False)
@@ -67,6 +73,7 @@ def in_workers(tasks: Sequence[Any], work: Callable[[Any, Report], Any], progres
                 outcomes[k] = (kind, value)
                 del inbox[connection]
                 connection.close()
+        finished = True
         for kind, value in outcomes:
             if kind == "input":
                 raise GroundlabError(value)
@@ -74,13 +81,22 @@ def in_workers(tasks: Sequence[Any], work: Callable[[Any, Report], Any], progres
                 raise RuntimeError(f"a worker process failed:\n{value}")
         return [(value, got) for (_, value), got in zip(outcomes, parts)]
     finally:
+        if not finished:
+            for process in processes:
+                if process.is_alive():
+                    process.terminate()
         for process in processes:
             process.join(timeout=5)
             if process.is_alive():
-                process.terminate()
+                process.kill()
+                process.join()
 
 
 def _worker(work: Callable[[Any, Report], Any], task: Any, send) -> None:
+    # Ctrl-C reaches every process of the terminal: the parent handles it and ends the workers;
+    # a SIGTERM (the parent ending them) ends a worker at once, whatever handler it inherited.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
         with paused_gc():
             result = work(task, lambda n, part=None: send.send(("progress", (n, part))))

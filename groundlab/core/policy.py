@@ -22,6 +22,10 @@ the models and endpoints::
     endpoints = ["https://llm-gateway.example.internal"]
     mask = true
 
+Every judge groundlab runs, for a command, a notebook or a library call, is made in one place,
+:func:`make_judge`: from its name through the registry, behind the policy and the masking asked
+for (``tests/test_policy.py`` fails on any other module that builds a judge).
+
 The policy is enforced where requests leave: :func:`apply_policy` puts a :class:`PolicyGate`
 in front of the judge (in front of each of a cascade's two), and every claim passes through it
 before the judge sees it, whichever way it comes (a cascade's escalation, a batch, the guard, a
@@ -40,7 +44,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from .io import PathLike, read_text, sha256_text
 from .masking import DEFAULT_REGIONS, Masker, Table
-from .records import Evidence, InputError, Verdict
+from .records import Evidence, GroundlabError, InputError, Verdict
 
 #: The judges that run on this machine: nothing they judge leaves it.
 OFFLINE = ("signals", "rules", "lexical", "entail", "nli")
@@ -276,8 +280,9 @@ class PolicyGate:
         allowed: List[int] = []
         held: Dict[Optional[str], List[int]] = {}
         reasons: Dict[int, str] = {}
-        tables: Dict[int, Table] = {}
+        masked: Dict[int, _MaskedCase] = {}  # by the evidence: each case's texts are masked once
         masked_pairs: Dict[int, Tuple[str, Evidence]] = {}
+        claims_of: Optional[Dict[int, List[str]]] = None
         for k, (text, evidence) in enumerate(pairs):
             why, cls = self.route(evidence)
             first = evidence.answer is not None and id(evidence) not in self._seen
@@ -287,12 +292,16 @@ class PolicyGate:
                 allowed.append(k)
                 if self._masks(cls):
                     key = id(evidence)
-                    if key not in tables:
-                        tables[key] = self.masker.table([evidence.question, *(p.text for p in evidence.passages),
-                                                         evidence.answer or "", *(t for t, e in pairs if e is evidence)])
-                        if first and tables[key]:
+                    case = masked.get(key)
+                    if case is None:
+                        if claims_of is None:
+                            claims_of = {}
+                            for t, e in pairs:
+                                claims_of.setdefault(id(e), []).append(t)
+                        case = masked[key] = _MaskedCase.of(self.masker, evidence, claims_of[key])
+                        if first and case.table:
                             self.masked_cases += 1
-                    masked_pairs[k] = self._masked(text, evidence, tables[key])
+                    masked_pairs[k] = case.pair(self.masker, text)
                 continue
             instead = self.policy.classes[cls].fallback() if self.policy is not None else None
             if instead == self.name:
@@ -312,8 +321,8 @@ class PolicyGate:
             if len(verdicts) != len(sent):
                 raise RuntimeError(f"judge {self.name!r} returned {len(verdicts)} verdicts for {len(sent)} claims")
             for k, verdict in zip(allowed, verdicts):
-                table = tables.get(id(pairs[k][1]))
-                out[k] = self._unmasked(verdict, table) if table else verdict
+                case = masked.get(id(pairs[k][1]))
+                out[k] = case.unmasked(verdict) if case is not None and case.table else verdict
         for instead, idx in held.items():
             if instead is None:
                 for k in idx:
@@ -322,26 +331,11 @@ class PolicyGate:
                 continue
             judge = self._instead.get(instead)
             if judge is None:
-                from ..judges import get_judge
-
-                judge = self._instead[instead] = get_judge(instead)
+                judge = self._instead[instead] = _registered(instead)
             verdicts = judge.judge_batch([pairs[k] for k in idx])
             for k, verdict in zip(idx, verdicts):
                 out[k] = replace(verdict, reason=f"{instead} ({reasons[k]}): {verdict.reason}", held_back=self.name)
         return out  # type: ignore[return-value]
-
-    def _masked(self, text: str, evidence: Evidence, table: Table) -> Tuple[str, Evidence]:
-        if not table:
-            return text, evidence
-        m = self.masker
-        passages = tuple(replace(p, text=m.mask(p.text, table)) for p in evidence.passages)
-        masked = Evidence(m.mask(evidence.question, table), passages,
-                          None if evidence.answer is None else m.mask(evidence.answer, table), evidence.classification)
-        return m.mask(text, table), masked
-
-    def _unmasked(self, verdict: Verdict, table: Table) -> Verdict:
-        return replace(verdict, reason=self.masker.unmask(verdict.reason, table),
-                       error=None if verdict.error is None else self.masker.unmask(verdict.error, table))
 
     def _estimate(self, pairs: Sequence[Tuple[str, Evidence]], runs: int = 1):
         """What judging ``pairs`` would cost: the inner judge's estimate of the claims the policy lets
@@ -390,6 +384,51 @@ class PolicyGate:
         return out
 
 
+@dataclass
+class _MaskedCase:
+    """One case's evidence as it is sent, masked: its question, passages (ids and texts) and
+    answer masked once with one table built over them and its claims, and the way back."""
+
+    table: Table
+    evidence: Evidence
+    ids: Dict[str, str]  # a passage's id as sent -> its own id
+
+    @classmethod
+    def of(cls, masker: Masker, evidence: Evidence, claims: Sequence[str]) -> "_MaskedCase":
+        table = masker.table([evidence.question, *(p.id for p in evidence.passages),
+                              *(p.text for p in evidence.passages), evidence.answer or "", *claims])
+        if not table:
+            return cls(table, evidence, {})
+        ids: Dict[str, str] = {}
+        passages = []
+        for p in evidence.passages:
+            sent = masker.mask(p.id, table)
+            if sent != p.id:
+                while sent in ids and ids[sent] != p.id:  # two ids that mask alike stay two
+                    sent += "'"
+                ids[sent] = p.id
+            passages.append(replace(p, id=sent, text=masker.mask(p.text, table)))
+        masked = Evidence(masker.mask(evidence.question, table), tuple(passages),
+                          None if evidence.answer is None else masker.mask(evidence.answer, table),
+                          evidence.classification)
+        return cls(table, masked, ids)
+
+    def pair(self, masker: Masker, text: str) -> Tuple[str, Evidence]:
+        return (masker.mask(text, self.table) if self.table else text), self.evidence
+
+    def unmasked(self, verdict: Verdict) -> Verdict:
+        """``verdict`` with its texts and passage ids as the case writes them."""
+        def back(text: Optional[str]) -> Optional[str]:
+            return None if text is None else Masker.unmask(text, self.table)
+
+        backing = verdict.supported_by
+        if backing is not None:
+            backing = tuple(self.ids.get(i, back(i)) for i in backing)  # type: ignore[misc]
+        return replace(verdict, reason=back(verdict.reason), error=back(verdict.error), supported_by=backing,
+                       evidence=back(verdict.evidence), matched=tuple(map(back, verdict.matched)),
+                       clashed=tuple(map(back, verdict.clashed)))
+
+
 @dataclass(frozen=True)
 class HeldEstimate:
     """A judge's :meth:`estimate` of the claims the policy lets through, and the cases it holds back."""
@@ -434,5 +473,59 @@ def policy_of(judge: Any) -> Optional[DataPolicy]:
     return next((g.policy for g in gates(judge) if g.policy is not None), None)
 
 
+def _registered(name: str, **options: Any) -> Any:
+    """The judge registered as ``name``, as the registry builds it: called here only (by
+    :func:`make_judge`, and for the offline judge a gate hands what it holds back to)."""
+    from ..judges import get_judge
+
+    return get_judge(name, **options)
+
+
+def make_judge(judge: Any = None, *, policy: Union[PathLike, DataPolicy, None] = None, mask: bool = False,
+               mask_names: Sequence[str] = (), **options: Any) -> Any:
+    """The one place groundlab makes the judges it runs: ``judge`` (a registered name, built with
+    ``options``; a judge object as it is; ``None``: the default judge) behind the data policy
+    ``policy`` (a file or a loaded policy; ``None`` or ``""``: none) and the masking ``mask`` and
+    ``mask_names`` ask for (:func:`apply_policy`). Every command, notebook and library function
+    that turns a judge's name into a judge calls this; ``tests/test_policy.py`` fails on any
+    other place that builds one.
+
+    A judge already behind this very policy and masking is returned as it is; behind another,
+    the new gate stands in front of the old one, so both apply.
+
+    >>> make_judge("rules").name
+    'rules'
+    >>> type(make_judge("llm", mask=True, dry_run=True)).__name__
+    'PolicyGate'
+    """
+    from ..judges import DEFAULT_JUDGE
+
+    if policy is not None and not isinstance(policy, DataPolicy) and not str(policy).strip():
+        policy = None
+    names = tuple(n for n in (mask_names or ()) if n and str(n).strip())
+    mask = bool(mask or names)
+    if judge is None or isinstance(judge, str):
+        built = _registered(judge or DEFAULT_JUDGE, **options)
+    else:
+        if options:
+            raise GroundlabError(f"options ({', '.join(sorted(options))}) go with a judge's name, not with a judge "
+                                 "object; pass the name, or build the judge with them first.")
+        built = judge
+        if policy is None and not mask:
+            return built
+        loaded = load_policy(policy) if policy is not None else None
+        if any(_guards_alike(g, loaded, mask, names) for g in gates(built)):
+            return built
+        policy = loaded
+    return apply_policy(built, policy, mask=mask, names=names)
+
+
+def _guards_alike(gate: "PolicyGate", policy: Optional[DataPolicy], mask: bool, names: Sequence[str]) -> bool:
+    same_policy = (gate.policy is None) == (policy is None) and (
+        policy is None or gate.policy.digest == policy.digest)  # type: ignore[union-attr]
+    wanted = set(names) | set(policy.names if policy else ())
+    return same_policy and gate.mask_all == mask and set(gate.masker.names) == {n.strip() for n in wanted}
+
+
 __all__ = ["Allowance", "DataPolicy", "HeldEstimate", "OFFLINE", "PolicyGate", "apply_policy", "gates", "load_policy",
-           "policy_of"]
+           "make_judge", "policy_of"]

@@ -89,9 +89,9 @@ class JudgeSpec:
         built = _BUILT.get(key)
         if built is None:
             from ..core.claims import ClaimSplitter
-            from ..judges import get_judge
+            from ..core.policy import make_judge
 
-            built = _BUILT[key] = (get_judge(self.name, **dict(self.options)), self.splitter or ClaimSplitter())
+            built = _BUILT[key] = (make_judge(self.name, **dict(self.options)), self.splitter or ClaimSplitter())
         return built
 
 

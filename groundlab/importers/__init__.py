@@ -41,8 +41,8 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..core.claims import ClaimSplitter, positional_aliases
-from ..core.io import (PathLike, cases_of_rows, check_output, display_name, is_stdin, outputs_like, passage_table, plural,
-                  write_atomic)
+from ..core.io import (MAX_LINE_BYTES, PathLike, _mb, cases_of_rows, check_output, display_name, is_stdin,
+                       outputs_like, passage_table, plural, write_atomic)
 from ..core.io import load_cases as read_cases
 from ..core.records import Case, InputError, Passage
 from . import deepeval, langfuse, langsmith, log, openinference, promptfoo, ragas, sap, trulens
@@ -380,11 +380,15 @@ def _case(draft: Draft, k: int, seen: Mapping[str, str], passage_ids: str, split
     if meta:
         case["meta"] = meta
     try:
-        json.dumps(case, allow_nan=False)
+        line = json.dumps(case, ensure_ascii=False, allow_nan=False)
     except RecursionError:
         raise _Reject("it nests lists or objects more deeply than groundlab writes; flatten it") from None
     except ValueError as exc:  # pragma: no cover - plain() leaves no NaN
         raise _Reject(f"it holds a value JSON cannot write ({exc})") from None
+    if len(line) > MAX_LINE_BYTES // 4 and len(line.encode("utf-8", "surrogatepass")) > MAX_LINE_BYTES:
+        size = len(line.encode("utf-8", "surrogatepass"))
+        raise _Reject(f"it makes a case line of {_mb(size)}, more than groundlab reads as one case "
+                      f"({_mb(MAX_LINE_BYTES)}: score would refuse the file); shorten its passages or answer")
     out.tool_ids += sum(1 for p in draft.passages if p.get("id"))
     if claims:
         out.answered += 1

@@ -10,11 +10,12 @@ read as CSV. ``-`` reads standard input, and a pipe is read like a file.
 from __future__ import annotations
 
 import json
+from io import BytesIO
 from pathlib import Path
 from typing import Any, BinaryIO, List, Optional, Sequence
 
 from ..core.io import (MAX_LINE_BYTES, PathLike, _json_type, decode_text, display_name, is_stdin, jsonl_objects,
-                  long_number_message, nesting_message, open_input, parse_csv, read_bytes)
+                       long_number_message, nesting_message, open_input, parse_csv, read_bytes, wide_encoding)
 from ..core.records import InputError
 from ..core.rows import read_table  # noqa: F401 (its older home)
 from .common import Source, columns_of, plain
@@ -59,6 +60,17 @@ def read_input(path: PathLike) -> Source:
         return read_folder(Path(path))
     with open_input(path, "input") as fh:
         head = fh.read(SNIFF)
+        wide = wide_encoding(head)
+        if wide is not None:  # a UTF-16 (or UTF-32) export: read as text, then as any other
+            data = read_bytes(path, "input", head, fh)
+            try:
+                text = data.decode(wide.lower()).lstrip("\ufeff")
+            except UnicodeDecodeError as exc:
+                raise InputError(f"{name} starts as {wide} text but byte {exc.start} is not {wide}; save it as "
+                                 "UTF-8 and run again.") from None
+            data = text.encode("utf-8")
+            fh = BytesIO(data)
+            head = fh.read(SNIFF)
         if head.startswith(b"PAR1"):
             return _parquet(path, name, head, fh)
         if head.startswith(b"ARROW1") or head.startswith(b"\xff\xff\xff\xff"):
@@ -179,7 +191,7 @@ def read_folder(path: Path) -> Source:
         try:
             listed = json.loads(state.read_text(encoding="utf-8")).get("_data_files", [])
             files = [path / item["filename"] for item in listed]
-        except (ValueError, TypeError, KeyError, AttributeError):
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
             files = []
     if not files:
         files = sorted(path.glob("*.arrow"))

@@ -436,6 +436,9 @@ def _chunks(evidence: object) -> Tuple[str, List[Tuple[str, Dict[str, Any]]]]:
     if evidence.lstrip().startswith("["):
         try:
             json.loads(evidence)
+        except RecursionError:
+            raise RowError("the grounding result nests JSON lists or objects more deeply than groundlab reads "
+                           "(about 1,000 levels); export it flat") from None
         except ValueError as exc:
             if evidence.lstrip().startswith("[{"):
                 raise RowError(f"the grounding result starts like the JSON of the metadata form but is not valid JSON "

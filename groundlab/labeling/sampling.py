@@ -32,7 +32,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Union
 
 import pandas as pd
 
@@ -427,13 +427,14 @@ class LabeledSample:
                 f"{table(self.rates, percents=('rate', 'low', 'high')).to_html()}")
 
 
-def weigh_back(log_cases: pd.DataFrame, read: Union["ImportReport", "SheetWaiting"], judge: str = DEFAULT_JUDGE,
+def weigh_back(log_cases: pd.DataFrame, read: Union["ImportReport", "SheetWaiting"], judge: Any = DEFAULT_JUDGE,
                passages: Optional[PathLike] = None, splitter: Optional["ClaimSplitter"] = None
                ) -> Union[LabeledSample, "SheetWaiting"]:
     """The labeled sample of a round, judged and weighed back to the log (:class:`LabeledSample`).
 
     ``log_cases``: the case frame of the whole log, judged; ``read``: what
-    :func:`groundlab.labeling.read_back` gave. While the sheet is waiting to be filled, that
+    :func:`groundlab.labeling.read_back` gave; ``judge``: a judge's name or the judge itself (the
+    one that judged the log, behind its data policy: ``JudgeComparison.judge``). While the sheet is waiting to be filled, that
     note is returned as it is: there is nothing to weigh yet.
     """
     from ..core.evaluate import evaluate

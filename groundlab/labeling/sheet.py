@@ -49,7 +49,8 @@ from ..core.frames import FORMULA_START
 from ..core.evaluate import claim_pairs, judge_pairs, split_cases
 from ..core.io import (PathLike, check_output, load_cases, load_cases_with_records, outputs_like, plural, read_csv,
                  write_atomic)
-from ..judges import DEFAULT_JUDGE, Judge, get_judge, nothing_judged
+from ..core.policy import make_judge
+from ..judges import DEFAULT_JUDGE, Judge, nothing_judged
 from ..core.records import VERDICTS, Case, GroundlabError, InputError, Passage
 from .sampling import SheetWaiting, sample_text
 
@@ -157,7 +158,7 @@ def sheet_frame(cases: Sequence[Case], *, judge: Union[str, Judge, None] = DEFAU
     splits = split_cases(cases, splitter)
     verdicts: list = []
     if judge is not None:
-        judge = get_judge(judge) if isinstance(judge, str) else judge
+        judge = make_judge(judge)
         # The very pairs `evaluate` judges first (every claim against all retrieved passages, the
         # claims of a case together): a model judge asks once per case, and replies cached by a
         # `score` run with the same judge are reused.

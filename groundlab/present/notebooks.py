@@ -226,7 +226,8 @@ def check_values(parameters: Mapping[str, Any], options: Optional[Mapping[str, s
     ``judge`` is loaded as ``--judge`` is, so a judge that cannot run here is refused too; a name
     in ``judges`` need only exist (notebook 02 names the ones it cannot load and goes on).
     """
-    from ..judges import get_judge, judge_names
+    from ..core.policy import make_judge
+    from ..judges import judge_names
 
     for name, value in parameters.items():
         label = (options or {}).get(name, f"-p {name}")
@@ -264,7 +265,7 @@ def check_values(parameters: Mapping[str, Any], options: Optional[Mapping[str, s
             if value not in ("equal", "proportional"):
                 raise GroundlabError(f"{label} must be equal or proportional, not {_show(value)}.")
         elif name == "judge":
-            get_judge(str(value))
+            make_judge(str(value))
         elif name == "judges":
             known = judge_names()
             for judge in value if isinstance(value, list) else [value]:

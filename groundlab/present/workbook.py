@@ -26,7 +26,8 @@ import pandas as pd
 from ..core.claims import ClaimSplitter, claim_splitter  # noqa: F401 (claim_splitter: the notebooks name it here)
 from ..core.evaluate import Evaluation, evaluate, split_cases
 from ..core.io import PathLike, load_cases, sha256_file
-from ..judges import DEFAULT_JUDGE, get_judge, nothing_judged
+from ..core.policy import make_judge
+from ..judges import DEFAULT_JUDGE, nothing_judged
 from ..core.metrics import (
     agreement,
     citation_problems,
@@ -201,10 +202,20 @@ class JudgeComparison:
     cases_path: str = ""
     passages_path: str = ""
     origin: str = ""
+    #: What every judge stood behind and was built with: ``policy``, ``mask``, ``mask_names``, ``judge_config``.
+    settings: Dict[str, Any] = field(default_factory=dict)
 
     @property
     def judges(self) -> List[str]:
         return list(self.evaluations)
+
+    def judge(self, name: str) -> Any:
+        """Judge ``name`` as the cases were judged: behind the same data policy and masking, with
+        the same judge config. What a notebook judges more cases with (notebook 04: its drawn sample),
+        so that they stand behind the policy too."""
+        settings = dict(self.settings)
+        config = settings.pop("judge_config", None)
+        return make_judge(name, **settings, **judge_config_options(name, config))
 
     def get(self, name: str) -> Evaluation:
         """One judge's evaluation; a judge that was unavailable is named with the reason."""
@@ -266,8 +277,8 @@ def compare_judges(cases: Sequence[Case], judges: Iterable[str], splitter: Optio
         if name in result.evaluations or name in result.unavailable:
             continue
         try:
-            judge = guarded_judge(get_judge(name, **judge_config_options(name, judge_config)), policy, mask,
-                                  mask_names)
+            judge = make_judge(name, policy=policy, mask=mask, mask_names=mask_names,
+                               **judge_config_options(name, judge_config))
         except ImportError as exc:
             result.unavailable[name] = f"a package it needs is not installed: {exc}"
             continue
@@ -283,16 +294,15 @@ def compare_judges(cases: Sequence[Case], judges: Iterable[str], splitter: Optio
     if not result.evaluations:
         raise GroundlabError("none of the judges " + ", ".join(map(repr, judges)) + " is available; "
                              "list at least one of signals, rules, lexical.")
+    result.settings = {"policy": policy, "mask": mask, "mask_names": tuple(mask_names or ()),
+                       "judge_config": judge_config}
     return result
 
 
 def guarded_judge(judge: Any, policy: Any = None, mask: bool = False, mask_names: Sequence[str] = ()) -> Any:
     """``judge`` behind the data policy and the masking asked for (``policy``: a file or a loaded
-    policy; an empty path is none), or the judge as it is."""
-    from ..core.policy import apply_policy
-
-    policy = policy if policy is not None and str(policy).strip() else None
-    return apply_policy(judge, policy, mask=bool(mask or mask_names), names=list(mask_names or ()))
+    policy; an empty path is none), or the judge as it is (:func:`groundlab.policy.make_judge`)."""
+    return make_judge(judge, policy=policy, mask=mask, mask_names=mask_names)
 
 
 def judge_config_options(name: str, judge_config: Optional[PathLike]) -> Dict[str, Any]:
@@ -418,6 +428,7 @@ def judged_cases(cases: PathLike, passages: Optional[PathLike], judges: Iterable
         comparison = compare_judges(read(), judges, splitter, judge_config, **guarded)
         origin = ""
     comparison.cases_path, comparison.passages_path, comparison.origin = str(cases), str(passages or ""), origin
+    comparison.settings = {**guarded, "mask_names": tuple(mask_names or ()), "judge_config": judge_config}
     return comparison
 
 
@@ -1140,6 +1151,12 @@ def compare_files(cases: PathLike, cases_b: PathLike, passages: Optional[PathLik
     a_cases = load_cases(cases, passages)
     b_cases = load_cases(cases_b, passages_b)
     pair_cases(a_cases, b_cases, pair_by, names)
+    if policy is not None and str(policy).strip():  # both sides placed before either is judged
+        from ..core.policy import load_policy
+
+        loaded = load_policy(policy)
+        loaded.check_cases(a_cases)
+        loaded.check_cases(b_cases)
     settings = {"citation_pattern": citation_pattern, "abstention_phrases": abstention_phrases,
                 "judge_config": judge_config, "default_citations": default_citations, "policy": policy,
                 "mask": mask, "mask_names": mask_names}

@@ -49,8 +49,9 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Uni
 
 from ..core.claims import INVISIBLE, ClaimSplitter
 from ..core.evaluate import Evaluation, judge_pairs
-from ..core.io import _json_type
-from ..judges import Judge, get_judge
+from ..core.io import _json_type, named_value
+from ..core.policy import make_judge
+from ..judges import Judge
 from ..core.records import Claim, Evidence, GroundlabError, Passage
 
 #: What the guard does with a sentence its passages do not back.
@@ -187,6 +188,7 @@ def guard(
     if not isinstance(answer, str):
         raise GroundlabError(f"the answer must be a string, not {_json_type(answer)}.")
     passages = as_passages(retrieved)
+    classification = named_value("classification", classification)  # as a cases file's is read
     judge = judge_object(judge)
     split = (splitter or _default_splitter()).split("", answer, [p.id for p in passages], question=question)
     claims: Sequence[Claim] = split.claims
@@ -391,13 +393,13 @@ def judge_object(judge: Union[str, Judge]) -> Judge:
     """The judge object for ``judge``: a name's object is made on first use and kept, so a guard
     in a loop pays for it once."""
     if not isinstance(judge, str):
-        return get_judge(judge)
+        return make_judge(judge)
     found = _JUDGES.get(judge)
     if found is None:
         with _LOCK:
             found = _JUDGES.get(judge)
             if found is None:
-                found = _JUDGES[judge] = get_judge(judge)
+                found = _JUDGES[judge] = make_judge(judge)
     return found
 
 

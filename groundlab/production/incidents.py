@@ -3,8 +3,11 @@
 :func:`add_incident` takes a reported answer (the record a guard read, a case of an imported log,
 or one typed in), splits it into claims, checks the person's labels against them (one per claim,
 in order), and appends it to a cases file with ``"origin": "incident"``. A case id the file
-already holds is refused. The file is rewritten whole through a temporary file and a rename, its
-permissions kept; a symbolic link is refused rather than replaced. Scoring counts the cases that
+already holds, or one that differs from it only in spaces, is refused. The file is read and
+rewritten under a lock (``.NAME.lock`` beside it: runs at the same time add their cases one after
+the other, and one that waits says so), whole, through a temporary file and a rename, its
+permissions kept; a symbolic link or a file that may not be written is refused rather than
+replaced. Scoring counts the cases that
 came from incidents apart, with their hallucination rate (``score --json``'s ``incidents``, and
 the report).
 """
@@ -12,17 +15,26 @@ the report).
 from __future__ import annotations
 
 import json
+import os
+import re
 import stat
+import sys
+import time
+import unicodedata
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence
 
 from ..core.claims import ClaimSplitter
 from ..core.io import PathLike, _json_type, load_cases, parse_labels, read_text, write_atomic
 from ..core.records import InputError
 
 ORIGIN = "incident"
+
+#: How long a run waits for another to finish with the cases file before it gives up (seconds).
+LOCK_WAIT = 120.0
 
 
 @dataclass(frozen=True)
@@ -71,16 +83,77 @@ def reported_case(record: Mapping[str, Any], where: str, strings_are_ids: bool =
     return case
 
 
+def _bare(case_id: str) -> str:
+    """A case id as compared with the others: NFKC, without any kind of space."""
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", case_id))
+
+
+def _writable(path: Path) -> None:
+    """Refuse a cases file that may not be written (read-only, whoever runs this), rather than
+    replace it."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return
+    if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(path, os.W_OK):
+        raise InputError(f"{path} is read-only; groundlab does not replace a file it may not write: make it "
+                         "writable (chmod u+w) to add the incident, or pass another cases file.")
+
+
+@contextmanager
+def cases_lock(path: Path, waiting: Optional[Callable[[str], None]] = None,
+               wait: float = LOCK_WAIT) -> Iterator[None]:
+    """Hold the lock of the cases file ``path`` (``.NAME.lock`` beside it, kept) for the block: one
+    run at a time reads and rewrites it. ``waiting`` is told, once, when another run holds it."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - no flock (Windows): one run at a time is up to the caller
+        yield
+        return
+    lock = path.with_name(f".{path.name}.lock")
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except OSError as exc:
+        raise InputError(f"cannot take the lock {lock} of {path} ({exc.strerror or exc}); the incident was not "
+                         "added: check that its folder may be written.") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            (waiting or _say)(f"groundlab: waiting for another run to finish adding to {path} (it holds {lock})")
+            until = time.monotonic() + wait
+            while True:
+                time.sleep(0.05)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > until:
+                        raise InputError(f"another run has held the lock {lock} of {path} for {wait:g} s; the "
+                                         "incident was not added: let that run finish (or end it) and run again.") \
+                            from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def _say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
 def add_incident(cases_path: PathLike, case: Mapping[str, Any], labels: Sequence[str], *,
                  case_id: Optional[str] = None, note: Optional[str] = None, reported: Optional[str] = None,
-                 splitter: Optional[ClaimSplitter] = None) -> Added:
-    """Append ``case`` with the person's ``labels`` to the cases file (created when missing)."""
+                 splitter: Optional[ClaimSplitter] = None,
+                 waiting: Optional[Callable[[str], None]] = None) -> Added:
+    """Append ``case`` with the person's ``labels`` to the cases file (created when missing), under
+    the file's lock (:func:`cases_lock`; ``waiting`` is told when another run holds it)."""
     path = Path(cases_path)
     if path.is_symlink():
         raise InputError(f"{path} is a symbolic link; pass the cases file itself (groundlab does not write through "
                          "a link).")
     if path.is_dir():
         raise InputError(f"{path} is a folder; pass the cases file to add the incident to.")
+    _writable(path)
     new = dict(case)
     if case_id is not None:
         new["id"] = case_id
@@ -89,19 +162,6 @@ def add_incident(cases_path: PathLike, case: Mapping[str, Any], labels: Sequence
         cid = new["id"] = str(cid)
     if not isinstance(cid, str) or not cid.strip():
         raise InputError("the incident needs a case id; give it with --id (e.g. --id inc-2024-031).")
-    existing = read_text(path, "cases") if path.exists() else ""
-    lines = existing.splitlines()
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            other = json.loads(line)
-        except ValueError:
-            raise InputError(f"{path} line {number} is not valid JSON; fix the cases file before adding to it.") \
-                from None
-        if isinstance(other, dict) and other.get("id") == cid:
-            raise InputError(f"{path} line {number} already holds a case with the id {cid!r}; give the incident its "
-                             "own id with --id.")
     splitter = splitter or ClaimSplitter()
     claims = splitter.split(cid, str(new.get("answer", "")), question=str(new.get("question") or "")).claims
     labels = list(parse_labels(list(labels), f"the incident {cid}"))
@@ -118,10 +178,37 @@ def add_incident(cases_path: PathLike, case: Mapping[str, Any], labels: Sequence
     new["meta"] = meta
     line = json.dumps(new, ensure_ascii=False)
     load_cases([new])  # the new line is checked as every case is
-    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
-    text = existing + ("" if not existing or existing.endswith("\n") else "\n") + line + "\n"
-    write_atomic(path, text, mode)  # the file keeps who may read it
+    with cases_lock(path, waiting):  # read, checked and rewritten by one run at a time
+        _writable(path)
+        existing = read_text(path, "cases") if path.exists() else ""
+        lines = existing.splitlines()
+        _check_new_id(path, lines, cid)
+        mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
+        text = existing + ("" if not existing or existing.endswith("\n") else "\n") + line + "\n"
+        write_atomic(path, text, mode)  # the file keeps who may read it
     return Added(new, path, len(claims), sum(1 for x in lines if x.strip()) + 1)
+
+
+def _check_new_id(path: Path, lines: Sequence[str], cid: str) -> None:
+    """Refuse an id the file holds, or one that differs from one it holds only in spaces."""
+    bare = _bare(cid)
+    for number, text in enumerate(lines, 1):
+        if not text.strip():
+            continue
+        try:
+            other = json.loads(text)
+        except ValueError:
+            raise InputError(f"{path} line {number} is not valid JSON; fix the cases file before adding to it.") \
+                from None
+        if not isinstance(other, dict) or other.get("id") is None:
+            continue
+        held = str(other["id"])
+        if held == cid:
+            raise InputError(f"{path} line {number} already holds a case with the id {cid!r}; give the incident its "
+                             "own id with --id.")
+        if _bare(held) == bare:
+            raise InputError(f"{path} line {number} holds a case with the id {held!r}, which {cid!r} differs from "
+                             "only in spaces; give the incident an id of its own with --id.")
 
 
 def read_record(path: PathLike, case: Optional[str] = None) -> Dict[str, Any]:

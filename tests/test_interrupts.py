@@ -1,0 +1,82 @@
+"""A run over several worker processes that is stopped (SIGTERM to the command, Ctrl-C to its
+terminal's process group) ends its workers too, lets go of the caller's pipes, and leaves no
+temporary file of the claim frame behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import NOTES, ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+from make_cases import make  # noqa: E402
+
+
+def _children(pid: int) -> list:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(p) for p in text.split()]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.fixture(scope="module")
+def big_cases(tmp_path_factory) -> Path:
+    """Enough cases (11 MB) for score to split them over its workers and take a while."""
+    path = tmp_path_factory.mktemp("big") / "cases.jsonl"
+    path.write_text("".join(json.dumps(case) + "\n" for case in make(30000, seed=3)), encoding="utf-8")
+    return path
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads the process table from /proc")
+@pytest.mark.parametrize("how", ["SIGTERM to the command", "Ctrl-C to its process group"])
+def test_a_stopped_parallel_score_ends_its_workers_and_leaves_no_temporary_file(big_cases, tmp_path, how):
+    out = tmp_path / "F.parquet"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    run = subprocess.Popen([sys.executable, "-m", "groundlab", "score", "--cases", str(big_cases), "--passages",
+                            str(NOTES), "--workers", "2", "--claims-out", str(out)], cwd=tmp_path, env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    workers: list = []
+    until = time.monotonic() + 120
+    while len(workers) < 2 and run.poll() is None and time.monotonic() < until:
+        time.sleep(0.1)
+        workers = _children(run.pid)
+    assert len(workers) == 2, "the run did not start its two workers"
+    time.sleep(1.0)  # the workers are judging and writing their parts
+    if how.startswith("SIGTERM"):
+        run.send_signal(signal.SIGTERM)
+    else:
+        os.killpg(run.pid, signal.SIGINT)
+    try:
+        _, err = run.communicate(timeout=30)  # returns only once nothing holds the pipes
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    for pid in workers:
+        for _ in range(50):
+            if not _alive(pid):
+                break
+            time.sleep(0.1)
+    left = [pid for pid in workers if _alive(pid)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"workers {left} outlived the run"
+    assert run.returncode in (130, 128 + signal.SIGTERM), err
+    assert b"nothing more was written" in err and b"Traceback" not in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == [], sorted(p.name for p in tmp_path.iterdir())
