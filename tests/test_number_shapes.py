@@ -14,6 +14,7 @@ import pytest
 from conftest import CASES, NOTES
 
 from groundlab.core import numbers
+from groundlab.judges import signals
 
 try:
     import re._constants as sre_constants
@@ -70,7 +71,8 @@ def _digit_blind(pattern) -> list:
 
 @pytest.mark.parametrize("pattern", [
     numbers._MENTION, numbers._MENTION_IN_WORDS, numbers._CANDIDATE, numbers._DIGIT_IN_TOKEN, numbers._HAS_DIGIT,
-    numbers._ORDINAL_WORD, numbers._COUNT_WORD,
+    numbers._ORDINAL_WORD, numbers._COUNT_WORD, signals.LEAD_IN, signals.PASSAGE_REFERENCE, signals.FRAMING,
+    signals._REFERENCE_HINT, signals._LETTERS, signals._WORDS_OF, signals._LOWER_WORD, signals._AMOUNT_NEXT,
 ], ids=lambda p: p.pattern[:30])
 def test_the_patterns_read_per_shape_tell_no_digit_from_another(pattern):
     """What is kept per shape (digits as 0) is decided by these patterns alone: one that told a
@@ -129,3 +131,18 @@ def test_texts_that_differ_in_their_digits_share_one_search_and_keep_their_own_v
                                                                   ("1.5%", "1.5 percent", 14, "percent")]
     assert [m.value for m in b] == ["7731", "2.5%"]
     assert numbers.digit_shape("Order 2408, ٣ days") == "Order 0000, ٣ days"
+
+
+def test_a_claim_s_framing_language_and_bound_words_read_per_shape_are_its_own():
+    texts = [t for t in _texts(60) if numbers._HAS_DIGIT.search(t)] + _fuzz(3000, seed=9) + [
+        "Passage 2 states that order 2408 is blocked.", "Here is a summary in 84 words or less.",
+        "Based on passages 1 and 3, invoice 5100000001 is blocked (Passage 3).", "It costs more5than 500 EUR.",
+        "Over 500 EUR needs approval.", "Sign up to 3 trainings.", "Only 2 approvers, only when abroad.",
+        "Der Antrag 2408 muss genehmigt werden.", "3.", "Yes, order 12 ships."]
+    for text in texts:
+        framed, plain = signals._framed(text), signals.frame(text)
+        assert (framed.text, framed.set_aside, framed.framing) == (plain.text, plain.set_aside, plain.framing), text
+        assert signals._terms(text) == signals._conflict_terms(text), text
+        for lang in ("english", "german"):
+            assert signals._claim_language(numbers.digit_shape(text), lang) == \
+                   signals._claim_language.__wrapped__(text, lang), text
