@@ -8,6 +8,8 @@ Workloads (``--workloads``, both by default):
   synthetic  bench/make_cases.py: questions that are passage sentences (they repeat), no labels
   helpdesk   bench/make_helpdesk.py: a question of its own for every case (its order, invoice or
              customer), about three claims an answer, people's labels on every case
+  helpdesk-general  the same with answers in the passages' general words only (--restate 0): the
+             questions are new, the claims repeat (not run by default)
 
 Engines (2 worker processes each, this machine's cores):
   plain  groundlab score --json (counts only, its input streamed, --workers 2)
@@ -42,7 +44,8 @@ from make_cases import main as make_cases  # noqa: E402
 from make_helpdesk import main as make_helpdesk  # noqa: E402
 
 #: Each workload: the file name it is written to, and its generator.
-WORKLOADS = {"synthetic": ("cases_{n}.jsonl", make_cases), "helpdesk": ("helpdesk_{n}.jsonl", make_helpdesk)}
+WORKLOADS = {"synthetic": ("cases_{n}.jsonl", make_cases), "helpdesk": ("helpdesk_{n}.jsonl", make_helpdesk),
+             "helpdesk-general": ("helpdesk_general_{n}.jsonl", lambda argv: make_helpdesk(argv + ["--restate", "0"]))}
 
 NOTES = ROOT / "data" / "notes.jsonl"
 TICK = os.sysconf("SC_CLK_TCK")

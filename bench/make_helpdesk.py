@@ -224,7 +224,10 @@ def _alter(text: str, rng: random.Random):
     return None
 
 
-def make(n: int, seed: int = 11):
+def make(n: int, seed: int = 11, restate: float = 1.0):
+    """The cases; ``restate``: the share of the claims that name the case's own order, invoice or
+    customer kept among those an answer may give (1: all of them; 0: answers only in the passages'
+    general words, so that only the questions are new)."""
     rng = random.Random(seed)
     notes = [json.loads(line) for line in NOTES.read_text(encoding="utf-8").splitlines() if line.strip()]
     ids = [p["id"] for p in notes]
@@ -241,6 +244,8 @@ def make(n: int, seed: int = 11):
         named = _named(template) | ({"release"} if "over" in _named(template) else set())
         # an answer speaks of what the question names: its order, invoice or customer
         claims = [c for c in topic["claims"] if _named(c[0]) <= named]
+        if restate < 1:
+            claims = [c for c in claims if not _named(c[0]) or rng.random() < restate] or claims
         parts, labels = [], []
         if (not answerable and rng.random() < 0.7) or rng.random() < 0.04:
             parts.append(rng.choice(ABSTAIN))
@@ -272,11 +277,13 @@ def main(argv=None) -> int:
     ap.add_argument("n", type=int)
     ap.add_argument("out", type=Path)
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--restate", type=float, default=1.0,
+                    help="share of the claims naming the case's own order or invoice kept (default 1: all)")
     args = ap.parse_args(argv)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     tmp = args.out.with_name(args.out.name + ".tmp")
     with open(tmp, "w", encoding="utf-8") as fh:
-        for case in make(args.n, args.seed):
+        for case in make(args.n, args.seed, args.restate):
             fh.write(json.dumps(case) + "\n")
     tmp.replace(args.out)
     print(f"wrote {args.n} help-desk cases to {args.out}", file=sys.stderr)
