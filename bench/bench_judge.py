@@ -37,11 +37,13 @@ def _cold(name: str):
     from groundlab.judges import get_judge
     from groundlab.numbers import mentions
 
+    from groundlab.core import numbers
+
     module = importlib.import_module(f"groundlab.judges.{'signals' if name == 'signals' else 'rules'}")
-    for attr in ("_passage_piece", "_question_piece", "_context", "_claim", "_supported", "_compared", "frame"):
-        cached = getattr(module, attr, None)
-        if hasattr(cached, "cache_clear"):
-            cached.cache_clear()
+    for owner in (module, numbers):  # every analysis kept per text, passage, question or shape
+        for cached in list(vars(owner).values()):
+            if hasattr(cached, "cache_clear"):
+                cached.cache_clear()
     mentions.cache_clear()
     return get_judge(name)
 
@@ -49,18 +51,24 @@ def _cold(name: str):
 @contextlib.contextmanager
 def _every_claim_new(judge):
     """Judge with no verdict kept and every claim analysed afresh (only passages are reused)."""
+    from groundlab.core import numbers
     from groundlab.judges import signals
 
-    saved = {name: getattr(signals, name) for name in ("_claim", "frame", "mentions")}
+    names = ("_claim", "frame", "mentions", "_claim_words", "_read_words", "_claim_language")
+    saved = {name: getattr(signals, name) for name in names}
+    spans = numbers._spans
     judge._memo = _NoMemo()
     signals._claim = signals._Claim
-    signals.frame = saved["frame"].__wrapped__
+    for name in names[1:]:  # the claim's framing, numbers, words and language, each read afresh
+        setattr(signals, name, saved[name].__wrapped__)
+    numbers._spans = spans.__wrapped__
     try:
         # passages keep their analysis: a passage is met by many claims in any run
         yield
     finally:
         for name, value in saved.items():
             setattr(signals, name, value)
+        numbers._spans = spans
 
 
 class _NoMemo(dict):

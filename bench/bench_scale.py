@@ -2,6 +2,14 @@
 
     python bench/bench_scale.py --n 100000 1000000 10000000 --engines plain dask spark
     python bench/bench_scale.py --n 100000 --engines plain --reference   # the ratio to the reference script
+    python bench/bench_scale.py --reference --workloads helpdesk         # on the help-desk cases alone
+
+Workloads (``--workloads``, both by default):
+  synthetic  bench/make_cases.py: questions that are passage sentences (they repeat), no labels
+  helpdesk   bench/make_helpdesk.py: a question of its own for every case (its order, invoice or
+             customer), about three claims an answer, people's labels on every case
+  helpdesk-general  the same with answers in the passages' general words only (--restate 0): the
+             questions are new, the claims repeat (not run by default)
 
 Engines (2 worker processes each, this machine's cores):
   plain  groundlab score --json (counts only, its input streamed, --workers 2)
@@ -33,6 +41,11 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 from make_cases import main as make_cases  # noqa: E402
+from make_helpdesk import main as make_helpdesk  # noqa: E402
+
+#: Each workload: the file name it is written to, and its generator.
+WORKLOADS = {"synthetic": ("cases_{n}.jsonl", make_cases), "helpdesk": ("helpdesk_{n}.jsonl", make_helpdesk),
+             "helpdesk-general": ("helpdesk_general_{n}.jsonl", lambda argv: make_helpdesk(argv + ["--restate", "0"]))}
 
 NOTES = ROOT / "data" / "notes.jsonl"
 TICK = os.sysconf("SC_CLK_TCK")
@@ -180,19 +193,22 @@ def main(argv=None) -> int:
     ap.add_argument("--engines", nargs="+", default=["plain"])
     ap.add_argument("--reference", action="store_true", help="also time the reference script, just before")
     ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--workloads", nargs="+", choices=sorted(WORKLOADS), default=["synthetic", "helpdesk"])
     args = ap.parse_args(argv)
     rows = []
-    for n in args.n:
-        cases = HERE / "out" / f"cases_{n}.jsonl"
+    for n, workload in ((n, w) for n in args.n for w in args.workloads):
+        name, make = WORKLOADS[workload]
+        cases = HERE / "out" / name.format(n=n)
         if not cases.exists():
-            make_cases([str(n), str(cases)])
+            make([str(n), str(cases)])
         engines = (["reference"] if args.reference else []) + args.engines
         first = None
         for run in range(args.runs):
             for engine in engines:
                 load = os.getloadavg()[0]
                 r = run_engine(engine, cases)
-                r["n"], r["load"], r["run"] = n, load, run
+                r["n"], r["workload"], r["run"] = n, workload, run
+                r["load"] = (load, os.getloadavg()[0])
                 if engine != "reference":
                     summary = {k: r["figures"][k] for k in ("cases", "claims", "hallucination_rate", "faithfulness",
                                                             "citation_precision", "outcomes")}
@@ -202,16 +218,19 @@ def main(argv=None) -> int:
                     # every figure, to compare engines measured in other runs
                     r["figures_sha256"] = hashlib.sha256(json.dumps(r["figures"], sort_keys=True).encode()).hexdigest()
                 rows.append(r)
-                print(f"{n:>10,} {engine:<9} wall {r['wall']:8.1f} s  cpu {r['cpu']:8.1f} s  peak PSS "
-                      f"{r['pss_mb']:7.0f} MB  main max RSS {r['main_rss_mb']:6.0f} MB  load {load:.1f}"
+                print(f"{n:>10,} {workload:<9} {engine:<9} wall {r['wall']:8.1f} s  cpu {r['cpu']:8.1f} s  peak PSS "
+                      f"{r['pss_mb']:7.0f} MB  main max RSS {r['main_rss_mb']:6.0f} MB  "
+                      f"load {r['load'][0]:.1f} to {r['load'][1]:.1f}"
                       + ("" if engine == "reference" else f"  same figures: {r['same_figures']}  "
                                                           f"sha256 {r['figures_sha256'][:12]}"), flush=True)
-    refs = {(r["n"], r["run"]): r for r in rows if r["engine"] == "reference"}  # each run against its own
+    refs = {(r["n"], r["workload"], r["run"]): r for r in rows if r["engine"] == "reference"}  # each run its own
     for r in rows:
-        ref = refs.get((r["n"], r["run"]))
+        ref = refs.get((r["n"], r["workload"], r["run"]))
         if ref is not None and r["engine"] != "reference":
-            print(f"ratio to the reference at {r['n']:,} (run {r['run'] + 1}): {r['engine']} wall "
-                  f"{ref['wall'] / r['wall']:.1f}x, CPU {ref['cpu'] / r['cpu']:.1f}x")
+            print(f"ratio to the reference at {r['n']:,} {r['workload']} cases (run {r['run'] + 1}): {r['engine']} "
+                  f"wall {ref['wall'] / r['wall']:.1f}x, CPU {ref['cpu'] / r['cpu']:.1f}x, peak PSS "
+                  f"{r['pss_mb']:.0f} MB against {ref['pss_mb']:.0f} MB; load {r['load'][0]:.1f} to "
+                  f"{r['load'][1]:.1f} on {os.cpu_count()} cores")
     out = HERE / "out" / "scale.json"
     previous = json.loads(out.read_text()) if out.exists() else []
     out.write_text(json.dumps(previous + [{k: v for k, v in r.items() if k != "figures"} for r in rows], indent=1))

@@ -3,6 +3,7 @@
     python bench/bench_score.py                    # 100,000 cases, 3 runs, the default judge
     python bench/bench_score.py --judge rules      # another judge
     python bench/bench_score.py --n 20000 --runs 1
+    python bench/bench_score.py --workload helpdesk  # the help-desk cases (bench/make_helpdesk.py)
 
 Prints cases, claims, wall seconds per run (best and median), peak memory of the command (max
 RSS), and the ratio to the targets (5 s, 430 MB for 100,000 cases on 2 cores).
@@ -27,6 +28,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
 from make_cases import main as make_cases  # noqa: E402
+from make_helpdesk import main as make_helpdesk  # noqa: E402
 
 TARGET_SECONDS = 5.0
 TARGET_MB = 430.0
@@ -92,14 +94,18 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--workers", default="2", help="groundlab --workers (default 2: this machine's cores)")
     ap.add_argument("--judge", default=None, help="the judge (default: groundlab's default judge)")
+    ap.add_argument("--workload", choices=("synthetic", "helpdesk"), default="synthetic",
+                    help="synthetic: bench/make_cases.py (questions repeat, no labels; the default); helpdesk: "
+                         "bench/make_helpdesk.py (a question of its own each, labels on every case)")
     args = ap.parse_args(argv)
     if args.judge is None:
         from groundlab.judges import DEFAULT_JUDGE
 
         args.judge = DEFAULT_JUDGE
-    cases = HERE / "out" / f"cases_{args.n}.jsonl"
+    name, make = (("cases", make_cases) if args.workload == "synthetic" else ("helpdesk", make_helpdesk))
+    cases = HERE / "out" / f"{name}_{args.n}.jsonl"
     if not cases.exists():
-        make_cases([str(args.n), str(cases)])
+        make([str(args.n), str(cases)])
     load_before = os.getloadavg()
     runs = [run_once(cases, args.workers, watch_memory=False, judge=args.judge) for _ in range(args.runs)]
     _, rss, pss, result = run_once(cases, args.workers, watch_memory=True, judge=args.judge)
@@ -107,6 +113,7 @@ def main(argv=None) -> int:
     scale = args.n / 100_000
     best, median = min(walls), statistics.median(walls)
     print(f"judge            {args.judge}")
+    print(f"workload         {args.workload}")
     print(f"cases            {result['cases']}")
     print(f"claims           {result['claims']}")
     print(f"workers          {args.workers}")

@@ -53,6 +53,10 @@ TABLE_COLUMNS = ["measure", "group", "count", "total"]
 _KINDS = ("id", "amount", "date", "quantity", "other")
 _STRATA = ("contradicted", "unsupported", "undecided", "supported", "abstained")
 
+#: Up to this many case ids, their fingerprints are sorted in Python (a transient list of some 44
+#: bytes an id); more are sorted in place by NumPy.
+SORTED_IN_PYTHON = 250_000
+
 #: How many answered cases without passages a run names (it counts them all).
 SHOWN_WITHOUT_PASSAGES = 5
 
@@ -280,6 +284,12 @@ class Counts:
         would double what the run holds); their order carries no meaning."""
         if len(self.fingerprints) < 2:
             return 0, set()
+        if len(self.fingerprints) <= SORTED_IN_PYTHON:
+            # a run of this size is sorted as fast without NumPy, whose import costs more than the sort
+            values = sorted(self.fingerprints)
+            self.fingerprints[:] = array("Q", values)
+            twice = {b for a, b in zip(values, values[1:]) if a == b}
+            return (sum(1 for a, b in zip(values, values[1:]) if a == b) if twice else 0), twice
         import numpy as np
 
         values = np.frombuffer(self.fingerprints, dtype=np.uint64)

@@ -16,9 +16,11 @@ the other citation checks to that judge (the cascade, to its first judge).
 from __future__ import annotations
 
 import math
+import re
 import sys
 from array import array
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -33,8 +35,9 @@ if TYPE_CHECKING:  # pragma: no cover - numpy and pandas are imported where fram
     from .counts import Counts
 from ..judges import DEFAULT_JUDGE, Judge, Pair
 from .kinds import claim_kinds
+from .premise import ANSWER_WORDS as _ANSWER_WORDS
 from .parallel import can_fork, in_workers
-from .records import Case, Evidence, InputError, Passage, Verdict
+from .records import Case, Claim, Evidence, InputError, Passage, Verdict
 
 #: Cases judged per step. Keeps the passages of a chunk warm in the judge's caches between the
 #: all-evidence and cited-evidence steps, and paces the progress bar. A judge with a true
@@ -79,19 +82,22 @@ class Evaluation:
     cases: pd.DataFrame
 
 
-def split_cases(cases: Sequence[Case], splitter: Optional[ClaimSplitter] = None) -> List[Split]:
+def split_cases(cases: Sequence[Case], splitter: Optional[ClaimSplitter] = None,
+                cache: Optional["SplitCache"] = None) -> List[Split]:
     """Split every answer; a case whose labels do not match its claims is an input error.
 
     A citation of one of the case's ``aliases`` (``[P1]`` for ``{"P1": "KB-101"}``) becomes a
     citation of the passage it names. A case without aliases whose answer cites by number
     (``[1]``, ``[^2]``) passages that carry other ids (``KB-3``) has each such citation read as the
     passage at that position (:func:`~groundlab.claims.positional_aliases`), recorded in
-    :attr:`Split.by_position` and counted in the case frame's ``cites_by_position``."""
+    :attr:`Split.by_position` and counted in the case frame's ``cites_by_position``. ``cache`` (a
+    :class:`SplitCache` kept across the chunks of a run) splits an answer met before only once."""
     splitter = splitter or ClaimSplitter()
     splits = []
     for case in cases:
-        split = splitter.split(case.id, case.answer, [p.id for p in case.retrieved] if "(" in case.answer else (),
-                               question=case.question)
+        ids = [p.id for p in case.retrieved] if "(" in case.answer else ()
+        split = (splitter.split(case.id, case.answer, ids, question=case.question) if cache is None
+                 else cache.split(splitter, case, ids))
         if case.aliases:
             split = resolve_aliases(split, case.aliases)
         elif split.claims and case.retrieved:
@@ -107,6 +113,35 @@ def split_cases(cases: Sequence[Case], splitter: Optional[ClaimSplitter] = None)
             raise InputError(label_count_message(case, split, splitter))
         splits.append(split)
     return splits
+
+
+_SAYS_YES_OR_NO = re.compile(r"(?i)(?<!\w)(?:" + "|".join(sorted((re.escape(w) for w in _ANSWER_WORDS), key=len,
+                                                                reverse=True)) + r")(?!\w)")
+
+
+class SplitCache:
+    """The splits of answers met before, for one splitter: a log repeats its answers ("The delivery
+    is created in the next delivery run [D02]."), and splitting is pure (the same answer and passage
+    ids give the same claims). Keeps the ``size`` answers met last, so a long run's memory does not
+    grow with it."""
+
+    def __init__(self, size: int = 8192) -> None:
+        self._split = lru_cache(maxsize=size)(self._fresh)
+
+    @staticmethod
+    def _fresh(splitter: ClaimSplitter, answer: str, ids: Tuple[str, ...], question: str) -> Split:
+        return splitter.split("", answer, ids, question=question)
+
+    def split(self, splitter: ClaimSplitter, case: Case, ids: Sequence[str]) -> Split:
+        # The question shapes the claims only of an answer that says yes or no (its premise is then
+        # the claim): only then is it part of the key, so new questions do not empty the cache.
+        question = case.question if _SAYS_YES_OR_NO.search(case.answer) else ""
+        found = self._split(splitter, case.answer, tuple(ids), question)
+        if not found.claims:
+            return found
+        cid = case.id
+        return Split(tuple([Claim(cid, c.number, c.text, c.cites, c.span) for c in found.claims]), found.abstains,
+                     found.by_position)
 
 
 def label_count_message(case: Case, split: Split, splitter: ClaimSplitter) -> str:
@@ -289,10 +324,11 @@ def _judge_slice(cases: Sequence[Case], judge: Judge, splitter: ClaimSplitter,
     columns of the claim frame and of the case frame; only one chunk's claims and verdicts are
     alive at a time."""
     step = max(1, len(cases)) if getattr(judge, "wants_all_pairs", False) else CHUNK
+    cache = SplitCache()
     for start in range(0, len(cases), step):
         part = cases[start:start + step]
         claims, rows = _empty_columns()
-        _judge_chunk(judge, list(zip(part, split_cases(part, splitter))), claims, rows)
+        _judge_chunk(judge, list(zip(part, split_cases(part, splitter, cache))), claims, rows)
         report(len(part), (claims, rows))
 
 
@@ -504,6 +540,7 @@ def count_part(path, table, passages_name: str, span: Optional[Span], judge: Jud
     counts = Counts(judge.name, judge_identity(judge, splitter))
     part: dict = {"counts": counts, "writer": writer}
     chunk: List[Case] = []
+    cache = SplitCache()
 
     def judge_chunk() -> None:
         if not chunk:
@@ -515,7 +552,8 @@ def count_part(path, table, passages_name: str, span: Optional[Span], judge: Jud
             return
         claims, rows = _empty_columns()
         try:
-            _judge_chunk(judge, list(zip(chunk, split_cases(chunk, splitter))), claims, rows)
+            _judge_chunk(judge, list(zip(chunk, split_cases(chunk, splitter, cache))), claims, rows,
+                         counts_only=writer is None)
         except InputError as error:
             part["label_error"] = str(error)
             judge_chunk()
@@ -621,7 +659,11 @@ def claim_pairs(chunk: Sequence[Tuple[Case, Split]]) -> List[Pair]:
     return pairs
 
 
-def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, rows: Columns) -> None:
+def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, rows: Columns,
+                 counts_only: bool = False) -> None:
+    """Judge a chunk's claims and append its rows to ``cols`` (the claim frame's columns) and
+    ``rows`` (the case frame's). ``counts_only``: only the columns :meth:`Counts.add_columns
+    <groundlab.counts.Counts.add_columns>` reads are filled (a run keeping counts, no frame written)."""
     flat = [(case, claim) for case, split in chunk for claim in split.claims]
 
     # Step 2a: every claim against all retrieved passages.
@@ -697,25 +739,26 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
             relevant[k] += 1
 
     # Step 3 (rows): one per claim, built column by column.
-    cols["case_id"].extend(claim.case_id for _, claim in flat)
-    cols["claim"].extend(claim.number for _, claim in flat)
-    cols["text"].extend(claim.text for _, claim in flat)
-    cols["cites"].extend(claim.cites for _, claim in flat)
-    cols["verdict"].extend(v.label for v in verdicts)
-    cols["reason"].extend(v.reason for v in verdicts)
-    cols["score"].extend(v.score for v in verdicts)
-    cols["error"].extend(v.error for v in verdicts)
-    cols["label"].extend(case.labels[claim.number - 1] if case.labels is not None else None
-                         for case, claim in flat)
+    cols["case_id"].extend([claim.case_id for _, claim in flat])
+    cols["claim"].extend([claim.number for _, claim in flat])
+    cols["verdict"].extend([v.label for v in verdicts])
+    cols["error"].extend([v.error for v in verdicts])
     cols["citation_ok"].extend(backed)
-    cols["citations"].extend(len(claim.cites) for _, claim in flat)
+    cols["citations"].extend([len(claim.cites) for _, claim in flat])
     cols["relevant_citations"].extend(relevant)
     kinds = [claim_kinds(claim.text) for _, claim in flat]
     cols["kinds"].extend(kinds)
-    cols["kind"].extend(k[0] for k in kinds)
-    cols["evidence"].extend(v.evidence for v in verdicts)
-    cols["evidence_matched"].extend(v.matched for v in verdicts)
-    cols["evidence_clashed"].extend(v.clashed for v in verdicts)
+    if not counts_only:
+        cols["text"].extend([claim.text for _, claim in flat])
+        cols["cites"].extend([claim.cites for _, claim in flat])
+        cols["reason"].extend([v.reason for v in verdicts])
+        cols["score"].extend([v.score for v in verdicts])
+        cols["label"].extend([case.labels[claim.number - 1] if case.labels is not None else None
+                              for case, claim in flat])
+        cols["kind"].extend([k[0] for k in kinds])
+        cols["evidence"].extend([v.evidence for v in verdicts])
+        cols["evidence_matched"].extend([v.matched for v in verdicts])
+        cols["evidence_clashed"].extend([v.clashed for v in verdicts])
 
     # Step 3 (cases): one row per case, from its claims' verdicts.
     k = 0
@@ -737,15 +780,17 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
                 outcome = None if hallucinated is None else "correct"
         labels = case.labels
         rows["case_id"].append(case.id)
-        rows["question"].append(case.question)
         rows["process"].append(case.process)
         rows["answerable"].append(case.answerable)
         rows["labeled"].append(labels is not None)
-        rows["abstains"].append(split.abstains)
-        rows["abstained"].append(n == 0)
+        if not counts_only:
+            rows["question"].append(case.question)
+            rows["abstains"].append(split.abstains)
+            rows["abstained"].append(n == 0)
+            rows["supported"].append(tally["supported"])
+            rows[_META].append(case.meta)
         rows["claims"].append(n)
         rows["passages"].append(len(case.retrieved))
-        rows["supported"].append(tally["supported"])
         rows["contradicted"].append(tally["contradicted"])
         rows["unsupported"].append(tally["unsupported"])
         rows["errors"].append(tally[None])
@@ -754,7 +799,6 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
             any(label != "supported" for label in labels) if labels is not None and n else None)
         rows["outcome"].append(outcome)
         rows["cites_by_position"].append(bool(split.by_position))
-        rows[_META].append(case.meta)
         rows[_EXTRA].append((case.classification, case.origin,
                              next((v.held_back for v in verdicts[k - n:k] if v.held_back), None)))
 

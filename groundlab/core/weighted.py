@@ -11,12 +11,14 @@ counts of a sharded run, the cascade judge's report and the steering report.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Dict, Mapping, Optional, Tuple
-
-import pandas as pd
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .records import GroundlabError
+
+if TYPE_CHECKING:  # pragma: no cover - pandas is imported where a frame is built or read
+    import pandas as pd
 
 #: The judge's verdict on a whole answer, worst first: an answer with a contradicted claim is
 #: ``contradicted``; else with an unsupported one ``unsupported``; else, when the judge could not
@@ -25,6 +27,8 @@ STRATA = ("contradicted", "unsupported", "undecided", "supported", "abstained")
 
 def judge_strata(cases: pd.DataFrame) -> pd.Series:
     """The judge's verdict on each answer (see :data:`STRATA`), from the case frame of an evaluation."""
+    import pandas as pd
+
     stratum = pd.Series("supported", index=cases.index, name="stratum", dtype=object)
     stratum[cases["errors"] > 0] = "undecided"
     stratum[cases["unsupported"] > 0] = "unsupported"
@@ -38,13 +42,19 @@ def _ordered(names) -> list:
     return known + sorted(set(names) - set(known), key=str)
 
 
+#: The columns of :attr:`WeightedRate.by_stratum`, in order.
+STRATUM_COLUMNS = ("stratum", "population", "labeled", "count", "rate", "share")
+
+
 @dataclass(frozen=True)
 class WeightedRate:
     """A rate estimated from a stratified sample, with its Wilson 95% interval.
 
     ``labeled``: answers behind it; ``population``: answers of the log they stand for;
-    ``effective_n``: the simple random sample as precise as this one; ``by_stratum``: one row
-    per stratum with ``population``, ``labeled``, ``count``, ``rate`` and ``share`` (of the log).
+    ``effective_n``: the simple random sample as precise as this one; ``strata``: one tuple per
+    stratum of :data:`STRATUM_COLUMNS`, which :attr:`by_stratum` lays out as a DataFrame (one row
+    per stratum with ``population``, ``labeled``, ``count``, ``rate`` and ``share`` of the log),
+    built when first read: a run that only prints the rate needs no pandas.
     """
 
     rate: float
@@ -53,7 +63,13 @@ class WeightedRate:
     labeled: int
     population: int
     effective_n: float
-    by_stratum: pd.DataFrame
+    strata: Tuple[tuple, ...] = field(default=(), repr=False)
+
+    @cached_property
+    def by_stratum(self) -> "pd.DataFrame":
+        import pandas as pd
+
+        return pd.DataFrame([dict(zip(STRATUM_COLUMNS, row)) for row in self.strata], columns=list(STRATUM_COLUMNS))
 
     @property
     def design_effect(self) -> float:
@@ -85,6 +101,8 @@ def weighted_rate(values: pd.Series, strata: pd.Series, sizes: Mapping[str, int]
     >>> round(r.rate, 2), r.labeled, r.population
     (0.1, 4, 100)
     """
+    import pandas as pd
+
     frame = pd.DataFrame({"value": values.to_numpy(), "stratum": strata.to_numpy()})
     frame = frame[frame["value"].notna()]
     sizes = {h: int(size) for h, size in sizes.items() if size > 0}
@@ -110,24 +128,53 @@ def weighted_rate_of_counts(strata) -> WeightedRate:
     >>> round(weighted_rate_of_counts([("flagged", 10, 2, 2), ("clean", 90, 2, 0)]).rate, 2)
     0.1
     """
+    # Plain Python, each step as the arrays of the pandas version worked it out (element by element in
+    # the same order, sums added up as NumPy adds them): the same figures to the last bit.
     total = sum(size for _, size, _, _ in strata)
-    rows = [{"stratum": h, "population": size, "labeled": n, "count": x, "rate": x / n, "share": size / total}
-            for h, size, n, x in strata]
-    by = pd.DataFrame(rows, columns=["stratum", "population", "labeled", "count", "rate", "share"])
-    rate = float((by["share"] * by["rate"]).sum())
-    labeled = int(by["labeled"].sum())
-    smoothed = (by["count"] + 0.5) / (by["labeled"] + 1)
-    var = float((by["share"] ** 2 * smoothed * (1 - smoothed) / by["labeled"]
-                 * (1 - by["labeled"] / by["population"])).sum())
-    center = float((by["share"] * smoothed).sum())
+    rows = [(h, size, n, x, x / n, size / total) for h, size, n, x in strata]
+    rate = _sum([share * r for _, _, _, _, r, share in rows])
+    labeled = sum(n for _, _, n, _, _, _ in rows)
+    smoothed = [(x + 0.5) / (n + 1) for _, _, n, x, _, _ in rows]
+    var = _sum([share * share * s * (1 - s) / n * (1 - float(n) / float(size))
+                for (_, size, n, _, _, share), s in zip(rows, smoothed)])
+    center = _sum([share * s for (_, _, _, _, _, share), s in zip(rows, smoothed)])
     # No stratum tells more than its own labels do for its share: an under-sampled big stratum
     # bounds the precision (with labels in proportion to the strata the bound is the labeled count).
-    thinnest = float((by["labeled"] / by["share"]).min())
+    thinnest = min(n / share for _, _, n, _, _, share in rows)
     effective = min(float(labeled), thinnest, center * (1 - center) / var if var > 0 else math.inf)
     from .stats import wilson_interval
 
     low, high = wilson_interval(rate * effective, effective)
-    return WeightedRate(rate, float(low), float(high), labeled, total, float(effective), by)
+    return WeightedRate(rate, float(low), float(high), labeled, total, float(effective), tuple(rows))
+
+
+def _sum(values: Sequence[float]) -> float:
+    """``values`` added up as NumPy adds a float64 array (pairwise, eight at a time): what
+    ``Series.sum()`` gave before this module needed no pandas."""
+    return 0.0 + _pairwise(values, 0, len(values))
+
+
+def _pairwise(a: Sequence[float], lo: int, n: int) -> float:
+    if n < 8:
+        total = 0.0
+        for i in range(lo, lo + n):
+            total += a[i]
+        return total
+    if n <= 128:
+        r: List[float] = list(a[lo:lo + 8])
+        i = 8
+        while i < n - n % 8:
+            for j in range(8):
+                r[j] += a[lo + i + j]
+            i += 8
+        total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        while i < n:
+            total += a[lo + i]
+            i += 1
+        return total
+    half = n // 2
+    half -= half % 8
+    return _pairwise(a, lo, half) + _pairwise(a, lo + half, n - half)
 
 
 @dataclass(frozen=True)
@@ -141,7 +188,7 @@ class Correction:
     answered: int
 
 
-def corrected_hallucination_rate(cases: pd.DataFrame) -> Correction:
+def corrected_hallucination_rate(cases: "pd.DataFrame") -> Correction:
     """The hallucination rate per answer, corrected by people's labels on some of the answers.
 
     The answered cases are split by the judge's verdict (:func:`judge_strata`); in each stratum the

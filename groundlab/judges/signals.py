@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..core.claims import CJK_CHARS, character_pairs, split_sentences
-from ..core.numbers import Mention, distinct, mentions, ordinal_words
+from ..core.numbers import Mention, digit_shape, distinct, mentions, ordinal_words
 from ..core.records import Evidence, GroundlabError, Verdict
 from .rules import _Numbers, _quote, _without_numbers, _written, number_verdict
 
@@ -195,6 +195,10 @@ def language(text: str) -> str:
     if ranked[0] >= 2 and ranked[0] > ranked[1] and ranked[0] * 2 >= len(text.split()) * 0.15:
         return best
     return "english"
+
+
+#: :func:`language` kept per text: read in words alone, it is the same for a text and its shape.
+_language = lru_cache(maxsize=4096)(language)
 
 
 @lru_cache(maxsize=200_000)
@@ -699,18 +703,57 @@ class _Piece:
 _INDEX_FROM = 24
 
 
+class _Question:
+    """A user's question, read for the two things it adds to the evidence: its numbers
+    (``numbers``: a claim may apply a passage's rule to the user's own order) and its stems
+    (``stems``: a claim that only repeats the question's premise is backed by nothing). Each is
+    read when first asked for, since most claims need neither: what :class:`_Piece` would give
+    a question, without the sentence analysis no judgement reads."""
+
+    __slots__ = ("text", "_found", "_numbers", "_stems")
+
+    def __init__(self, question: str) -> None:
+        self.text = clean_text(question)
+        self._found: Optional[Tuple[Mention, ...]] = None
+        self._numbers: Optional[_Numbers] = None
+        self._stems: Optional[FrozenSet[str]] = None
+
+    def _mentions(self) -> Tuple[Mention, ...]:
+        if self._found is None:
+            self._found = mentions(self.text)
+        return self._found
+
+    @property
+    def numbers(self) -> _Numbers:
+        if self._numbers is None:
+            self._numbers = _Numbers(self._mentions() + ordinal_words(self.text))
+        return self._numbers
+
+    @property
+    def stems(self) -> FrozenSet[str]:
+        if self._stems is None:
+            text = self.text
+            self._stems = frozenset(_read_words(_without_numbers(text, self._mentions()),
+                                                _language(digit_shape(text))).stems)
+        return self._stems
+
+
 class _Context:
     """Evidence (a question and some passages) put together from its analysed pieces. Only the
     passages back a claim's words: ``stems``, ``pairs`` and ``sentences`` are theirs, and
     ``asked`` holds the stems the question alone says (a claim that repeats the user's premise is
     backed by nothing). Numbers and names may come from either: a claim may apply a passage's rule
     to the user's own order ("At 1.5 percent, the analyst can release Orion's order"). Long
-    evidence gets an index from each stem to the sentences that hold it."""
+    evidence gets an index from each stem to the sentences that hold it.
+
+    ``question`` ``None`` gives the passages alone (``asked`` empty), what
+    :func:`_passages_context` keeps per set of passages; :func:`_with_question` adds a question to
+    it without reading the passages again."""
 
     __slots__ = ("stems", "pairs", "numbers", "sentences", "windows", "index", "asked", "initials", "acronyms",
                  "language")
 
-    def __init__(self, question: _Piece, pieces: Sequence[_Piece]) -> None:
+    def __init__(self, question: Optional[_Question], pieces: Sequence[_Piece]) -> None:
         languages = [p.language for p in pieces]
         self.language = max(set(languages), key=languages.count) if languages else "english"
         if len(pieces) == 1:
@@ -721,8 +764,9 @@ class _Context:
             self.pairs = frozenset().union(*(p.pairs for p in pieces))
             self.initials = {k: v for p in reversed(pieces) for k, v in p.initials.items()}
             self.acronyms = frozenset().union(*(p.acronyms for p in pieces))
-        self.numbers = _Numbers.union([question.numbers] + [p.numbers for p in pieces])
-        self.asked = question.stems - self.stems
+        own = [] if question is None else [question.numbers]
+        self.numbers = _Numbers.union(own + [p.numbers for p in pieces])
+        self.asked = frozenset() if question is None else question.stems - self.stems
         self.sentences = tuple(s for p in pieces for s in p.sentences)
         self.windows = tuple(w for p in pieces for w in p.windows)
         index: Optional[Dict[str, List[int]]] = None
@@ -734,19 +778,73 @@ class _Context:
         self.index = index
 
 
-@lru_cache(maxsize=16384)
+def _with_question(base: _Context, question: _Question) -> _Context:
+    """``base`` (passages alone) with the question's numbers and the stems only it says: what
+    ``_Context(question, pieces)`` gives, the passages' analysis shared. The question's numbers
+    come first, as there (where both write a number, the question's way of writing it is shown)."""
+    numbers = question.numbers
+    asked = question.stems - base.stems
+    if not numbers.values and not asked:
+        return base
+    ctx = _Context.__new__(_Context)
+    ctx.stems, ctx.pairs, ctx.sentences, ctx.windows = base.stems, base.pairs, base.sentences, base.windows
+    ctx.index, ctx.initials, ctx.acronyms, ctx.language = base.index, base.initials, base.acronyms, base.language
+    ctx.numbers = _Numbers.union([numbers, base.numbers]) if numbers.values else base.numbers
+    ctx.asked = asked
+    return ctx
+
+
+def _question_key(claim: "_Claim", question: _Question, base: _Context) -> Tuple[Any, FrozenSet[str]]:
+    """All that ``question`` can change in the verdict on ``claim`` against the passages ``base``:
+    for each of the claim's numbers whether the evidence (question and passages) gives it and how it
+    writes it, with the evidence's numbers as listed when one is missing (the reason names them);
+    and the claim's stems that only the question says. Two questions with the same key give the
+    same verdict: the question adds nothing else to the evidence (:class:`_Context`). Read from
+    the question and the passages apart, as :func:`_with_question` would put them together."""
+    numbers: Any = None
+    if claim.numbers:
+        own, have = question.numbers, base.numbers
+        mine, theirs = own.shown, have.shown
+        found = []
+        every = True
+        for m in claim.numbers:
+            value = m.value
+            given = own.has(m) or have.has(m)
+            every = every and given
+            found.append((given, mine[value] if value in mine else theirs.get(value)))
+        numbers = tuple(found)
+        if not every:
+            numbers = (numbers, _Numbers.union([own, have]).listed())
+    asked = claim.stemset - base.stems
+    return numbers, (asked & question.stems if asked else asked)
+
+
+@lru_cache(maxsize=4096)
 def _passage_piece(text: str) -> _Piece:
     return _Piece(text, one_sentence=False)
 
 
-@lru_cache(maxsize=16384)
-def _question_piece(question: str) -> _Piece:
-    return _Piece(question, one_sentence=True)
+@lru_cache(maxsize=4096)
+def _question(question: str) -> _Question:
+    return _Question(question)
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=4096)
+def _passages_context(texts: Tuple[str, ...]) -> _Context:
+    """The passages ``texts`` put together, without a question: kept per set of passages."""
+    return _Context(None, [_passage_piece(t) for t in texts])
+
+
 def _context(question: str, texts: Tuple[str, ...]) -> _Context:
-    return _Context(_question_piece(question), [_passage_piece(t) for t in texts])
+    """The evidence of a question and passages."""
+    return _with_question(_passages_context(texts), _question(question))
+
+
+@lru_cache(maxsize=8192)
+def _read_words(text: str, lang: str) -> "_Words":
+    """:class:`_Words` of a text with its numbers written as 0 (``_without_numbers``), kept: claims
+    and questions that differ only in their numbers ("order 2408", "order 7731") read the same words."""
+    return _Words(text, lang)
 
 
 # ---------------------------------------------------------------- the claim
@@ -756,21 +854,40 @@ class _Claim:
     __slots__ = ("framed", "words", "stems", "stemset", "pairs", "numbers", "negated", "clauses")
 
     def __init__(self, text: str, lang: str = "english") -> None:
-        framed = frame(clean_text(text))
+        framed = _framed(clean_text(text))
         self.framed = framed
         found = mentions(framed.text)
-        self.words = _Words(_without_numbers(framed.text, found), lang)
-        self.stems = tuple(dict.fromkeys(self.words.stems))
-        self.stemset = frozenset(self.stems)
-        self.pairs = _claim_pairs(self.words)
+        self.words, self.stems, self.stemset, self.pairs, self.clauses = _claim_words(
+            _without_numbers(framed.text, found), lang)
         self.negated = self.words.has_negation
-        # the clauses of two content words or more: (their stems, the words as written)
-        clauses: Dict[int, Dict[str, str]] = {}
-        for st, surface, c in zip(self.words.stems, self.words.surfaces, self.words.clauses):
-            clauses.setdefault(c, {}).setdefault(st, surface)
-        self.clauses = tuple((tuple(words), tuple(dict.fromkeys(words.values()))) for words in clauses.values()
-                             if len(words) >= 2) if len(clauses) > 1 else ()
         self.numbers = distinct(found)
+
+
+def _framed(text: str) -> Framed:
+    """:func:`frame` of a claim, read once per shape (its digits as 0) when nothing is set aside: the
+    framing patterns tell no digit from another, so a claim whose shape has no framing has none."""
+    shape = digit_shape(text)
+    if shape != text:
+        framed = frame(shape)
+        if not framed.set_aside and not framed.framing and framed.text == shape:
+            return Framed(text, (), False)
+    return frame(text)
+
+
+@lru_cache(maxsize=8192)
+def _claim_words(text: str, lang: str) -> tuple:
+    """What a claim's words give (its words, their stems once each as a tuple and a set, its pairs
+    and its clauses), kept per text with its numbers as 0: claims that differ only in their numbers
+    read the same."""
+    words = _read_words(text, lang)
+    stems = tuple(dict.fromkeys(words.stems))
+    # the clauses of two content words or more: (their stems, the words as written)
+    clauses: Dict[int, Dict[str, str]] = {}
+    for st, surface, c in zip(words.stems, words.surfaces, words.clauses):
+        clauses.setdefault(c, {}).setdefault(st, surface)
+    return (words, stems, frozenset(stems), _claim_pairs(words),
+            tuple((tuple(ws), tuple(dict.fromkeys(ws.values()))) for ws in clauses.values()
+                  if len(ws) >= 2) if len(clauses) > 1 else ())
 
 
 @lru_cache(maxsize=16384)
@@ -778,11 +895,18 @@ def _claim(text: str, evidence_language: str = "english") -> _Claim:
     """A claim analysed in its language: its own when it tells it ("Der Antrag muss genehmigt
     werden"), else its passages' when they are not English and the claim shows no English
     ("Estos días deben utilizarse antes del 31 de marzo." against Spanish passages)."""
+    return _Claim(text, _claim_language(digit_shape(text), evidence_language))
+
+
+@lru_cache(maxsize=8192)
+def _claim_language(text: str, evidence_language: str) -> str:
+    """The language a claim is read in (see :func:`_claim`): read in its words alone, so the same for
+    the claim and its shape (:func:`~groundlab.core.numbers.digit_shape`)."""
     lang = language(text)
     if lang == "english" and evidence_language != "english" and \
             sum(1 for w in _WORDS_OF.findall(text.lower()) if w in _ENGLISH_HINTS) < 2:
         lang = evidence_language
-    return _Claim(text, lang)
+    return lang
 
 
 _ENGLISH_HINTS = frozenset("the is are and of to for with you your this that be can will it an on by has have".split())
@@ -1065,6 +1189,18 @@ def _conflict_terms(text: str) -> Dict[str, Dict[str, str]]:
     return out
 
 
+def _terms(text: str) -> Dict[str, Dict[str, str]]:
+    """:func:`_conflict_terms` of a text, read once per shape (its digits as 0): its patterns tell no
+    digit from another, and the words found hold no digit unless a digit stands inside a phrase."""
+    shape = digit_shape(text)
+    if shape == text:
+        return _conflict_terms(text)
+    found = _conflict_terms(shape)
+    if any("0" in word for sides in found.values() for word in sides.values()):
+        return _conflict_terms(text)
+    return found
+
+
 _AMOUNT_NEXT = re.compile(r"\s+(?:[\u20ac$\u00a3]\s?)?(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|"
                           r"eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred|a\s+(?:hundred|thousand))\b)")
 #: Bound phrases that are a bound only before an amount: "up to 5 days", not "sign up to the training".
@@ -1083,7 +1219,7 @@ def _conflict(claim: _Claim, context: _Context, best: int) -> Optional[Tuple[str
     word than the claim's, and not the claim's own; ``None`` otherwise."""
     if best < 0:
         return None
-    said = _conflict_terms(claim.framed.text)
+    said = _terms(claim.framed.text)
     if not said:
         return None
     sentence = context.sentences[best]
@@ -1093,7 +1229,7 @@ def _conflict(claim: _Claim, context: _Context, best: int) -> Optional[Tuple[str
     if not core or len(sentence.stemset) > 3 * len(core) + 8 or \
             4 * len(core & sentence.stemset) < 3 * len(core):
         return None
-    there = _conflict_terms(sentence.text)
+    there = _terms(sentence.text)
     for kind, sides in said.items():
         if len(sides) != 1 or kind not in there:
             continue
@@ -1224,7 +1360,7 @@ class SignalsJudge:
         self.threshold = float(self.config.threshold if threshold is None else threshold)
         self._weights = self.config.weights
         self._intercept = self.config.intercept
-        self._memo: Dict[Tuple[_Claim, _Context], Verdict] = {}
+        self._memo: Dict[tuple, Verdict] = {}
 
     def identity(self) -> Dict[str, Any]:
         """The weights behind the verdicts: which file and its sha256."""
@@ -1233,20 +1369,34 @@ class SignalsJudge:
 
     def judge_batch(self, pairs: Sequence[Tuple[str, Evidence]]) -> List[Verdict]:
         out = []
-        last, context, ids = None, None, frozenset()
+        last = None
+        base = context = question = None
+        ids: FrozenSet[str] = frozenset()
         memo = self._memo
         for text, evidence in pairs:
             if evidence is not last:  # the claims of one case share one Evidence
                 last = evidence
-                context = _context(evidence.question, tuple([p.text for p in evidence.passages]))
-                ids = _passage_ids(evidence)
-            claim = _claim(text, context.language)
-            # The same claim against the same evidence (a repeated answer, the cited passages
-            # being all the retrieved ones) is judged once.
-            key = (claim, context, ids)
+                passages = evidence.passages
+                base = _passages_context(tuple([p.text for p in passages]))
+                ids = _ids(tuple([p.id for p in passages]))
+                context = question = None  # the question is read only when a claim needs it
+            claim = _claim(text, base.language)
+            # The same claim against the same passages is judged once: a repeated answer, the cited
+            # passages being all the retrieved ones, or another case's question that changes nothing
+            # in it (a claim without numbers, all of whose words the passages hold, reads nothing of
+            # the question at all).
+            asks = claim.numbers or not claim.stemset <= base.stems
+            if asks:
+                if question is None:
+                    question = _question(evidence.question)
+                key: tuple = (claim, base, ids, _question_key(claim, question, base))
+            else:
+                key = (claim, base, ids)
             verdict = memo.get(key)
             if verdict is None:
-                verdict = self._judge(claim, context, ids)
+                if asks and context is None:
+                    context = _with_question(base, question)
+                verdict = self._judge(claim, context if asks else base, ids)
                 if len(memo) >= _MEMO_SIZE:
                     memo.clear()
                 memo[key] = verdict
@@ -1269,7 +1419,7 @@ class SignalsJudge:
         (no content words), ``("negation", signals)``, ``("conflict", signals)`` (another how-often,
         when, which-way or bound word than the evidence's) or ``("model", signals)``; what the fit
         of the weights reads."""
-        context = _context(evidence.question, tuple(p.text for p in evidence.passages))
+        context = _context(evidence.question, tuple([p.text for p in evidence.passages]))
         route, signals, _ = _decide(_claim(text, context.language), context, _passage_ids(evidence))
         return route, signals
 
@@ -1359,7 +1509,12 @@ def _evidence(claim: _Claim, context: _Context, route: str, signals: Optional[Si
 def _passage_ids(evidence: Evidence) -> FrozenSet[str]:
     """The evidence's passage ids as the numbers step reads codes (lower case): an answer that names
     a passage in its text ("see KB-5") refers to it, it does not state a number."""
-    return frozenset(p.id.lower() for p in evidence.passages if _DIGIT.search(p.id) is not None)
+    return _ids(tuple([p.id for p in evidence.passages]))
+
+
+@lru_cache(maxsize=4096)
+def _ids(ids: Tuple[str, ...]) -> FrozenSet[str]:
+    return frozenset(i.lower() for i in ids if _DIGIT.search(i) is not None)
 
 
 _DIGIT = re.compile(r"\d")
