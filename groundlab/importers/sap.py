@@ -64,8 +64,9 @@ _API = {"v1": ("module_results", "orchestration_result"), "v2": ("intermediate_r
 _PLACEHOLDER = re.compile(r"\{\{\s*\?\s*([A-Za-z_][\w.-]*)\s*\}\}")
 
 #: Placeholder names that hold the user's question.
-_QUESTION_NAMES = ("question", "query", "user_question", "userquestion", "user_query", "input", "groundingrequest",
-                   "grounding_request", "request", "prompt", "user_input", "frage")
+QUESTION_NAMES = ("question", "query", "user_question", "userquestion", "user_query", "input", "groundingrequest",
+                  "grounding_request", "request", "prompt", "user_input", "frage")
+_QUESTION_NAMES = QUESTION_NAMES
 
 #: A line of a filled prompt that labels the question ("Question: ...").
 _QUESTION_LABEL = re.compile(
@@ -103,6 +104,24 @@ def _grounding(modules: Mapping) -> Any:
     data = grounding.get("data") if isinstance(grounding, Mapping) else None
     return data.get("grounding_result") if isinstance(data, Mapping) else None
 
+
+def response_parts(obj: object) -> Optional[Tuple[str, Optional[str], bool, Any, Any]]:
+    """``(api version, answer, used grounding, grounding result, filled prompt)`` of an
+    orchestration response (v1 or v2 body), read as the import reads one; ``None`` when ``obj`` is
+    none. ``answer`` is ``None`` when the response holds none; ``used grounding`` says whether the
+    grounding module ran (it keeps a result, possibly empty)."""
+    if not isinstance(obj, Mapping):
+        return None
+    found = _results(obj)
+    if found is None:
+        return None
+    api, modules = found
+    answer = _choice_text(obj.get(_API[api][1]))
+    if answer is None:
+        answer = _choice_text(modules.get("llm"))
+    grounding = modules.get("grounding")
+    evidence = _grounding(modules)
+    return api, answer, isinstance(grounding, Mapping), evidence, _filled_prompt(modules.get("templating"), evidence)
 
 def detect(src: Source) -> Optional[str]:
     apis: Dict[str, int] = {}
