@@ -1,0 +1,254 @@
+"""An SAP AI Core evaluation read back and calibrated: results.db files and tracking API answers in
+the shapes SAP's tutorials show (tests/sap_eval_files.py builds them), several runs, metric names
+JSON-quoted or not, a run without the grounding module, a judge error row; every figure checked,
+every bad input one sentence."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from groundlab import evaluate, load_cases
+from groundlab.core.platform import compare_platform
+from groundlab.importers.sap_eval import SQLITE_MAGIC
+
+import sap_eval_files as files
+from sap_eval_files import GROUNDEDNESS, OURS, Row, RunSpec
+
+
+def _read(path):
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.fixture
+def evaluation(tmp_path, cli):
+    """The loop of docs/sap.md up to the evaluation: logs, labels, the dataset, the results."""
+    files.write_logs(tmp_path)
+    code, out, err = cli("sap", "dataset", "--cases", tmp_path / "labeled.jsonl", "--out", tmp_path / "eval-data")
+    assert code == 0, err
+    files.write_results(tmp_path, tmp_path / "eval-data" / "testdata" / "labeled.csv")
+    return tmp_path
+
+
+def _imported(cli, folder):
+    code, out, err = cli("import", folder / "results.db", "--out", folder / "runs")
+    assert code == 0, err
+    return out, folder / "runs" / "Run-grounding-gpt-4o-2024-08-06.jsonl", folder / "runs" / "Run-context-gpt-4o-2024-08-06.jsonl"
+
+
+# ---------------------------------------------------------------- results.db
+
+
+def test_each_run_becomes_a_cases_file_with_its_ratings_passages_and_labels(cli, evaluation):
+    out, grounding, context = _imported(cli, evaluation)
+    assert "recognised as an SAP AI Core evaluation's results.db" in out and "2 runs" in out
+    a, b = _read(grounding), _read(context)
+    assert [c["id"] for c in a] == [c["id"] for c in b] == [f"c{k:02d}" for k in range(1, 13)]
+    cases_b = {c["id"]: c for c in _read(files.DATA / "grounded_cases_b.jsonl")}
+    cases_a = {c["id"]: c for c in _read(files.DATA / "grounded_cases.jsonl")}
+    for case in a:  # the grounding module's passages, ids from its metadata as the orchestration import reads them
+        assert case["answer"] == cases_b[case["id"]]["answer"]
+        assert [p["id"] for p in case["retrieved"]] == cases_b[case["id"]]["retrieved"]
+        assert case["retrieved"][0]["metadata"] == {"doc_id": [cases_b[case["id"]]["retrieved"][0]]}
+        ratings = case["meta"]["platform"]["ratings"]
+        assert ratings[GROUNDEDNESS]["rating"] == files.RATINGS["grounding"][GROUNDEDNESS][case["id"]]
+        assert ratings[GROUNDEDNESS]["scale"] == [1, 3] and ratings[OURS]["scale"] == [1, 3]
+        assert case["meta"]["platform"]["model"] == "gpt-4o:2024-08-06"
+        assert case["meta"]["platform"]["run"] == "Run-grounding-gpt-4o-2024-08-06"
+    notes = dict(files.notes())
+    for case in b:  # no grounding module: the passages the dataset gave the prompt
+        assert case["answer"] == cases_a[case["id"]]["answer"]
+        assert [(p["id"], p["text"]) for p in case["retrieved"]] == [(i, notes[i]) for i in cases_a[case["id"]]["retrieved"]]
+        assert case["labels"] == cases_a[case["id"]]["labels"]  # the answer people labeled, word for word
+    # labels come back only on an answer that is the one people labeled
+    same = sum(cases_a[c]["answer"] == cases_b[c]["answer"] for c in cases_a)
+    assert sum("labels" in c for c in a) == same == 3  # c01, c04 (abstains) and c10
+    assert "labels: left out on 9 answers the run wrote anew" in out
+    # the judge error row: no rating, its error kept, counted
+    c09 = next(c for c in b if c["id"] == "c09")["meta"]["platform"]["ratings"][GROUNDEDNESS]
+    assert c09["rating"] is None and "could not be parsed" in c09["error"]
+    assert "its judge failed on 1 (c09), left unrated" in out
+    assert "passages: 12 answers ran without the grounding module" in out
+
+
+def _one_run(rows, **kw):
+    return [RunSpec("11112222333344445555666677778888", "Run-one", rows, **kw)]
+
+
+def _row(cid, answer="The credit analyst releases it [D01].", ratings=None, **kw):
+    variables = {"question": "Who releases the order?", "case_id": cid,
+                 "passages": json.dumps([{"id": "D01", "text": "The credit analyst releases orders."}])}
+    return Row(variables, answer, None, {GROUNDEDNESS: 3} if ratings is None else ratings, **kw)
+
+
+def test_several_runs_need_a_folder_or_a_run(cli, evaluation):
+    code, _, err = cli("import", evaluation / "results.db", "--out", evaluation / "one.jsonl")
+    assert code == 2 and "holds 2 runs ('Run-grounding-gpt-4o-2024-08-06', 'Run-context-gpt-4o-2024-08-06'); give " \
+                         "--out a folder" in err
+    code, out, err = cli("import", evaluation / "results.db", "--out", evaluation / "one.jsonl", "--run",
+                         "Run-context-gpt-4o-2024-08-06")
+    assert code == 0, err
+    assert len(_read(evaluation / "one.jsonl")) == 12
+    code, _, err = cli("import", evaluation / "results.db", "--out", evaluation / "two.jsonl", "--run", "Run-x")
+    assert code == 2 and "holds no run 'Run-x'; its runs are 'Run-grounding" in err
+
+
+@pytest.mark.parametrize("damage, message", [
+    ("text", "is not a SQLite database, so not an evaluation's results.db"),
+    ("garbage", "cannot be read as a SQLite database"),
+    ("no evaluation_result", "has no table evaluation_result; an evaluation's results.db holds run, submission, "
+                             "submission_result, evaluation_result (its tables: configuration, run, submission, "
+                             "submission_result)"),
+    ("no metric column", "the table evaluation_result has no column metric"),
+])
+def test_a_file_that_is_not_an_evaluations_results_is_one_sentence(cli, tmp_path, damage, message):
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01")]))
+    if damage == "text":
+        db.write_text("id,question\n1,hello\n", encoding="utf-8")
+    elif damage == "garbage":
+        db.write_bytes(SQLITE_MAGIC + b"\x00" * 20 + b"not a database" * 50)
+    else:
+        connection = sqlite3.connect(db)
+        if damage == "no evaluation_result":
+            connection.execute("DROP TABLE evaluation_result")
+        else:
+            connection.execute("ALTER TABLE evaluation_result RENAME COLUMN metric TO name")
+        connection.commit()
+        connection.close()
+    code, out, err = cli("import", db, "--from", "sap-eval", "--out", tmp_path / "cases.jsonl")
+    assert code == 2 and message in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "cases.jsonl").exists()
+
+
+def test_a_metric_not_there_and_a_rating_outside_its_scale_are_one_sentence(cli, tmp_path):
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01"), _row("c02", ratings={GROUNDEDNESS: 5})]))
+    code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 2 and err.count("\n") == 1
+    assert ("results.db run 'Run-one' submission 11112222000000000000000000000001 (case c02): Pointwise RAG "
+            "Groundedness rated 5, outside its scale 1 to 3") in err
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01")]))
+    code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl", "--metric", "Groundedness")
+    assert code == 2 and "no answer was rated by the metric 'Groundedness'; its metrics are 'Pointwise RAG " \
+                         "Groundedness'" in err
+    code, out, err = cli("import", db, "--out", tmp_path / "cases.jsonl", "--metric", GROUNDEDNESS)
+    assert code == 0, err
+
+
+def test_names_stored_without_quotes_read_alike(cli, tmp_path):
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01", ratings={GROUNDEDNESS: 2})]), quote_names=False)
+    code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 0, err
+    assert _read(tmp_path / "cases.jsonl")[0]["meta"]["platform"]["ratings"][GROUNDEDNESS]["rating"] == 2
+    stored = sqlite3.connect(db).execute("SELECT metric FROM evaluation_result").fetchone()[0]
+    assert stored == GROUNDEDNESS
+    quoted = files.results_db(tmp_path / "q.db", _one_run([_row("c01")]))
+    assert sqlite3.connect(quoted).execute("SELECT metric FROM evaluation_result").fetchone()[0] == f'"{GROUNDEDNESS}"'
+
+
+def test_a_run_without_grounding_module_nor_passages_column_says_so(cli, tmp_path):
+    row = _row("c01")
+    del row.variables["passages"]
+    db = files.results_db(tmp_path / "results.db", _one_run([row]))
+    code, out, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 0, err
+    assert "passages: none for 1 answer: the run used no grounding module and the dataset row holds no passages column" \
+        in out
+    assert _read(tmp_path / "cases.jsonl")[0]["retrieved"] == []
+
+
+def test_an_answer_the_orchestration_did_not_give_stops_the_import_unless_skipped(cli, tmp_path):
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01"), _row("c02", answer=None)]))
+    code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 2 and "submission 11112222000000000000000000000001: its orchestration response holds no answer" \
+                         in err and "nothing was written (pass --skip-invalid" in err
+    code, out, err = cli("import", db, "--out", tmp_path / "cases.jsonl", "--skip-invalid")
+    assert code == 0 and "skipped 1 row that cannot be used" in out
+    assert [c["id"] for c in _read(tmp_path / "cases.jsonl")] == ["c01"]
+
+
+def test_repetitions_are_cases_of_their_own(cli, tmp_path):
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01"), _row("c01", repetition=2,
+                                                                              ratings={GROUNDEDNESS: 1})]))
+    code, out, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 0, err
+    cases = _read(tmp_path / "cases.jsonl")
+    assert [c["id"] for c in cases] == ["c01", "c01~2"]
+    assert [c["meta"]["platform"]["ratings"][GROUNDEDNESS]["rating"] for c in cases] == [3, 1]
+    assert "repetitions: 1 further answer to the same rows" in out
+
+
+def test_compare_pairs_two_runs_by_case_id(cli, evaluation):
+    _, grounding, context = _imported(cli, evaluation)
+    data = cli.json("compare", context, grounding)
+    assert data["pairs"] == 12 and data["only_in_a"]["count"] == data["only_in_b"]["count"] == 0
+
+
+# ---------------------------------------------------------------- the tracking API's aggregates
+
+
+def test_aggregated_metrics_become_trend_rows(cli, evaluation, tmp_path):
+    code, out, err = cli("import", evaluation / "metrics.json", "--out", tmp_path / "trend.jsonl")
+    assert code == 0, err
+    rows = _read(tmp_path / "trend.jsonl")
+    by = {(r["run"], r["metric"]): r for r in rows}
+    g = by[("Run-context-gpt-4o-2024-08-06", GROUNDEDNESS)]
+    assert g["counts"] == {"1": 1, "2": 3, "3": 7} and g["answers"] == 11 and round(g["mean"], 4) == round(28 / 11, 4)
+    ours = by[("Run-context-gpt-4o-2024-08-06", OURS)]  # its name arrived JSON-quoted
+    assert ours["counts"] == {"1": 2, "2": 4, "3": 6} and ours["execution_id"] == "e8d0adb660289477"
+    assert by[("Run-grounding-gpt-4o-2024-08-06", GROUNDEDNESS)]["counts"] == {"1": 1, "2": 2, "3": 9}
+    assert len(rows) == 4 and "wrote 4 rows (a run and metric each)" in out
+    # a later execution appends; the same run again replaces its row
+    later = files.aggregates(files.scenario(evaluation / "eval-data" / "testdata" / "labeled.csv")[:1],
+                             execution="f1e2d3c4b5a69788")
+    (tmp_path / "later.json").write_text(json.dumps(later), encoding="utf-8")
+    code, out, err = cli("import", tmp_path / "later.json", "--out", tmp_path / "trend.jsonl")
+    assert code == 2 and "already exists" in err
+    code, out, err = cli("import", tmp_path / "later.json", "--out", tmp_path / "trend.jsonl", "--append")
+    assert code == 0, err
+    assert "beside the 4 it held" in out
+    assert len(_read(tmp_path / "trend.jsonl")) == 6
+    code, out, err = cli("import", tmp_path / "later.json", "--out", tmp_path / "trend.jsonl", "--append")
+    assert len(_read(tmp_path / "trend.jsonl")) == 6
+
+
+@pytest.mark.parametrize("doc, message", [
+    ("{not json", "is not JSON"),
+    ("not json", "is not a SQLite database, so not an evaluation's results.db, nor JSON"),
+    ({"count": 0}, "holds no \"resources\" list"),
+    ({"resources": [{"metrics": [{"name": f"{GROUNDEDNESS}/5/count", "value": 2}]}]},
+     "Pointwise RAG Groundedness counts answers rated 5, outside its scale 1 to 3"),
+    ({"resources": [{"metrics": [{"name": f"{GROUNDEDNESS}/2/count", "value": "many"}]}]}, "has no number as its value"),
+    ({"resources": [{"metrics": [{"name": "latency/average", "value": 2}]}]}, "holds no rated metric"),
+])
+def test_bad_aggregates_are_one_sentence(cli, tmp_path, doc, message):
+    path = tmp_path / "metrics.json"
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc), encoding="utf-8")
+    code, _, err = cli("import", path, "--from", "sap-eval", "--out", tmp_path / "trend.jsonl")
+    assert code == 2 and message in err and err.count("\n") == 1
+
+
+def test_a_zero_count_outside_the_scale_is_no_error(cli, tmp_path):
+    """SAP's own runs report groundedness/0/count = 0 for a 1-5 metric."""
+    doc = {"resources": [{"executionId": "e1", "metrics": [{"name": f"{GROUNDEDNESS}/0/count", "value": 0.0},
+                                                           {"name": f"{GROUNDEDNESS}/3/count", "value": 4.0}]}]}
+    (tmp_path / "m.json").write_text(json.dumps(doc), encoding="utf-8")
+    code, _, err = cli("import", tmp_path / "m.json", "--out", tmp_path / "trend.jsonl")
+    assert code == 0, err
+
+
+# ---------------------------------------------------------------- the figures, from Python
+
+
+def test_the_comparison_on_the_frames_matches_the_command(cli, evaluation):
+    _, _, context = _imported(cli, evaluation)
+    ev = evaluate(load_cases(context), "signals")
+    c = compare_platform(ev.claims, ev.cases, GROUNDEDNESS)
+    assert c.source == "sap-eval" and c.grounded_at == 3 and c.scale == (1.0, 3.0)
+    assert (c.platform.caught.count, c.platform.caught.total) == (3, 5)
+    assert (c.platform.false_alarms.count, c.platform.false_alarms.total) == (1, 4)
+    assert list(c.disagreements()["case_id"]) == ["c08", "c05", "c11", "c07"]
+
+
+# ---------------------------------------------------------------- the report and notebook 02
