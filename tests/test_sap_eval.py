@@ -73,6 +73,94 @@ def test_each_run_becomes_a_cases_file_with_its_ratings_passages_and_labels(cli,
     assert "passages: 12 answers ran without the grounding module" in out
 
 
+def test_agree_against_the_platform_counts_caught_and_false_alarms_beside_groundlab(cli, evaluation):
+    _, _, context = _imported(cli, evaluation)
+    code, out, err = cli("agree", "--cases", context, "--against", f"sap:{GROUNDEDNESS}", "--judge", "signals")
+    assert code == 0, err
+    # people found c02 c06 c08 c10 c11 hallucinated; the platform flags c02 c06 c07 c10; c09 unrated
+    assert "Pointwise RAG Groundedness  answers  3/5 = 60%   23%\u201388%    1/4 = 25%     5%\u201370%" in out
+    assert "groundlab signals judge     answers  5/5 = 100%  57%\u2013100%   1/4 = 25%     5%\u201370%" in out
+    assert "groundlab signals judge     claims   6/6 = 100%  61%\u2013100%   1/12 = 8%     1%\u201335%" in out
+    assert ("Pointwise RAG Groundedness caught 3 of 5 hallucinated answers, groundlab's signals judge 5 of 5, with 1 "
+            "and 1 false alarms in 4 answers people found grounded.") in out
+    assert "left out: 1 answer the platform's judge could not rate (c09:" in out
+    assert "2 answers that abstained" in out
+    data = cli.json("agree", "--cases", context, "--against", f"sap:{GROUNDEDNESS}")
+    assert data["platform"]["confusion"] == [[3, 1], [2, 3]]
+    assert data["platform"]["caught"]["count"] == 3 and data["platform"]["caught"]["total"] == 5
+    assert round(data["platform"]["caught"]["low"], 2) == 0.23 and round(data["platform"]["caught"]["high"], 2) == 0.88
+    assert data["judge_answers"]["confusion"] == [[3, 1], [0, 5]]
+    assert data["judge_claims"]["caught"]["count"] == 6 and data["judge_claims"]["false_alarms"]["total"] == 12
+    assert data["left_out"] == {"unrated": 0, "platform_errors": 1, "judge_errors": 0, "abstained": 2, "unlabeled": 0}
+    # groundlab's own metric mirrors the judge's answer-level flags, on the same answers
+    data = cli.json("agree", "--cases", context, "--against", f"sap:{OURS}")
+    assert data["platform"]["confusion"] == [[4, 1], [0, 5]]
+
+
+def test_without_labels_the_disagreements_are_shown_with_the_claim_that_decides(cli, evaluation):
+    _, grounding, _ = _imported(cli, evaluation)
+    code, out, err = cli("agree", "--cases", grounding, "--against", f"sap:{GROUNDEDNESS}")
+    assert code == 0, err
+    lines = out.split("differ (2):\n", 1)[1].splitlines()
+    assert lines[0].startswith("  c07: Pointwise RAG Groundedness 3 (grounded), groundlab not grounded: claim 2 "
+                               "\"The warehouse releases blocked orders every Friday afternoon.\" unsupported (")
+    assert lines[1].startswith("  c08: Pointwise RAG Groundedness 2 (not grounded), groundlab grounded: every claim "
+                               "supported; the platform says: Rated 2")
+    # c01 and c12 are answered as people labeled them: the only labeled answers, calibrated on their own
+    data = cli.json("agree", "--cases", grounding, "--against", f"sap:{GROUNDEDNESS}")
+    assert data["labeled"] == 2 and data["left_out"]["unlabeled"] == 6
+
+
+def test_the_grounded_threshold_is_configurable(cli, evaluation):
+    _, _, context = _imported(cli, evaluation)
+    data = cli.json("agree", "--cases", context, "--against", f"sap:{GROUNDEDNESS}", "--grounded-at", "2")
+    assert data["grounded_at"] == 2 and data["platform"]["confusion"] == [[4, 0], [4, 1]]  # only c02's 1 is a flag
+    code, _, err = cli("agree", "--cases", context, "--against", f"sap:{GROUNDEDNESS}", "--grounded-at", "5")
+    assert code == 2 and "--grounded-at 5 is outside the scale of 'Pointwise RAG Groundedness', 1 to 3" in err
+
+
+def test_labels_from_a_sheet_keep_the_ratings(cli, evaluation, tmp_path):
+    """The run's own answers labeled through the sheet: the ratings travel in meta."""
+    _, grounding, _ = _imported(cli, evaluation)
+    sheet = tmp_path / "sheet.csv"
+    code, _, err = cli("label", "export", "--cases", grounding, "--out", sheet, "--blind")
+    assert code == 0, err
+    import csv
+
+    rows = list(csv.DictReader(open(sheet, encoding="utf-8-sig", newline="")))
+    labels = {c["id"]: c["labels"] for c in _read(files.DATA / "grounded_cases_b.jsonl")}
+    for row in rows:
+        if row["claim_no"]:
+            row["label"] = labels[row["case_id"]][int(row["claim_no"]) - 1]
+    with open(sheet, "w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    labeled = tmp_path / "run-labeled.jsonl"
+    code, _, err = cli("label", "import", sheet, "--cases", grounding, "--out", labeled)
+    assert code == 0, err
+    data = cli.json("agree", "--cases", labeled, "--against", f"sap:{GROUNDEDNESS}")
+    # people: c03 c07 c10 hallucinated; the platform flags c03 c08 c10
+    assert data["platform"]["confusion"] == [[4, 1], [1, 2]] and data["labeled"] == 8
+
+
+def test_against_names_what_is_wrong_in_one_sentence(cli, evaluation):
+    _, _, context = _imported(cli, evaluation)
+    code, _, err = cli("agree", "--cases", context, "--against", "Pointwise RAG Groundedness")
+    assert code == 2 and "must name a platform and a metric, as sap:" in err
+    code, _, err = cli("agree", "--cases", context, "--against", "sap:Pointwise Groundedness")
+    assert code == 2 and err.count("\n") == 1
+    assert "the metric 'Pointwise Groundedness' is not among the ratings of these cases; its answers carry " \
+           "'Pointwise RAG Groundedness', 'groundlab-groundedness-r1'." in err
+    code, _, err = cli("agree", "--against", f"sap:{GROUNDEDNESS}")  # the sample set: no ratings at all
+    assert code == 2 and "carry no platform rating (import an evaluation's results.db" in err
+    code, _, err = cli("agree", "--cases", context, "--grounded-at", "2")
+    assert code == 2 and "--grounded-at applies with --against" in err
+
+
+# ---------------------------------------------------------------- bad results.db
+
+
 def _one_run(rows, **kw):
     return [RunSpec("11112222333344445555666677778888", "Run-one", rows, **kw)]
 
@@ -252,3 +340,53 @@ def test_the_comparison_on_the_frames_matches_the_command(cli, evaluation):
 
 
 # ---------------------------------------------------------------- the report and notebook 02
+
+
+def test_the_report_sets_the_platform_beside_people_and_groundlab(cli, evaluation, tmp_path):
+    from groundlab.present.report import html_report, steering_report
+
+    _, _, context = _imported(cli, evaluation)
+    ev = evaluate(load_cases(context), "signals")
+    text = steering_report(ev)
+    section = text.split("### The platform's metric beside people and groundlab", 1)[1].split("## In plain words")[0]
+    assert ("Pointwise RAG Groundedness caught 3 of 5 hallucinated answers, groundlab's signals judge 5 of 5, with 1 "
+            "and 1 false alarms in 4 answers people found grounded") in section
+    assert "| Pointwise RAG Groundedness | answers | 3/5 = 60% | 23%\u201388% | 1/4 = 25% | 5%\u201370% |" in section
+    assert "| groundlab signals judge | claims | 6/6 = 100% | 61%\u2013100% | 1/12 = 8% | 1%\u201335% |" in section
+    assert "groundlab\\-groundedness\\-r1** (sap\\-eval)" in section  # both groundedness metrics, escaped
+    plain = steering_report(evaluate(load_cases(files.DATA / "grounded_cases.jsonl", files.NOTES_PATH), "signals"))
+    assert "platform's metric" not in plain
+
+
+def test_outside_text_is_escaped_in_the_report_and_the_terminal(cli, tmp_path):
+    from groundlab.present.report import html_report, steering_report
+
+    metric = "<img src=x onerror=alert(1)> groundedness"
+    answer = "The credit analyst releases it [D01]. It takes *three* days <b>[D01]</b>."
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01", answer=answer, ratings={metric: 1})]),
+                          templates=[{"name": metric, "additionalProperties": {"supported_values": [1, 3]}}])
+    code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 0, err
+    ev = evaluate(load_cases(tmp_path / "cases.jsonl"), "signals")
+    text = steering_report(ev)
+    assert "<img" not in text and "&lt;img src=x onerror=alert\\(1\\)&gt; groundedness" in text
+    page = html_report(text)
+    assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+    code, out, err = cli("agree", "--cases", tmp_path / "cases.jsonl", "--against", f"sap:{metric}")
+    assert code == 0, err
+    assert metric in out
+
+
+def test_notebook_02_reads_the_three_side_by_side(cli, evaluation):
+    from groundlab.present import platform
+
+    _, _, context = _imported(cli, evaluation)
+    ev = evaluate(load_cases(context), "signals")
+    frame = platform.side_by_side(ev, GROUNDEDNESS)
+    assert frame[["rater", "unit", "caught", "hallucinated", "false_alarms", "grounded"]].values.tolist() == [
+        [GROUNDEDNESS, "answers", 3, 5, 1, 4], ["groundlab signals judge", "answers", 5, 5, 1, 4],
+        ["groundlab signals judge", "claims", 6, 6, 1, 12]]
+    assert platform.side_by_side(ev, "").empty and platform.disagreement_frame(ev, "").empty
+    assert list(platform.disagreement_frame(ev, GROUNDEDNESS)["case_id"]) == ["c08", "c05", "c11", "c07"]
+    cells = [c for c in json.loads((files.ROOT / "notebooks" / "02-judge-agreement.ipynb").read_text())["cells"]]
+    assert any("platform.side_by_side(comparison.get(judge), platform_metric" in "".join(c["source"]) for c in cells)
