@@ -200,9 +200,10 @@ class PlatformComparison:
                     f"can only be read against each other: they rate {differ} of {n} answer{'s' * (n != 1)} "
                     "differently")
         p, g = self.platform, self.judge_answers
-        return (f"{self.metric} caught {p.caught.count} of {p.caught.total} hallucinated answers, groundlab's "
-                f"{self.judge} judge {g.caught.count} of {g.caught.total}, with {p.false_alarms.count} and "
-                f"{g.false_alarms.count} false alarms in {p.false_alarms.total} answers people found grounded")
+        n, m = p.caught.total, p.false_alarms.total
+        return (f"{self.metric} caught {p.caught.count} of {n} hallucinated answer{'s' * (n != 1)}, groundlab's "
+                f"{self.judge} judge {g.caught.count} of {n}, with {p.false_alarms.count} and "
+                f"{g.false_alarms.count} false alarms in {m} answer{'s' * (m != 1)} people found grounded")
 
 
 def platform_ratings(cases: pd.DataFrame, metric: str, source: Optional[str] = None) -> pd.DataFrame:

@@ -39,8 +39,6 @@ from ..importers.sap_eval import (ANSWERABLE, CASE_ID, CLASSIFICATION, CONTEXT, 
 #: The dataset's columns, in order.
 COLUMNS = (QUESTION, CONTEXT, CASE_ID, PASSAGES, LABELS, LABELED_ANSWER, ANSWERABLE, CLASSIFICATION)
 FORMATS = ("csv", "jsonl")
-#: The evaluation reads at most this many rows (SAP's dataset guidance: 25 to 200 samples).
-MAX_ROWS = 200
 
 
 class _Endpoint:
@@ -173,9 +171,6 @@ def write_dataset(cases: PathLike, out: PathLike, *, passages: Optional[PathLike
         raise GroundlabError(f"the data policy holds back every case of {source} from the evaluation "
                              f"({held[0][1]}); nothing was written.")
     report.rows = len(rows)
-    if len(rows) > MAX_ROWS:
-        report.notes.append(f"note: SAP's evaluations read at most {MAX_ROWS} rows; split the cases or sample them "
-                            "('groundlab label export' draws a stratified sample).")
     with outputs_like(cases):
         if fmt == "jsonl":
             write_atomic(target, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))

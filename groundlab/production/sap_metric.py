@@ -57,7 +57,7 @@ MAX_NAME, MAX_VERSION, MAX_BYTES = 120, 10, 512 * 1024
 
 DEFINITION = ("Groundedness: whether every statement of the response is backed by the grounding context the "
               "assistant was given (the retrieved passages, and the user's question), and by nothing else.")
-TASK = ("You are checking a retrieval-augmented assistant's answer against the passages it was given. Judge each "
+EVALUATION_TASK = ("You are checking a retrieval-augmented assistant's answer against the passages it was given. Judge each "
         "statement of the response against the grounding context only, never against your own knowledge, and rate "
         "the whole response by its worst statement.")
 CRITERIA = ("A statement is supported when the context states it or plainly implies it; contradicted when the "
@@ -210,7 +210,7 @@ def metric_body(cases: Optional[PathLike] = None, passages: Optional[PathLike] =
         "spec": {"promptType": "structured", "outputType": "numerical", "configuration": {
             "modelConfiguration": {"name": model, "version": model_version,
                                    "parameters": [{"key": "temperature", "value": "0"}]},
-            "promptConfiguration": {"definition": DEFINITION, "evaluationTask": TASK, "criteria": CRITERIA,
+            "promptConfiguration": {"definition": DEFINITION, "evaluationTask": EVALUATION_TASK, "criteria": CRITERIA,
                                     "ratingRubric": [dict(r) for r in RUBRIC], "evaluationSteps": list(STEPS),
                                     "examples": found}}},
     }
