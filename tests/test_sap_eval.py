@@ -390,3 +390,41 @@ def test_notebook_02_reads_the_three_side_by_side(cli, evaluation):
     assert list(platform.disagreement_frame(ev, GROUNDEDNESS)["case_id"]) == ["c08", "c05", "c11", "c07"]
     cells = [c for c in json.loads((files.ROOT / "notebooks" / "02-judge-agreement.ipynb").read_text())["cells"]]
     assert any("platform.side_by_side(comparison.get(judge), platform_metric" in "".join(c["source"]) for c in cells)
+
+
+# ---------------------------------------------------------------- docs/sap.md
+
+
+#: The tenant docs/sap.md shows; the commands run against a stand-in for it on 127.0.0.1.
+DOC_TENANT = "https://api.ai.prod.eu-central-1.aws.ml.hana.ondemand.com"
+
+
+def test_docs_sap_examples_print_what_they_show_when_run_in_order(cli, tmp_path, monkeypatch):
+    """docs/sap.md's commands, run one after the other in one folder as a reader would: the logs and
+    labels first, the evaluation's results once its dataset is written."""
+    import re
+    import shlex
+
+    from aicore_stub import CLIENT, SECRET, Tenant
+
+    doc = (files.ROOT / "docs" / "sap.md").read_text(encoding="utf-8")
+    examples = re.findall(r"```\n\$ (groundlab .*?)\n(.*?)\n```", doc, re.S)
+    assert len(examples) == 9
+    files.write_logs(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    for name in ("AICORE_AUTH_URL", "AICORE_CLIENT_ID", "AICORE_CLIENT_SECRET", "AICORE_BASE_URL",
+                 "AICORE_RESOURCE_GROUP"):
+        monkeypatch.delenv(name, raising=False)
+    tenant = Tenant()
+    try:
+        (tmp_path / ".env").write_text(f"AICORE_AUTH_URL={tenant.url}\nAICORE_CLIENT_ID={CLIENT}\n"
+                                       f"AICORE_CLIENT_SECRET={SECRET}\nAICORE_BASE_URL={tenant.url}\n"
+                                       "AICORE_RESOURCE_GROUP=grounding\n", encoding="utf-8")
+        for command, shown in examples:
+            if command.startswith("groundlab import results.db"):
+                files.write_results(tmp_path, tmp_path / "eval-data" / "testdata" / "labeled.csv")
+            code, out, err = cli(*shlex.split(command)[1:])
+            assert code == 0, err
+            assert (out + err).rstrip("\n").replace(tenant.url, DOC_TENANT) == shown, command
+    finally:
+        tenant.close()
