@@ -232,3 +232,16 @@ def test_the_data_policy_holds_cases_back_and_masking_applies(cli, tmp_path):
                          "--policy", policy, "--model", "mistral-large")
     assert code == 0 and "held back by the data policy, not written: 11 cases" in out
     assert "model mistral-large is not among its models (gpt-4o*)" in out
+
+
+def test_building_the_command_line_loads_neither_pandas_nor_the_sap_modules_work():
+    """Every command builds the whole parser: the sap commands' options must not bring pandas, the
+    importers' evaluation reader's measures or the llm judge along."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from groundlab.cli import build_parser; build_parser(); "
+            "print(sorted(m for m in ('pandas', 'groundlab.judges.llm', 'groundlab.core.metrics', "
+            "'groundlab.production.sap_dataset') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -42,13 +42,15 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
-import pandas as pd
-
-from .metrics import Agreement, agreement
 from .records import GroundlabError
 from .stats import Rate, UndefinedRateWarning, make_rate
+
+if TYPE_CHECKING:  # pragma: no cover - pandas and the measures load when a comparison is made
+    import pandas as pd
+
+    from .metrics import Agreement
 
 #: The field of a case's ``meta`` that holds a platform's ratings.
 PLATFORM = "platform"
@@ -88,12 +90,12 @@ def parse_against(text: str) -> Tuple[str, str]:
     return SOURCES[platform.strip().lower()], metric.strip()
 
 
-def metric_names(cases: pd.DataFrame) -> List[str]:
+def metric_names(cases: "pd.DataFrame") -> List[str]:
     """The metrics whose ratings the case frame carries, in the order first met."""
     return [c[len(RATING_COLUMN):] for c in cases.columns if c.startswith(RATING_COLUMN)]
 
 
-def groundedness_metrics(cases: pd.DataFrame) -> List[str]:
+def groundedness_metrics(cases: "pd.DataFrame") -> List[str]:
     """The rated metrics that speak of groundedness (``Pointwise RAG Groundedness``, groundlab's own
     ``groundlab-groundedness-r1``): those the steering report sets beside people's labels."""
     return [m for m in metric_names(cases) if "ground" in m.lower()]
@@ -145,10 +147,10 @@ class PlatformComparison:
     judge: str
     grounded_at: float
     scale: Optional[Tuple[float, float]]
-    answers: pd.DataFrame
+    answers: "pd.DataFrame"
     platform: Optional[AnswerAgreement]
     judge_answers: Optional[AnswerAgreement]
-    judge_claims: Agreement
+    judge_claims: "Agreement"
     unrated: int
     platform_errors: List[Tuple[str, str]]
     judge_errors: int
@@ -159,7 +161,7 @@ class PlatformComparison:
     def labeled(self) -> int:
         return int(self.answers["person"].notna().sum())
 
-    def disagreements(self) -> pd.DataFrame:
+    def disagreements(self) -> "pd.DataFrame":
         """The answers the platform and groundlab's judge rate differently, worst first: those the
         platform found grounded while groundlab found a claim contradicted, then unsupported, then
         those the platform flagged while groundlab supports every claim."""
@@ -206,10 +208,12 @@ class PlatformComparison:
                 f"{g.false_alarms.count} false alarms in {m} answer{'s' * (m != 1)} people found grounded")
 
 
-def platform_ratings(cases: pd.DataFrame, metric: str, source: Optional[str] = None) -> pd.DataFrame:
+def platform_ratings(cases: "pd.DataFrame", metric: str, source: Optional[str] = None) -> "pd.DataFrame":
     """``case_id``, ``rating``, ``explanation``, ``error`` and ``scale`` of ``metric`` for every
     case of the case frame that carries it; one sentence when none does (naming the metrics that
     are there)."""
+    import pandas as pd
+
     column = RATING_COLUMN + metric
     if column not in cases.columns:
         names = metric_names(cases)
@@ -232,7 +236,7 @@ def platform_ratings(cases: pd.DataFrame, metric: str, source: Optional[str] = N
     return pd.DataFrame(rows, columns=["case_id", "rating", "explanation", "error", "scale"])
 
 
-def _scale_of(ratings: pd.DataFrame, metric: str) -> Optional[Tuple[float, float]]:
+def _scale_of(ratings: "pd.DataFrame", metric: str) -> Optional[Tuple[float, float]]:
     scales = {s for s in ratings["scale"] if s is not None}
     if len(scales) > 1:
         raise GroundlabError(f"the ratings of {metric!r} come on {len(scales)} different scales "
@@ -242,7 +246,7 @@ def _scale_of(ratings: pd.DataFrame, metric: str) -> Optional[Tuple[float, float
     return KNOWN_SCALES.get(metric)
 
 
-def _deciding(claims: pd.DataFrame) -> Dict[str, Tuple[Any, str, str, str]]:
+def _deciding(claims: "pd.DataFrame") -> Dict[str, Tuple[Any, str, str, str]]:
     """Each case's claim that decides groundlab's verdict: ``(number, text, verdict, reason)``."""
     out: Dict[str, Tuple[Any, str, str, str]] = {}
     for verdict in ("unsupported", "contradicted"):  # the later one wins: contradicted first
@@ -252,13 +256,17 @@ def _deciding(claims: pd.DataFrame) -> Dict[str, Tuple[Any, str, str, str]]:
     return out
 
 
-def compare_platform(claims: pd.DataFrame, cases: pd.DataFrame, metric: str, *, source: Optional[str] = None,
+def compare_platform(claims: "pd.DataFrame", cases: "pd.DataFrame", metric: str, *, source: Optional[str] = None,
                      grounded_at: Optional[float] = None, judge: str = "") -> PlatformComparison:
     """Set the platform's ``metric`` beside people's labels and groundlab's judge (the claim and
     case frames of :func:`groundlab.evaluate`) on the same answers (see the module docstring).
 
     ``grounded_at``: the lowest rating that counts as grounded (default: the top of the metric's
     scale, so anything below it is a flag, as the method reads a 3/2/1 rating)."""
+    import pandas as pd
+
+    from .metrics import agreement
+
     ratings = platform_ratings(cases, metric, source)
     if source is None:
         given = cases.get(f"meta.{PLATFORM}.source")

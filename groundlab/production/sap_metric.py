@@ -35,14 +35,14 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import urlsplit
 
-from ..core.claims import ClaimSplitter
-from ..core.io import PathLike, load_cases, sample_path
 from ..core.records import Case, GroundlabError
-from ..judges.llm.endpoint import Redactor, display_url, dotenv_values
-from .sap_dataset import outgoing
+
+if TYPE_CHECKING:  # pragma: no cover - loaded when a metric is built or pushed, not for the command's help
+    from ..core.claims import ClaimSplitter
+    from ..core.io import PathLike
 
 #: The version of the rubric and steps below; the metric's name carries it.
 RUBRIC_VERSION = "r1"
@@ -110,13 +110,16 @@ def _explanation(claims: Sequence[str], labels: Sequence[str]) -> str:
     return f"The statement \"{claims[k]}\" {said[verdict]}{more}, so the rating is {worst}."
 
 
-def examples(cases: Sequence[Case], splitter: Optional[ClaimSplitter] = None, per_rating: int = 1,
+def examples(cases: Sequence[Case], splitter: Optional["ClaimSplitter"] = None, per_rating: int = 1,
              **policy: Any) -> Tuple[List[dict], List[str]]:
     """Few-shot examples of the rubric from people's labels: for each rating, the first
     ``per_rating`` labeled answers whose worst claim gives it, with the question (``prompt`` and
     ``groundingInput``), the passages (``groundingOutput``, each ``[id] text``), the answer and an
     explanation naming the claim that decides. ``policy``: the data policy and masking, as for the
     dataset (examples leave the machine with the metric). Also what a person should know."""
+    from ..core.claims import ClaimSplitter
+    from .sap_dataset import outgoing
+
     splitter = splitter or ClaimSplitter()
     leaving, held = outgoing(cases, **policy)
     chosen: Dict[int, List[dict]] = {3: [], 2: [], 1: []}
@@ -183,12 +186,14 @@ def _check_name(name: str, version: str, model: str, model_version: str) -> None
                                  f"{DEFAULT_MODEL} --version {DEFAULT_MODEL_VERSION}.")
 
 
-def metric_body(cases: Optional[PathLike] = None, passages: Optional[PathLike] = None, *, name: str = DEFAULT_NAME,
-                version: str = "1", model: str = DEFAULT_MODEL, model_version: str = DEFAULT_MODEL_VERSION,
-                splitter: Optional[ClaimSplitter] = None, per_rating: int = 1, endpoint: Optional[str] = None,
+def metric_body(cases: Optional["PathLike"] = None, passages: Optional["PathLike"] = None, *,
+                name: str = DEFAULT_NAME, version: str = "1", model: str = DEFAULT_MODEL,
+                model_version: str = DEFAULT_MODEL_VERSION, splitter: Optional["ClaimSplitter"] = None, per_rating: int = 1, endpoint: Optional[str] = None,
                 policy: Any = None, mask: bool = False, names: Sequence[str] = ()) -> Metric:
     """The creation body of groundlab's groundedness metric (see the module docstring), its
     examples from the labeled ``cases`` (default: the sample set)."""
+    from ..core.io import load_cases, sample_path
+
     _check_name(name, version, model, model_version)
     if cases is None:
         cases, passages, source = sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl"), "the sample set"
@@ -254,6 +259,8 @@ class Tenant:
 
 
 def _check(url: str, name: str, origin: str) -> str:
+    from ..judges.llm.endpoint import display_url
+
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in url):
         raise GroundlabError(f"{name} from {origin} is not an http(s) address; give the service key's value, such "
@@ -266,6 +273,8 @@ def _check(url: str, name: str, origin: str) -> str:
 
 def tenant_settings() -> Tenant:
     """The tenant's settings (see the module docstring); one sentence naming what is missing."""
+    from ..judges.llm.endpoint import dotenv_values
+
     if os.environ.get("AICORE_CLIENT_SECRET"):
         values, origin = {k: os.environ.get(k) for k in SETTINGS}, "the environment"
     else:
@@ -296,7 +305,7 @@ class Pushed:
                 "evaluation's metrics by that id or name.")
 
 
-def _message(response: Any, redact: Redactor) -> str:
+def _message(response: Any, redact: Any) -> str:
     try:
         body = response.json()
     except ValueError:
@@ -318,6 +327,8 @@ def push_metric(body: Dict[str, Any], tenant: Optional[Tenant] = None, *, timeou
     """Create the metric on the tenant: a token by OAuth client credentials, then
     ``POST /v2/lm/evaluationMetrics``. Every answer but 201 is one sentence (the metric exists,
     it is refused, the client or token is refused, no answer in time); nothing is retried."""
+    from ..judges.llm.endpoint import Redactor, display_url
+
     try:
         import httpx
     except ImportError:  # pragma: no cover - httpx comes with the llm extra
