@@ -428,3 +428,15 @@ def test_docs_sap_examples_print_what_they_show_when_run_in_order(cli, tmp_path,
             assert (out + err).rstrip("\n").replace(tenant.url, DOC_TENANT) == shown, command
     finally:
         tenant.close()
+
+
+def test_without_metric_definitions_the_documented_scale_serves(cli, tmp_path):
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01", ratings={GROUNDEDNESS: 2})]))
+    connection = sqlite3.connect(db)
+    connection.execute("DROP TABLE configuration")
+    connection.commit()
+    connection.close()
+    code, out, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 0, err
+    assert _read(tmp_path / "cases.jsonl")[0]["meta"]["platform"]["ratings"][GROUNDEDNESS]["scale"] == [1, 3]
+    assert "tables evaluation_result, run, submission, submission_result;" in out

@@ -190,6 +190,9 @@ def _tables(connection: sqlite3.Connection, name: str) -> Dict[str, List[str]]:
         columns = [row[1] for row in connection.execute(f'PRAGMA table_info("{table}")')]
         wanted = TABLES.get(table) or OPTIONAL_TABLES[table]
         lacking = [c for c in wanted if c not in columns]
+        if lacking and table in OPTIONAL_TABLES:  # read when there: the scales then come from SAP's metric list
+            del found[table]
+            continue
         if lacking:
             raise InputError(f"{name}: the table {table} has no column {', '.join(lacking)} (its columns: "
                              f"{', '.join(columns)}); it is not the results.db of an SAP AI Core evaluation.")
