@@ -30,15 +30,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"groundlab {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
-    from . import calibrate, compare, data, guard, measure, workbook
+    from . import calibrate, compare, data, guard, measure, sap, workbook
 
-    for family in (workbook, measure, compare, data, guard, calibrate):
+    for family in (workbook, measure, compare, data, guard, calibrate, sap):
         family.add_commands(sub)
     return parser
 
 
 #: The options that name files a command reads: what it writes is no more readable than they are.
-INPUT_OPTIONS = ("cases", "cases_b", "passages", "passages_b", "input", "sheet", "a", "b")
+INPUT_OPTIONS = ("cases", "cases_b", "passages", "passages_b", "input", "sheet", "a", "b", "examples")
 
 
 def input_files(args: argparse.Namespace) -> List[str]:

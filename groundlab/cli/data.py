@@ -15,10 +15,11 @@ from .options import Parser, claim_options, common_options, judge_options, model
 
 def add_commands(sub) -> None:
     """Add ``import`` and ``label`` to the ``groundlab`` subcommands."""
-    from ..importers import FORMATS
+    from ..importers import EVALUATIONS, FORMATS
 
     p = sub.add_parser("import", help="turn another tool's export (Ragas, DeepEval, Phoenix, LangSmith, Langfuse, "
-                                      "promptfoo, TruLens, SAP orchestration) or an answer log into a cases file",
+                                      "promptfoo, TruLens, SAP orchestration) or an answer log into a cases file; an "
+                                      "SAP AI Core evaluation's results.db into one a run",
                        usage="%(prog)s [FORMAT] IN --out FILE [options]")
     p.add_argument("input", nargs="+", metavar="IN",
                    help="the file to import (- reads standard input): JSON Lines, JSON, CSV, Parquet, or a "
@@ -26,7 +27,7 @@ def add_commands(sub) -> None:
     p.add_argument("--out", required=True, metavar="FILE", help="the cases file to write")
     p.add_argument("--from", dest="tool", metavar="TOOL",
                    help=f"the tool that wrote IN, when it should not be recognised from the content: "
-                        f"{', '.join(FORMATS)}")
+                        f"{', '.join(FORMATS + EVALUATIONS)}")
     p.add_argument("--map", action="append", default=[], metavar="FIELD=COLUMN,...",
                    help="read a case field from another column: answer=response,retrieved=contexts "
                         "(fields: id, question, answer, retrieved, retrieved_ids, answerable, labels; a dotted "
@@ -46,6 +47,17 @@ def add_commands(sub) -> None:
                    help="the template of the request's user message, to find the question in the filled prompt, "
                         "e.g. 'Question: {{?question}}\n\nContext: {{?grounding_response}}' (\n is a line break; "
                         "default: the line labelled Question:, Query: or Request:)")
+    g = p.add_argument_group("SAP AI Core evaluations (--from sap-eval): a results.db, or the tracking API's "
+                             "aggregated metrics (docs/sap.md)")
+    g.add_argument("--run", metavar="NAME",
+                   help="the run (its name or id) to import from a results.db holding several; without it, each run "
+                        "is written to a file of its own in the folder --out names")
+    g.add_argument("--metric", metavar="NAME",
+                   help="keep this metric's ratings only (its name as the evaluation stores it, e.g. \"Pointwise RAG "
+                        "Groundedness\"); refused when no answer was rated by it")
+    g.add_argument("--append", action="store_true",
+                   help="aggregated metrics: add their rows to the trend file --out names (a run already there is "
+                        "replaced) instead of refusing an existing file")
     claim_options(p.add_argument_group("claims (how citations are found in the answers)"))
     p.set_defaults(func=cmd_import)
 
@@ -114,10 +126,11 @@ def cmd_import(args: argparse.Namespace) -> int:
     template = args.prompt_template
     if template is not None:
         template = template.replace("\\n", "\n").replace("\\t", "\t")
+    evaluation = {k: v for k, v in (("run", args.run), ("metric", args.metric), ("append", args.append)) if v}
     emit(str(import_cases(path, args.out, tool=tool, force=args.force, mapping=args.map or None,
                           passage_ids=args.passage_ids, skip_invalid=args.skip_invalid,
                           splitter=splitter_from(args), passage_id_key=args.passage_id_key,
-                          prompt_template=template)))
+                          prompt_template=template, evaluation=evaluation or None)))
     return 0
 
 

@@ -91,6 +91,13 @@ def add_commands(sub) -> None:
     p.add_argument("--baseline", metavar="OLD.json",
                    help="a previous 'agree --json' (or a claims file, .csv or .parquet, with case_id, claim, text, "
                         "verdict, label): show claim by claim where the verdicts changed and how agreement moved")
+    p.add_argument("--against", metavar="sap:METRIC",
+                   help="set a platform's whole-answer rating beside people's labels and the judge, answer by answer "
+                        "and claim by claim: sap:\"Pointwise RAG Groundedness\" (any metric the cases' ratings hold, "
+                        "from 'groundlab import results.db'; docs/sap.md)")
+    p.add_argument("--grounded-at", type=number, default=None, metavar="R",
+                   help="with --against: the lowest rating that counts as grounded (default: the top of the "
+                        "metric's scale)")
     p.set_defaults(func=cmd_agree)
 
     p = sub.add_parser("plan", help="how many test answers give a 95%% range of \u00b1M around a rate R")
@@ -597,6 +604,8 @@ def cmd_agree(args: argparse.Namespace) -> int:
 
     if args.dry_run:
         return dry_run(args)
+    if args.against or args.grounded_at is not None:
+        return _agree_against(args)
     baseline = read_baseline(args.baseline) if args.baseline else None  # before any judging
     source, ev = evaluate_inputs(args, runs=args.repeat)
     flips = None
@@ -657,6 +666,23 @@ def cmd_agree(args: argparse.Namespace) -> int:
     if baseline_diff is not None:
         parts += ["", _baseline_text(baseline_diff)]
     emit("\n".join(parts))
+    return 0
+
+
+def _agree_against(args: argparse.Namespace) -> int:
+    """``agree --against sap:METRIC``: the platform's rating beside people's labels and the judge."""
+    from ..core.platform import parse_against
+    from ..present.platform import comparison_of, comparison_text
+
+    if not args.against:
+        raise GroundlabError("--grounded-at applies with --against sap:METRIC; add --against.")
+    given = [o for o, v in (("--repeat", args.repeat > 1), ("--baseline", args.baseline)) if v]
+    if given:
+        raise GroundlabError(f"{given[0]} does not apply with --against; run them apart.")
+    source_name, metric = parse_against(args.against)
+    source, ev = evaluate_inputs(args)
+    c = comparison_of(ev, metric, source=source_name, grounded_at=args.grounded_at)
+    emit(json.dumps(c.to_dict()) if args.json else comparison_text(c, source))
     return 0
 
 

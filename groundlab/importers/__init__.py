@@ -45,7 +45,7 @@ from ..core.io import (MAX_LINE_BYTES, PathLike, _mb, cases_of_rows, check_outpu
                        outputs_like, passage_table, plural, write_atomic)
 from ..core.io import load_cases as read_cases
 from ..core.records import Case, InputError, Passage
-from . import deepeval, langfuse, langsmith, log, openinference, promptfoo, ragas, sap, trulens
+from . import deepeval, langfuse, langsmith, log, openinference, promptfoo, ragas, sap, sap_eval, trulens
 from .common import MAP_FIELDS, Bad, Draft, Item, Source, plain, present
 from .read import read_input, read_table
 
@@ -56,10 +56,13 @@ if TYPE_CHECKING:  # pragma: no cover
 TOOLS: Dict[str, ModuleType] = {m.NAME: m for m in (ragas, deepeval, openinference, langsmith, langfuse, promptfoo,
                                                      trulens, sap, log)}
 FORMATS: Tuple[str, ...] = tuple(TOOLS)
+#: What an evaluation leaves (a results.db, the tracking API's aggregates), read by ``--from``
+#: these names: not a tool's rows, so read apart (:func:`import_evaluation`).
+EVALUATIONS: Tuple[str, ...] = (sap_eval.NAME,)
 
 #: Other names people know the tools by.
 TOOL_ALIASES = {"phoenix": "openinference", "arize": "openinference", "langchain": "langsmith",
-                "sap-ai-core": "sap", "orchestration": "sap"}
+                "sap-ai-core": "sap", "orchestration": "sap", "sap-evaluation": "sap-eval", "aicore-eval": "sap-eval"}
 
 #: The order tools are tried in when none is named: the most particular fields first.
 _DETECT = (trulens, openinference, langsmith, langfuse, promptfoo, sap, deepeval, ragas, log)
@@ -173,8 +176,8 @@ def _examples(pairs: Sequence[Tuple[str, str]], n: int = 4) -> str:
 def tool_name(name: str) -> str:
     """The registered name of a tool (``phoenix`` is ``openinference``); one sentence otherwise."""
     key = TOOL_ALIASES.get(name.strip().lower(), name.strip().lower())
-    if key not in TOOLS:
-        raise InputError(f"there is no import format {name!r}; use one of: {', '.join(FORMATS)}.")
+    if key not in TOOLS and key not in EVALUATIONS:
+        raise InputError(f"there is no import format {name!r}; use one of: {', '.join(FORMATS + EVALUATIONS)}.")
     return key
 
 
@@ -459,22 +462,37 @@ def load_cases(source: Union[PathLike, "pd.DataFrame", Sequence[Mapping]],
 def import_cases(path: PathLike, out: PathLike, *, tool: Optional[str] = None, force: bool = False,
                  mapping: Union[str, Sequence[str], Mapping[str, str], None] = None, passage_ids: str = "P",
                  skip_invalid: bool = False, splitter: Optional[ClaimSplitter] = None,
-                 passage_id_key: Optional[str] = None, prompt_template: Optional[str] = None) -> ImportReport:
+                 passage_id_key: Optional[str] = None, prompt_template: Optional[str] = None,
+                 evaluation: Optional[Mapping[str, object]] = None) -> "ImportReport | EvaluationImport":
     """Read ``path`` (``-``: standard input; a folder of JSON files, one record a file), recognise
     the tool that wrote it (or take ``tool``), check every row, and write the cases to ``out``
     atomically, no more readable than ``path`` (:func:`~groundlab.io.outputs_like`).
 
     Nothing is written when a row cannot be used (unless ``skip_invalid``), when ``out`` exists
     (unless ``force``) or when it is the input itself. ``passage_id_key`` and ``prompt_template``
-    apply to SAP orchestration logs (:mod:`.sap`).
+    apply to SAP orchestration logs (:mod:`.sap`). An SAP AI Core evaluation's results.db or
+    aggregated metrics (``tool="sap-eval"``, or recognised by content) are read by
+    :func:`import_evaluation`, which ``evaluation`` gives its own options (``run``, ``metric``,
+    ``append``).
     """
+    if tool is not None:
+        tool = tool_name(tool)
+    if tool in EVALUATIONS or (tool is None and not is_stdin(path) and Path(path).is_file()
+                               and (sap_eval.is_results_db(path) or sap_eval.looks_like_aggregates(path))):
+        given = [o for o, v in (("--map", mapping), ("--prompt-template", prompt_template)) if v]
+        if given:
+            raise InputError(f"{given[0]} applies to another tool's rows; an SAP AI Core evaluation's results name "
+                             f"their own fields, so drop {given[0]}.")
+        return import_evaluation(path, out, force=force, passage_ids=passage_ids, skip_invalid=skip_invalid,
+                                 splitter=splitter, passage_id_key=passage_id_key, **(evaluation or {}))
+    if evaluation:
+        option = "--" + next(iter(evaluation)).replace("_", "-")
+        raise InputError(f"{option} applies to an SAP AI Core evaluation's results (--from sap-eval); drop it.")
     out = Path(out)
     check_output(out, force, inputs=[] if is_stdin(path) else [path])
     if passage_ids not in PASSAGE_IDS:
         raise InputError(f"--passage-ids must be {' or '.join(PASSAGE_IDS)}, not {passage_ids!r}.")
     mapping = parse_map(mapping)
-    if tool is not None:
-        tool = tool_name(tool)
     src = read_input(path)
     conversion = convert(src, tool=tool, mapping=mapping, passage_ids=passage_ids, skip_invalid=skip_invalid,
                          splitter=splitter,
@@ -490,5 +508,119 @@ def import_cases(path: PathLike, out: PathLike, *, tool: Optional[str] = None, f
     return ImportReport(conversion, display_name(path), out, passage_ids)
 
 
-__all__ = ["FORMATS", "PASSAGE_IDS", "TOOLS", "Conversion", "ImportReport", "convert", "detect", "import_cases",
+def _slug(name: str) -> str:
+    slug = "".join(c if c.isalnum() or c in "-_." else "-" for c in name).strip("-.")
+    return slug[:80] or "run"
+
+
+@dataclass(frozen=True)
+class EvaluationImport:
+    """What an evaluation's import read and wrote: one :class:`ImportReport` a run written, or the
+    trend rows of the tracking API's aggregates."""
+
+    source: str
+    recognised: str
+    runs: List[Tuple[object, ImportReport]] = field(default_factory=list)
+    trend: Optional[Path] = None
+    aggregates: List[object] = field(default_factory=list)
+    kept: int = 0
+
+    def __str__(self) -> str:
+        lines = [f"{self.source}: recognised as {self.recognised} (--from sap-eval)."]
+        for run, report in self.runs:
+            model = f" ({run.model})" if run.model else ""
+            lines.append(f"run {run.name!r}{model}:")
+            lines.extend("  " + line for line in str(report).splitlines())
+        if self.trend is not None:
+            lines.append(f"wrote {plural(len(self.aggregates), 'row', 'rows')} (a run and metric each) to {self.trend}"
+                         + (f", beside the {self.kept} it held" if self.kept else "") + ":")
+            for a in self.aggregates:
+                counts = ", ".join(f"{r}: {int(n)}" for r, n in a.counts.items())
+                mean = a.statistics.get("mean")
+                lines.append(f"  {a.run}{f' ({a.model})' if a.model else ''}: {a.metric} {counts} of {a.answers}"
+                             + (f", mean {mean:.2f}" if mean is not None else ""))
+        return "\n".join(lines)
+
+
+def import_evaluation(path: PathLike, out: PathLike, *, run: Optional[str] = None, metric: Optional[str] = None,
+                      append: bool = False, force: bool = False, passage_ids: str = "P", skip_invalid: bool = False,
+                      splitter: Optional[ClaimSplitter] = None,
+                      passage_id_key: Optional[str] = None) -> EvaluationImport:
+    """An SAP AI Core evaluation's results (:mod:`.sap_eval`) into cases files: a results.db's run
+    into ``out``, its several runs each into ``out/<run name>.jsonl`` (``out`` a folder; ``run``
+    picks one), each a configuration ``groundlab compare`` reads; the tracking API's aggregated
+    metrics into the trend rows of ``out`` (JSON Lines; ``append`` adds them to those it holds).
+    Nothing is written unless every file can be."""
+    name = display_name(path)
+    if sap_eval.is_results_db(path):
+        if append:
+            raise InputError("--append adds aggregated metrics to a trend file; a results.db gives cases, so drop "
+                             "--append.")
+        results = sap_eval.read_results(path, passage_id_key=passage_id_key, metric=metric)
+        runs = [results.run(run)] if run is not None else results.runs
+        target = Path(out)
+        folder = target.is_dir() or str(out).endswith(("/", os.sep)) or len(runs) > 1
+        if len(runs) > 1 and not (target.is_dir() or not target.suffix):
+            raise InputError(f"{name} holds {len(runs)} runs ({', '.join(repr(r.name) for r in runs)}); give --out "
+                             "a folder to write one cases file a run, or --run NAME to write one.")
+        targets = [target / f"{_slug(r.name)}.jsonl" for r in runs] if folder else [target]
+        if len(set(targets)) < len(targets):
+            raise InputError(f"{name}: two runs' names give the same file name; import them one at a time with --run.")
+        for t in targets:
+            check_output(t, force, inputs=[path])
+        written = []
+        for r, t in zip(runs, targets):
+            classes = _classifications(r.source, None)
+            conversion = _finish(iter(r.items), r.source, "log", None, passage_ids, skip_invalid,
+                                 splitter or ClaimSplitter(),
+                                 "; nothing was written (pass --skip-invalid to import the other answers)", classes)
+            conversion.notes = list(r.notes)
+            if not conversion.cases:
+                first = conversion.skipped[0] if conversion.skipped else None
+                raise InputError(f"{name} run {r.name!r}: none of its answers can be used"
+                                 f"{f' ({first.ref}: {first.reason})' if first else ''}; nothing was written.")
+            written.append((r, t, conversion))
+        reports = []
+        with outputs_like(path):
+            for r, t, conversion in written:
+                write_atomic(t, "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in conversion.cases))
+                reports.append((r, ImportReport(conversion, f"{name} run {r.name!r}", t, passage_ids)))
+        what = (f"an SAP AI Core evaluation's results.db (tables {', '.join(results.tables)}; "
+                f"{plural(len(results.runs), 'run', 'runs')})")
+        return EvaluationImport(name, what, reports)
+    if not sap_eval.starts_like_json(path):
+        raise InputError(f"{name} is not a SQLite database, so not an evaluation's results.db, nor JSON, as the "
+                         "tracking API's aggregated metrics are; download the results.db of the execution's output "
+                         "artifact, or save the answer of GET /v2/lm/metrics, and import that.")
+    aggregates = sap_eval.read_aggregates(path, metric=metric)
+    target = Path(out)
+    kept: List[dict] = []
+    if append and target.exists():
+        check_output(target, True, inputs=[path])
+        new = {(a.execution_id, a.run, a.metric) for a in aggregates}
+        for k, line in enumerate(target.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError:
+                row = None
+            if not isinstance(row, dict) or not {"execution_id", "run", "metric", "counts"} <= set(row):
+                raise InputError(f"{target} line {k} is not a trend row groundlab wrote (execution_id, run, metric, "
+                                 "counts); --append adds to such a file only, so nothing was written.")
+            if (row["execution_id"], row["run"], row["metric"]) not in new:
+                kept.append(row)
+    else:
+        check_output(target, force, inputs=[path])
+    rows = kept + [a.row() for a in aggregates]
+    rows.sort(key=lambda r: (r.get("timestamp") or "", r["execution_id"], r["run"], r["metric"]))
+    with outputs_like(path):
+        write_atomic(target, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    executions = len({a.execution_id for a in aggregates})
+    what = (f"the tracking API's aggregated metrics of {plural(executions, 'execution', 'executions')}")
+    return EvaluationImport(name, what, trend=target, aggregates=aggregates, kept=len(kept))
+
+
+__all__ = ["EVALUATIONS", "FORMATS", "PASSAGE_IDS", "TOOLS", "Conversion", "EvaluationImport", "ImportReport", "convert",
+           "detect", "import_cases", "import_evaluation",
            "load_cases", "load_table", "parse_map", "tool_name"]

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..core.io import _json_type
 from .common import (Bad, Draft, Item, RowError, Source, answer_text, case_id, get, meta_of, present, question_text,
@@ -64,8 +64,9 @@ _API = {"v1": ("module_results", "orchestration_result"), "v2": ("intermediate_r
 _PLACEHOLDER = re.compile(r"\{\{\s*\?\s*([A-Za-z_][\w.-]*)\s*\}\}")
 
 #: Placeholder names that hold the user's question.
-_QUESTION_NAMES = ("question", "query", "user_question", "userquestion", "user_query", "input", "groundingrequest",
-                   "grounding_request", "request", "prompt", "user_input", "frage")
+QUESTION_NAMES = ("question", "query", "user_question", "userquestion", "user_query", "input", "groundingrequest",
+                  "grounding_request", "request", "prompt", "user_input", "frage")
+_QUESTION_NAMES = QUESTION_NAMES
 
 #: A line of a filled prompt that labels the question ("Question: ...").
 _QUESTION_LABEL = re.compile(
@@ -103,6 +104,24 @@ def _grounding(modules: Mapping) -> Any:
     data = grounding.get("data") if isinstance(grounding, Mapping) else None
     return data.get("grounding_result") if isinstance(data, Mapping) else None
 
+
+def response_parts(obj: object) -> Optional[Tuple[str, Optional[str], bool, Any, Any]]:
+    """``(api version, answer, used grounding, grounding result, filled prompt)`` of an
+    orchestration response (v1 or v2 body), read as the import reads one; ``None`` when ``obj`` is
+    none. ``answer`` is ``None`` when the response holds none; ``used grounding`` says whether the
+    grounding module ran (it keeps a result, possibly empty)."""
+    if not isinstance(obj, Mapping):
+        return None
+    found = _results(obj)
+    if found is None:
+        return None
+    api, modules = found
+    answer = _choice_text(obj.get(_API[api][1]))
+    if answer is None:
+        answer = _choice_text(modules.get("llm"))
+    grounding = modules.get("grounding")
+    evidence = _grounding(modules)
+    return api, answer, isinstance(grounding, Mapping), evidence, _filled_prompt(modules.get("templating"), evidence)
 
 def detect(src: Source) -> Optional[str]:
     apis: Dict[str, int] = {}
@@ -214,64 +233,104 @@ def convert(src: Source, mapping: Mapping[str, str], options: Optional[Mapping[s
         rows_ = _in_order_made(rows_, notes)
 
     good = [r for r in rows_ if isinstance(r, _Row)]
-    chunks: Dict[int, Any] = {}
-    for row in good:
-        try:
-            chunks[id(row)] = _chunks(row.evidence)
-        except RowError as error:
-            chunks[id(row)] = error
-    chosen, how = _id_key(key, good, chunks)
-    from_text = 0
-    by_position = 0
-    joined: List[str] = []
-    fenced: List[str] = []
+    found = grounding_passages([(row.ref, row.evidence, row.answer) for row in good], key, notes)
+    passages_of = {id(row): result for row, result in zip(good, found)}
     questions: Dict[str, int] = {}
     for row in rows_:
         if not isinstance(row, _Row):
             yield row
             continue
         try:
-            found = chunks[id(row)]
-            if isinstance(found, RowError):
-                raise found
-            form, items = found
-            if form == "plain":
-                items, kept = _plain_whole(items, row.ref)
-                if kept:
-                    fenced.append(row.ref)
-            texts = [text for text, _ in items]
-            ids: List[Optional[str]] = [None] * len(items)
-            if chosen is not None:
-                ids = [_meta_id(meta, chosen) for _, meta in items]
-            if not all(ids):
-                in_text = [_text_id(text) for text in texts]
-                if texts and all(in_text):
-                    ids = in_text
-                    from_text += 1
-                elif texts:
-                    ids = [None] * len(items)
-                    by_position += 1
-            passages_ = []
-            at: Dict[str, dict] = {}
-            for (text, meta), pid in zip(items, ids):
-                if pid is not None and pid in at:  # another chunk of the same document
-                    at[pid]["text"] += "\n\n" + text
-                    # an id from the log: one that holds a line break (or anything unprintable) is quoted,
-                    # so it cannot forge a line of its own in the notes
-                    joined.append(f"{row.ref} {pid if pid.isprintable() else repr(pid)}")
-                    continue
-                passage = {"id": pid, "text": text}
-                if meta:
-                    passage["metadata"] = meta
-                passages_.append(passage)
-                if pid is not None:
-                    at[pid] = passage
+            passages_ = passages_of[id(row)]
+            if isinstance(passages_, RowError):
+                raise passages_
             question, how_found = _question(row, template)
             questions[how_found] = questions.get(how_found, 0) + 1
             answer = answer_text(row.answer, row.answer_name)
             yield Draft(row.ref, question, answer, passages_, row.id, row.meta)
         except RowError as error:
             yield Bad(row.ref, str(error))
+    for how_found, n in questions.items():
+        if how_found:
+            notes.append(f"questions: {how_found} ({n} answer{'s' * (n != 1)}).")
+
+
+class _Answer:
+    """What :func:`_id_key` reads of an answer: its text."""
+
+    def __init__(self, answer: object) -> None:
+        self.answer = answer
+
+
+def grounding_passages(rows: Sequence[Tuple[str, object, object]], key: Optional[str] = None,
+                       notes: Optional[List[str]] = None) -> List[Union[List[dict], RowError]]:
+    """The passages of each grounding result, read as an orchestration log's are (see the module
+    docstring): ``rows`` are ``(ref, grounding result, answer)``; each gives a list of
+    ``{"id", "text"[, "metadata"]}`` (``id`` ``None`` where the result keeps none: the importer
+    names those by position) or the :class:`RowError` saying why it cannot be read. ``key`` names
+    the metadata key of a passage's id (``--passage-id-key``); what a person should know (which ids
+    were used, chunks joined) is appended to ``notes``.
+
+    >>> found = grounding_passages([("line 1", "KB-1 Limits: up to 2 percent.", "Yes [KB-1].")])
+    >>> [(p["id"], p["text"]) for p in found[0]]
+    [('KB-1', 'KB-1 Limits: up to 2 percent.')]
+    """
+    notes = notes if notes is not None else []
+    answers = [_Answer(answer) for _, _, answer in rows]
+    chunks: Dict[int, Any] = {}
+    for row, (_, evidence, _) in zip(answers, rows):
+        try:
+            chunks[id(row)] = _chunks(evidence)
+        except RowError as error:
+            chunks[id(row)] = error
+    chosen, how = _id_key(key, answers, chunks)
+    from_text = 0
+    by_position = 0
+    joined: List[str] = []
+    fenced: List[str] = []
+    out: List[Union[List[dict], RowError]] = []
+    for row, (ref, _, _) in zip(answers, rows):
+        found = chunks[id(row)]
+        if isinstance(found, RowError):
+            out.append(found)
+            continue
+        form, items = found
+        try:
+            if form == "plain":
+                items, kept = _plain_whole(items, ref)
+                if kept:
+                    fenced.append(ref)
+        except RowError as error:
+            out.append(error)
+            continue
+        texts = [text for text, _ in items]
+        ids: List[Optional[str]] = [None] * len(items)
+        if chosen is not None:
+            ids = [_meta_id(meta, chosen) for _, meta in items]
+        if not all(ids):
+            in_text = [_text_id(text) for text in texts]
+            if texts and all(in_text):
+                ids = in_text
+                from_text += 1
+            elif texts:
+                ids = [None] * len(items)
+                by_position += 1
+        passages_: List[dict] = []
+        at: Dict[str, dict] = {}
+        for (text, meta), pid in zip(items, ids):
+            if pid is not None and pid in at:  # another chunk of the same document
+                at[pid]["text"] += "\n\n" + text
+                # an id from the log: one that holds a line break (or anything unprintable) is quoted,
+                # so it cannot forge a line of its own in the notes
+                joined.append(f"{ref} {pid if pid.isprintable() else repr(pid)}")
+                continue
+            passage = {"id": pid, "text": text}
+            if meta:
+                passage["metadata"] = meta
+            passages_.append(passage)
+            if pid is not None:
+                at[pid] = passage
+        out.append(passages_)
     if chosen is not None:
         notes.append(f"passage ids: the grounding metadata's {chosen!r} ({how})" +
                      ("" if key else "; --passage-id-key names another key") + ".")
@@ -288,9 +347,7 @@ def convert(src: Source, mapping: Mapping[str, str], options: Optional[Mapping[s
     if fenced:
         notes.append(f"chunks holding ``` kept whole (the grounding module's separator inside a chunk's text): "
                      f"{', '.join(fenced[:4])}{', ...' if len(fenced) > 4 else ''}.")
-    for how_found, n in questions.items():
-        if how_found:
-            notes.append(f"questions: {how_found} ({n} answer{'s' * (n != 1)}).")
+    return out
 
 
 def _body_row(ref: str, obj: Mapping) -> Any:

@@ -401,6 +401,14 @@ def report_parts(evaluation: Evaluation, penalty: float = 1.0, source: str = "",
     tables = [breakdown_lines(evaluation, claims_page)]
     if targets is not None:
         tables.append(target_lines(evaluation, targets))
+    # -- the platform's metric (an SAP AI Core evaluation's rating), only when the cases carry one:
+    #    present/platform.py writes the section; nothing changes for other cases.
+    from .platform import report_lines as platform_lines
+
+    platform = platform_lines(evaluation)
+    if platform:
+        tables.append(platform)
+    # -- end of the platform's section
     apart = apart_lines(s)
     footer = [f"Judge {code_span(s['judge'])} on {fmt.count(s['cases'], 'case')}"
               f"{f' from {code_span(source)}' if source else ''}, {stamp}.", "",

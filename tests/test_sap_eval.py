@@ -1,0 +1,442 @@
+"""An SAP AI Core evaluation read back and calibrated: results.db files and tracking API answers in
+the shapes SAP's tutorials show (tests/sap_eval_files.py builds them), several runs, metric names
+JSON-quoted or not, a run without the grounding module, a judge error row; every figure checked,
+every bad input one sentence."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from groundlab import evaluate, load_cases
+from groundlab.core.platform import compare_platform
+from groundlab.importers.sap_eval import SQLITE_MAGIC
+
+import sap_eval_files as files
+from sap_eval_files import GROUNDEDNESS, OURS, Row, RunSpec
+
+
+def _read(path):
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.fixture
+def evaluation(tmp_path, cli):
+    """The loop of docs/sap.md up to the evaluation: logs, labels, the dataset, the results."""
+    files.write_logs(tmp_path)
+    code, out, err = cli("sap", "dataset", "--cases", tmp_path / "labeled.jsonl", "--out", tmp_path / "eval-data")
+    assert code == 0, err
+    files.write_results(tmp_path, tmp_path / "eval-data" / "testdata" / "labeled.csv")
+    return tmp_path
+
+
+def _imported(cli, folder):
+    code, out, err = cli("import", folder / "results.db", "--out", folder / "runs")
+    assert code == 0, err
+    return out, folder / "runs" / "Run-grounding-gpt-4o-2024-08-06.jsonl", folder / "runs" / "Run-context-gpt-4o-2024-08-06.jsonl"
+
+
+# ---------------------------------------------------------------- results.db
+
+
+def test_each_run_becomes_a_cases_file_with_its_ratings_passages_and_labels(cli, evaluation):
+    out, grounding, context = _imported(cli, evaluation)
+    assert "recognised as an SAP AI Core evaluation's results.db" in out and "2 runs" in out
+    a, b = _read(grounding), _read(context)
+    assert [c["id"] for c in a] == [c["id"] for c in b] == [f"c{k:02d}" for k in range(1, 13)]
+    cases_b = {c["id"]: c for c in _read(files.DATA / "grounded_cases_b.jsonl")}
+    cases_a = {c["id"]: c for c in _read(files.DATA / "grounded_cases.jsonl")}
+    for case in a:  # the grounding module's passages, ids from its metadata as the orchestration import reads them
+        assert case["answer"] == cases_b[case["id"]]["answer"]
+        assert [p["id"] for p in case["retrieved"]] == cases_b[case["id"]]["retrieved"]
+        assert case["retrieved"][0]["metadata"] == {"doc_id": [cases_b[case["id"]]["retrieved"][0]]}
+        ratings = case["meta"]["platform"]["ratings"]
+        assert ratings[GROUNDEDNESS]["rating"] == files.RATINGS["grounding"][GROUNDEDNESS][case["id"]]
+        assert ratings[GROUNDEDNESS]["scale"] == [1, 3] and ratings[OURS]["scale"] == [1, 3]
+        assert case["meta"]["platform"]["model"] == "gpt-4o:2024-08-06"
+        assert case["meta"]["platform"]["run"] == "Run-grounding-gpt-4o-2024-08-06"
+    notes = dict(files.notes())
+    for case in b:  # no grounding module: the passages the dataset gave the prompt
+        assert case["answer"] == cases_a[case["id"]]["answer"]
+        assert [(p["id"], p["text"]) for p in case["retrieved"]] == [(i, notes[i]) for i in cases_a[case["id"]]["retrieved"]]
+        assert case["labels"] == cases_a[case["id"]]["labels"]  # the answer people labeled, word for word
+    # labels come back only on an answer that is the one people labeled
+    same = sum(cases_a[c]["answer"] == cases_b[c]["answer"] for c in cases_a)
+    assert sum("labels" in c for c in a) == same == 3  # c01, c04 (abstains) and c10
+    assert "labels: left out on 9 answers the run wrote anew" in out
+    # the judge error row: no rating, its error kept, counted
+    c09 = next(c for c in b if c["id"] == "c09")["meta"]["platform"]["ratings"][GROUNDEDNESS]
+    assert c09["rating"] is None and "could not be parsed" in c09["error"]
+    assert "its judge failed on 1 (c09), left unrated" in out
+    assert "passages: 12 answers ran without the grounding module" in out
+
+
+def test_agree_against_the_platform_counts_caught_and_false_alarms_beside_groundlab(cli, evaluation):
+    _, _, context = _imported(cli, evaluation)
+    code, out, err = cli("agree", "--cases", context, "--against", f"sap:{GROUNDEDNESS}", "--judge", "signals")
+    assert code == 0, err
+    # people found c02 c06 c08 c10 c11 hallucinated; the platform flags c02 c06 c07 c10; c09 unrated
+    assert "Pointwise RAG Groundedness  answers  3/5 = 60%   23%\u201388%    1/4 = 25%     5%\u201370%" in out
+    assert "groundlab signals judge     answers  5/5 = 100%  57%\u2013100%   1/4 = 25%     5%\u201370%" in out
+    assert "groundlab signals judge     claims   6/6 = 100%  61%\u2013100%   1/12 = 8%     1%\u201335%" in out
+    assert ("Pointwise RAG Groundedness caught 3 of 5 hallucinated answers, groundlab's signals judge 5 of 5, with 1 "
+            "and 1 false alarms in 4 answers people found grounded.") in out
+    assert "left out: 1 answer the platform's judge could not rate (c09:" in out
+    assert "2 answers that abstained" in out
+    data = cli.json("agree", "--cases", context, "--against", f"sap:{GROUNDEDNESS}")
+    assert data["platform"]["confusion"] == [[3, 1], [2, 3]]
+    assert data["platform"]["caught"]["count"] == 3 and data["platform"]["caught"]["total"] == 5
+    assert round(data["platform"]["caught"]["low"], 2) == 0.23 and round(data["platform"]["caught"]["high"], 2) == 0.88
+    assert data["judge_answers"]["confusion"] == [[3, 1], [0, 5]]
+    assert data["judge_claims"]["caught"]["count"] == 6 and data["judge_claims"]["false_alarms"]["total"] == 12
+    assert data["left_out"] == {"unrated": 0, "platform_errors": 1, "judge_errors": 0, "abstained": 2, "unlabeled": 0}
+    # groundlab's own metric mirrors the judge's answer-level flags, on the same answers
+    data = cli.json("agree", "--cases", context, "--against", f"sap:{OURS}")
+    assert data["platform"]["confusion"] == [[4, 1], [0, 5]]
+
+
+def test_without_labels_the_disagreements_are_shown_with_the_claim_that_decides(cli, evaluation):
+    _, grounding, _ = _imported(cli, evaluation)
+    code, out, err = cli("agree", "--cases", grounding, "--against", f"sap:{GROUNDEDNESS}")
+    assert code == 0, err
+    lines = out.split("differ (2):\n", 1)[1].splitlines()
+    assert lines[0].startswith("  c07: Pointwise RAG Groundedness 3 (grounded), groundlab not grounded: claim 2 "
+                               "\"The warehouse releases blocked orders every Friday afternoon.\" unsupported (")
+    assert lines[1].startswith("  c08: Pointwise RAG Groundedness 2 (not grounded), groundlab grounded: every claim "
+                               "supported; the platform says: Rated 2")
+    # c01 and c12 are answered as people labeled them: the only labeled answers, calibrated on their own
+    data = cli.json("agree", "--cases", grounding, "--against", f"sap:{GROUNDEDNESS}")
+    assert data["labeled"] == 2 and data["left_out"]["unlabeled"] == 6
+
+
+def test_the_grounded_threshold_is_configurable(cli, evaluation):
+    _, _, context = _imported(cli, evaluation)
+    data = cli.json("agree", "--cases", context, "--against", f"sap:{GROUNDEDNESS}", "--grounded-at", "2")
+    assert data["grounded_at"] == 2 and data["platform"]["confusion"] == [[4, 0], [4, 1]]  # only c02's 1 is a flag
+    code, _, err = cli("agree", "--cases", context, "--against", f"sap:{GROUNDEDNESS}", "--grounded-at", "5")
+    assert code == 2 and "--grounded-at 5 is outside the scale of 'Pointwise RAG Groundedness', 1 to 3" in err
+
+
+def test_labels_from_a_sheet_keep_the_ratings(cli, evaluation, tmp_path):
+    """The run's own answers labeled through the sheet: the ratings travel in meta."""
+    _, grounding, _ = _imported(cli, evaluation)
+    sheet = tmp_path / "sheet.csv"
+    code, _, err = cli("label", "export", "--cases", grounding, "--out", sheet, "--blind")
+    assert code == 0, err
+    import csv
+
+    rows = list(csv.DictReader(open(sheet, encoding="utf-8-sig", newline="")))
+    labels = {c["id"]: c["labels"] for c in _read(files.DATA / "grounded_cases_b.jsonl")}
+    for row in rows:
+        if row["claim_no"]:
+            row["label"] = labels[row["case_id"]][int(row["claim_no"]) - 1]
+    with open(sheet, "w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    labeled = tmp_path / "run-labeled.jsonl"
+    code, _, err = cli("label", "import", sheet, "--cases", grounding, "--out", labeled)
+    assert code == 0, err
+    data = cli.json("agree", "--cases", labeled, "--against", f"sap:{GROUNDEDNESS}")
+    # people: c03 c07 c10 hallucinated; the platform flags c03 c08 c10
+    assert data["platform"]["confusion"] == [[4, 1], [1, 2]] and data["labeled"] == 8
+
+
+def test_against_names_what_is_wrong_in_one_sentence(cli, evaluation):
+    _, _, context = _imported(cli, evaluation)
+    code, _, err = cli("agree", "--cases", context, "--against", "Pointwise RAG Groundedness")
+    assert code == 2 and "must name a platform and a metric, as sap:" in err
+    code, _, err = cli("agree", "--cases", context, "--against", "sap:Pointwise Groundedness")
+    assert code == 2 and err.count("\n") == 1
+    assert "the metric 'Pointwise Groundedness' is not among the ratings of these cases; its answers carry " \
+           "'Pointwise RAG Groundedness', 'groundlab-groundedness-r1'." in err
+    code, _, err = cli("agree", "--against", f"sap:{GROUNDEDNESS}")  # the sample set: no ratings at all
+    assert code == 2 and "carry no platform rating (import an evaluation's results.db" in err
+    code, _, err = cli("agree", "--cases", context, "--grounded-at", "2")
+    assert code == 2 and "--grounded-at applies with --against" in err
+
+
+# ---------------------------------------------------------------- bad results.db
+
+
+def _one_run(rows, **kw):
+    return [RunSpec("11112222333344445555666677778888", "Run-one", rows, **kw)]
+
+
+def _row(cid, answer="The credit analyst releases it [D01].", ratings=None, **kw):
+    variables = {"question": "Who releases the order?", "case_id": cid,
+                 "passages": json.dumps([{"id": "D01", "text": "The credit analyst releases orders."}])}
+    return Row(variables, answer, None, {GROUNDEDNESS: 3} if ratings is None else ratings, **kw)
+
+
+def test_several_runs_need_a_folder_or_a_run(cli, evaluation):
+    code, _, err = cli("import", evaluation / "results.db", "--out", evaluation / "one.jsonl")
+    assert code == 2 and "holds 2 runs ('Run-grounding-gpt-4o-2024-08-06', 'Run-context-gpt-4o-2024-08-06'); give " \
+                         "--out a folder" in err
+    code, out, err = cli("import", evaluation / "results.db", "--out", evaluation / "one.jsonl", "--run",
+                         "Run-context-gpt-4o-2024-08-06")
+    assert code == 0, err
+    assert len(_read(evaluation / "one.jsonl")) == 12
+    code, _, err = cli("import", evaluation / "results.db", "--out", evaluation / "two.jsonl", "--run", "Run-x")
+    assert code == 2 and "holds no run 'Run-x'; its runs are 'Run-grounding" in err
+
+
+@pytest.mark.parametrize("damage, message", [
+    ("text", "is not a SQLite database, so not an evaluation's results.db"),
+    ("garbage", "cannot be read as a SQLite database"),
+    ("no evaluation_result", "has no table evaluation_result; an evaluation's results.db holds run, submission, "
+                             "submission_result, evaluation_result (its tables: configuration, run, submission, "
+                             "submission_result)"),
+    ("no metric column", "the table evaluation_result has no column metric"),
+])
+def test_a_file_that_is_not_an_evaluations_results_is_one_sentence(cli, tmp_path, damage, message):
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01")]))
+    if damage == "text":
+        db.write_text("id,question\n1,hello\n", encoding="utf-8")
+    elif damage == "garbage":
+        db.write_bytes(SQLITE_MAGIC + b"\x00" * 20 + b"not a database" * 50)
+    else:
+        connection = sqlite3.connect(db)
+        if damage == "no evaluation_result":
+            connection.execute("DROP TABLE evaluation_result")
+        else:
+            connection.execute("ALTER TABLE evaluation_result RENAME COLUMN metric TO name")
+        connection.commit()
+        connection.close()
+    code, out, err = cli("import", db, "--from", "sap-eval", "--out", tmp_path / "cases.jsonl")
+    assert code == 2 and message in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "cases.jsonl").exists()
+
+
+def test_a_metric_not_there_and_a_rating_outside_its_scale_are_one_sentence(cli, tmp_path):
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01"), _row("c02", ratings={GROUNDEDNESS: 5})]))
+    code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 2 and err.count("\n") == 1
+    assert ("results.db run 'Run-one' submission 11112222000000000000000000000001 (case c02): Pointwise RAG "
+            "Groundedness rated 5, outside its scale 1 to 3") in err
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01")]))
+    code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl", "--metric", "Groundedness")
+    assert code == 2 and "no answer was rated by the metric 'Groundedness'; its metrics are 'Pointwise RAG " \
+                         "Groundedness'" in err
+    code, out, err = cli("import", db, "--out", tmp_path / "cases.jsonl", "--metric", GROUNDEDNESS)
+    assert code == 0, err
+
+
+def test_names_stored_without_quotes_read_alike(cli, tmp_path):
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01", ratings={GROUNDEDNESS: 2})]), quote_names=False)
+    code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 0, err
+    assert _read(tmp_path / "cases.jsonl")[0]["meta"]["platform"]["ratings"][GROUNDEDNESS]["rating"] == 2
+    stored = sqlite3.connect(db).execute("SELECT metric FROM evaluation_result").fetchone()[0]
+    assert stored == GROUNDEDNESS
+    quoted = files.results_db(tmp_path / "q.db", _one_run([_row("c01")]))
+    assert sqlite3.connect(quoted).execute("SELECT metric FROM evaluation_result").fetchone()[0] == f'"{GROUNDEDNESS}"'
+
+
+def test_a_run_without_grounding_module_nor_passages_column_says_so(cli, tmp_path):
+    row = _row("c01")
+    del row.variables["passages"]
+    db = files.results_db(tmp_path / "results.db", _one_run([row]))
+    code, out, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 0, err
+    assert "passages: none for 1 answer: the run used no grounding module and the dataset row holds no passages column" \
+        in out
+    assert _read(tmp_path / "cases.jsonl")[0]["retrieved"] == []
+
+
+def test_an_answer_the_orchestration_did_not_give_stops_the_import_unless_skipped(cli, tmp_path):
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01"), _row("c02", answer=None)]))
+    code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 2 and "submission 11112222000000000000000000000001: its orchestration response holds no answer" \
+                         in err and "nothing was written (pass --skip-invalid" in err
+    code, out, err = cli("import", db, "--out", tmp_path / "cases.jsonl", "--skip-invalid")
+    assert code == 0 and "skipped 1 row that cannot be used" in out
+    assert [c["id"] for c in _read(tmp_path / "cases.jsonl")] == ["c01"]
+
+
+def test_repetitions_are_cases_of_their_own(cli, tmp_path):
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01"), _row("c01", repetition=2,
+                                                                              ratings={GROUNDEDNESS: 1})]))
+    code, out, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 0, err
+    cases = _read(tmp_path / "cases.jsonl")
+    assert [c["id"] for c in cases] == ["c01", "c01~2"]
+    assert [c["meta"]["platform"]["ratings"][GROUNDEDNESS]["rating"] for c in cases] == [3, 1]
+    assert "repetitions: 1 further answer to the same rows" in out
+
+
+def test_compare_pairs_two_runs_by_case_id(cli, evaluation):
+    _, grounding, context = _imported(cli, evaluation)
+    data = cli.json("compare", context, grounding)
+    assert data["pairs"] == 12 and data["only_in_a"]["count"] == data["only_in_b"]["count"] == 0
+
+
+# ---------------------------------------------------------------- the tracking API's aggregates
+
+
+def test_aggregated_metrics_become_trend_rows(cli, evaluation, tmp_path):
+    code, out, err = cli("import", evaluation / "metrics.json", "--out", tmp_path / "trend.jsonl")
+    assert code == 0, err
+    rows = _read(tmp_path / "trend.jsonl")
+    by = {(r["run"], r["metric"]): r for r in rows}
+    g = by[("Run-context-gpt-4o-2024-08-06", GROUNDEDNESS)]
+    assert g["counts"] == {"1": 1, "2": 3, "3": 7} and g["answers"] == 11 and round(g["mean"], 4) == round(28 / 11, 4)
+    ours = by[("Run-context-gpt-4o-2024-08-06", OURS)]  # its name arrived JSON-quoted
+    assert ours["counts"] == {"1": 2, "2": 4, "3": 6} and ours["execution_id"] == "e8d0adb660289477"
+    assert by[("Run-grounding-gpt-4o-2024-08-06", GROUNDEDNESS)]["counts"] == {"1": 1, "2": 2, "3": 9}
+    assert len(rows) == 4 and "wrote 4 rows (a run and metric each)" in out
+    # a later execution appends; the same run again replaces its row
+    later = files.aggregates(files.scenario(evaluation / "eval-data" / "testdata" / "labeled.csv")[:1],
+                             execution="f1e2d3c4b5a69788")
+    (tmp_path / "later.json").write_text(json.dumps(later), encoding="utf-8")
+    code, out, err = cli("import", tmp_path / "later.json", "--out", tmp_path / "trend.jsonl")
+    assert code == 2 and "already exists" in err
+    code, out, err = cli("import", tmp_path / "later.json", "--out", tmp_path / "trend.jsonl", "--append")
+    assert code == 0, err
+    assert "beside the 4 it held" in out
+    assert len(_read(tmp_path / "trend.jsonl")) == 6
+    code, out, err = cli("import", tmp_path / "later.json", "--out", tmp_path / "trend.jsonl", "--append")
+    assert len(_read(tmp_path / "trend.jsonl")) == 6
+
+
+@pytest.mark.parametrize("doc, message", [
+    ("{not json", "is not JSON"),
+    ("not json", "is not a SQLite database, so not an evaluation's results.db, nor JSON"),
+    ({"count": 0}, "holds no \"resources\" list"),
+    ({"resources": [{"metrics": [{"name": f"{GROUNDEDNESS}/5/count", "value": 2}]}]},
+     "Pointwise RAG Groundedness counts answers rated 5, outside its scale 1 to 3"),
+    ({"resources": [{"metrics": [{"name": f"{GROUNDEDNESS}/2/count", "value": "many"}]}]}, "has no number as its value"),
+    ({"resources": [{"metrics": [{"name": "latency/average", "value": 2}]}]}, "holds no rated metric"),
+])
+def test_bad_aggregates_are_one_sentence(cli, tmp_path, doc, message):
+    path = tmp_path / "metrics.json"
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc), encoding="utf-8")
+    code, _, err = cli("import", path, "--from", "sap-eval", "--out", tmp_path / "trend.jsonl")
+    assert code == 2 and message in err and err.count("\n") == 1
+
+
+def test_a_zero_count_outside_the_scale_is_no_error(cli, tmp_path):
+    """SAP's own runs report groundedness/0/count = 0 for a 1-5 metric."""
+    doc = {"resources": [{"executionId": "e1", "metrics": [{"name": f"{GROUNDEDNESS}/0/count", "value": 0.0},
+                                                           {"name": f"{GROUNDEDNESS}/3/count", "value": 4.0}]}]}
+    (tmp_path / "m.json").write_text(json.dumps(doc), encoding="utf-8")
+    code, _, err = cli("import", tmp_path / "m.json", "--out", tmp_path / "trend.jsonl")
+    assert code == 0, err
+
+
+# ---------------------------------------------------------------- the figures, from Python
+
+
+def test_the_comparison_on_the_frames_matches_the_command(cli, evaluation):
+    _, _, context = _imported(cli, evaluation)
+    ev = evaluate(load_cases(context), "signals")
+    c = compare_platform(ev.claims, ev.cases, GROUNDEDNESS)
+    assert c.source == "sap-eval" and c.grounded_at == 3 and c.scale == (1.0, 3.0)
+    assert (c.platform.caught.count, c.platform.caught.total) == (3, 5)
+    assert (c.platform.false_alarms.count, c.platform.false_alarms.total) == (1, 4)
+    assert list(c.disagreements()["case_id"]) == ["c08", "c05", "c11", "c07"]
+
+
+# ---------------------------------------------------------------- the report and notebook 02
+
+
+def test_the_report_sets_the_platform_beside_people_and_groundlab(cli, evaluation, tmp_path):
+    from groundlab.present.report import html_report, steering_report
+
+    _, _, context = _imported(cli, evaluation)
+    ev = evaluate(load_cases(context), "signals")
+    text = steering_report(ev)
+    section = text.split("### The platform's metric beside people and groundlab", 1)[1].split("## In plain words")[0]
+    assert ("Pointwise RAG Groundedness caught 3 of 5 hallucinated answers, groundlab's signals judge 5 of 5, with 1 "
+            "and 1 false alarms in 4 answers people found grounded") in section
+    assert "| Pointwise RAG Groundedness | answers | 3/5 = 60% | 23%\u201388% | 1/4 = 25% | 5%\u201370% |" in section
+    assert "| groundlab signals judge | claims | 6/6 = 100% | 61%\u2013100% | 1/12 = 8% | 1%\u201335% |" in section
+    assert "groundlab\\-groundedness\\-r1** (sap\\-eval)" in section  # both groundedness metrics, escaped
+    plain = steering_report(evaluate(load_cases(files.DATA / "grounded_cases.jsonl", files.NOTES_PATH), "signals"))
+    assert "platform's metric" not in plain
+
+
+def test_outside_text_is_escaped_in_the_report_and_the_terminal(cli, tmp_path):
+    from groundlab.present.report import html_report, steering_report
+
+    metric = "<img src=x onerror=alert(1)> groundedness"
+    answer = "The credit analyst releases it [D01]. It takes *three* days <b>[D01]</b>."
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01", answer=answer, ratings={metric: 1})]),
+                          templates=[{"name": metric, "additionalProperties": {"supported_values": [1, 3]}}])
+    code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 0, err
+    ev = evaluate(load_cases(tmp_path / "cases.jsonl"), "signals")
+    text = steering_report(ev)
+    assert "<img" not in text and "&lt;img src=x onerror=alert\\(1\\)&gt; groundedness" in text
+    page = html_report(text)
+    assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+    code, out, err = cli("agree", "--cases", tmp_path / "cases.jsonl", "--against", f"sap:{metric}")
+    assert code == 0, err
+    assert metric in out
+
+
+def test_notebook_02_reads_the_three_side_by_side(cli, evaluation):
+    from groundlab.present import platform
+
+    _, _, context = _imported(cli, evaluation)
+    ev = evaluate(load_cases(context), "signals")
+    frame = platform.side_by_side(ev, GROUNDEDNESS)
+    assert frame[["rater", "unit", "caught", "hallucinated", "false_alarms", "grounded"]].values.tolist() == [
+        [GROUNDEDNESS, "answers", 3, 5, 1, 4], ["groundlab signals judge", "answers", 5, 5, 1, 4],
+        ["groundlab signals judge", "claims", 6, 6, 1, 12]]
+    assert platform.side_by_side(ev, "").empty and platform.disagreement_frame(ev, "").empty
+    assert list(platform.disagreement_frame(ev, GROUNDEDNESS)["case_id"]) == ["c08", "c05", "c11", "c07"]
+    cells = [c for c in json.loads((files.ROOT / "notebooks" / "02-judge-agreement.ipynb").read_text())["cells"]]
+    assert any("platform.side_by_side(comparison.get(judge), platform_metric" in "".join(c["source"]) for c in cells)
+
+
+# ---------------------------------------------------------------- docs/sap.md
+
+
+#: The tenant docs/sap.md shows; the commands run against a stand-in for it on 127.0.0.1.
+DOC_TENANT = "https://api.ai.prod.eu-central-1.aws.ml.hana.ondemand.com"
+
+
+def test_docs_sap_examples_print_what_they_show_when_run_in_order(cli, tmp_path, monkeypatch):
+    """docs/sap.md's commands, run one after the other in one folder as a reader would: the logs and
+    labels first, the evaluation's results once its dataset is written."""
+    import re
+    import shlex
+
+    from aicore_stub import CLIENT, SECRET, Tenant
+
+    doc = (files.ROOT / "docs" / "sap.md").read_text(encoding="utf-8")
+    examples = re.findall(r"```\n\$ (groundlab .*?)\n(.*?)\n```", doc, re.S)
+    assert len(examples) == 9
+    files.write_logs(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    for name in ("AICORE_AUTH_URL", "AICORE_CLIENT_ID", "AICORE_CLIENT_SECRET", "AICORE_BASE_URL",
+                 "AICORE_RESOURCE_GROUP"):
+        monkeypatch.delenv(name, raising=False)
+    tenant = Tenant()
+    try:
+        (tmp_path / ".env").write_text(f"AICORE_AUTH_URL={tenant.url}\nAICORE_CLIENT_ID={CLIENT}\n"
+                                       f"AICORE_CLIENT_SECRET={SECRET}\nAICORE_BASE_URL={tenant.url}\n"
+                                       "AICORE_RESOURCE_GROUP=grounding\n", encoding="utf-8")
+        for command, shown in examples:
+            if command.startswith("groundlab import results.db"):
+                files.write_results(tmp_path, tmp_path / "eval-data" / "testdata" / "labeled.csv")
+            code, out, err = cli(*shlex.split(command)[1:])
+            assert code == 0, err
+            assert (out + err).rstrip("\n").replace(tenant.url, DOC_TENANT) == shown, command
+    finally:
+        tenant.close()
+
+
+def test_without_metric_definitions_the_documented_scale_serves(cli, tmp_path):
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01", ratings={GROUNDEDNESS: 2})]))
+    connection = sqlite3.connect(db)
+    connection.execute("DROP TABLE configuration")
+    connection.commit()
+    connection.close()
+    code, out, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 0, err
+    assert _read(tmp_path / "cases.jsonl")[0]["meta"]["platform"]["ratings"][GROUNDEDNESS]["scale"] == [1, 3]
+    assert "tables evaluation_result, run, submission, submission_result;" in out

@@ -1,0 +1,247 @@
+"""``groundlab sap metric`` and ``groundlab sap dataset``: the metric's creation body (rubric,
+steps, examples from labels, the judge pinned), pushed to a stand-in for a tenant on 127.0.0.1
+that speaks the token endpoint's and the metric registry's shapes (201, 409, 400, 401, 403, a
+timeout: one sentence each, the secret never shown), and the test data with the data policy and
+masking applied."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import json
+import time
+from urllib.parse import parse_qs
+
+import pytest
+
+from groundlab.core.io import sha256_text
+
+from aicore_stub import CLIENT, SECRET, TOKEN, Tenant
+from conftest import CASES, NOTES
+
+@pytest.fixture
+def tenant(monkeypatch, tmp_path):
+    t = Tenant()
+    monkeypatch.chdir(tmp_path)  # no .env of the working folder
+    for name, value in (("AICORE_AUTH_URL", t.url), ("AICORE_CLIENT_ID", CLIENT), ("AICORE_CLIENT_SECRET", SECRET),
+                        ("AICORE_BASE_URL", t.url + "/v2"), ("AICORE_RESOURCE_GROUP", "grounding")):
+        monkeypatch.setenv(name, value)
+    yield t
+    t.close()
+
+
+# ---------------------------------------------------------------- the body
+
+
+def test_the_metric_is_groundlabs_rubric_with_examples_from_labels(cli, tmp_path):
+    out = tmp_path / "metric.json"
+    code, text, err = cli("sap", "metric", "--out", out)
+    assert code == 0, err
+    body = json.loads(out.read_text(encoding="utf-8"))
+    assert body["name"] == "groundlab-groundedness-r1" and body["version"] == "1"
+    assert body["scenario"] == "genai-evaluations" and body["evaluationMethod"] == "llm-as-a-judge"
+    assert body["usageType"] == ["evaluation"]
+    spec = body["spec"]
+    assert spec["promptType"] == "structured" and spec["outputType"] == "numerical"
+    model = spec["configuration"]["modelConfiguration"]
+    assert (model["name"], model["version"]) == ("gpt-4o", "2024-08-06")
+    prompt = spec["configuration"]["promptConfiguration"]
+    assert [r["rating"] for r in prompt["ratingRubric"]] == [3, 2, 1]
+    assert "contradicted" in prompt["criteria"] and "unsupported" in prompt["criteria"]
+    assert "sentence" in prompt["evaluationSteps"][0] and "own knowledge does not" in prompt["evaluationSteps"][1]
+    assert prompt["evaluationSteps"][3] == "Rate 1 if any statement is contradicted, else 2 if any is unsupported, else 3."
+    examples = prompt["examples"]
+    # the sample set's first answer of each rating: c01 all supported, c06 unsupported, c02 contradicted
+    assert [(e["rating"], e["response"][:20]) for e in examples] == [
+        (3, "The supplier deliver"), (2, "The supplier will se"), (1, "The supplier deliver")]
+    assert examples[2]["explanation"].startswith("The statement \"The supplier delivered 80 of 100 pieces.\" conflicts")
+    assert examples[0]["groundingOutput"].startswith("[D07] Case: quantity variance")
+    assert set(examples[0]) == {"prompt", "groundingInput", "groundingOutput", "response", "rating", "explanation"}
+    assert "3 examples from the sample set: c01 (3), c06 (2), c02 (1)" in text
+
+
+def test_the_model_and_version_are_pinned_and_the_name_is_checked(cli, tmp_path):
+    out = tmp_path / "metric.json"
+    code, _, err = cli("sap", "metric", "--out", out, "--model", "gpt-4.1", "--version", "2025-04-14", "--per-rating", "2")
+    assert code == 0, err
+    body = json.loads(out.read_text(encoding="utf-8"))
+    assert body["spec"]["configuration"]["modelConfiguration"]["name"] == "gpt-4.1"
+    assert body["spec"]["configuration"]["modelConfiguration"]["version"] == "2025-04-14"
+    assert [e["rating"] for e in body["spec"]["configuration"]["promptConfiguration"]["examples"]] == [3, 3, 2, 2, 1, 1]
+    for argv, message in ((["--name", "ground/ed"], "no '/'"), (["--metric-version", "12345678901"], "1 to 10"),
+                          (["--model", " "], "--model is empty")):
+        code, _, err = cli("sap", "metric", "--out", tmp_path / "m2.json", *argv)
+        assert code == 2 and message in err and err.count("\n") == 1
+    code, _, err = cli("sap", "metric", "--out", out)
+    assert code == 2 and "already exists" in err
+    code, _, err = cli("sap", "metric")
+    assert code == 2 and "give --out metric.json" in err
+
+
+def test_examples_need_labels(cli, tmp_path):
+    unlabeled = tmp_path / "cases.jsonl"
+    unlabeled.write_text("".join(json.dumps({k: v for k, v in json.loads(line).items() if k != "labels"}) + "\n"
+                                 for line in CASES.read_text(encoding="utf-8").splitlines()), encoding="utf-8")
+    code, _, err = cli("sap", "metric", "--out", tmp_path / "m.json", "--examples", unlabeled, "--passages", NOTES)
+    assert code == 2 and "holds no labeled case, so the metric would have no example" in err
+
+
+def test_a_data_policy_keeps_cases_out_of_the_examples(cli, tmp_path):
+    cases = tmp_path / "cases.jsonl"
+    lines = []
+    for line in CASES.read_text(encoding="utf-8").splitlines():
+        obj = json.loads(line)
+        obj["classification"] = "confidential" if obj["id"] == "c01" else "internal"
+        lines.append(json.dumps(obj))
+    cases.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    policy = tmp_path / "policy.toml"
+    policy.write_text('[classes.confidential]\njudges = ["offline"]\n[classes.internal]\njudges = ["llm"]\n',
+                      encoding="utf-8")
+    code, out, err = cli("sap", "metric", "--out", tmp_path / "m.json", "--examples", cases, "--passages", NOTES,
+                         "--policy", policy)
+    assert code == 0, err
+    assert "c03 (3)" in out and "c01" not in out.split("examples from")[1]
+    assert "the data policy kept 1 case out of the examples" in out
+
+
+# ---------------------------------------------------------------- the push
+
+
+def test_push_gets_a_token_by_client_credentials_and_creates_the_metric(cli, tenant, tmp_path):
+    code, out, err = cli("sap", "metric", "--out", tmp_path / "metric.json", "--push")
+    assert code == 0, err
+    assert f"created metric groundlab-groundedness-r1 version 1 on {tenant.url}/v2/lm/evaluationMetrics (id " \
+           "9b349f8e-cd39-486d-809c-3dcfa3b15ac7)" in out
+    (path1, headers1, body1), (path2, headers2, body2) = tenant.requests
+    assert path1 == "/oauth/token" and parse_qs(body1.decode()) == {"grant_type": ["client_credentials"]}
+    assert headers1["Authorization"] == "Basic " + base64.b64encode(f"{CLIENT}:{SECRET}".encode()).decode()
+    assert path2 == "/v2/lm/evaluationMetrics"  # the SDK's AICORE_BASE_URL, ending in /v2, is read as the API's root
+    assert headers2["Authorization"] == f"Bearer {TOKEN}" and headers2["AI-Resource-Group"] == "grounding"
+    assert json.loads(body2) == json.loads((tmp_path / "metric.json").read_text(encoding="utf-8"))
+    for text in (out, err, (tmp_path / "metric.json").read_text(encoding="utf-8")):
+        assert SECRET not in text and TOKEN not in text
+
+
+@pytest.mark.parametrize("token_status, metric_status, message", [
+    (200, 409, "the tenant already has metric groundlab-groundedness-r1 version 1 in scenario genai-evaluations; "
+               "nothing was changed"),
+    (200, 400, "refused the metric as invalid (400: spec.configuration.promptConfiguration.ratingRubric: must not be "
+               "empty); nothing was created."),
+    (200, 401, "refused the token (401: Invalid token [key removed]); check that AICORE_BASE_URL (the environment)"),
+    (200, 403, "does not allow the client to create metrics in resource group grounding (403: Forbidden)"),
+    (401, 201, "the token endpoint http://127.0.0.1:PORT/oauth/token refused the client (401: invalid_client: Bad "
+               "credentials for [key removed]); check AICORE_CLIENT_ID and AICORE_CLIENT_SECRET (the environment)"),
+    (500, 201, "the token endpoint http://127.0.0.1:PORT/oauth/token answered 500"),
+])
+def test_every_answer_but_201_is_one_sentence_without_the_secret(cli, tenant, token_status, metric_status, message):
+    tenant.token_status, tenant.metric_status = token_status, metric_status
+    code, out, err = cli("sap", "metric", "--push")
+    assert code == 2 and "Traceback" not in err
+    assert message.replace("PORT", tenant.url.rsplit(":", 1)[1]) in err and err.count("\n") == 1
+    assert SECRET not in err + out and TOKEN not in err + out
+
+
+def test_no_answer_in_time_is_one_sentence(cli, tenant):
+    tenant.delay = 2.0
+    started = time.monotonic()
+    code, _, err = cli("sap", "metric", "--push", "--timeout", "0.3")
+    assert code == 2 and time.monotonic() - started < 2.0
+    assert f"{tenant.url}/oauth/token did not answer within 0.3 seconds; nothing was created" in err
+
+
+def test_the_settings_come_from_dotenv_as_a_group_and_never_leak(cli, tenant, monkeypatch, tmp_path):
+    for name in ("AICORE_AUTH_URL", "AICORE_CLIENT_ID", "AICORE_CLIENT_SECRET", "AICORE_BASE_URL",
+                 "AICORE_RESOURCE_GROUP"):
+        monkeypatch.delenv(name, raising=False)
+    code, _, err = cli("sap", "metric", "--push")
+    assert code == 2 and "missing: AICORE_AUTH_URL, AICORE_CLIENT_ID, AICORE_CLIENT_SECRET, AICORE_BASE_URL" in err
+    (tmp_path / ".env").write_text(f"AICORE_AUTH_URL={tenant.url}\nAICORE_CLIENT_ID={CLIENT}\n"
+                                   f"AICORE_CLIENT_SECRET='{SECRET}'\nAICORE_BASE_URL={tenant.url}\n", encoding="utf-8")
+    monkeypatch.setenv("AICORE_BASE_URL", "https://elsewhere.example")  # not the .env's pair: left aside
+    code, out, err = cli("sap", "metric", "--push")
+    assert code == 0, err
+    assert tenant.requests[-1][1]["AI-Resource-Group"] == "default"
+    assert SECRET not in out + err
+    # the secret from the environment takes its URLs from there too
+    monkeypatch.setenv("AICORE_CLIENT_SECRET", SECRET)
+    code, _, err = cli("sap", "metric", "--push")
+    assert code == 2 and "in the environment (which sets AICORE_CLIENT_SECRET, so the others are read there too)" in err
+    monkeypatch.setenv("AICORE_AUTH_URL", "http://auth.example.com")
+    monkeypatch.setenv("AICORE_CLIENT_ID", CLIENT)
+    code, _, err = cli("sap", "metric", "--push")
+    assert code == 2 and "would carry the client secret unencrypted" in err and SECRET not in err
+
+
+# ---------------------------------------------------------------- the dataset
+
+
+def _rows(path):
+    with open(path, encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_the_dataset_holds_the_template_variables_and_the_labels_as_extra_columns(cli, tmp_path):
+    code, out, err = cli("sap", "dataset", "--cases", CASES, "--passages", NOTES, "--out", tmp_path / "eval")
+    assert code == 0, err
+    target = tmp_path / "eval" / "testdata" / "grounded_cases.csv"
+    assert f"wrote 12 rows to {target}" in out and "12 carry people's labels" in out
+    rows = _rows(target)
+    assert list(rows[0]) == ["question", "context", "case_id", "passages", "labels", "labeled_answer_sha256",
+                             "answerable", "classification"]
+    c02 = next(r for r in rows if r["case_id"] == "c02")
+    source = next(json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines() if '"c02"' in line)
+    assert c02["question"] == source["question"]
+    assert c02["context"].startswith("[D07] Case: quantity variance") and "\n\n[D06] Each supplier invoice" in c02["context"]
+    assert [p["id"] for p in json.loads(c02["passages"])] == ["D07", "D06"]
+    assert json.loads(c02["labels"]) == ["contradicted", "unsupported"]
+    assert c02["labeled_answer_sha256"] == sha256_text(source["answer"]) and c02["answerable"] == "true"
+    code, _, err = cli("sap", "dataset", "--cases", CASES, "--passages", NOTES, "--out", tmp_path / "eval")
+    assert code == 2 and "already exists" in err
+    code, _, err = cli("sap", "dataset", "--cases", CASES, "--passages", NOTES, "--out", tmp_path / "eval",
+                       "--format", "jsonl")
+    assert code == 0, err
+    lines = (tmp_path / "eval" / "testdata" / "grounded_cases.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["case_id"] for line in lines] == [r["case_id"] for r in rows]
+
+
+def test_the_data_policy_holds_cases_back_and_masking_applies(cli, tmp_path):
+    cases = tmp_path / "cases.jsonl"
+    rows = []
+    for line in CASES.read_text(encoding="utf-8").splitlines():
+        obj = json.loads(line)
+        obj["classification"] = {"c01": "confidential", "c03": "internal"}.get(obj["id"], "public")
+        if obj["id"] == "c03":
+            obj["question"] += " Ask anna.weber@example.com."
+        rows.append(json.dumps(obj))
+    cases.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    policy = tmp_path / "policy.toml"
+    policy.write_text('[classes.confidential]\njudges = ["offline"]\n'
+                      '[classes.internal]\njudges = ["llm"]\nmask = true\n'
+                      '[classes.public]\njudges = ["llm"]\nmodels = ["gpt-4o*"]\n', encoding="utf-8")
+    code, out, err = cli("sap", "dataset", "--cases", cases, "--passages", NOTES, "--out", tmp_path / "eval",
+                         "--policy", policy)
+    assert code == 0, err
+    written = _rows(tmp_path / "eval" / "testdata" / "cases.csv")
+    assert [r["case_id"] for r in written] == [f"c{k:02d}" for k in range(2, 13)]
+    assert "held back by the data policy, not written: 1 case (c01 (confidential: it may go to signals, rules, " in out
+    c03 = next(r for r in written if r["case_id"] == "c03")
+    assert "anna.weber@example.com" not in json.dumps(written) and "MASKED_EMAIL_1" in c03["question"]
+    assert "personal data masked in 1 row" in out
+    # a model the policy does not name for a classification keeps its cases back
+    code, out, err = cli("sap", "dataset", "--cases", cases, "--passages", NOTES, "--out", tmp_path / "eval2",
+                         "--policy", policy, "--model", "mistral-large")
+    assert code == 0 and "held back by the data policy, not written: 11 cases" in out
+    assert "model mistral-large is not among its models (gpt-4o*)" in out
+
+
+def test_building_the_command_line_loads_neither_pandas_nor_the_sap_modules_work():
+    """Every command builds the whole parser: the sap commands' options must not bring pandas, the
+    importers' evaluation reader's measures or the llm judge along."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from groundlab.cli import build_parser; build_parser(); "
+            "print(sorted(m for m in ('pandas', 'groundlab.judges.llm', 'groundlab.core.metrics', "
+            "'groundlab.production.sap_dataset') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
