@@ -359,7 +359,7 @@ def report_parts(evaluation: Evaluation, penalty: float = 1.0, source: str = "",
         details.append(
             f"- **How the judge was checked:** against people's labels on {fmt.count(a['agreement']['claims'], 'claim')}"
             f" it caught {rate_line(caught, 'hallucinated claims')} and raised false alarms on "
-            f"{rate_line(alarms, 'supported claims')}; the very same verdict on {a['agreement']['agree']} of "
+            f"{rate_line(alarms, 'supported claims')}; the same verdict as people on {a['agreement']['agree']} of "
             f"{a['agreement']['claims']}" + (f", Cohen's kappa {a['kappa']:.2f}" if a["kappa"] is not None else "") + ".")
     else:
         details.append("- **How the judge was checked:** not yet: no case carries people's labels. The labels the "
