@@ -87,9 +87,12 @@ def label_request_words(s: Mapping[str, Any], sheet: str = "") -> str:
     if r["labeled"]:
         if not r["more"]:
             return f"{fmt.number(r['labeled'])} labeled answers reach the {points} the request asked for"
-        tail = "" if r["reached"] else f"; even labeling every answer leaves a range of about \u00b1{_half(r)} points"
+        if not r["reached"]:
+            return (f"label the {fmt.number(r['more'])} answers still unlabeled ({minutes}); "
+                    f"{fmt.number(r['labeled'])} labeled so far{where}; even with every answer labeled the range stays "
+                    f"about \u00b1{_half(r)} points: more answers would narrow it")
         return (f"label {fmt.number(r['more'])} more of the answers drawn ({minutes}) for a range of {points}; "
-                f"{fmt.number(r['labeled'])} labeled so far{where}{tail}")
+                f"{fmt.number(r['labeled'])} labeled so far{where}")
     if not r["reached"]:
         return (f"label all {fmt.count(r['answers'], 'answer')} ({minutes}){where}; even then the range is about "
                 f"\u00b1{_half(r)} points: more answers would narrow it")

@@ -482,7 +482,7 @@ def headline_line(summary: Mapping[str, Any], sheet: str = "") -> str:
         line = (f"- **Hallucination rate per answer:** {words.figure} {words.how} (95% range {words.range}); "
                 f"{flagged_words(s)}.")
         if s.get("label_request") and s["label_request"]["more"]:
-            line += f" For \u00b1{100 * s['margin']:g} points: {label_request_words(s, sheet)}."
+            line += f" {_upper(label_request_words(s, sheet))}."
         return line
     if not s.get("label_request"):
         return f"- **Hallucination rate per answer:** not measured: {words.how}."
