@@ -186,3 +186,13 @@ def test_a_threshold_outside_zero_to_one_is_refused():
     with pytest.raises(GroundlabError, match="between 0 and 1"):
         get_judge("entail", threshold=1.5)
     assert MIN_PREMISE > 0
+
+
+def test_judges_share_one_session_with_the_module():
+    """A judge built through get_judge opens no session of its own beside the module's: one model a
+    process for a folder and a thread count, its cache of scored pairs shared."""
+    from groundlab.judges.entail import load_model
+
+    first, second = get_judge("entail"), get_judge("entail", batch_size=4)
+    assert first._model is second._model is load_model(None)
+    assert second.batch_size == 4 and first.batch_size == 32

@@ -289,9 +289,10 @@ class EntailmentModel:
         """The hash of the model file (its identity in every output)."""
         return _file_sha256(str(self.path / MODEL_FILE))
 
-    def probabilities(self, pairs: Sequence[Tuple[str, str]]) -> List[float]:
+    def probabilities(self, pairs: Sequence[Tuple[str, str]], batch_size: Optional[int] = None) -> List[float]:
         """The probability that each ``(premise, claim)`` pair's premise supports its claim, in order.
-        A premise too long for the input beside its claim is cut at its end."""
+        A premise too long for the input beside its claim is cut at its end; ``batch_size``: pairs
+        per model call (default: the model's own)."""
         out: List[Optional[float]] = [None] * len(pairs)
         todo: Dict[Tuple[str, str], List[int]] = {}
         for i, key in enumerate(pairs):
@@ -304,8 +305,9 @@ class EntailmentModel:
         count = self.count
         # Similar lengths together: less padding, the same results.
         keys.sort(key=lambda k: count(k[0]) + count(k[1]))
-        for start in range(0, len(keys), self.batch_size):
-            batch = keys[start:start + self.batch_size]
+        size = max(1, int(batch_size or self.batch_size))
+        for start in range(0, len(keys), size):
+            batch = keys[start:start + size]
             for key, p in zip(batch, self._run(batch)):
                 if len(self._cache) >= _CACHE_SIZE:
                     self._cache.clear()
@@ -379,7 +381,10 @@ class EntailJudge:
                  threads: Optional[int] = None, batch_size: int = 32) -> None:
         if threshold is not None and not 0 < float(threshold) < 1:
             raise GroundlabError(f"the entail judge's threshold must be between 0 and 1, not {threshold!r}.")
-        self._model = EntailmentModel(model, threads=threads, batch_size=batch_size)
+        # One model a process for a folder and thread count: a judge built beside another (or beside
+        # entailment_probabilities) shares its session and its cache of scored pairs.
+        self._model = load_model(model, threads)
+        self.batch_size = max(1, int(batch_size))
         self.model = str(model) if model is not None else "groundlab/data/entail"
         self.threshold = float(self._model.threshold if threshold is None else threshold)
 
@@ -401,7 +406,7 @@ class EntailJudge:
                 premise, ids = model.window(claim, evidence)
                 plans.append((len(jobs), premise, ids))
                 jobs.append((premise, claim))
-        scored = model.probabilities(jobs)
+        scored = model.probabilities(jobs, self.batch_size)
         out = []
         for (claim, _), plan in zip(pairs, plans):
             if plan == "empty":
