@@ -232,12 +232,15 @@ def loss_of(logits, targets: Sequence[str], weights):
     import torch
 
     logp = torch.log_softmax(logits, dim=-1)
-    index = {"e": 0, "n": 1, "c": 2}
-    rows = []
-    for k, t in enumerate(targets):
-        rows.append(logp[k, index[t]] if t in index else torch.logsumexp(logp[k, 1:], dim=0))
-    nll = -torch.stack(rows)
+    index = torch.tensor([_TARGET_INDEX[t] for t in targets], device=logits.device)
+    one = logp.gather(1, index.clamp(min=0).unsqueeze(1)).squeeze(1)
+    not_entailment = torch.logsumexp(logp[:, 1:], dim=1)
+    nll = -torch.where(index >= 0, one, not_entailment)
     return (nll * weights).sum() / weights.sum()
+
+
+#: A target's class in the head's outputs; "x" (not entailment) is -1: neutral and contradiction.
+_TARGET_INDEX = {"e": 0, "n": 1, "c": 2, "x": -1}
 
 
 # ---------------------------------------------------------------- data
