@@ -1,7 +1,8 @@
-"""Time the runtime guard with the rules judge and print the figures.
+"""Time the runtime guard with its default judge (``--judge`` names another) and print the figures.
 
     python bench/bench_guard.py                 # 2,000 calls a run, 5 runs, 2,000 records through the pipe
     python bench/bench_guard.py --calls 500 --runs 3 --records 500
+    python bench/bench_guard.py --judge rules
 
 1. **In process**: ``groundlab.guard()`` on a 5-sentence answer with 5 passages (hide mode), p50 and
    p99 latency per answer, best of the runs (the machine may be shared): wall time, and the CPU time
@@ -40,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 import groundlab  # noqa: E402
 from groundlab.guard import judge_object  # noqa: E402
+from groundlab.production.guard import GUARD_JUDGE  # noqa: E402
 from groundlab.io import load_passages, sample_path  # noqa: E402
 
 TARGET_P99_MS = 5.0
@@ -78,10 +80,13 @@ def percentile(values: List[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
+JUDGE = [GUARD_JUDGE]
+
+
 def time_calls(calls: int, passages_for: Callable[[int], List[str]], seed: int) -> Tuple[List[float], List[float]]:
     """Wall seconds and CPU seconds of this thread, per call."""
     rng = random.Random(seed)
-    judge = judge_object("rules")
+    judge = judge_object(JUDGE[0])
     wall, cpu = [], []
     for call in range(calls):
         passages = passages_for(call)
@@ -133,7 +138,7 @@ def _records(n: int, fresh: bool) -> bytes:
 
 
 def _command() -> List[str]:
-    return [sys.executable, "-m", "groundlab", "guard", "--mode", "hide"]
+    return [sys.executable, "-m", "groundlab", "guard", "--mode", "hide", "--judge", JUDGE[0]]
 
 
 def _env() -> dict:
@@ -189,7 +194,10 @@ def main() -> int:
     parser.add_argument("--calls", type=int, default=2000, help="guard() calls per run (default 2000)")
     parser.add_argument("--runs", type=int, default=5, help="runs; the best is reported (default 5)")
     parser.add_argument("--records", type=int, default=2000, help="records sent through the pipe (default 2000)")
+    parser.add_argument("--judge", default=GUARD_JUDGE, help=f"the guard's judge (default: {GUARD_JUDGE}, the guard's own)")
     args = parser.parse_args()
+    JUDGE[0] = args.judge
+    print(f"judge {args.judge}")
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores; "
           f"Python {sys.version.split()[0]}")
     in_process(args.calls, args.runs)

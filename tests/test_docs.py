@@ -89,7 +89,7 @@ def test_the_import_examples_print_what_they_show_when_run_in_order(cli, tmp_pat
 def test_the_help_names_each_commands_default_judge(cli, capsys):
     from groundlab.cli import main
 
-    for command, default in (("score", "signals"), ("agree", "signals"), ("compare", "signals"), ("guard", "rules")):
+    for command, default in (("score", "signals"), ("agree", "signals"), ("compare", "signals"), ("guard", "signals")):
         try:
             main([command, "--help"])
         except SystemExit:

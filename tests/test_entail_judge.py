@@ -35,7 +35,7 @@ def test_the_shipped_model_is_package_data_with_its_card():
     model = MODEL_DIR / "model.onnx"
     assert model.stat().st_size <= 30_000_000
     config = json.loads((MODEL_DIR / "model.json").read_text(encoding="utf-8"))
-    assert config["kind"] == "groundlab entailment model" and config["max_length"] == 96
+    assert config["kind"] == "groundlab entailment model" and config["max_length"] == 256
     # The card's hashes are those of the files shipped: what it describes is what runs.
     assert config["files_sha256"]["model.onnx"] == hashlib.sha256(model.read_bytes()).hexdigest()
     assert config["files_sha256"]["tokenizer.json"] == \
@@ -93,10 +93,10 @@ def test_verdicts_name_the_probability_and_the_passages(judge):
 
 
 def test_a_claim_too_long_for_the_input_is_an_error_not_a_cut(judge):
-    long_claim = " ".join(["the supplier delivered ninety of one hundred pieces"] * 20)
+    long_claim = " ".join(["the supplier delivered ninety of one hundred pieces"] * 40)
     verdicts = judge.judge_batch([(long_claim, one("The supplier delivered 90 of 100 pieces.")),
                                   ("The supplier delivered pieces.", one("The supplier delivered 90 of 100 pieces."))])
-    assert verdicts[0].label is None and "tokens long" in verdicts[0].error and "96-token input" in verdicts[0].error
+    assert verdicts[0].label is None and "tokens long" in verdicts[0].error and "256-token input" in verdicts[0].error
     assert verdicts[1].label is not None
     assert math.isnan(entailment_probabilities([(long_claim, "The supplier delivered.")])[0])
 

@@ -164,7 +164,7 @@ def test_option_mistakes_stop_before_reading(cli, monkeypatch, tmp_path):
     for args, says in ((("--mode", "block"), "invalid choice: 'block'"),
                        (("--marker", ""), "the marker must be some visible text"),
                        (("--judge", "oracle"), "there is no judge called 'oracle'"),
-                       (("--model", "x"), "--model does not apply to the rules judge"),
+                       (("--model", "x"), "--model does not apply to the signals judge"),
                        (("--citation-pattern", "[("), "is not a valid regular expression"),
                        ((str(tmp_path / "nope.jsonl"),), "does not exist"),
                        ((str(tmp_path),), "is a folder")):

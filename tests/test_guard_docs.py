@@ -45,4 +45,4 @@ def test_the_readme_example_is_what_the_command_prints(cli, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO((given + "\n").encode("utf-8")), encoding="utf-8"))
     code, out, err = cli("guard")
     assert code == 0 and out.rstrip("\n") == printed
-    assert "Its judge is `rules` unless `--judge` names another" in readme
+    assert "Its judge is `signals`, as for the other commands, unless `--judge` names another" in readme

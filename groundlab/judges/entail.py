@@ -43,7 +43,7 @@ from ..core.claims import split_sentences
 from ..core.records import Evidence, GroundlabError, Passage, Verdict  # noqa: F401 (Passage: the doctests)
 
 #: The model's input: window and claim together, with the three special tokens.
-MAX_LENGTH = 96
+MAX_LENGTH = 256
 #: A claim that leaves the evidence fewer tokens than this is not judged (an error verdict).
 MIN_PREMISE = 16
 #: Evidence sentences a window holds at most.
