@@ -791,22 +791,23 @@ def guard_outcome_table(outcomes: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index()
 
 
-def guard_examples(cases: Sequence[Case], judge: str = "rules", splitter: Optional[ClaimSplitter] = None,
+def guard_examples(cases: Sequence[Case], judge: Optional[str] = None, splitter: Optional[ClaimSplitter] = None,
                    route_when: Optional[str] = None, every: bool = False, *, policy: Optional[PathLike] = None,
                    mask: bool = False, mask_names: Sequence[str] = ()) -> pd.DataFrame:
     """What a reader would see from each guard mode, one row per answer the guard acts on (``every``:
     per answer with a claim): the answer as given, the claims a person found not supported (where
     labeled), the answer as ``flag`` and ``hide`` show it, which modes send it to a person (``route``
     whenever a claim is not backed; the others under their route rule), and the judge's reasons.
+    ``judge``: the guard's own unless named.
 
     >>> from groundlab import load_cases, sample_path
     >>> rows = guard_examples(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")))
     >>> rows.loc[rows["case"] == "c10", "hide"].item()
     'Safety stock is a buffer quantity that planning keeps for uncertain demand [D15]. (Removed: not backed by the sources.)'
     """
-    from ..production.guard import guard, judge_object
+    from ..production.guard import GUARD_JUDGE, guard, judge_object
 
-    judge_used = guarded_judge(judge_object(judge), policy, mask, mask_names)
+    judge_used = guarded_judge(judge_object(judge or GUARD_JUDGE), policy, mask, mask_names)
     if policy is not None and str(policy).strip():
         from ..core.policy import policy_of
 
