@@ -600,7 +600,7 @@ def cmd_agree(args: argparse.Namespace) -> int:
     from ..core.metrics import disagreements, flip_rate
     from ..core.summary import agree_summary
 
-    from ..core.compare import claim_verdicts, judge_diff, read_baseline
+    from ..core.judge_diff import claim_verdicts, judge_diff, read_baseline
 
     if args.dry_run:
         return dry_run(args)
@@ -688,7 +688,8 @@ def _agree_against(args: argparse.Namespace) -> int:
 
 def _baseline_text(diff) -> str:
     """The baseline section of ``agree``: what moved, claim by claim."""
-    from ..core.compare import SHOWN_IDS, p_text, points
+    from ..core.compare import SHOWN_IDS
+    from ..core.paired import p_text, points
     from ..core.identity import identity_text
 
     b = diff.baseline

@@ -1205,7 +1205,7 @@ def comparison_table(compared: ConfigurationComparison) -> pd.DataFrame:
     """Every figure of the comparison, one row per measure: each side's rate with its count and
     Wilson 95% range, the difference in points with its paired 95% range, the test, the verdict,
     the pairs it rests on and what was left out."""
-    from ..core.compare import LABELS, NEWCOMBE, left_out_words, p_text, points
+    from ..core.paired import LABELS, NEWCOMBE, left_out_words, p_text, points
 
     a, b = compared.names
     rows = []
