@@ -9,6 +9,15 @@ import importlib
 import pytest
 
 NAMES = {
+    "groundlab.present.report": [
+        "DETAILS_ANCHOR", "Evaluation", "GLOSSARY", "GroundlabError", "LABEL_OF", "MARGIN", "MARKER", "Rate",
+        "ReportParts", "ReportText", "Tile", "agree_summary", "apart_lines", "bar_text", "breakdown_lines",
+        "case_anchor", "check_output", "check_report_target", "citations_undecided", "code_span",
+        "comparison_tile", "decision_line", "decision_tiles", "has_person_labels", "headline_line",
+        "html_report", "identity_line", "markdown_text", "outcomes", "panel_markdown", "percent", "rate_line",
+        "rates", "report_parts", "risk_weighted_score", "score_summary", "steering_report", "target_lines",
+        "write_atomic", "write_report"
+    ],
     "groundlab.present.workbook": [
         "AS_IT_IS", "CLAIMS_PAGE", "Case", "ClaimExplorer", "ClaimSplitter", "ConfigurationComparison",
         "DEFAULT_JUDGE", "EXPLORER_FILTERS", "Evaluation", "GroundlabError", "JudgeComparison", "JudgeLine",
