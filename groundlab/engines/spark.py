@@ -85,10 +85,13 @@ def _judge_task(spec: JudgeSpec, shared, columns, frames: bool):
 
 
 def _arrow_bytes(table) -> bytes:
+    """A frame's Arrow table as IPC stream bytes, zstd-compressed where pyarrow has the codec (the
+    checkpoint holds every frame of the pass until the frames are read)."""
     import pyarrow as pa
 
     sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
+    options = pa.ipc.IpcWriteOptions(compression="zstd" if pa.Codec.is_available("zstd") else None)
+    with pa.ipc.new_stream(sink, table.schema, options=options) as writer:
         writer.write_table(table)
     return sink.getvalue().to_pybytes()
 
