@@ -1,8 +1,9 @@
 """The package's layers point one way: read from the package's own imports (every ``import`` and
 ``from ... import`` in a module, at the top or inside a function; a name imported for type hints
 only, under ``if TYPE_CHECKING:``, loads nothing and is left out), no module imports one of a
-higher layer, no modules import each other round a circle, and only the command line sees the
-parsed options. docs/architecture.md draws the same layers."""
+higher layer, no modules import each other round a circle, only the command line sees the parsed
+options, and no module is over 800 lines unless its docstring says why it is one piece.
+docs/architecture.md draws the same layers."""
 
 import ast
 import shutil
@@ -18,7 +19,8 @@ LAYERS = [
     ("core", ["groundlab.core"]),
     ("judges", ["groundlab.judges"]),
     ("core, running judges", ["groundlab.core.policy", "groundlab.core.evaluate", "groundlab.core.counts",
-                              "groundlab.core.figures", "groundlab.core.summary", "groundlab.core.compare"]),
+                              "groundlab.core.figures", "groundlab.core.summary", "groundlab.core.compare",
+                              "groundlab.core.paired", "groundlab.core.judge_diff"]),
     ("importers", ["groundlab.importers"]),
     ("engines", ["groundlab.engines"]),
     ("production", ["groundlab.production"]),
@@ -229,6 +231,68 @@ def test_the_checks_on_a_small_module_map():
                                      "import core, running judges, a layer above it"]
     graph["groundlab.core.records"] = [(2, "groundlab.judges")]
     assert circles(graph) == [["groundlab.core.records", "groundlab.judges"]]
+
+
+# ---------------------------------------------------------------- rooms of one job
+
+#: The most lines a module of the package holds, unless its docstring says why it is one piece.
+MAX_LINES = 800
+
+#: What a module's docstring says, followed by why, when it must be one piece over MAX_LINES.
+ONE_PIECE = "one piece:"
+
+#: Modules over MAX_LINES whose docstring does not say it yet, each with why it is one piece.
+KEPT_WHOLE = {
+    # one judge: the signals it reads in a claim, the model weighing them and the rules before them
+    # share every helper, and its config's weights name the signals in this order
+    "groundlab.judges.signals": "the signals, their model and the rules share every helper",
+    # the judging loop: chunks, processes, the memo of repeated questions and the frames it fills
+    # run as one, and the parallel and counting paths must give the very same rows
+    "groundlab.core.evaluate": "the serial, parallel and counting paths give the very same rows",
+    # how an answer becomes claims: lines, sentences, citations and abstentions are read in one pass
+    # over the text, each step using the positions the one before found
+    "groundlab.core.claims": "each step of the splitting reads the positions the one before found",
+}
+
+
+def oversized_modules(trees, allowed=KEPT_WHOLE) -> list:
+    """One sentence for each module over :data:`MAX_LINES` lines whose docstring does not say
+    :data:`ONE_PIECE` and why, and which is not in ``allowed``."""
+    out = []
+    for module, (path, tree) in sorted(trees.items()):
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        if lines <= MAX_LINES or module in allowed:
+            continue
+        doc = ast.get_docstring(tree) or ""
+        said = doc.lower().find(ONE_PIECE)
+        if said < 0 or not doc[said + len(ONE_PIECE):].strip():
+            out.append(f"{module} has {lines} lines, more than {MAX_LINES}: split it along its seams, or say in "
+                       f"its docstring \"{ONE_PIECE} ...\" why it must stay whole")
+    return out
+
+
+def test_no_module_is_over_the_limit_unless_it_says_why_it_is_one_piece(package):
+    _, trees = package
+    assert oversized_modules(trees) == []
+
+
+def test_the_limit_flags_a_long_module_until_its_docstring_says_why(tmp_path):
+    root = tmp_path / "groundlab"
+    root.mkdir()
+    body = "\n".join(f"x{k} = {k}" for k in range(MAX_LINES)) + "\n"
+    (root / "short.py").write_text('"""Short."""\n' + "\n".join(body.splitlines()[:10]) + "\n", encoding="utf-8")
+    long = root / "long.py"
+    long.write_text('"""Long."""\n' + body, encoding="utf-8")
+    _, trees = read_package(root)
+    assert oversized_modules(trees, {}) == [
+        f"groundlab.long has {MAX_LINES + 1} lines, more than {MAX_LINES}: split it along its seams, or say in its "
+        f"docstring \"{ONE_PIECE} ...\" why it must stay whole"]
+    long.write_text('"""Long.\n\nOne piece:"""\n' + body, encoding="utf-8")  # the phrase without a reason
+    assert len(oversized_modules(read_package(root)[1], {})) == 1
+    long.write_text('"""Long.\n\nOne piece: every line reads the one before."""\n' + body, encoding="utf-8")
+    assert oversized_modules(read_package(root)[1], {}) == []
+    long.write_text('"""Long."""\n' + body, encoding="utf-8")
+    assert oversized_modules(read_package(root)[1], {"groundlab.long": "why"}) == []
 
 
 # ---------------------------------------------------------------- the old module paths

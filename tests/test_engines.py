@@ -172,3 +172,61 @@ def test_spark_gives_the_figures_of_score_with_the_judges_identity(spark, cases_
     twice = base.filter("id < 's0000050'").unionByName(base.filter("id < 's0000003'"))
     with pytest.raises(InputError, match="holds case ids used by more than one row"):
         judge_spark(twice, "rules", passages=str(NOTES))
+
+
+def _counting_spec(log: str):
+    """A :class:`JudgeSpec` whose judge writes down, in ``log``, the number of pairs of every batch
+    it is given. Defined in a function, so Spark's cloudpickle carries the class itself to the
+    Python workers (each writes to the same file on this one machine)."""
+    import dataclasses
+
+    @dataclasses.dataclass(frozen=True)
+    class CountingSpec(JudgeSpec):
+        @classmethod
+        def of(cls, judge="signals", splitter=None, **options):
+            base = JudgeSpec.of(judge, splitter, **options)
+            return cls(base.name, base.options, base.splitter)
+
+        def build(self):
+            built = self.__dict__.get("_built")
+            if built is None:
+                from groundlab.claims import ClaimSplitter
+                from groundlab.policy import make_judge
+
+                judge = make_judge(self.name, **dict(self.options))  # its own, not a worker's shared warm judge
+                batch = judge.judge_batch
+
+                def judge_batch(pairs):
+                    with open(log, "a", encoding="utf-8") as fh:
+                        fh.write(f"{len(pairs)}\n")
+                    return batch(pairs)
+
+                judge.judge_batch = judge_batch
+                built = (judge, self.splitter or ClaimSplitter())
+                object.__setattr__(self, "_built", built)
+            return built
+
+    return CountingSpec
+
+
+def test_spark_judges_each_row_once_for_the_counts_and_both_frames(spark, cases_file, tmp_path, monkeypatch):
+    """``frames=True`` judges every partition once: the counts, the claim frame and the case frame
+    come from one pass, however often the frames are read afterwards."""
+    import groundlab.engines.spark as engine
+
+    cases = spark.read.json(str(cases_file)).filter("id < 's0000600'").repartition(3)
+    pairs = []
+    for k, frames in enumerate((False, True)):
+        log = tmp_path / f"batches-{k}"
+        log.touch()
+        monkeypatch.setattr(engine, "JudgeSpec", _counting_spec(str(log)))
+        result = engine.judge_spark(cases, "rules", passages=str(NOTES), frames=frames)
+        if frames:
+            claims = result.claims.toPandas()
+            assert result.claims.count() == len(claims) == result.counts.count("claims")
+            assert result.cases.count() == 600 and int(result.cases.toPandas()["claims"].sum()) == len(claims)
+        pairs.append([int(n) for n in log.read_text(encoding="utf-8").split()])
+    counts_only, with_frames = pairs
+    assert counts_only and sum(counts_only) > 0
+    # as many batches and pairs as the one pass that keeps counts only: each row judged once
+    assert (len(with_frames), sum(with_frames)) == (len(counts_only), sum(counts_only))

@@ -14,7 +14,7 @@ import threading
 import pandas as pd
 import pytest
 
-import groundlab.io as gio
+import groundlab.core.reading as reading  # where the limits on what is read live
 from groundlab import InputError, evaluate, hallucination_rate, load_cases, load_passages
 from groundlab.summary import score_summary
 
@@ -289,19 +289,19 @@ def test_a_judge_config_that_never_ends_is_refused(cli):
 
 
 def test_line_length_and_count_limits(cli, tmp_path, monkeypatch):
-    monkeypatch.setattr(gio, "MAX_LINE_BYTES", 4096)
+    monkeypatch.setattr(reading, "MAX_LINE_BYTES", 4096)
     lines = CASES.read_text(encoding="utf-8").splitlines()
     long = tmp_path / "long.jsonl"
     long.write_text("\n".join(lines[:3] + [json.dumps({"id": "x", "question": "q" * 5000})]) + "\n", encoding="utf-8")
     code, _, err = cli("score", "--cases", long, "--passages", NOTES)
     assert code == 2 and f"{long} line 4 is longer than" in err
-    monkeypatch.setattr(gio, "MAX_LINES", 5)
+    monkeypatch.setattr(reading, "MAX_LINES", 5)
     code, _, err = cli("check", "--cases", CASES, "--passages", NOTES)
     assert code == 2 and "has more than 5 lines" in err
 
 
 def test_huge_document_is_refused(cli, tmp_path, monkeypatch):
-    monkeypatch.setattr(gio, "MAX_DOCUMENT_BYTES", 1000)
+    monkeypatch.setattr(reading, "MAX_DOCUMENT_BYTES", 1000)
     src = tmp_path / "rows.json"
     src.write_text(json.dumps([{"user_input": "q" * 2000, "retrieved_contexts": [], "response": "a"}]), encoding="utf-8")
     code, _, err = cli("import", src, "--out", tmp_path / "cases.jsonl")

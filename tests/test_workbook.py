@@ -370,7 +370,7 @@ def test_comparing_two_files_reads_each_of_them_once(monkeypatch):
     """compare_files reads both files to pair them, and judges what it read: no second reading."""
     from conftest import CASES, CASES_B
 
-    module = sys.modules["groundlab.present.workbook"]
+    module = sys.modules[workbook.compare_files.__module__]  # where compare_files reads the files
     read, load = [], module.load_cases
     monkeypatch.setattr(module, "load_cases", lambda path, *a, **k: (read.append(str(path)), load(path, *a, **k))[1])
     compared = workbook.compare_files(CASES, CASES_B, NOTES, "lexical")

@@ -2,8 +2,9 @@
 
 Every problem a person can fix (a bad line in a file, a wrong option) is printed as one sentence
 on stderr, with exit status 2 and no traceback; nothing is written in that case. Each family of
-commands is a module that adds its subcommands (``add_commands``); the options and output helpers
-they share live in :mod:`.options` and :mod:`.common`, and no command module imports another.
+commands is a module that adds its subcommands (``add_commands``; the measuring family runs its
+commands in two modules beside it, :mod:`.score` and :mod:`.agree`); the options and output helpers
+they share live in :mod:`.options` and :mod:`.common`, and no family imports another's modules.
 
 The top layer: it may import every package below it, and it is the only one that sees the
 parsed options (``args``); it turns them into plain values once and passes those down.

@@ -77,7 +77,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def comparison_text(result) -> str:
     """The comparison as a terminal table followed by each measure in plain words."""
-    from ..core.compare import LABELS, NEWCOMBE, p_text, points
+    from ..core.paired import LABELS, NEWCOMBE, p_text, points
     from ..core.identity import identity_text
 
     a, b = result.names

@@ -9,8 +9,11 @@
 
 The passages table is broadcast to the executors once; each Python worker builds the judge once
 from its name and options. ``frames=True`` also gives the claim and case frames as Spark
-DataFrames (lazy: each action judges again, so ``cache()`` or write them once), with the judge's
-identity in the metadata of their ``verdict`` and ``hallucinated`` columns.
+DataFrames, with the judge's identity in the metadata of their ``verdict`` and ``hallucinated``
+columns. Every partition is judged once, in one pass that gives its counts and both its frames:
+that pass is kept on the executors (a local checkpoint, in memory and on disk), and the counts
+and every action on either frame read it, never judging again. An executor lost afterwards takes
+its part of the frames with it: write them out (``result.claims.write.parquet(...)``) to keep them.
 """
 
 from __future__ import annotations
@@ -44,7 +47,10 @@ def _partition_id() -> int:
     return context.partitionId() if context is not None else 0
 
 
-def _counts_task(spec: JudgeSpec, shared, columns):
+def _judge_task(spec: JudgeSpec, shared, columns, frames: bool):
+    """Judge a partition once: a row ``counts`` with its counts (or the sentence of its first bad
+    row), and with ``frames`` a row ``claims`` and a row ``cases`` for each Arrow batch judged,
+    each the frame's Arrow table as IPC bytes."""
     def run(batches):
         import pandas as pd
 
@@ -55,7 +61,7 @@ def _counts_task(spec: JudgeSpec, shared, columns):
         merged, offset, error = None, 0, None
         for batch in batches:
             records = batch.to_dict("records")
-            result = judge_rows(records, spec, table, f"partition {part}", columns)
+            result = judge_rows(records, spec, table, f"partition {part}", columns, frames=frames)
             if "error" in result:
                 error = _renumber(result["error"], part, offset)
                 break
@@ -64,15 +70,30 @@ def _counts_task(spec: JudgeSpec, shared, columns):
                 merged = result["counts"]
             else:
                 merged.merge(result["counts"])
+            if frames:
+                yield pd.DataFrame({"partition": [part, part], "kind": ["claims", "cases"],
+                                    "result": [_arrow_bytes(result["claims"]), _arrow_bytes(result["cases"])]})
         if error is None and merged is None:
             judge, splitter = spec.build()
             from ..core.identity import judge_identity
 
             merged = Counts(judge.name, judge_identity(judge, splitter))
         payload = {"error": error} if error is not None else {"counts": merged}
-        yield pd.DataFrame({"partition": [part], "result": [pickle.dumps(payload)]})
+        yield pd.DataFrame({"partition": [part], "kind": ["counts"], "result": [pickle.dumps(payload)]})
 
     return run
+
+
+def _arrow_bytes(table) -> bytes:
+    """A frame's Arrow table as IPC stream bytes, zstd-compressed where pyarrow has the codec (the
+    checkpoint holds every frame of the pass until the frames are read)."""
+    import pyarrow as pa
+
+    sink = pa.BufferOutputStream()
+    options = pa.ipc.IpcWriteOptions(compression="zstd" if pa.Codec.is_available("zstd") else None)
+    with pa.ipc.new_stream(sink, table.schema, options=options) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
 
 
 def _renumber(message: str, part: int, offset: int) -> str:
@@ -86,24 +107,18 @@ def _renumber(message: str, part: int, offset: int) -> str:
     return f"{prefix}{int(match.group(1)) + offset}{message[match.end():]}"
 
 
-def _frames_task(spec: JudgeSpec, shared, columns, which: str):
+def _frame_rows():
+    """The rows of a frame from the Arrow tables one judging pass kept (no judging here)."""
     def run(batches):
-        from ..core.records import InputError
+        import pyarrow as pa
 
-        part = _partition_id()
-        table = shared.value if shared is not None else None
-        offset = 0
         for batch in batches:
-            records = batch.to_dict("records")
-            result = judge_rows(records, spec, table, f"partition {part}", columns, frames=True)
-            if "error" in result:
-                raise InputError(_renumber(result["error"], part, offset))
-            offset += len(records)
-            frame = result[which].to_pandas()
-            for name in ("cites", "kinds"):
-                if name in frame.columns:
-                    frame[name] = frame[name].map(lambda v: list(v) if v is not None else None)
-            yield frame
+            for blob in batch["result"]:
+                frame = pa.ipc.open_stream(blob).read_all().to_pandas()
+                for name in ("cites", "kinds"):
+                    if name in frame.columns:
+                        frame[name] = frame[name].map(lambda v: list(v) if v is not None else None)
+                yield frame
 
     return run
 
@@ -119,7 +134,11 @@ def judge_spark(cases, judge: str = "signals", *, passages: Union[str, Mapping, 
     table = _table(passages)
     context = cases.sparkSession.sparkContext
     shared = context.broadcast(table) if table is not None else None
-    rows = cases.mapInPandas(_counts_task(spec, shared, columns), schema="partition int, result binary").collect()
+    judged = cases.mapInPandas(_judge_task(spec, shared, columns, frames),
+                               schema="partition int, kind string, result binary")
+    if frames:  # judged here, once: the counts and both frames are read from this pass
+        judged = judged.localCheckpoint(eager=True)
+    rows = judged.filter("kind = 'counts'").select("partition", "result").collect()
     results = [pickle.loads(r["result"]) for r in sorted(rows, key=lambda r: r["partition"])]
     counts = merge_partitions(results)
     result = EngineResult(counts, identity=counts.identity)
@@ -129,9 +148,11 @@ def judge_spark(cases, judge: str = "signals", *, passages: Union[str, Mapping, 
         from ..core.frames import case_schema, claim_schema
 
         identity = {"groundlab.judge": json.dumps(counts.identity, sort_keys=True, default=str)}
-        claims = cases.mapInPandas(_frames_task(spec, shared, columns, "claims"), schema=spark_schema(claim_schema()))
+        claims = judged.filter("kind = 'claims'").select("result").mapInPandas(
+            _frame_rows(), schema=spark_schema(claim_schema()))
         result.claims = claims.withColumn("verdict", F.col("verdict").alias("verdict", metadata=identity))
-        case_frame = cases.mapInPandas(_frames_task(spec, shared, columns, "cases"), schema=spark_schema(case_schema()))
+        case_frame = judged.filter("kind = 'cases'").select("result").mapInPandas(
+            _frame_rows(), schema=spark_schema(case_schema()))
         result.cases = case_frame.withColumn("hallucinated", F.col("hallucinated").alias("hallucinated",
                                                                                           metadata=identity))
     return result

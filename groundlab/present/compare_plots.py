@@ -12,7 +12,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.transforms import blended_transform_factory
 
-from ..core.compare import LABELS, Comparison, points
+from ..core.compare import Comparison
+from ..core.paired import LABELS, points
 from .plots import OKABE_ITO, PALETTE, _styled, rate_ranges
 
 
