@@ -80,13 +80,11 @@ def percentile(values: List[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-JUDGE = [GUARD_JUDGE]
-
-
-def time_calls(calls: int, passages_for: Callable[[int], List[str]], seed: int) -> Tuple[List[float], List[float]]:
+def time_calls(calls: int, passages_for: Callable[[int], List[str]], seed: int,
+               judge_name: str) -> Tuple[List[float], List[float]]:
     """Wall seconds and CPU seconds of this thread, per call."""
     rng = random.Random(seed)
-    judge = judge_object(JUDGE[0])
+    judge = judge_object(judge_name)
     wall, cpu = [], []
     for call in range(calls):
         passages = passages_for(call)
@@ -98,7 +96,7 @@ def time_calls(calls: int, passages_for: Callable[[int], List[str]], seed: int) 
     return wall, cpu
 
 
-def in_process(calls: int, runs: int) -> None:
+def in_process(calls: int, runs: int, judge: str) -> None:
     notes = _notes()
     repeated = [notes[k] for k in (6, 5, 0, 9, 8)]
     offset = [0]
@@ -110,7 +108,7 @@ def in_process(calls: int, runs: int) -> None:
     for name, passages_for in (("repeated passages", lambda call: repeated), ("fresh passages", fresh)):
         p50s, p99s, cpu50s, cpu99s = [], [], [], []
         for run in range(runs):
-            wall, cpu = time_calls(calls, passages_for, seed=run)
+            wall, cpu = time_calls(calls, passages_for, seed=run, judge_name=judge)
             offset[0] += calls  # the next run's passages are new too
             p50s.append(1000 * percentile(wall, 0.50))
             p99s.append(1000 * percentile(wall, 0.99))
@@ -137,31 +135,31 @@ def _records(n: int, fresh: bool) -> bytes:
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
-def _command() -> List[str]:
-    return [sys.executable, "-m", "groundlab", "guard", "--mode", "hide", "--judge", JUDGE[0]]
+def _command(judge: str) -> List[str]:
+    return [sys.executable, "-m", "groundlab", "guard", "--mode", "hide", "--judge", judge]
 
 
 def _env() -> dict:
     return dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
 
 
-def _pipe_file(data: bytes) -> Tuple[float, int]:
+def _pipe_file(data: bytes, judge: str) -> Tuple[float, int]:
     with tempfile.TemporaryFile() as fh:
         fh.write(data)
         fh.seek(0)
         start = time.perf_counter()
-        done = subprocess.run(_command(), stdin=fh, stdout=subprocess.PIPE, env=_env(), check=True)
+        done = subprocess.run(_command(judge), stdin=fh, stdout=subprocess.PIPE, env=_env(), check=True)
         return time.perf_counter() - start, done.stdout.count(b"\n")
 
 
-def through_pipe(records: int, runs: int) -> None:
-    startup = min(_pipe_file(b"")[0] for _ in range(runs))
+def through_pipe(records: int, runs: int, judge: str) -> None:
+    startup = min(_pipe_file(b"", judge)[0] for _ in range(runs))
     print(f"pipe, start-up (no records)   {startup:.2f} s best of {runs}")
     for fresh in (False, True):
         data = _records(records, fresh)
         walls = []
         for _ in range(runs):
-            wall, lines = _pipe_file(data)
+            wall, lines = _pipe_file(data, judge)
             assert lines == records, (lines, records)
             walls.append(wall)
         best = min(walls)
@@ -170,7 +168,7 @@ def through_pipe(records: int, runs: int) -> None:
               f"{startup:.2f} s of it start-up)")
     # One record at a time, as an application waiting for each answer sees it.
     lines = _records(records, fresh=False).splitlines(keepends=True)
-    proc = subprocess.Popen(_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_env())
+    proc = subprocess.Popen(_command(judge), stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_env())
     trips = []
     try:
         for k, line in enumerate(lines):
@@ -196,12 +194,11 @@ def main() -> int:
     parser.add_argument("--records", type=int, default=2000, help="records sent through the pipe (default 2000)")
     parser.add_argument("--judge", default=GUARD_JUDGE, help=f"the guard's judge (default: {GUARD_JUDGE}, the guard's own)")
     args = parser.parse_args()
-    JUDGE[0] = args.judge
     print(f"judge {args.judge}")
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores; "
           f"Python {sys.version.split()[0]}")
-    in_process(args.calls, args.runs)
-    through_pipe(args.records, args.runs)
+    in_process(args.calls, args.runs, args.judge)
+    through_pipe(args.records, args.runs, args.judge)
     print(f"load average after:  {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
