@@ -496,9 +496,9 @@ footer p { margin: 0.15rem 0; }
 figure { margin: 0; break-inside: avoid; page-break-inside: avoid; }
 figure img { max-width: 100%%; height: auto; border: 1px solid #ddd; }
 figcaption { font-size: 0.8rem; color: #444; margin-top: 0.2rem; }
-@page { size: A4; margin: 10mm 11mm; }
+@page { size: A4; margin: 8mm 10mm; }
 @media print {
-  body { max-width: none; margin: 0; padding: 0; font-size: 8pt; line-height: 1.28; }
+  body { max-width: none; margin: 0; padding: 0; font-size: 8pt; line-height: 1.24; }
   .tile .links { display: none; }
   h1 { font-size: 14pt; } h2 { font-size: 9.6pt; margin: 0.45rem 0 0.2rem; }
   .subtitle { margin-bottom: 0.35rem; }
