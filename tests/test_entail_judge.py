@@ -131,7 +131,11 @@ def test_scores_barely_depend_on_the_batch(tmp_path):
 
     pairs = [(c.retrieved[0].text, c.answer.split(". ")[0]) for c in load_cases(CASES, NOTES) if c.answer]
     a, b = one_by_one.probabilities(pairs), together.probabilities(pairs)
-    assert max(abs(x - y) for x, y in zip(a, b)) < 0.05
+    # int8 activations share one scale per model call: 0.057 at most measured on an AVX-512
+    # VNNI CPU, 0.05 on others (docs/judges.md); a verdict flips only that close to the threshold
+    assert max(abs(x - y) for x, y in zip(a, b)) < 0.07
+    assert all((x >= 0.5) == (y >= 0.5) for x, y in zip(a, b) if min(abs(x - 0.5), abs(y - 0.5)) > 0.07)
+    assert EntailmentModel(batch_size=32).probabilities(pairs) == b  # batched alike, the same to the last bit
 
 
 def test_the_function_takes_text_or_evidence():
