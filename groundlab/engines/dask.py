@@ -144,6 +144,7 @@ def score_file_on_cluster(path, passages, judge: str, scheduler: str, *, splitte
         from distributed import Client
     except ImportError:
         raise GroundlabError("--engine dask needs Dask's distributed scheduler: pip install 'dask[distributed]'.") from None
+    _refused(scheduler)
     try:
         client = Client(scheduler, timeout=30)
     except (OSError, TimeoutError) as exc:
@@ -165,6 +166,30 @@ def score_file_on_cluster(path, passages, judge: str, scheduler: str, *, splitte
         return merge_parts(path, results, built.name, judge_identity(built, splitter))
     finally:
         client.close()
+
+
+def _refused(scheduler: str) -> None:
+    """A ``tcp://`` address where nothing listens is refused at once, in one sentence; Dask's client
+    would retry it for its whole timeout (30 s). Any other answer is left to the client."""
+    import socket
+    from urllib.parse import urlsplit
+
+    if not scheduler.startswith("tcp://"):
+        return
+    try:
+        where = urlsplit(scheduler)
+        host, port = where.hostname, where.port
+    except ValueError:
+        return
+    if not host or not port:
+        return
+    try:
+        socket.create_connection((host, port), timeout=5).close()
+    except ConnectionRefusedError:
+        raise GroundlabError(f"cannot reach the Dask scheduler at {scheduler} (nothing listens on port {port} of "
+                             f"{host}); check the address and that the cluster is running.") from None
+    except OSError:
+        return
 
 
 __all__ = ["judge_dask", "score_file_on_cluster"]
