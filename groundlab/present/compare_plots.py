@@ -68,7 +68,8 @@ def comparison_chart(comparison: Comparison, axes: Optional[Sequence[Axes]] = No
         note = said.get("note", f"{points(row.difference)} points ({row.verdict})")
         right.text(0.02, y - 0.3, f"{state_label(said.get('state', 'unsure'))} {note}",
                    transform=blended_transform_factory(right.transAxes, right.transData), va="bottom", ha="left",
-                   fontsize=11, color=OKABE_ITO["black"])
+                   fontsize=11, color=OKABE_ITO["black"], zorder=3,
+                   bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="none", alpha=0.9))  # over the zero line
     right.set_yticks(range(len(measures)), [by_label.get(m, {}).get("label", m) for m in measures])
     right.set_ylim(len(measures) - 0.5, -0.8)
     right.set_xlim(-105, 105)  # a difference of two rates lies within ±100 points

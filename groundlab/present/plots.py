@@ -455,11 +455,18 @@ def penalty_curve(frame: pd.DataFrame, ax: Optional[Axes] = None, penalty: Optio
     if penalty is not None:
         ax.axvline(penalty, color=OKABE_ITO["black"], ls=":", lw=1.5,
                    label=f"the penalty of the report: {penalty:g}")
+        at = []
         for policy, colour in zip(policies, POLICY_COLOURS):
             rows = frame[frame["policy"] == policy]
-            row = rows.iloc[(rows["penalty"] - penalty).abs().argmin()]
-            ax.annotate(signed(row["per_100"]), (row["penalty"], row["per_100"]), xytext=(8, 6),
-                        textcoords="offset points", color=colour, fontsize=13, fontweight="bold")
+            at.append((rows.iloc[(rows["penalty"] - penalty).abs().argmin()], colour))
+        # the higher value's label above its line, the lower one's below its own: apart however close
+        at.sort(key=lambda item: -item[0]["per_100"])
+        for k, (row, colour) in enumerate(at):
+            above = k == 0
+            ax.annotate(signed(row["per_100"]), (row["penalty"], row["per_100"]), xytext=(8, 6 if above else -6),
+                        textcoords="offset points", va="bottom" if above else "top", color=colour, fontsize=13,
+                        fontweight="bold", zorder=4,
+                        bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.85))
     ax.set_xlim(frame["penalty"].min(), frame["penalty"].max())
     ax.margins(y=0.12)
     ax.set_xlabel("penalty: what one wrong answer costs, in right answers")
