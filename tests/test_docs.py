@@ -25,7 +25,7 @@ def test_the_readme_test_command_is_what_ci_runs():
     assert readme[0].startswith("sudo apt-get install -y chromium") and ci[0] == "bash .ci/install-chromium"
     assert "apt-get install -y -q --no-install-recommends chromium" in (ROOT / ".ci" / "install-chromium").read_text()
     assert readme[1:] == ci[1:] == ["python -m pip install -r requirements.txt -r requirements-test.txt",
-                                    "python -m pytest --nbval-lax"]
+                                    "python -m pytest -n 2 --dist loadfile --nbval-lax"]
 
 
 def test_the_test_requirements_include_the_main_ones_and_no_gpu_stack():
