@@ -458,6 +458,12 @@ _YES_NO_INITIALS = frozenset("YyNnJjOoSs")
 _ANSWER_EDGES = " \t*_\"'\u201c\u00a1\u00bf"
 
 
+#: The roles of an answer's sentences (:meth:`ClaimSplitter.explain`).
+_CLAIM, _ABSTENTION, _YES_NO, _NO_CLAIM, _SOURCES_ROLE = "claim", "abstention", "yes/no", "no claim", "sources"
+#: How many sentences a splitter keeps read (:meth:`ClaimSplitter._read`).
+_SENTENCE_MEMO = 32768
+
+
 @dataclass(frozen=True)
 class Split:
     """An answer taken apart: its claims, and whether it holds an abstention sentence.
@@ -568,6 +574,7 @@ class ClaimSplitter:
         # The built-in styles open with a bracket: a sentence without one has no citation to look for.
         self._bracketed = self.citation_re.pattern in _DEFAULT_PATTERN_TEXTS
         self._cites: dict = {}
+        self._memo: dict = {}  # what each sentence is, read alone (_read)
         phrases = tuple(DEFAULT_ABSTENTION_PHRASES if abstention_phrases is None else abstention_phrases)
         phrases += tuple(p for p in extra_abstention_phrases if p not in phrases)
         for phrase in phrases:
@@ -623,6 +630,19 @@ class ClaimSplitter:
         claims, abstains, _ = self._walk(case_id, answer, explain=False, passage_ids=passage_ids, question=question)
         return Split(tuple(claims), abstains)
 
+    def split_alone(self, answer: str, passage_ids: Sequence[str] = ()) -> Optional[Split]:
+        """:meth:`split` of an answer whose claims no question can change (numbered from 1, with an
+        empty case id), or ``None`` for an answer that is only a yes or no, whose claim is the
+        question's premise: splits that may be kept per answer, whatever the question.
+
+        >>> ClaimSplitter().split_alone("Yes.") is None, len(ClaimSplitter().split_alone("Yes. It is paid.").claims)
+        (True, 1)
+        """
+        claims, abstains, _ = self._walk("", answer, explain=False, passage_ids=passage_ids, question=None)
+        if claims is None:
+            return None
+        return Split(tuple(claims), abstains)
+
     def explain(self, answer: str, passage_ids: Sequence[str] = (), question: str = "") -> List[Tuple[str, str]]:
         """How an answer splits: ``(role, sentence)`` for every sentence, role being ``claim``,
         ``abstention``, ``closing`` (whom to ask instead, or a courtesy, in an answer that
@@ -649,7 +669,70 @@ class ClaimSplitter:
         rest = _ID_IN_BRACKETS.sub(take, text)
         return tuple(dict.fromkeys(found)), rest
 
-    def _walk(self, case_id: str, answer: str, explain: bool, passage_ids: Sequence[str] = (), question: str = ""):
+    def _read(self, whole: str, ids: Optional[FrozenSet[str]], may_abstain: bool) -> Tuple[str, Tuple[str, ...], str, Optional[bool]]:
+        """What one sentence of an answer is, read alone: ``(role, cites, text, yes)``, role being
+        one of :meth:`explain`'s (``claim``, ``abstention``, ``yes/no``, ``no claim``, ``sources``),
+        ``text`` the claim's text without its citations, ``yes`` which answer a bare yes or no
+        gives, or for a claim whether it is a closing sentence (:func:`is_closing`). ``ids``: the
+        answer's passage ids when the sentence has a round bracket (one naming them is a citation).
+        Kept per sentence: answers that differ repeat most of their sentences."""
+        key = (whole, ids, may_abstain)
+        found = self._memo.get(key)
+        if found is None:
+            found = self._read_fresh(whole, ids, may_abstain)
+            if len(self._memo) >= _SENTENCE_MEMO:
+                self._memo.clear()
+            self._memo[key] = found
+        return found
+
+    def _read_fresh(self, whole: str, ids: Optional[FrozenSet[str]],
+                    may_abstain: bool) -> Tuple[str, Tuple[str, ...], str, Optional[bool]]:
+        if self._bracketed and "[" not in whole and "(" not in whole and "\u3010" not in whole:
+            cites: Tuple[str, ...] = ()
+            text = whole
+        else:
+            cites = self.citations(whole)
+            text = self.citation_re.sub("", whole) if cites else whole
+            if ids and "(" in text:
+                named, text = self._named_ids(text, ids)
+                if named:
+                    cites = tuple(dict.fromkeys(cites + named))
+        if _FOOTNOTE_DEFINITION.match(whole):
+            return _SOURCES_ROLE, (), whole, None  # "[^1]: Refund policy, KB-3" says where a footnote points, no fact
+        # A sentence that cites a passage asserts something; only one without is an abstention.
+        if not cites and may_abstain and self.is_abstention(whole):
+            return _ABSTENTION, cites, whole, None
+        initial = text.lstrip(_ANSWER_EDGES)[:1]
+        if initial in _ANSWER_INITIALS:
+            yes = bare_answer(text) if len(text) <= 64 else None
+            if yes is None and initial in _YES_NO_INITIALS:
+                lead = LEADING_ANSWER.match(text.lstrip(_ANSWER_EDGES))
+                if lead is not None:  # "No. Returns are ...", one sentence to the segmenter: the claim is the rest
+                    text = text.lstrip(_ANSWER_EDGES)[lead.end():]
+            if yes is not None:
+                return _YES_NO, cites, text, yes
+        if not _HAS_WORD.search(text) or (len(text) <= 6 and _ENUMERATOR.fullmatch(text.strip())):
+            return _NO_CLAIM, cites, text, None  # a lone citation, punctuation or list number ("2.") asserts nothing
+        if cites and _SOURCES_LINE.fullmatch(text):
+            return _SOURCES_ROLE, cites, text, None  # "Sources: [1][2]" names the answer's sources; it asserts nothing
+        if "  " in text or "\n" in text or "\t" in text or text[:1].isspace() or text[-1:].isspace():
+            text = " ".join(text.split())
+        if text[-2:-1] == " " and text[-1] in ".!?":
+            text = text[:-2] + text[-1]  # "all 100 [D07]." -> "all 100."
+        elif " " in text[-4:]:
+            text = _FINAL_SPACE.sub(r"\1", text)  # 'now [D10]."' -> 'now."', "[D7] 。"
+        if " ," in text or " ;" in text or " :" in text:
+            text = _INNER_SPACE.sub(_first_group, text)
+        if text.endswith("..") and not text.endswith("..."):
+            text = text[:-1]  # "before 6 a.m. (Source: TR-2)." -> "before 6 a.m."
+        if text[-2:] in ("()", "[]") or "()" in text or "[]" in text:
+            text = _EMPTY_BRACKETS.sub("", text)
+        return _CLAIM, cites, text, may_abstain and not cites and is_closing(text)
+
+    def _walk(self, case_id: str, answer: str, explain: bool, passage_ids: Sequence[str] = (),
+              question: Optional[str] = ""):
+        """The claims, whether the answer abstains, and each sentence's role (with ``explain``);
+        ``question`` ``None``: the claims are ``None`` when the question would shape them."""
         claims: List[Claim] = []
         bare: Optional[_Bare] = None  # a bare yes or no waiting for the claim it goes with
         roles: List[Tuple[str, str]] = []
@@ -674,64 +757,23 @@ class ClaimSplitter:
                 if explain:
                     roles.append(("heading", whole))
                 continue
-            if self._bracketed and "[" not in whole and "(" not in whole and "\u3010" not in whole:
-                cites: Tuple[str, ...] = ()
-                text = whole
-            else:
-                cites = self.citations(whole)
-                text = self.citation_re.sub("", whole) if cites else whole
-                if passage_ids and "(" in text:
-                    named, text = self._named_ids(text, ids if ids is not None else frozenset(passage_ids))
-                    if named:
-                        cites = tuple(dict.fromkeys(cites + named))
-            if _FOOTNOTE_DEFINITION.match(whole):
-                if explain:
-                    roles.append(("sources", whole))
-                continue  # "[^1]: Refund policy, KB-3" says where a footnote points, no fact
-            # A sentence that cites a passage asserts something; only one without is an abstention.
-            if not cites and may_abstain and self.is_abstention(whole):
-                abstains = True
-                if explain:
-                    roles.append(("abstention", whole))
-                continue
-            initial = text.lstrip(_ANSWER_EDGES)[:1]
-            if initial in _ANSWER_INITIALS:
-                yes = bare_answer(text) if len(text) <= 64 else None
-                if yes is None and initial in _YES_NO_INITIALS:
-                    lead = LEADING_ANSWER.match(text.lstrip(_ANSWER_EDGES))
-                    if lead is not None:  # "No. Returns are ...", one sentence to the segmenter: the claim is the rest
-                        text = text.lstrip(_ANSWER_EDGES)[lead.end():]
-                if yes is not None:
+            role, cites, text, yes = self._read(whole, ids if ids is not None and "(" in whole else None,
+                                                may_abstain)
+            if role is not _CLAIM:
+                if role is _ABSTENTION:
+                    abstains = True
+                elif role is _YES_NO:
                     # "Yes." asserts nothing of its own: it goes with the claim after it (see below)
                     if bare is None:
                         bare = _Bare(start, end, cites, yes, len(roles))
                     else:
                         bare = bare._replace(end=end, cites=tuple(dict.fromkeys(bare.cites + cites)))
-                    if explain:
-                        roles.append(("yes/no", whole))
-                    continue
-            if not _HAS_WORD.search(text) or (len(text) <= 6 and _ENUMERATOR.fullmatch(text.strip())):
+                elif role is _SOURCES_ROLE and cites:
+                    sources = tuple(dict.fromkeys(sources + cites))
                 if explain:
-                    roles.append(("no claim", whole))
-                continue  # a lone citation, punctuation or list number ("2.") asserts nothing
-            if cites and _SOURCES_LINE.fullmatch(text):
-                sources = tuple(dict.fromkeys(sources + cites))
-                if explain:
-                    roles.append(("sources", whole))
-                continue  # "Sources: [1][2]" names the answer's sources; it asserts nothing
-            if "  " in text or "\n" in text or "\t" in text or text[:1].isspace() or text[-1:].isspace():
-                text = " ".join(text.split())
-            if text[-2:-1] == " " and text[-1] in ".!?":
-                text = text[:-2] + text[-1]  # "all 100 [D07]." -> "all 100."
-            elif " " in text[-4:]:
-                text = _FINAL_SPACE.sub(r"\1", text)  # 'now [D10]."' -> 'now."', "[D7] 。"
-            if " ," in text or " ;" in text or " :" in text:
-                text = _INNER_SPACE.sub(_first_group, text)
-            if text.endswith("..") and not text.endswith("..."):
-                text = text[:-1]  # "before 6 a.m. (Source: TR-2)." -> "before 6 a.m."
-            if text[-2:] in ("()", "[]") or "()" in text or "[]" in text:
-                text = _EMPTY_BRACKETS.sub("", text)
-            if may_abstain and not cites and is_closing(text):
+                    roles.append((role, whole))
+                continue
+            if yes:  # a closing sentence ("Please contact your manager.") beside an abstention
                 closings.append((len(claims), len(roles)))
             if bare is not None:  # "Yes. Refunds are paid within 5 days.": one claim, the yes with it
                 start, cites, bare = bare.start, tuple(dict.fromkeys(bare.cites + cites)), None
@@ -754,6 +796,8 @@ class ClaimSplitter:
                                      span=(last.span[0], bare.end) if last.span else last.span)
             else:
                 # An answer that is only a yes or no asserts the question's premise, or its negation.
+                if question is None:
+                    return None, abstains, roles  # the question shapes this answer's claim
                 said = premise(question, bare.yes) or fallback(question, bare.yes) or \
                     " ".join(answer[bare.start:bare.end].split())
                 claims.append(Claim(case_id, 1, said, bare.cites, (bare.start, bare.end)))

@@ -16,7 +16,6 @@ the other citation checks to that judge (the cascade, to its first judge).
 from __future__ import annotations
 
 import math
-import re
 import sys
 from array import array
 from dataclasses import dataclass, replace
@@ -35,7 +34,6 @@ if TYPE_CHECKING:  # pragma: no cover - numpy and pandas are imported where fram
     from .counts import Counts
 from ..judges import DEFAULT_JUDGE, Judge, Pair
 from .kinds import claim_kinds
-from .premise import ANSWER_WORDS as _ANSWER_WORDS
 from .parallel import can_fork, in_workers
 from .records import Case, Claim, Evidence, InputError, Passage, Verdict
 
@@ -115,28 +113,25 @@ def split_cases(cases: Sequence[Case], splitter: Optional[ClaimSplitter] = None,
     return splits
 
 
-_SAYS_YES_OR_NO = re.compile(r"(?i)(?<!\w)(?:" + "|".join(sorted((re.escape(w) for w in _ANSWER_WORDS), key=len,
-                                                                reverse=True)) + r")(?!\w)")
-
 
 class SplitCache:
     """The splits of answers met before, for one splitter: a log repeats its answers ("The delivery
     is created in the next delivery run [D02]."), and splitting is pure (the same answer and passage
-    ids give the same claims). Keeps the ``size`` answers met last, so a long run's memory does not
+    ids give the same claims; the question shapes only an answer that is a bare yes or no, which
+    is split afresh each time). Keeps the ``size`` answers met last, so a long run's memory does not
     grow with it."""
 
     def __init__(self, size: int = 8192) -> None:
         self._split = lru_cache(maxsize=size)(self._fresh)
 
     @staticmethod
-    def _fresh(splitter: ClaimSplitter, answer: str, ids: Tuple[str, ...], question: str) -> Split:
-        return splitter.split("", answer, ids, question=question)
+    def _fresh(splitter: ClaimSplitter, answer: str, ids: Tuple[str, ...]) -> Optional[Split]:
+        return splitter.split_alone(answer, ids)
 
     def split(self, splitter: ClaimSplitter, case: Case, ids: Sequence[str]) -> Split:
-        # The question shapes the claims only of an answer that says yes or no (its premise is then
-        # the claim): only then is it part of the key, so new questions do not empty the cache.
-        question = case.question if _SAYS_YES_OR_NO.search(case.answer) else ""
-        found = self._split(splitter, case.answer, tuple(ids), question)
+        found = self._split(splitter, case.answer, tuple(ids))
+        if found is None:  # only a yes or no: its claim is the question's premise
+            return splitter.split(case.id, case.answer, ids, question=case.question)
         if not found.claims:
             return found
         cid = case.id
