@@ -192,8 +192,10 @@ def _score_counts(args: argparse.Namespace, judge, penalty: float, conditions, f
         else:
             import os
 
+            from ..core._gc import pause_for_good
             from ..core.evaluate import count_file
 
+            pause_for_good()  # this process ends once the counts are printed
             big = is_regular_file(path) and Path(path).stat().st_size > 2_000_000
             counts = count_file(path, passages, judge, splitter=splitter_from(args),
                                 workers=args.workers if args.workers is not None else (os.cpu_count() or 1),
