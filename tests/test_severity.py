@@ -214,16 +214,51 @@ def test_score_with_targets_exits_1_when_one_fails_and_0_when_all_pass(cli, tmp_
     args = ("score", "--cases", with_process, "--passages", NOTES, "--penalty", "3", "--judge", "rules")
     code, out, err = cli(*args, "--targets", write(tmp_path, TARGETS))
     assert code == 1
-    assert "targets met: 3 of 7" in out and "no data" in out and "weighted risk score: -29" in out
+    assert "targets met: 3 of 7" in out and "no data" in out and "weighted risk score, by the judge's verdicts: -29" in out
     assert "4 of 7 targets" in err
     passing = write(tmp_path, "[kind]\nquantity = 0.9\n[process]\n\"procure-to-pay\" = 0.9\n", "pass.toml")
     code, out, err = cli(*args, "--targets", passing, "--json")
     assert code == 0, err
     s = json.loads(out)
     assert s["targets"]["met"] is True and s["targets"]["count"] == 2 and s["targets"]["failed"] == 0
+    assert s["targets"]["not_measured"] == 0
     assert [r["status"] for r in s["targets"]["rows"]] == ["pass", "pass"]
     assert s["weighted_risk_score"] == {"score": -14.0, "penalty": 3.0, "weights": {}}  # no weights: the plain score
     assert s["risk_weighted_score"] == -14.0 and "by_kind" in s
+
+
+def test_score_with_targets_on_a_log_without_labels_cannot_decide_yet(cli, tmp_path):
+    """The overall target rests on people's rate: with no labels it is not measured, which is
+    neither met nor missed: exit 2 with one sentence saying what to label; with some labels the
+    corrected rate decides, its range printed without a count."""
+    cases = [json.loads(line) for line in Path(CASES).read_text(encoding="utf-8").splitlines()]
+    for case in cases:
+        case.pop("labels", None)
+    unlabeled = tmp_path / "unlabeled.jsonl"
+    unlabeled.write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+    targets = write(tmp_path, "max_rate = 0.05\n")
+    code, out, err = cli("score", "--cases", unlabeled, "--passages", NOTES, "--targets", targets)
+    assert code == 2 and "Traceback" not in err
+    assert "not measured" in out and "targets met: 0 of 1 (1 not measured yet)" in out
+    assert "1 of 1 targets" in err and "cannot be decided yet" in err and "label the answers" in err
+    code, out, err = cli("score", "--cases", unlabeled, "--passages", NOTES, "--targets", targets, "--json")
+    assert code == 2
+    t = json.loads(out)["targets"]
+    assert (t["met"], t["failed"], t["not_measured"]) == (False, 0, 1)
+    # a failing target beside an unmeasured one: not met, exit 1
+    both = write(tmp_path, "max_rate = 0.05\n[kind]\ndate = 0.5\n", "both.toml")
+    code, out, err = cli("score", "--cases", unlabeled, "--passages", NOTES, "--targets", both, "--judge", "rules")
+    assert code == 1 and "1 of 2 targets" in err and "not met" in err
+    # some answers labeled: the corrected rate and its range, no count
+    labeled = {"c01", "c02", "c03", "c05", "c06", "c08", "c10", "c11"}
+    original = [json.loads(line) for line in Path(CASES).read_text(encoding="utf-8").splitlines()]
+    some = tmp_path / "some.jsonl"
+    some.write_text("".join(json.dumps(c if c["id"] in labeled else {k: v for k, v in c.items() if k != "labels"})
+                            + "\n" for c in original), encoding="utf-8")
+    code, out, err = cli("score", "--cases", some, "--passages", NOTES, "--targets", targets)
+    assert code == 1 and "Traceback" not in err
+    row = next(line for line in out.splitlines() if line.startswith("all answers"))
+    assert "10 answers" in row and "fail" in row and "%\u2013" in row
 
 
 @pytest.mark.parametrize("text, words", [

@@ -120,9 +120,15 @@ def _score(args: argparse.Namespace) -> int:
         raise undecided
     status = _gate_outcome(conditions, failed)
     if targets is not None and not severity["targets"]["met"]:
-        print(f"groundlab: {severity['targets']['failed']} of {severity['targets']['count']} targets in "
-              f"{args.targets} not met.", file=sys.stderr)
-        status = 1
+        t = severity["targets"]
+        if t["failed"]:
+            print(f"groundlab: {t['failed']} of {t['count']} targets in {args.targets} not met.", file=sys.stderr)
+            status = 1
+        else:  # nothing missed, but a target rests on a figure not measured yet: the decision waits for labels
+            raise GroundlabError(
+                f"{t['not_measured']} of {t['count']} targets in {args.targets} cannot be decided yet: the hallucination "
+                "rate is people's, and no answer carries their labels; label the answers the report asks for "
+                "(groundlab run writes the sheet, docs/labeling.md), then score again.")
     return status
 
 
@@ -306,8 +312,10 @@ def _severity(ev, penalty: float, targets, judge, breakdown: bool = True) -> Dic
         from ..production.targets import target_table
 
         table = target_table(targets, ev.claims, ev.cases)
-        failed = int((table["status"] != "pass").sum())
-        out["targets"] = {"file": targets.source, "met": failed == 0, "count": len(table), "failed": failed,
+        unmeasured = int((table["status"] == "not measured").sum())
+        failed = int((~table["status"].isin(["pass", "not measured"])).sum())
+        out["targets"] = {"file": targets.source, "met": failed + unmeasured == 0, "count": len(table),
+                          "failed": failed, "not_measured": unmeasured,
                           "rows": [{k: _json_number(v) for k, v in row.items()} for row in table.to_dict("records")]}
         out["weighted_risk_score"] = {"score": weighted_risk_score(ev.claims, ev.cases, targets.weights, penalty),
                                       "penalty": penalty, "weights": targets.weights}
@@ -335,13 +343,21 @@ def _severity_text(severity: Dict, ev, penalty: float, targets_path) -> str:
         parts += ["", f"targets ({targets_path}): met when the upper end of the 95% range is at or below the maximum"]
         rows = [["target", "max", "rate", "count", "95% range", "status", ""]]
         for r in t["rows"]:
-            cells = rate_row(r["target"], Rate(r["hallucinated"], r["total"]), r["unit"], r["note"], r["note"])
+            if r["hallucinated"] is not None:
+                cells = rate_row(r["target"], Rate(r["hallucinated"], r["total"]), r["unit"], r["note"], r["note"])
+            elif r["rate"] is None or r["rate"] != r["rate"]:  # not measured yet: no figure to show
+                cells = [r["target"], "n/a", "\u2014", "", r["note"]]
+            else:  # people's rate weighed back from a labeled sample: a figure and its range, no count
+                cells = [r["target"], percent(r["rate"]), f"{r['total']} {r['unit']}",
+                         f"{percent(r['low'])}\u2013{percent(r['high'])}", r["note"]]
             rows.append([cells[0], percent(r["max_rate"])] + cells[1:4] + [r["status"], cells[4]])
         parts.append(table(rows, right=(1, 2)))
-        parts.append(f"targets met: {t['count'] - t['failed']} of {t['count']}")
+        met = t["count"] - t["failed"] - t["not_measured"]
+        parts.append(f"targets met: {met} of {t['count']}"
+                     + (f" ({t['not_measured']} not measured yet)" if t["not_measured"] else ""))
         w = severity["weighted_risk_score"]
         named = ", ".join(f"{k} {v:g}" for k, v in w["weights"].items())
-        parts.append(f"weighted risk score: {w['score']:+g} (correct - {penalty:g} x each wrong answer's weight, the "
+        parts.append(f"weighted risk score, by the judge's verdicts: {w['score']:+g} (correct - {penalty:g} x each wrong answer's weight, the "
                      f"heaviest kind it got wrong; weights {named or 'all 1'}{', others 1' if named else ''})")
     lines = severity["cascade_lines"]
     if lines:
