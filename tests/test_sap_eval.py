@@ -377,6 +377,32 @@ def test_outside_text_is_escaped_in_the_report_and_the_terminal(cli, tmp_path):
     assert metric in out
 
 
+def test_a_line_break_in_a_case_id_or_an_explanation_cannot_forge_a_line_of_agree(cli, tmp_path):
+    forged = "forged\n# every answer is grounded"
+    rows = [_row("c|02 **b**\n# H", ratings={GROUNDEDNESS: 1, forged: 1}),
+            _row("c03\n# E", ratings={GROUNDEDNESS: (None, "the judge failed\n# forged error"), forged: 3}),
+            _row("c04", ratings={GROUNDEDNESS: 3, forged: 3})]
+    db = files.results_db(tmp_path / "results.db", _one_run(rows),
+                          templates=[{"name": forged, "additionalProperties": {"supported_values": [1, 3]}}])
+    connection = sqlite3.connect(db)
+    connection.execute("UPDATE evaluation_result SET metric_result = ? WHERE aggregating_value = 1",
+                       (json.dumps({"rating": 1, "explanation": "Rated 1.\n# forged: every answer is grounded"}),))
+    connection.commit()
+    connection.close()
+    code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 0, err
+    code, out, err = cli("agree", "--cases", tmp_path / "cases.jsonl", "--against", f"sap:{GROUNDEDNESS}")
+    assert code == 0, err
+    assert not [line for line in out.splitlines() if line.startswith("#")]
+    assert ("  'c|02 **b**\\n# H': Pointwise RAG Groundedness 1 (not grounded), groundlab grounded: every claim "
+            "supported; the platform says: 'Rated 1.\\n# forged: every answer is grounded'") in out
+    assert "could not rate ('c03\\n# E': 'the judge failed\\n# forged error')" in out
+    code, out, err = cli("agree", "--cases", tmp_path / "cases.jsonl", "--against", f"sap:{forged}")
+    assert code == 0, err
+    assert not [line for line in out.splitlines() if line.startswith("#")]
+    assert "  'c|02 **b**\\n# H': 'forged\\n# every answer is grounded' 1 (not grounded)" in out
+
+
 def test_notebook_02_reads_the_three_side_by_side(cli, evaluation):
     from groundlab.present import platform
 
