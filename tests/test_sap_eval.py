@@ -210,6 +210,26 @@ def test_a_file_that_is_not_an_evaluations_results_is_one_sentence(cli, tmp_path
     assert not (tmp_path / "cases.jsonl").exists()
 
 
+@pytest.mark.parametrize("name, content", [
+    ("results.db", b"<!DOCTYPE html>\n<html><body>Sign in to SAP AI Launchpad</body></html>\n"),
+    ("results.db", b"results\n"),
+    ("results.sqlite", b""),
+    ("eval.SQLITE3", b"id,question\n1,hello\n"),
+])
+def test_a_database_file_that_is_not_sqlite_says_so_without_from(cli, tmp_path, name, content):
+    (tmp_path / name).write_bytes(content)
+    code, out, err = cli("import", tmp_path / name, "--out", tmp_path / "cases.jsonl")
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert f"{name} is not a SQLite database, so not an evaluation's results.db" in err
+    assert not (tmp_path / "cases.jsonl").exists()
+
+
+def test_rows_of_no_known_tool_name_sap_eval_among_the_choices(cli, tmp_path):
+    (tmp_path / "rows.csv").write_text("ask,docs\nWho?,none\n", encoding="utf-8")
+    code, _, err = cli("import", tmp_path / "rows.csv", "--out", tmp_path / "cases.jsonl")
+    assert code == 2 and "could not tell which tool wrote" in err and "|sap|log|sap-eval, or map" in err
+
+
 def test_a_metric_not_there_and_a_rating_outside_its_scale_are_one_sentence(cli, tmp_path):
     db = files.results_db(tmp_path / "results.db", _one_run([_row("c01"), _row("c02", ratings={GROUNDEDNESS: 5})]))
     code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")

@@ -54,6 +54,9 @@ TITLE = "SAP AI Core evaluation"
 
 #: The first bytes of every SQLite database file.
 SQLITE_MAGIC = b"SQLite format 3\x00"
+#: The file name endings of a SQLite database: such a file is read as an evaluation's results.db
+#: without ``--from``, and one that is not SQLite is said to be none.
+DATABASE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 
 #: The tables a run's results.db holds, and the columns read from each.
 TABLES: Dict[str, Tuple[str, ...]] = {
@@ -608,7 +611,7 @@ def looks_like_aggregates(path: PathLike) -> bool:
     return head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{" and b'"resources"' in head
 
 
-__all__ = ["Aggregate", "CASE_ID", "CONTEXT", "DATASET_COLUMNS", "LABELED_ANSWER", "LABELS", "NAME", "PASSAGES",
+__all__ = ["Aggregate", "CASE_ID", "CONTEXT", "DATABASE_SUFFIXES", "DATASET_COLUMNS", "LABELED_ANSWER", "LABELS", "NAME", "PASSAGES",
            "QUESTION", "Results", "Run", "TABLES", "is_results_db", "looks_like_aggregates", "metric_name",
            "starts_like_json",
            "read_aggregates", "read_results", "scale_of"]
