@@ -149,6 +149,19 @@ def test_no_answer_in_time_is_one_sentence(cli, tenant):
     assert f"{tenant.url}/oauth/token did not answer within 0.3 seconds; nothing was created" in err
 
 
+def test_no_answer_in_time_from_the_registry_says_the_metric_may_exist(cli, tenant):
+    """The metric went out and the registry did not answer: it may have been created."""
+    tenant.metric_delay = 2.0
+    started = time.monotonic()
+    code, _, err = cli("sap", "metric", "--push", "--timeout", "0.3")
+    assert code == 2 and time.monotonic() - started < 2.0 and err.count("\n") == 1
+    assert [path for path, _, _ in tenant.requests] == ["/oauth/token", "/v2/lm/evaluationMetrics"]
+    assert (f"{tenant.url}/v2/lm/evaluationMetrics did not answer within 0.3 seconds, but the metric was sent and may "
+            f"have been created all the same; check with GET {tenant.url}/v2/lm/evaluationMetrics (or push again: a "
+            "409 then says it exists)") in err
+    assert "nothing was created" not in err and SECRET not in err and TOKEN not in err
+
+
 def test_the_settings_come_from_dotenv_as_a_group_and_never_leak(cli, tenant, monkeypatch, tmp_path):
     for name in ("AICORE_AUTH_URL", "AICORE_CLIENT_ID", "AICORE_CLIENT_SECRET", "AICORE_BASE_URL",
                  "AICORE_RESOURCE_GROUP"):

@@ -326,7 +326,8 @@ def _message(response: Any, redact: Any) -> str:
 def push_metric(body: Dict[str, Any], tenant: Optional[Tenant] = None, *, timeout: float = 30.0) -> Pushed:
     """Create the metric on the tenant: a token by OAuth client credentials, then
     ``POST /v2/lm/evaluationMetrics``. Every answer but 201 is one sentence (the metric exists,
-    it is refused, the client or token is refused, no answer in time); nothing is retried."""
+    it is refused, the client or token is refused, no answer in time: from the registry, once the
+    metric was sent, it may have been created all the same); nothing is retried."""
     from ..judges.llm.endpoint import Redactor, display_url
 
     try:
@@ -374,7 +375,12 @@ def push_metric(body: Dict[str, Any], tenant: Optional[Tenant] = None, *, timeou
             response = http.post(tenant.metrics_url, json=body,
                                  headers={"Authorization": f"Bearer {token}", "AI-Resource-Group": tenant.resource_group,
                                           "Content-Type": "application/json"})
-        except httpx.TimeoutException:
+        except httpx.TimeoutException as exc:
+            if where == metrics_host and not isinstance(exc, (httpx.ConnectTimeout, httpx.PoolTimeout)):
+                # the request went out: the registry may have created the metric and not answered in time
+                raise GroundlabError(f"{where} did not answer within {timeout:g} seconds, but the metric was sent and "
+                                     f"may have been created all the same; check with GET {metrics_host} (or push "
+                                     "again: a 409 then says it exists), giving --timeout more seconds.") from None
             raise GroundlabError(f"{where} did not answer within {timeout:g} seconds; nothing was created (try again, "
                                  "or give --timeout more seconds).") from None
         except httpx.TransportError as exc:
