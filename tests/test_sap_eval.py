@@ -183,6 +183,15 @@ def test_several_runs_need_a_folder_or_a_run(cli, evaluation):
     assert code == 2 and "holds no run 'Run-x'; its runs are 'Run-grounding" in err
 
 
+def test_a_trailing_slash_names_a_folder_whatever_its_name_ends_in(cli, evaluation):
+    code, out, err = cli("import", evaluation / "results.db", "--out", f"{evaluation / 'out_x.db'}/")
+    assert code == 0, err
+    assert sorted(p.name for p in (evaluation / "out_x.db").iterdir()) == [
+        "Run-context-gpt-4o-2024-08-06.jsonl", "Run-grounding-gpt-4o-2024-08-06.jsonl"]
+    code, _, err = cli("import", evaluation / "results.db", "--out", evaluation / "out_y.db")
+    assert code == 2 and "give --out a folder" in err
+
+
 @pytest.mark.parametrize("damage, message", [
     ("text", "is not a SQLite database, so not an evaluation's results.db"),
     ("garbage", "cannot be read as a SQLite database"),

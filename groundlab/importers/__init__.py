@@ -562,8 +562,9 @@ def import_evaluation(path: PathLike, out: PathLike, *, run: Optional[str] = Non
         results = sap_eval.read_results(path, passage_id_key=passage_id_key, metric=metric)
         runs = [results.run(run)] if run is not None else results.runs
         target = Path(out)
-        folder = target.is_dir() or str(out).endswith(("/", os.sep)) or len(runs) > 1
-        if len(runs) > 1 and not (target.is_dir() or not target.suffix):
+        named_folder = target.is_dir() or str(out).endswith(("/", os.sep))  # a trailing / names a folder
+        folder = named_folder or len(runs) > 1
+        if len(runs) > 1 and not (named_folder or not target.suffix):
             raise InputError(f"{name} holds {len(runs)} runs ({', '.join(repr(r.name) for r in runs)}); give --out "
                              "a folder to write one cases file a run, or --run NAME to write one.")
         targets = [target / f"{_slug(r.name)}.jsonl" for r in runs] if folder else [target]
