@@ -285,6 +285,39 @@ def test_an_answer_the_orchestration_did_not_give_stops_the_import_unless_skippe
     assert [c["id"] for c in _read(tmp_path / "cases.jsonl")] == ["c01"]
 
 
+@pytest.mark.parametrize("stored, message", [
+    ("upstream request timeout", "its orchestration response recorded in submission_result (completion_result) is "
+                                 "not JSON, but 'upstream request timeout'"),
+    ('{"request_id": "r1", "error": "timeout"}', "its orchestration response recorded in submission_result "
+                                                 "(completion_result) is JSON without an orchestration response's "
+                                                 "intermediate_results (or module_results)"),
+    (None, "no orchestration response was recorded for it in submission_result"),
+])
+def test_a_response_that_cannot_be_read_is_named_for_what_it_is(cli, tmp_path, stored, message):
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01"), _row("c02")]))
+    connection = sqlite3.connect(db)
+    connection.execute("UPDATE submission_result SET completion_result = ? WHERE submission_id = ?",
+                       (stored, "11112222000000000000000000000001"))
+    connection.commit()
+    connection.close()
+    code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert f"results.db run 'Run-one' submission 11112222000000000000000000000001: {message}; nothing was written " \
+           "(pass --skip-invalid" in err
+
+
+def test_a_response_kept_as_a_json_string_of_its_json_reads_alike(cli, tmp_path):
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01")]))
+    connection = sqlite3.connect(db)
+    (stored,) = connection.execute("SELECT completion_result FROM submission_result").fetchone()
+    connection.execute("UPDATE submission_result SET completion_result = ?", (json.dumps(stored),))
+    connection.commit()
+    connection.close()
+    code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 0, err
+    assert _read(tmp_path / "cases.jsonl")[0]["answer"] == "The credit analyst releases it [D01]."
+
+
 def test_repetitions_are_cases_of_their_own(cli, tmp_path):
     db = files.results_db(tmp_path / "results.db", _one_run([_row("c01"), _row("c01", repetition=2,
                                                                               ratings={GROUNDEDNESS: 1})]))

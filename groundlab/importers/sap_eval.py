@@ -46,7 +46,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from ..core.io import PathLike, display_name, parse_labels, sha256_text
 from ..core.platform import KNOWN_SCALES, PLATFORM, RATINGS
 from ..core.records import InputError
-from .common import Bad, Draft, RowError, Source, columns_of, passages, present
+from .common import Bad, Draft, RowError, Source, columns_of, passages, present, preview
 from .sap import QUESTION_NAMES, from_label, grounding_passages, response_parts
 
 NAME = "sap-eval"
@@ -352,11 +352,21 @@ def _run(name: str, run_id: str, run_name: str, model: Optional[str], submission
             refs[k] = ref
             records.append({CLASSIFICATION: variables.get(CLASSIFICATION)} if present(variables.get(CLASSIFICATION))
                            else {})
+            if isinstance(completion, str) and isinstance(_json(completion), Mapping):
+                completion = _json(completion)  # a response kept as a JSON string of its JSON
             parts = response_parts(completion)
             answer = parts[1] if parts else None
             if answer is None or not answer.strip():
-                why = ("its orchestration response holds no answer (final_result.choices[0].message.content)"
-                       if parts else "no orchestration response was recorded for it in submission_result")
+                if parts:
+                    why = "its orchestration response holds no answer (final_result.choices[0].message.content)"
+                elif completion is None or (isinstance(completion, str) and not completion.strip()):
+                    why = "no orchestration response was recorded for it in submission_result"
+                elif isinstance(completion, str):
+                    why = (f"its orchestration response recorded in submission_result (completion_result) is not "
+                           f"JSON, but {preview(completion)}")
+                else:
+                    why = ("its orchestration response recorded in submission_result (completion_result) is JSON "
+                           "without an orchestration response's intermediate_results (or module_results)")
                 items.append(Bad(ref, why))
                 continue
             question, how, key = _question(variables, parts[4], parts[3])
