@@ -528,3 +528,24 @@ def test_without_metric_definitions_the_documented_scale_serves(cli, tmp_path):
     assert code == 0, err
     assert _read(tmp_path / "cases.jsonl")[0]["meta"]["platform"]["ratings"][GROUNDEDNESS]["scale"] == [1, 3]
     assert "tables evaluation_result, run, submission, submission_result;" in out
+
+
+@pytest.mark.parametrize("stored, what", [
+    ("[{name: groundlab-groundedness-r1", "is not JSON, but '[{name: groundlab-groundedness-r1'"),
+    ('{"name": "groundlab-groundedness-r1"}', "is JSON but not a list of metric definitions"),
+])
+def test_metric_definitions_that_cannot_be_read_are_named_and_the_documented_scales_serve(cli, tmp_path, stored,
+                                                                                          what):
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01", ratings={GROUNDEDNESS: 2, OURS: 2})]))
+    connection = sqlite3.connect(db)
+    connection.execute("UPDATE configuration SET metric_templates = ?", (stored,))
+    connection.commit()
+    connection.close()
+    code, out, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 0, err
+    assert (f"  note: run 'Run-one': configuration row 1's metric_templates {what}, so its metrics' scales are read "
+            "without those definitions (a built-in metric's as SAP documents it; another's is unknown, and agree "
+            "--against needs --grounded-at for it).") in out.splitlines()
+    ratings = _read(tmp_path / "cases.jsonl")[0]["meta"]["platform"]["ratings"]
+    assert ratings[GROUNDEDNESS]["scale"] == [1, 3] and "scale" not in ratings[OURS]
+

@@ -203,15 +203,23 @@ def _tables(connection: sqlite3.Connection, name: str) -> Dict[str, List[str]]:
     return found
 
 
-def _scales(connection: sqlite3.Connection, tables: Mapping[str, List[str]]) -> Dict[str, Tuple[float, float]]:
+def _scales(connection: sqlite3.Connection,
+            tables: Mapping[str, List[str]]) -> Tuple[Dict[str, Tuple[float, float]], List[str]]:
     """Each metric's rating scale from its definition in ``configuration.metric_templates``: the
-    ratings of its rubric, or the ``supported_values`` SAP lists for it."""
+    ratings of its rubric, or the ``supported_values`` SAP lists for it; and what could not be
+    read there (``configuration row 1's metric_templates is not JSON ...``), a phrase each."""
     scales: Dict[str, Tuple[float, float]] = {}
+    unread: List[str] = []
     if "configuration" not in tables:
-        return scales
-    for (value,) in connection.execute("SELECT metric_templates FROM configuration"):
+        return scales, unread
+    for k, (value,) in enumerate(connection.execute("SELECT metric_templates FROM configuration ORDER BY rowid"), 1):
         templates = _json(value)
+        if value is None or (isinstance(value, (str, bytes)) and not value.strip()):
+            continue
         if not isinstance(templates, list):
+            what = (f"is not JSON, but {preview(templates)}" if isinstance(templates, str) else
+                    "is JSON but not a list of metric definitions")
+            unread.append(f"configuration row {k}'s metric_templates {what}")
             continue
         for t in templates:
             if not isinstance(t, Mapping) or not isinstance(t.get("name"), str):
@@ -229,7 +237,7 @@ def _scales(connection: sqlite3.Connection, tables: Mapping[str, List[str]]) -> 
             elif isinstance(supported, list) and len(supported) == 2 and all(
                     isinstance(v, (int, float)) and not isinstance(v, bool) for v in supported):
                 scales[t["name"]] = (float(min(supported)), float(max(supported)))
-    return scales
+    return scales, unread
 
 
 def scale_of(metric: str, scales: Mapping[str, Tuple[float, float]]) -> Optional[Tuple[float, float]]:
@@ -297,7 +305,7 @@ def read_results(path: PathLike, *, passage_id_key: Optional[str] = None, metric
     connection = _connect(path)
     try:
         tables = _tables(connection, name)
-        scales = _scales(connection, tables)
+        scales, unread = _scales(connection, tables)
         runs = [(str(i), str(n) if n is not None else str(i), c)
                 for i, n, c in connection.execute("SELECT id, name, config FROM run ORDER BY rowid")]
         submissions = {}
@@ -328,8 +336,13 @@ def read_results(path: PathLike, *, passage_id_key: Optional[str] = None, metric
                          "it, without its quotes).")
     out = Results(name, [], sorted(tables))
     for run_id, run_name, config in runs:
-        out.runs.append(_run(name, run_id, run_name, _model(config), submissions, completions, ratings, scales,
-                             passage_id_key, metric))
+        run = _run(name, run_id, run_name, _model(config), submissions, completions, ratings, scales, passage_id_key,
+                   metric)
+        if unread:  # read on as without definitions: SAP's documented scales for its built-in metrics
+            run.notes.insert(0, f"note: run {run_name!r}: {'; '.join(unread)}, so its metrics' scales are read "
+                                "without those definitions (a built-in metric's as SAP documents it; another's is "
+                                "unknown, and agree --against needs --grounded-at for it).")
+        out.runs.append(run)
     return out
 
 
