@@ -253,6 +253,41 @@ def test_a_metric_not_there_and_a_rating_outside_its_scale_are_one_sentence(cli,
     assert code == 0, err
 
 
+@pytest.mark.parametrize("metric", [GROUNDEDNESS, OURS])
+def test_a_fraction_on_a_scale_of_whole_ratings_is_one_sentence(cli, tmp_path, metric):
+    """An LLM-as-a-judge metric's judge answers an integer rating: SAP's built-in groundedness (its
+    definition, and without one its documented scale) and a rubric of 3, 2 and 1."""
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01"), _row("c02", ratings={metric: 2.5})]))
+    code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert (f"results.db run 'Run-one' submission 11112222000000000000000000000001 (case c02): {metric} rated 2.5, not "
+            "a whole number, while its judge rates in whole numbers from 1 to 3; this is not a rating that metric "
+            "gives") in err
+    assert not (tmp_path / "cases.jsonl").exists()
+    if metric == GROUNDEDNESS:  # no definitions: the built-in metric's documented scale is of whole ratings too
+        connection = sqlite3.connect(db)
+        connection.execute("DROP TABLE configuration")
+        connection.commit()
+        connection.close()
+        code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+        assert code == 2 and "Pointwise RAG Groundedness rated 2.5, not a whole number" in err
+
+
+def test_a_metric_rated_in_fractions_keeps_its_fractions(cli, tmp_path):
+    templates = [{"name": "BERT Score", "evaluationMethod": "computed",
+                  "additionalProperties": {"supported_values": [0, 1]}},
+                 {"name": "tone", "evaluationMethod": "llm-as-a-judge",
+                  "spec": {"configuration": {"promptConfiguration": {"ratingRubric": [
+                      {"rating": 1, "rule": "friendly"}, {"rating": 0.5, "rule": "neutral"},
+                      {"rating": 0, "rule": "rude"}]}}}}]
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01", ratings={
+        GROUNDEDNESS: 3, "BERT Score/F1": 0.87, "tone": 0.5, "custom": 2.5})]), templates=templates)
+    code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 0, err
+    ratings = _read(tmp_path / "cases.jsonl")[0]["meta"]["platform"]["ratings"]
+    assert [ratings[m]["rating"] for m in ("BERT Score/F1", "tone", "custom")] == [0.87, 0.5, 2.5]
+
+
 def test_names_stored_without_quotes_read_alike(cli, tmp_path):
     db = files.results_db(tmp_path / "results.db", _one_run([_row("c01", ratings={GROUNDEDNESS: 2})]), quote_names=False)
     code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
