@@ -421,5 +421,6 @@ def push_metric(body: Dict[str, Any], tenant: Optional[Tenant] = None, *, timeou
                          "try again later.")
 
 
-__all__ = ["DEFAULT_MODEL", "DEFAULT_MODEL_VERSION", "DEFAULT_NAME", "RUBRIC", "RUBRIC_TAG", "RUBRIC_VERSION", "SCENARIO",
-           "STEPS", "Metric", "Pushed", "Tenant", "answer_rating", "examples", "metric_body", "push_metric", "tenant_settings"]
+__all__ = ["DEFAULT_MODEL", "DEFAULT_MODEL_VERSION", "DEFAULT_NAME", "RUBRIC", "RUBRIC_TAG", "RUBRIC_VERSION",
+           "SCENARIO", "STEPS", "Metric", "Pushed", "Tenant", "answer_rating", "examples", "metric_body", "push_metric",
+           "tenant_settings"]
