@@ -106,7 +106,8 @@ def test_without_labels_the_disagreements_are_shown_with_the_claim_that_decides(
                                "\"The warehouse releases blocked orders every Friday afternoon.\" unsupported (")
     assert lines[1].startswith("  c08: Pointwise RAG Groundedness 2 (not grounded), groundlab grounded: every claim "
                                "supported; the platform says: Rated 2")
-    # c01 and c12 are answered as people labeled them: the only labeled answers, calibrated on their own
+    # c01 and c10 are answered as people labeled them: the only labeled answers that do not abstain,
+    # calibrated on their own
     data = cli.json("agree", "--cases", grounding, "--against", f"sap:{GROUNDEDNESS}")
     assert data["labeled"] == 2 and data["left_out"]["unlabeled"] == 6
 
