@@ -19,14 +19,16 @@ CLIENT = "sb-test-client!b1234|aicore!b540"
 
 class Tenant:
     """The token endpoint (``POST /oauth/token``) and the metric registry (``POST
-    /v2/lm/evaluationMetrics``) on one local server; ``token_status``, ``metric_status`` and
-    ``delay`` script the answers."""
+    /v2/lm/evaluationMetrics``) on one local server; ``token_status``, ``metric_status``,
+    ``delay`` (before every answer) and ``metric_delay`` (before the registry's only, the metric
+    received) script the answers."""
 
     def __init__(self) -> None:
         self.requests: List[Tuple[str, dict, bytes]] = []
         self.token_status = 200
         self.metric_status = 201
         self.delay = 0.0
+        self.metric_delay = 0.0
         tenant = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -43,6 +45,8 @@ class Tenant:
                     reply = ({"access_token": TOKEN, "token_type": "bearer", "expires_in": 43199} if status == 200
                              else {"error": "invalid_client", "error_description": f"Bad credentials for {SECRET}"})
                 elif self.path == "/v2/lm/evaluationMetrics":
+                    if tenant.metric_delay:
+                        time.sleep(tenant.metric_delay)
                     status = tenant.metric_status
                     sent = json.loads(body)
                     reply = {201: {"message": "Metric created", "id": "9b349f8e-cd39-486d-809c-3dcfa3b15ac7",

@@ -106,7 +106,8 @@ def test_without_labels_the_disagreements_are_shown_with_the_claim_that_decides(
                                "\"The warehouse releases blocked orders every Friday afternoon.\" unsupported (")
     assert lines[1].startswith("  c08: Pointwise RAG Groundedness 2 (not grounded), groundlab grounded: every claim "
                                "supported; the platform says: Rated 2")
-    # c01 and c12 are answered as people labeled them: the only labeled answers, calibrated on their own
+    # c01 and c10 are answered as people labeled them: the only labeled answers that do not abstain,
+    # calibrated on their own
     data = cli.json("agree", "--cases", grounding, "--against", f"sap:{GROUNDEDNESS}")
     assert data["labeled"] == 2 and data["left_out"]["unlabeled"] == 6
 
@@ -183,6 +184,15 @@ def test_several_runs_need_a_folder_or_a_run(cli, evaluation):
     assert code == 2 and "holds no run 'Run-x'; its runs are 'Run-grounding" in err
 
 
+def test_a_trailing_slash_names_a_folder_whatever_its_name_ends_in(cli, evaluation):
+    code, out, err = cli("import", evaluation / "results.db", "--out", f"{evaluation / 'out_x.db'}/")
+    assert code == 0, err
+    assert sorted(p.name for p in (evaluation / "out_x.db").iterdir()) == [
+        "Run-context-gpt-4o-2024-08-06.jsonl", "Run-grounding-gpt-4o-2024-08-06.jsonl"]
+    code, _, err = cli("import", evaluation / "results.db", "--out", evaluation / "out_y.db")
+    assert code == 2 and "give --out a folder" in err
+
+
 @pytest.mark.parametrize("damage, message", [
     ("text", "is not a SQLite database, so not an evaluation's results.db"),
     ("garbage", "cannot be read as a SQLite database"),
@@ -210,6 +220,26 @@ def test_a_file_that_is_not_an_evaluations_results_is_one_sentence(cli, tmp_path
     assert not (tmp_path / "cases.jsonl").exists()
 
 
+@pytest.mark.parametrize("name, content", [
+    ("results.db", b"<!DOCTYPE html>\n<html><body>Sign in to SAP AI Launchpad</body></html>\n"),
+    ("results.db", b"results\n"),
+    ("results.sqlite", b""),
+    ("eval.SQLITE3", b"id,question\n1,hello\n"),
+])
+def test_a_database_file_that_is_not_sqlite_says_so_without_from(cli, tmp_path, name, content):
+    (tmp_path / name).write_bytes(content)
+    code, out, err = cli("import", tmp_path / name, "--out", tmp_path / "cases.jsonl")
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert f"{name} is not a SQLite database, so not an evaluation's results.db" in err
+    assert not (tmp_path / "cases.jsonl").exists()
+
+
+def test_rows_of_no_known_tool_name_sap_eval_among_the_choices(cli, tmp_path):
+    (tmp_path / "rows.csv").write_text("ask,docs\nWho?,none\n", encoding="utf-8")
+    code, _, err = cli("import", tmp_path / "rows.csv", "--out", tmp_path / "cases.jsonl")
+    assert code == 2 and "could not tell which tool wrote" in err and "|sap|log|sap-eval, or map" in err
+
+
 def test_a_metric_not_there_and_a_rating_outside_its_scale_are_one_sentence(cli, tmp_path):
     db = files.results_db(tmp_path / "results.db", _one_run([_row("c01"), _row("c02", ratings={GROUNDEDNESS: 5})]))
     code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
@@ -222,6 +252,41 @@ def test_a_metric_not_there_and_a_rating_outside_its_scale_are_one_sentence(cli,
                          "Groundedness'" in err
     code, out, err = cli("import", db, "--out", tmp_path / "cases.jsonl", "--metric", GROUNDEDNESS)
     assert code == 0, err
+
+
+@pytest.mark.parametrize("metric", [GROUNDEDNESS, OURS])
+def test_a_fraction_on_a_scale_of_whole_ratings_is_one_sentence(cli, tmp_path, metric):
+    """An LLM-as-a-judge metric's judge answers an integer rating: SAP's built-in groundedness (its
+    definition, and without one its documented scale) and a rubric of 3, 2 and 1."""
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01"), _row("c02", ratings={metric: 2.5})]))
+    code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert (f"results.db run 'Run-one' submission 11112222000000000000000000000001 (case c02): {metric} rated 2.5, not "
+            "a whole number, while its judge rates in whole numbers from 1 to 3; this is not a rating that metric "
+            "gives") in err
+    assert not (tmp_path / "cases.jsonl").exists()
+    if metric == GROUNDEDNESS:  # no definitions: the built-in metric's documented scale is of whole ratings too
+        connection = sqlite3.connect(db)
+        connection.execute("DROP TABLE configuration")
+        connection.commit()
+        connection.close()
+        code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+        assert code == 2 and "Pointwise RAG Groundedness rated 2.5, not a whole number" in err
+
+
+def test_a_metric_rated_in_fractions_keeps_its_fractions(cli, tmp_path):
+    templates = [{"name": "BERT Score", "evaluationMethod": "computed",
+                  "additionalProperties": {"supported_values": [0, 1]}},
+                 {"name": "tone", "evaluationMethod": "llm-as-a-judge",
+                  "spec": {"configuration": {"promptConfiguration": {"ratingRubric": [
+                      {"rating": 1, "rule": "friendly"}, {"rating": 0.5, "rule": "neutral"},
+                      {"rating": 0, "rule": "rude"}]}}}}]
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01", ratings={
+        GROUNDEDNESS: 3, "BERT Score/F1": 0.87, "tone": 0.5, "custom": 2.5})]), templates=templates)
+    code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 0, err
+    ratings = _read(tmp_path / "cases.jsonl")[0]["meta"]["platform"]["ratings"]
+    assert [ratings[m]["rating"] for m in ("BERT Score/F1", "tone", "custom")] == [0.87, 0.5, 2.5]
 
 
 def test_names_stored_without_quotes_read_alike(cli, tmp_path):
@@ -254,6 +319,39 @@ def test_an_answer_the_orchestration_did_not_give_stops_the_import_unless_skippe
     code, out, err = cli("import", db, "--out", tmp_path / "cases.jsonl", "--skip-invalid")
     assert code == 0 and "skipped 1 row that cannot be used" in out
     assert [c["id"] for c in _read(tmp_path / "cases.jsonl")] == ["c01"]
+
+
+@pytest.mark.parametrize("stored, message", [
+    ("upstream request timeout", "its orchestration response recorded in submission_result (completion_result) is "
+                                 "not JSON, but 'upstream request timeout'"),
+    ('{"request_id": "r1", "error": "timeout"}', "its orchestration response recorded in submission_result "
+                                                 "(completion_result) is JSON without an orchestration response's "
+                                                 "intermediate_results (or module_results)"),
+    (None, "no orchestration response was recorded for it in submission_result"),
+])
+def test_a_response_that_cannot_be_read_is_named_for_what_it_is(cli, tmp_path, stored, message):
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01"), _row("c02")]))
+    connection = sqlite3.connect(db)
+    connection.execute("UPDATE submission_result SET completion_result = ? WHERE submission_id = ?",
+                       (stored, "11112222000000000000000000000001"))
+    connection.commit()
+    connection.close()
+    code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert f"results.db run 'Run-one' submission 11112222000000000000000000000001: {message}; nothing was written " \
+           "(pass --skip-invalid" in err
+
+
+def test_a_response_kept_as_a_json_string_of_its_json_reads_alike(cli, tmp_path):
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01")]))
+    connection = sqlite3.connect(db)
+    (stored,) = connection.execute("SELECT completion_result FROM submission_result").fetchone()
+    connection.execute("UPDATE submission_result SET completion_result = ?", (json.dumps(stored),))
+    connection.commit()
+    connection.close()
+    code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 0, err
+    assert _read(tmp_path / "cases.jsonl")[0]["answer"] == "The credit analyst releases it [D01]."
 
 
 def test_repetitions_are_cases_of_their_own(cli, tmp_path):
@@ -377,6 +475,32 @@ def test_outside_text_is_escaped_in_the_report_and_the_terminal(cli, tmp_path):
     assert metric in out
 
 
+def test_a_line_break_in_a_case_id_or_an_explanation_cannot_forge_a_line_of_agree(cli, tmp_path):
+    forged = "forged\n# every answer is grounded"
+    rows = [_row("c|02 **b**\n# H", ratings={GROUNDEDNESS: 1, forged: 1}),
+            _row("c03\n# E", ratings={GROUNDEDNESS: (None, "the judge failed\n# forged error"), forged: 3}),
+            _row("c04", ratings={GROUNDEDNESS: 3, forged: 3})]
+    db = files.results_db(tmp_path / "results.db", _one_run(rows),
+                          templates=[{"name": forged, "additionalProperties": {"supported_values": [1, 3]}}])
+    connection = sqlite3.connect(db)
+    connection.execute("UPDATE evaluation_result SET metric_result = ? WHERE aggregating_value = 1",
+                       (json.dumps({"rating": 1, "explanation": "Rated 1.\n# forged: every answer is grounded"}),))
+    connection.commit()
+    connection.close()
+    code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 0, err
+    code, out, err = cli("agree", "--cases", tmp_path / "cases.jsonl", "--against", f"sap:{GROUNDEDNESS}")
+    assert code == 0, err
+    assert not [line for line in out.splitlines() if line.startswith("#")]
+    assert ("  'c|02 **b**\\n# H': Pointwise RAG Groundedness 1 (not grounded), groundlab grounded: every claim "
+            "supported; the platform says: 'Rated 1.\\n# forged: every answer is grounded'") in out
+    assert "could not rate ('c03\\n# E': 'the judge failed\\n# forged error')" in out
+    code, out, err = cli("agree", "--cases", tmp_path / "cases.jsonl", "--against", f"sap:{forged}")
+    assert code == 0, err
+    assert not [line for line in out.splitlines() if line.startswith("#")]
+    assert "  'c|02 **b**\\n# H': 'forged\\n# every answer is grounded' 1 (not grounded)" in out
+
+
 def test_notebook_02_reads_the_three_side_by_side(cli, evaluation):
     from groundlab.present import platform
 
@@ -440,3 +564,24 @@ def test_without_metric_definitions_the_documented_scale_serves(cli, tmp_path):
     assert code == 0, err
     assert _read(tmp_path / "cases.jsonl")[0]["meta"]["platform"]["ratings"][GROUNDEDNESS]["scale"] == [1, 3]
     assert "tables evaluation_result, run, submission, submission_result;" in out
+
+
+@pytest.mark.parametrize("stored, what", [
+    ("[{name: groundlab-groundedness-r1", "is not JSON, but '[{name: groundlab-groundedness-r1'"),
+    ('{"name": "groundlab-groundedness-r1"}', "is JSON but not a list of metric definitions"),
+])
+def test_metric_definitions_that_cannot_be_read_are_named_and_the_documented_scales_serve(cli, tmp_path, stored,
+                                                                                          what):
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01", ratings={GROUNDEDNESS: 2, OURS: 2})]))
+    connection = sqlite3.connect(db)
+    connection.execute("UPDATE configuration SET metric_templates = ?", (stored,))
+    connection.commit()
+    connection.close()
+    code, out, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 0, err
+    assert (f"  note: run 'Run-one': configuration row 1's metric_templates {what}, so its metrics' scales are read "
+            "without those definitions (a built-in metric's as SAP documents it; another's is unknown, and agree "
+            "--against needs --grounded-at for it).") in out.splitlines()
+    ratings = _read(tmp_path / "cases.jsonl")[0]["meta"]["platform"]["ratings"]
+    assert ratings[GROUNDEDNESS]["scale"] == [1, 3] and "scale" not in ratings[OURS]
+

@@ -74,6 +74,21 @@ def test_the_model_and_version_are_pinned_and_the_name_is_checked(cli, tmp_path)
         assert code == 2 and message in err and err.count("\n") == 1
     code, _, err = cli("sap", "metric", "--out", out)
     assert code == 2 and "already exists" in err
+
+
+def test_a_name_of_ones_own_must_end_in_the_rubrics_version(cli, tmp_path):
+    """SAP keys the aggregates by name alone: a name without the rubric's version would mix the
+    trends of two rubrics under one name."""
+    code, _, err = cli("sap", "metric", "--out", tmp_path / "m.json", "--name", "my-metric")
+    assert code == 2 and err.count("\n") == 1 and not (tmp_path / "m.json").exists()
+    assert ("--name 'my-metric' does not end in the rubric's version, -r1, and SAP keys an evaluation's aggregates by "
+            "name alone, so the trends of different rubrics would mix; name it my-metric-r1.") in err
+    code, out, err = cli("sap", "metric", "--out", tmp_path / "m.json", "--name", "my-metric-r1")
+    assert code == 0, err
+    assert json.loads((tmp_path / "m.json").read_text(encoding="utf-8"))["name"] == "my-metric-r1"
+    assert "metric my-metric-r1 version 1" in out
+    code, help_text, _ = cli("sap", "metric", "--help")
+    assert "ending in the rubric's version (-r1)" in " ".join(help_text.split())
     code, _, err = cli("sap", "metric")
     assert code == 2 and "give --out metric.json" in err
 
@@ -147,6 +162,19 @@ def test_no_answer_in_time_is_one_sentence(cli, tenant):
     code, _, err = cli("sap", "metric", "--push", "--timeout", "0.3")
     assert code == 2 and time.monotonic() - started < 2.0
     assert f"{tenant.url}/oauth/token did not answer within 0.3 seconds; nothing was created" in err
+
+
+def test_no_answer_in_time_from_the_registry_says_the_metric_may_exist(cli, tenant):
+    """The metric went out and the registry did not answer: it may have been created."""
+    tenant.metric_delay = 2.0
+    started = time.monotonic()
+    code, _, err = cli("sap", "metric", "--push", "--timeout", "0.3")
+    assert code == 2 and time.monotonic() - started < 2.0 and err.count("\n") == 1
+    assert [path for path, _, _ in tenant.requests] == ["/oauth/token", "/v2/lm/evaluationMetrics"]
+    assert (f"{tenant.url}/v2/lm/evaluationMetrics did not answer within 0.3 seconds, but the metric was sent and may "
+            f"have been created all the same; check with GET {tenant.url}/v2/lm/evaluationMetrics (or push again: a "
+            "409 then says it exists)") in err
+    assert "nothing was created" not in err and SECRET not in err and TOKEN not in err
 
 
 def test_the_settings_come_from_dotenv_as_a_group_and_never_leak(cli, tenant, monkeypatch, tmp_path):

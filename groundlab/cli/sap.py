@@ -14,7 +14,7 @@ from .options import Parser, claim_options, policy_options, positive_int, positi
 
 def add_commands(sub) -> None:
     """Add ``sap metric`` and ``sap dataset`` to the ``groundlab`` subcommands."""
-    from ..production.sap_metric import DEFAULT_MODEL, DEFAULT_MODEL_VERSION, DEFAULT_NAME
+    from ..production.sap_metric import DEFAULT_MODEL, DEFAULT_MODEL_VERSION, DEFAULT_NAME, RUBRIC_TAG
 
     sap = sub.add_parser("sap", help="SAP AI Core evaluations: write groundlab's metric and the test data "
                                      "(read the results back with 'groundlab import results.db')")
@@ -33,7 +33,9 @@ def add_commands(sub) -> None:
     p.add_argument("--version", default=DEFAULT_MODEL_VERSION, metavar="VERSION",
                    help=f"the judge model's version (default {DEFAULT_MODEL_VERSION})")
     p.add_argument("--name", default=DEFAULT_NAME, metavar="NAME",
-                   help=f"the metric's name, which carries the rubric's version (default {DEFAULT_NAME})")
+                   help=f"the metric's name, ending in the rubric's version ({RUBRIC_TAG}): SAP keys the "
+                        "aggregates by name alone, so a name without it is refused, lest the trends of different "
+                        f"rubrics mix (default {DEFAULT_NAME})")
     p.add_argument("--metric-version", default="1", metavar="V", help="the metric's own version (default 1)")
     p.add_argument("--push", action="store_true",
                    help="create the metric on the tenant the AICORE_* settings name (environment or .env: "

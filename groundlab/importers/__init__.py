@@ -250,8 +250,8 @@ def convert(source: Union[Source, Sequence[Mapping], object], *, tool: Optional[
             tool, module, generic = "log", log, True
         else:
             raise InputError(f"could not tell which tool wrote {src.name or 'the rows'} (its fields: "
-                             f"{_fields(src)}); name it with --from {'|'.join(FORMATS)}, or map the fields with "
-                             "--map question=COLUMN,answer=COLUMN,retrieved=COLUMN.")
+                             f"{_fields(src)}); name it with --from {'|'.join(FORMATS + EVALUATIONS)}, or map the "
+                             "fields with --map question=COLUMN,answer=COLUMN,retrieved=COLUMN.")
     if mapping and not module.ROWS:
         raise InputError(f"--map applies to files with one row per answer; {src.name or 'this input'} is a "
                          f"{module.TITLE} trace export, read trace by trace; leave --map out.")
@@ -477,8 +477,11 @@ def import_cases(path: PathLike, out: PathLike, *, tool: Optional[str] = None, f
     """
     if tool is not None:
         tool = tool_name(tool)
+    # a .db file is read as an evaluation's results.db even when it is none (a page saved under that
+    # name): it then gets the sentence that says it is not a SQLite database
     if tool in EVALUATIONS or (tool is None and not is_stdin(path) and Path(path).is_file()
-                               and (sap_eval.is_results_db(path) or sap_eval.looks_like_aggregates(path))):
+                               and (sap_eval.is_results_db(path) or sap_eval.looks_like_aggregates(path)
+                                    or Path(path).suffix.lower() in sap_eval.DATABASE_SUFFIXES)):
         given = [o for o, v in (("--map", mapping), ("--prompt-template", prompt_template)) if v]
         if given:
             raise InputError(f"{given[0]} applies to another tool's rows; an SAP AI Core evaluation's results name "
@@ -559,8 +562,9 @@ def import_evaluation(path: PathLike, out: PathLike, *, run: Optional[str] = Non
         results = sap_eval.read_results(path, passage_id_key=passage_id_key, metric=metric)
         runs = [results.run(run)] if run is not None else results.runs
         target = Path(out)
-        folder = target.is_dir() or str(out).endswith(("/", os.sep)) or len(runs) > 1
-        if len(runs) > 1 and not (target.is_dir() or not target.suffix):
+        named_folder = target.is_dir() or str(out).endswith(("/", os.sep))  # a trailing / names a folder
+        folder = named_folder or len(runs) > 1
+        if len(runs) > 1 and not (named_folder or not target.suffix):
             raise InputError(f"{name} holds {len(runs)} runs ({', '.join(repr(r.name) for r in runs)}); give --out "
                              "a folder to write one cases file a run, or --run NAME to write one.")
         targets = [target / f"{_slug(r.name)}.jsonl" for r in runs] if folder else [target]

@@ -46,7 +46,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from ..core.io import PathLike, display_name, parse_labels, sha256_text
 from ..core.platform import KNOWN_SCALES, PLATFORM, RATINGS
 from ..core.records import InputError
-from .common import Bad, Draft, RowError, Source, columns_of, passages, present
+from .common import Bad, Draft, RowError, Source, columns_of, passages, present, preview
 from .sap import QUESTION_NAMES, from_label, grounding_passages, response_parts
 
 NAME = "sap-eval"
@@ -54,6 +54,9 @@ TITLE = "SAP AI Core evaluation"
 
 #: The first bytes of every SQLite database file.
 SQLITE_MAGIC = b"SQLite format 3\x00"
+#: The file name endings of a SQLite database: such a file is read as an evaluation's results.db
+#: without ``--from``, and one that is not SQLite is said to be none.
+DATABASE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 
 #: The tables a run's results.db holds, and the columns read from each.
 TABLES: Dict[str, Tuple[str, ...]] = {
@@ -200,15 +203,26 @@ def _tables(connection: sqlite3.Connection, name: str) -> Dict[str, List[str]]:
     return found
 
 
-def _scales(connection: sqlite3.Connection, tables: Mapping[str, List[str]]) -> Dict[str, Tuple[float, float]]:
+def _scales(connection: sqlite3.Connection, tables: Mapping[str, List[str]]
+            ) -> Tuple[Dict[str, Tuple[float, float]], Dict[str, bool], List[str]]:
     """Each metric's rating scale from its definition in ``configuration.metric_templates``: the
-    ratings of its rubric, or the ``supported_values`` SAP lists for it."""
+    ratings of its rubric, or the ``supported_values`` SAP lists for it; whether its ratings are
+    whole numbers (an LLM-as-a-judge metric's judge answers an integer rating; a rubric's ratings
+    say so themselves); and what could not be read there (``configuration row 1's
+    metric_templates is not JSON ...``), a phrase each."""
     scales: Dict[str, Tuple[float, float]] = {}
+    whole: Dict[str, bool] = {}
+    unread: List[str] = []
     if "configuration" not in tables:
-        return scales
-    for (value,) in connection.execute("SELECT metric_templates FROM configuration"):
+        return scales, whole, unread
+    for k, (value,) in enumerate(connection.execute("SELECT metric_templates FROM configuration ORDER BY rowid"), 1):
         templates = _json(value)
+        if value is None or (isinstance(value, (str, bytes)) and not value.strip()):
+            continue
         if not isinstance(templates, list):
+            what = (f"is not JSON, but {preview(templates)}" if isinstance(templates, str) else
+                    "is JSON but not a list of metric definitions")
+            unread.append(f"configuration row {k}'s metric_templates {what}")
             continue
         for t in templates:
             if not isinstance(t, Mapping) or not isinstance(t.get("name"), str):
@@ -226,7 +240,9 @@ def _scales(connection: sqlite3.Connection, tables: Mapping[str, List[str]]) -> 
             elif isinstance(supported, list) and len(supported) == 2 and all(
                     isinstance(v, (int, float)) and not isinstance(v, bool) for v in supported):
                 scales[t["name"]] = (float(min(supported)), float(max(supported)))
-    return scales
+            whole[t["name"]] = (all(r.is_integer() for r in ratings) if ratings else
+                                t.get("evaluationMethod") == "llm-as-a-judge")
+    return scales, whole, unread
 
 
 def scale_of(metric: str, scales: Mapping[str, Tuple[float, float]]) -> Optional[Tuple[float, float]]:
@@ -238,6 +254,18 @@ def scale_of(metric: str, scales: Mapping[str, Tuple[float, float]]) -> Optional
         if name in KNOWN_SCALES:
             return tuple(float(v) for v in KNOWN_SCALES[name])  # type: ignore[return-value]
     return None
+
+
+def whole_ratings(metric: str, whole: Mapping[str, bool]) -> bool:
+    """Whether ``metric`` rates in whole numbers only: as its own definition (or its family's) says
+    (:func:`_scales`), else when it is one of SAP's built-in LLM-as-a-judge metrics, whose judge
+    answers an integer rating. A computed metric (BERT Score, BLEU, ROUGE) rates in fractions."""
+    for name in (metric, metric.split("/", 1)[0]):
+        if name in whole:
+            return whole[name]
+        if name in KNOWN_SCALES:
+            return True
+    return False
 
 
 def _number(value: object) -> Optional[float]:
@@ -294,7 +322,7 @@ def read_results(path: PathLike, *, passage_id_key: Optional[str] = None, metric
     connection = _connect(path)
     try:
         tables = _tables(connection, name)
-        scales = _scales(connection, tables)
+        scales, whole, unread = _scales(connection, tables)
         runs = [(str(i), str(n) if n is not None else str(i), c)
                 for i, n, c in connection.execute("SELECT id, name, config FROM run ORDER BY rowid")]
         submissions = {}
@@ -325,13 +353,18 @@ def read_results(path: PathLike, *, passage_id_key: Optional[str] = None, metric
                          "it, without its quotes).")
     out = Results(name, [], sorted(tables))
     for run_id, run_name, config in runs:
-        out.runs.append(_run(name, run_id, run_name, _model(config), submissions, completions, ratings, scales,
-                             passage_id_key, metric))
+        run = _run(name, run_id, run_name, _model(config), submissions, completions, ratings, scales, passage_id_key,
+                   metric, whole)
+        if unread:  # read on as without definitions: SAP's documented scales for its built-in metrics
+            run.notes.insert(0, f"note: run {run_name!r}: {'; '.join(unread)}, so its metrics' scales are read "
+                                "without those definitions (a built-in metric's as SAP documents it; another's is "
+                                "unknown, and agree --against needs --grounded-at for it).")
+        out.runs.append(run)
     return out
 
 
 def _run(name: str, run_id: str, run_name: str, model: Optional[str], submissions, completions, ratings, scales,
-         passage_id_key: Optional[str], only: Optional[str]) -> Run:
+         passage_id_key: Optional[str], only: Optional[str], whole: Mapping[str, bool]) -> Run:
     items: List[Any] = []
     records: List[dict] = []
     refs: Dict[int, str] = {}
@@ -349,11 +382,21 @@ def _run(name: str, run_id: str, run_name: str, model: Optional[str], submission
             refs[k] = ref
             records.append({CLASSIFICATION: variables.get(CLASSIFICATION)} if present(variables.get(CLASSIFICATION))
                            else {})
+            if isinstance(completion, str) and isinstance(_json(completion), Mapping):
+                completion = _json(completion)  # a response kept as a JSON string of its JSON
             parts = response_parts(completion)
             answer = parts[1] if parts else None
             if answer is None or not answer.strip():
-                why = ("its orchestration response holds no answer (final_result.choices[0].message.content)"
-                       if parts else "no orchestration response was recorded for it in submission_result")
+                if parts:
+                    why = "its orchestration response holds no answer (final_result.choices[0].message.content)"
+                elif completion is None or (isinstance(completion, str) and not completion.strip()):
+                    why = "no orchestration response was recorded for it in submission_result"
+                elif isinstance(completion, str):
+                    why = (f"its orchestration response recorded in submission_result (completion_result) is not "
+                           f"JSON, but {preview(completion)}")
+                else:
+                    why = ("its orchestration response recorded in submission_result (completion_result) is JSON "
+                           "without an orchestration response's intermediate_results (or module_results)")
                 items.append(Bad(ref, why))
                 continue
             question, how, key = _question(variables, parts[4], parts[3])
@@ -403,7 +446,7 @@ def _run(name: str, run_id: str, run_name: str, model: Optional[str], submission
             if isinstance(final, Mapping) and isinstance(final.get("model"), str):
                 platform["served_model"] = final["model"]
             platform[RATINGS] = _ratings(name, run_name, f"{ref} (case {cid})", cid,
-                                         ratings.get((run_id, sid, repetition), {}), scales, only, run)
+                                         ratings.get((run_id, sid, repetition), {}), scales, whole, only, run)
             draft.meta = {PLATFORM: platform}
             rest = {k2: v for k2, v in variables.items() if k2 not in DATASET_COLUMNS and k2 != key and present(v)}
             if rest:
@@ -451,8 +494,8 @@ def _run(name: str, run_id: str, run_name: str, model: Optional[str], submission
     return run
 
 
-def _ratings(name: str, run_name: str, ref: str, cid: str, found: Mapping[str, dict], scales, only: Optional[str],
-             run: Run) -> Dict[str, dict]:
+def _ratings(name: str, run_name: str, ref: str, cid: str, found: Mapping[str, dict], scales,
+             whole: Mapping[str, bool], only: Optional[str], run: Run) -> Dict[str, dict]:
     out: Dict[str, dict] = {}
     for metric, row in found.items():
         if only is not None and metric != only:
@@ -468,6 +511,11 @@ def _ratings(name: str, run_name: str, ref: str, cid: str, found: Mapping[str, d
             raise InputError(f"{name} run {run_name!r} {ref}: {metric} rated {rating:g}, outside its scale "
                              f"{scale[0]:g} to {scale[1]:g}; this is not a rating that metric gives, so the file "
                              "cannot be read as it is.")
+        if rating is not None and not rating.is_integer() and whole_ratings(metric, whole):
+            among = f" from {scale[0]:g} to {scale[1]:g}" if scale is not None else ""
+            raise InputError(f"{name} run {run_name!r} {ref}: {metric} rated {rating:g}, not a whole number, while its "
+                             f"judge rates in whole numbers{among}; this is not a rating that metric gives, so the "
+                             "file cannot be read as it is.")
         if rating is None and error is None:
             error = "no rating recorded"
         entry: Dict[str, Any] = {"rating": rating, "explanation": explanation, "error": str(error) if error else None}
@@ -608,7 +656,6 @@ def looks_like_aggregates(path: PathLike) -> bool:
     return head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{" and b'"resources"' in head
 
 
-__all__ = ["Aggregate", "CASE_ID", "CONTEXT", "DATASET_COLUMNS", "LABELED_ANSWER", "LABELS", "NAME", "PASSAGES",
-           "QUESTION", "Results", "Run", "TABLES", "is_results_db", "looks_like_aggregates", "metric_name",
-           "starts_like_json",
-           "read_aggregates", "read_results", "scale_of"]
+__all__ = ["Aggregate", "CASE_ID", "CONTEXT", "DATABASE_SUFFIXES", "DATASET_COLUMNS", "LABELED_ANSWER", "LABELS",
+           "NAME", "PASSAGES", "QUESTION", "Results", "Run", "TABLES", "is_results_db", "looks_like_aggregates",
+           "metric_name", "starts_like_json", "read_aggregates", "read_results", "scale_of", "whole_ratings"]

@@ -21,8 +21,9 @@ by side:
 A finer scale would ask the judge for distinctions (how much of the answer is unsupported) that
 people did not label and groundlab does not count; contradicted and unsupported stay apart because
 the report splits them too. The metric's name carries the rubric's version
-(``groundlab-groundedness-r1``): SAP keys the aggregated results by name alone, so a changed
-rubric must take a new name for its trend to start afresh.
+(``groundlab-groundedness-r1``; a name of one's own must end in ``-r1`` too): SAP keys the
+aggregated results by name alone, so a changed rubric must take a new name for its trend to start
+afresh.
 
 The tenant's settings are read as the llm judge reads its key: ``AICORE_CLIENT_SECRET`` from the
 environment, with the other ``AICORE_*`` settings from the environment too, else all of them from
@@ -46,7 +47,10 @@ if TYPE_CHECKING:  # pragma: no cover - loaded when a metric is built or pushed,
 
 #: The version of the rubric and steps below; the metric's name carries it.
 RUBRIC_VERSION = "r1"
-DEFAULT_NAME = f"groundlab-groundedness-{RUBRIC_VERSION}"
+#: How every metric name ends: SAP keys the aggregates by name alone, so a name that carries the
+#: rubric's version keeps the trends of different rubrics apart.
+RUBRIC_TAG = f"-{RUBRIC_VERSION}"
+DEFAULT_NAME = f"groundlab-groundedness{RUBRIC_TAG}"
 SCENARIO = "genai-evaluations"
 #: The judge model, pinned: a model that moves under a metric moves its trend.
 DEFAULT_MODEL = "gpt-4o"
@@ -177,6 +181,10 @@ class Metric:
 def _check_name(name: str, version: str, model: str, model_version: str) -> None:
     if not name or len(name) > MAX_NAME or "/" in name:
         raise GroundlabError(f"--name {name!r} is not a metric name SAP accepts: 1 to {MAX_NAME} characters, no '/'.")
+    if not name.endswith(RUBRIC_TAG) or name == RUBRIC_TAG:
+        raise GroundlabError(f"--name {name!r} does not end in the rubric's version, {RUBRIC_TAG}, and SAP keys an "
+                             "evaluation's aggregates by name alone, so the trends of different rubrics would mix; "
+                             f"name it {name.rstrip('-') or 'groundlab-groundedness'}{RUBRIC_TAG}.")
     if not version or len(version) > MAX_VERSION:
         raise GroundlabError(f"--metric-version {version!r} is not a version SAP accepts: 1 to {MAX_VERSION} "
                              "characters.")
@@ -326,7 +334,8 @@ def _message(response: Any, redact: Any) -> str:
 def push_metric(body: Dict[str, Any], tenant: Optional[Tenant] = None, *, timeout: float = 30.0) -> Pushed:
     """Create the metric on the tenant: a token by OAuth client credentials, then
     ``POST /v2/lm/evaluationMetrics``. Every answer but 201 is one sentence (the metric exists,
-    it is refused, the client or token is refused, no answer in time); nothing is retried."""
+    it is refused, the client or token is refused, no answer in time: from the registry, once the
+    metric was sent, it may have been created all the same); nothing is retried."""
     from ..judges.llm.endpoint import Redactor, display_url
 
     try:
@@ -374,7 +383,12 @@ def push_metric(body: Dict[str, Any], tenant: Optional[Tenant] = None, *, timeou
             response = http.post(tenant.metrics_url, json=body,
                                  headers={"Authorization": f"Bearer {token}", "AI-Resource-Group": tenant.resource_group,
                                           "Content-Type": "application/json"})
-        except httpx.TimeoutException:
+        except httpx.TimeoutException as exc:
+            if where == metrics_host and not isinstance(exc, (httpx.ConnectTimeout, httpx.PoolTimeout)):
+                # the request went out: the registry may have created the metric and not answered in time
+                raise GroundlabError(f"{where} did not answer within {timeout:g} seconds, but the metric was sent and "
+                                     f"may have been created all the same; check with GET {metrics_host} (or push "
+                                     "again: a 409 then says it exists), giving --timeout more seconds.") from None
             raise GroundlabError(f"{where} did not answer within {timeout:g} seconds; nothing was created (try again, "
                                  "or give --timeout more seconds).") from None
         except httpx.TransportError as exc:
@@ -407,5 +421,6 @@ def push_metric(body: Dict[str, Any], tenant: Optional[Tenant] = None, *, timeou
                          "try again later.")
 
 
-__all__ = ["DEFAULT_MODEL", "DEFAULT_MODEL_VERSION", "DEFAULT_NAME", "RUBRIC", "RUBRIC_VERSION", "SCENARIO", "STEPS",
-           "Metric", "Pushed", "Tenant", "answer_rating", "examples", "metric_body", "push_metric", "tenant_settings"]
+__all__ = ["DEFAULT_MODEL", "DEFAULT_MODEL_VERSION", "DEFAULT_NAME", "RUBRIC", "RUBRIC_TAG", "RUBRIC_VERSION",
+           "SCENARIO", "STEPS", "Metric", "Pushed", "Tenant", "answer_rating", "examples", "metric_body", "push_metric",
+           "tenant_settings"]
