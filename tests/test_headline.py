@@ -161,3 +161,29 @@ def test_the_reliability_curve_bins_the_score_against_the_persons_labels(sample_
     assert png.stat().st_size > 10_000
     unlabeled = workbook.reliability_frame(evaluate([replace(c, labels=None) for c in sample_cases], "signals"))
     assert unlabeled.empty and "nothing to draw" in plots.reliability_curve(unlabeled).texts[0].get_text()
+
+
+def test_the_run_says_where_to_read_the_labels_back_first_round_and_after(sample_cases, tmp_path):
+    """A first round reads the labels back into the sample drawn (its weights give the log's rate);
+    once the log holds labels, the new round's sample holds only the answers drawn now, so the
+    labels go back into the log, beside the ones it holds, and the run is made again on it."""
+    from types import SimpleNamespace
+
+    from groundlab.cli.workbook import _label_request_line
+
+    (tmp_path / "labeling").mkdir()
+    (tmp_path / "labeling" / "sheet.csv").write_text("case_id\n", encoding="utf-8")
+
+    def line(cases):
+        comparison = SimpleNamespace(evaluations={"signals": evaluate(cases, "signals")})
+        return _label_request_line(comparison, "signals", {}, tmp_path, "run", "logs/cases.jsonl")
+
+    first = line(_keep_labels(sample_cases, set()))
+    assert first.startswith("the hallucination rate is not measured yet: label all 10 answers")
+    assert first.endswith("groundlab label import run/labeling/sheet.csv --cases run/labeling/sample.jsonl "
+                          "--out labeled.jsonl --partial")
+    later = line(_keep_labels(sample_cases, {"c01", "c02", "c03", "c05", "c06", "c08", "c10", "c11"}))
+    assert later.startswith("the hallucination rate is corrected by the labels so far: label")
+    assert "groundlab label import run/labeling/sheet.csv --cases logs/cases.jsonl --out labeled.jsonl --partial" \
+        in later and "run again with --cases labeled.jsonl" in later and "sample.jsonl" not in later
+    assert line(sample_cases) == ""  # every answer labeled: nothing to ask

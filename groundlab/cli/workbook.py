@@ -386,14 +386,18 @@ def _run(args: argparse.Namespace) -> int:
         parts.append(f"{plural(len(slides), 'slide', 'slides')} (PNG, transparent PNG and SVG) in {SLIDES_DIR}/")
     emit(f"wrote {shown.rstrip('/')}/: " + ", ".join(parts) + "."
          + "".join(f" {name} was skipped ({why})." for name, why in skipped.items()))
-    request = _label_request_line(judged_here.get("judged_file"), main, parameters, out, shown)
+    request = _label_request_line(judged_here.get("judged_file"), main, parameters, out, shown, command["cases"])
     if request:
         emit(request)
     return 0
 
 
-def _label_request_line(comparison, main: str, parameters: Dict[str, object], out: Path, shown: str) -> str:
-    """What the run asks people to label, in a line, when the hallucination rate needs labels."""
+def _label_request_line(comparison, main: str, parameters: Dict[str, object], out: Path, shown: str,
+                        log: str) -> str:
+    """What the run asks people to label, in a line, when the hallucination rate needs labels, and
+    where to read the labels back: into the sample drawn (its weights give the log's rate so far)
+    on a first round; into the log itself (``log``, as the run names it) once it holds labels,
+    since this round's sample holds only the answers drawn now and the rate rests on all of them."""
     from ..core.summary import score_summary
     from ..present.headline import label_request_words
 
@@ -409,10 +413,12 @@ def _label_request_line(comparison, main: str, parameters: Dict[str, object], ou
         return ""
     where = f"{shown.rstrip('/')}/labeling"
     words = label_request_words(s, f"{where}/sheet.csv")
-    state = ("the hallucination rate is not measured yet" if s["hallucination_rate"]["basis"] is None else
-             "the hallucination rate is corrected by the labels so far")
-    return (f"{state}: {words}; then: groundlab label import {where}/sheet.csv --cases {where}/sample.jsonl "
-            f"--out labeled.jsonl --partial")
+    if s["hallucination_rate"]["basis"] is None:
+        return (f"the hallucination rate is not measured yet: {words}; then: groundlab label import "
+                f"{where}/sheet.csv --cases {where}/sample.jsonl --out labeled.jsonl --partial")
+    return (f"the hallucination rate is corrected by the labels so far: {words}; then: groundlab label import "
+            f"{where}/sheet.csv --cases {log} --out labeled.jsonl --partial (the labels join those {log} holds), "
+            "and run again with --cases labeled.jsonl")
 
 
 def _names(parameters: Dict[str, object]) -> List[str]:
