@@ -87,8 +87,12 @@ def test_without_labels_no_output_calls_the_flagged_share_the_rate(sample_cases,
                            "Label all 10 answers (about 8 minutes)")
     assert "Meanwhile the judge flags 60% (6 of 10 answers; 95% range 31%\u201383%)" in line
     assert "anywhere from" not in line  # no range made without labels (docs/measures.md says why)
-    assert "the signals judge's caught and false alarms on 6 public claim sets" in line
-    lexical = _headline(evaluate(_keep_labels(sample_cases, set()), "lexical"))
+    # what the request rests on stands once, in the tile's note (which the HTML page shows too)
+    report = steering_report(ev)
+    note = next(x for x in report.splitlines() if x.startswith("- **Hallucination rate:**"))
+    assert "the signals judge's caught and false alarms on 6 public claim sets" in note
+    assert "seconds a claim" in note and report.count("seconds a claim") == 1
+    lexical = steering_report(evaluate(_keep_labels(sample_cases, set()), "lexical"))
     assert "no measured error for the lexical judge, so planned for the widest case" in lexical
     path = _write(tmp_path, _keep_labels(sample_cases, set()))
     code, out, err = cli("score", "--cases", path)

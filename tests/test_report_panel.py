@@ -77,6 +77,10 @@ def test_without_labels_the_tile_is_not_measured_yet_and_asks_for_labels(sample_
     assert (tiles["judge"].figure, tiles["judge"].state_text) == ("not checked", "not checked against people")
     row = next(line for line in steering_report(ev).splitlines() if line.startswith("| **Hallucination rate**"))
     assert row.startswith("| **Hallucination rate** | **not measured yet** | \u2014 |") and "%" not in row.split("|")[2]
+    # what the request's size and time rest on, in the tile's note: on the HTML page too
+    assert "its time on about" in h.detail and "seconds a claim" in h.detail
+    tile = html_report(steering_report(ev)).split('id="tile-hallucination"', 1)[1].split("</div>", 1)[0]
+    assert "seconds a claim" in tile
 
 
 def test_the_panel_opens_the_report_and_provenance_closes_it(sample_cases):

@@ -112,14 +112,16 @@ def decision_tiles(evaluation: Evaluation, targets: Optional["Targets"] = None, 
                 more = label_request_words(s, sheet)
                 state_text = (f"{state_text}; {more}" if state == "unsure" or limit is not None else
                               f"no target set; {more}")
-        tiles.append(Tile("hallucination", "Hallucination rate", words.figure, state, state_text, detail,
+        tiles.append(Tile("hallucination", "Hallucination rate", words.figure, state, state_text,
+                          _with_basis(detail, s) if (s.get("label_request") or {}).get("more") else detail,
                           words.value, words.low, words.high, limit, target_text))
     else:
         detail = (f"{flagged_words(s)}: the judge's own share, which at a low base rate can be several times the "
                   "rate people find, so it is not shown as the rate.")
         tiles.append(Tile("hallucination", "Hallucination rate", words.figure, "unsure",
                           f"not measured yet: {label_request_words(s, sheet)}" if s.get("label_request") else
-                          f"not measured: {words.how}", detail, None, None, None, limit, target_text))
+                          f"not measured: {words.how}", _with_basis(detail, s), None, None, None, limit,
+                          target_text))
 
     fa = r["false abstention"]
     limit = targets.max_false_abstention if targets is not None else None
@@ -236,6 +238,14 @@ def bar_text(tile: Tile, width: int = 20) -> str:
     if tile.target is not None:
         cells[at(tile.target)] = "\u2502"
     return "`" + "".join(cells) + "`"
+
+
+def _with_basis(detail: str, s: Mapping[str, Any]) -> str:
+    """A tile's note with what the label request's size and time rest on, when it asks for labels."""
+    from .headline import label_request_basis
+
+    basis = label_request_basis(s)
+    return f"{detail} {basis}" if basis else detail
 
 
 def panel_markdown(tiles: Sequence[Tile]) -> List[str]:

@@ -243,7 +243,7 @@ def headline_line(summary: Mapping[str, Any], sheet: str = "") -> str:
     """The report's first measure: people's hallucination rate (by their labels, or the judge's
     flags corrected by them) beside what the judge flags; without labels, the flagged share said
     as what it is and the labels that would settle the rate (:mod:`groundlab.present.headline`)."""
-    from .headline import flagged_share, flagged_words, hallucination_words, label_request_basis, label_request_words
+    from .headline import flagged_share, flagged_words, hallucination_words, label_request_words
 
     s = summary
     words = hallucination_words(s)
@@ -259,8 +259,8 @@ def headline_line(summary: Mapping[str, Any], sheet: str = "") -> str:
             f"{_upper(label_request_words(s, sheet))}. Meanwhile the judge flags {flagged_share(s)}; "
             "at a low base rate a judge's false alarms outnumber the hallucinations it catches, so that share can "
             "be several times the rate people find, and no figure without labels is given as the rate (the "
-            "corrections tried without labels missed the truth on the public sets: docs/measures.md). "
-            + label_request_basis(s))
+            "corrections tried without labels missed the truth on the public sets: docs/measures.md); what the "
+            "request rests on is in the tile's note above.")
 
 
 def _upper(text: str) -> str:
