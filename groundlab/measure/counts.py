@@ -33,8 +33,8 @@ import math
 from array import array
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from .records import GroundlabError, InputError
-from .stats import Rate
+from ..core.records import GroundlabError, InputError
+from ..core.stats import Rate
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -680,14 +680,14 @@ def _check_cells(counts: "Counts", name: str) -> None:
 
 def read_counts(path) -> Counts:
     """A counts file (``score --counts-out``, ``merge --out``)."""
-    from .io import display_name, read_text
+    from ..core.io import display_name, read_text
 
     name = display_name(path)
     text = read_text(path, "counts")
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as exc:
-        from .io import json_problem
+        from ..core.io import json_problem
 
         raise InputError(f"{name} is not valid JSON ({json_problem(exc)}); give the file 'groundlab score "
                          "--counts-out' wrote.") from None
@@ -699,7 +699,7 @@ def read_counts(path) -> Counts:
 
 def write_counts(counts: Counts, path, *, force: bool = False, inputs: Sequence = ()) -> None:
     """Write a counts file atomically (refusing an existing file without ``force``, and any input)."""
-    from .io import check_output, write_atomic
+    from ..core.io import check_output, write_atomic
 
     check_output(path, force, [i for i in inputs if i])
     write_atomic(path, json.dumps(counts.to_json()) + "\n")

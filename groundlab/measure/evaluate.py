@@ -24,20 +24,20 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ._gc import paused_gc
-from .claims import ClaimSplitter, Split, positional_aliases, shorten
-from .io import (PathLike, Span, duplicate_id_message, empty_cases_message, is_regular_file, iter_cases,
-                 load_cases, passage_table, split_file)
+from ..core._gc import paused_gc
+from ..core.claims import ClaimSplitter, Split, positional_aliases, shorten
+from ..core.io import (PathLike, Span, duplicate_id_message, empty_cases_message, is_regular_file, iter_cases,
+                       load_cases, passage_table, split_file)
 
 if TYPE_CHECKING:  # pragma: no cover - numpy and pandas are imported where frames are built
     import pandas as pd
 
     from .counts import Counts
 from ..judges import DEFAULT_JUDGE, Judge, Pair
-from .kinds import claim_kinds
-from .premise import ANSWER_WORDS as _ANSWER_WORDS
-from .parallel import can_fork, in_workers
-from .records import Case, Claim, Evidence, InputError, Passage, Verdict
+from ..core.kinds import claim_kinds
+from ..core.premise import ANSWER_WORDS as _ANSWER_WORDS
+from ..core.parallel import can_fork, in_workers
+from ..core.records import Case, Claim, Evidence, InputError, Passage, Verdict
 
 #: Cases judged per step. Keeps the passages of a chunk warm in the judge's caches between the
 #: all-evidence and cited-evidence steps, and paces the progress bar. A judge with a true
@@ -225,7 +225,7 @@ def evaluate(
 
 def _evaluation(judge: Judge, splitter: ClaimSplitter, claims: Columns, rows: Columns) -> Evaluation:
     """The frames of a run, the claim frame carrying the judge's identity in ``attrs["judge"]``."""
-    from .identity import judge_identity
+    from ..core.identity import judge_identity
 
     frame = _frame(claims, CLAIM_COLUMNS)
     frame.attrs["judge"] = judge_identity(judge, splitter)
@@ -467,8 +467,8 @@ def count_file(
     never one of the inputs, and replaces an existing file only with ``force``.
     """
     from .counts import counts_of
-    from .frames import ClaimsWriter, check_frame_target
-    from .identity import judge_identity
+    from ..core.frames import ClaimsWriter, check_frame_target
+    from ..core.identity import judge_identity
 
     if claims_out is not None:
         check_frame_target(claims_out, force, [cases, passages if not isinstance(passages, Mapping) else None])
@@ -535,7 +535,7 @@ def count_part(path, table, passages_name: str, span: Optional[Span], judge: Jud
     each chunk's number of cases, with (``send_ids``) the bytes of its case ids' fingerprints,
     which this part then does not keep (a worker sends them as it goes, holding none)."""
     from .counts import Counts, case_fingerprint
-    from .identity import judge_identity
+    from ..core.identity import judge_identity
 
     counts = Counts(judge.name, judge_identity(judge, splitter))
     part: dict = {"counts": counts, "writer": writer}
@@ -618,7 +618,7 @@ def _repeated_id(path, counts) -> Optional[Tuple[int, str]]:
     if not count:
         return None
     from .counts import case_fingerprint
-    from .io import display_name, find_repeated_id
+    from ..core.io import display_name, find_repeated_id
 
     if is_regular_file(path):
         return find_repeated_id(path, twice, case_fingerprint)
