@@ -22,7 +22,7 @@ from array import array
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..core._gc import paused_gc
 from ..core.claims import ClaimSplitter, Split, positional_aliases, shorten
@@ -393,35 +393,20 @@ def evaluate_file(
     table, passages_name = passage_table(passages)
 
     def work(span: Span, report) -> dict:
-        # Read and judge chunk by chunk, so a worker never holds more than one chunk of cases.
-        # After a label error the rest is still read: an error in reading comes first, as when
-        # the whole file is read before anything is judged.
-        # Each judged chunk goes to the main process at once, so a worker holds no more than one.
+        # Each judged chunk goes to the main process at once, so a worker holds no more than one;
+        # every case's id and line are kept, to find an id used again in a later part.
         ids: List[str] = []
         lines: List[int] = []
         part: dict = {"ids": ids, "lines": lines}
-        chunk: List[Case] = []
 
-        def judge_chunk() -> None:
-            if chunk and "label_error" not in part:
-                claims, rows = _empty_columns()
-                try:
-                    _judge_chunk(judge, list(zip(chunk, split_cases(chunk, splitter))), claims, rows)
-                    report(len(chunk), (claims, rows))
-                except InputError as error:
-                    part["label_error"] = str(error)
-            chunk.clear()
+        def read(number: int, case: Case) -> None:
+            ids.append(case.id)
+            lines.append(number)
 
-        try:
-            for number, case in iter_cases(path, table, passages_name, span):
-                ids.append(case.id)
-                lines.append(number)
-                chunk.append(case)
-                if len(chunk) == CHUNK:
-                    judge_chunk()
-            judge_chunk()
-        except InputError as error:
-            part["load_error"] = (error.line, str(error))
+        for chunk, columns in judged_chunks(path, table, passages_name, span, judge, splitter, part,
+                                            check_ids=True, on_case=read):
+            if columns is not None:
+                report(len(chunk), columns)
         return part
 
     bar = _progress(progress, None)
@@ -525,60 +510,80 @@ def count_file(
     return counts
 
 
+def judged_chunks(path, table, passages_name: str, span: Optional[Span], judge: Judge, splitter: ClaimSplitter,
+                  part: dict, *, counts_only: bool = False, check_ids: bool = False,
+                  on_case: Optional[Callable[[int, Case], None]] = None
+                  ) -> Iterator[Tuple[List[Case], Optional[Tuple[Columns, Columns]]]]:
+    """Read the cases of ``path`` (or of a ``span`` of it) and judge them chunk by chunk
+    (``CHUNK`` cases): each chunk's cases with its columns of the claim frame and of the case frame
+    (``counts_only``: those the counts read), one chunk alive at a time. The one reading and judging
+    loop of :func:`evaluate_file`'s workers, which collect the columns, and :func:`count_part`,
+    which counts them.
+
+    What stops it is written to ``part``: ``label_error`` when a case's labels do not fit its
+    claims (nothing more is judged, but the rest is still read and its chunks given with ``None``
+    for columns, so that a bad line later on is the error reported, as when the whole file is read
+    first), ``load_error`` (``(line, sentence)``) when a line cannot be read (the chunk it cuts
+    short is neither judged nor given). ``check_ids``: an id used twice in the part is a
+    ``load_error`` too. ``on_case(line, case)`` sees every case as it is read."""
+    chunk: List[Case] = []
+    cache = SplitCache()
+
+    def judged() -> Optional[Tuple[Columns, Columns]]:
+        if "label_error" in part:
+            return None
+        claims, rows = _empty_columns()
+        try:
+            _judge_chunk(judge, list(zip(chunk, split_cases(chunk, splitter, cache))), claims, rows,
+                         counts_only=counts_only)
+        except InputError as error:
+            part["label_error"] = str(error)
+            return None
+        return claims, rows
+
+    try:
+        for number, case in iter_cases(path, table, passages_name, span, check_ids=check_ids):
+            if on_case is not None:
+                on_case(number, case)
+            chunk.append(case)
+            if len(chunk) == CHUNK:
+                yield chunk, judged()
+                chunk = []
+    except InputError as error:
+        part["load_error"] = (getattr(error, "line", 0), str(error))
+        return
+    if chunk:
+        yield chunk, judged()
+
+
 def count_part(path, table, passages_name: str, span: Optional[Span], judge: Judge, splitter: ClaimSplitter,
                writer=None, report: Optional[Callable[..., None]] = None, send_ids: bool = False) -> dict:
-    """Read and judge the cases of ``path`` (or of a ``span`` of it) chunk by chunk into counts:
-    ``{"counts", "writer"}``, with ``load_error`` (``(line, sentence)``) when a line cannot be read
-    and ``label_error`` when a case's labels do not fit its claims (the rest is still read, so
-    that a bad line later on is the error reported, as when the whole file is read first).
-    ``writer`` (a :class:`~groundlab.frames.ClaimsWriter`) gets each chunk's claims; ``report(n)``
-    each chunk's number of cases, with (``send_ids``) the bytes of its case ids' fingerprints,
-    which this part then does not keep (a worker sends them as it goes, holding none)."""
+    """Read and judge the cases of ``path`` (or of a ``span`` of it) chunk by chunk into counts
+    (:func:`judged_chunks`): ``{"counts", "writer"}``, with its ``load_error`` or ``label_error``
+    (the cases read after a label error are counted as cases, unjudged). ``writer`` (a
+    :class:`~groundlab.frames.ClaimsWriter`) gets each chunk's claims; ``report(n)`` each chunk's
+    number of cases, with (``send_ids``) the bytes of its case ids' fingerprints, which this part
+    then does not keep (a worker sends them as it goes, holding none)."""
     from .counts import Counts, case_fingerprint
     from ..core.identity import judge_identity
 
     counts = Counts(judge.name, judge_identity(judge, splitter))
     part: dict = {"counts": counts, "writer": writer}
-    chunk: List[Case] = []
-    cache = SplitCache()
-
-    def judge_chunk() -> None:
-        if not chunk:
-            return
-        if "label_error" in part:  # nothing more is judged; the ids are still read and counted
-            counts.fingerprints.extend(case_fingerprint(case.id) for case in chunk)
-            counts.add("cases", "", len(chunk))
-            done(len(chunk))
-            return
-        claims, rows = _empty_columns()
-        try:
-            _judge_chunk(judge, list(zip(chunk, split_cases(chunk, splitter, cache))), claims, rows,
-                         counts_only=writer is None)
-        except InputError as error:
-            part["label_error"] = str(error)
-            judge_chunk()
-            return
-        counts.add_columns(claims, rows)
-        if writer is not None:
-            writer.write(claims)
-        done(len(chunk))
-
-    def done(n: int) -> None:
-        if send_ids:
-            report(n, counts.fingerprints.tobytes())
-            del counts.fingerprints[:]
-        elif report is not None:
-            report(n)
-        chunk.clear()
-
     try:
-        for _, case in iter_cases(path, table, passages_name, span, check_ids=False):
-            chunk.append(case)
-            if len(chunk) == CHUNK:
-                judge_chunk()
-        judge_chunk()
-    except InputError as error:
-        part["load_error"] = (getattr(error, "line", 0), str(error))
+        for chunk, columns in judged_chunks(path, table, passages_name, span, judge, splitter, part,
+                                            counts_only=writer is None):
+            if columns is None:  # after a label error: the ids are still read and counted
+                counts.fingerprints.extend(case_fingerprint(case.id) for case in chunk)
+                counts.add("cases", "", len(chunk))
+            else:
+                counts.add_columns(*columns)
+                if writer is not None:
+                    writer.write(columns[0])
+            if send_ids:
+                report(len(chunk), counts.fingerprints.tobytes())
+                del counts.fingerprints[:]
+            elif report is not None:
+                report(len(chunk))
     finally:
         if writer is not None and span is not None:
             writer.finish()
