@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
 from groundlab import evaluate  # noqa: E402
-from groundlab.core.policy import apply_policy  # noqa: E402
+from groundlab.measure.policy import apply_policy  # noqa: E402
 from groundlab.core.records import Case, Passage  # noqa: E402
 from groundlab.judges.rules import RulesJudge  # noqa: E402
 

@@ -21,7 +21,7 @@ _NAMES = {
     "citation_recall": "core.metrics", "citations_undecided": "core.metrics", "cohens_kappa": "core.metrics",
     "disagreements": "core.metrics", "faithfulness": "core.metrics", "false_abstention_rate": "core.metrics",
     "get_judge": "judges", "hallucination_rate": "core.metrics", "interval_half_width": "core.stats",
-    "judge_names": "judges", "load_cases": "importers", "load_passages": "core.io", "make_judge": "core.policy",
+    "judge_names": "judges", "load_cases": "importers", "load_passages": "core.io", "make_judge": "measure.policy",
     "outcomes": "core.metrics",
     "penalty_for_confidence": "core.metrics", "risk_weighted_score": "core.metrics", "sample_path": "core.io",
     "verdict_counts": "core.metrics", "wilson_interval": "core.stats",
@@ -53,8 +53,8 @@ def __dir__():
 
 
 # Named like the module that holds them: imported at once, so the name is the function, not the module.
-from .core.evaluate import Evaluation, split_cases  # noqa: E402
-from .core.evaluate import evaluate as _evaluate  # noqa: E402
+from .measure.evaluate import Evaluation, split_cases  # noqa: E402
+from .measure.evaluate import evaluate as _evaluate  # noqa: E402
 from .production.guard import GuardResult, guard, guard_outcomes  # noqa: E402
 from .core.records import Case  # noqa: E402
 

@@ -3,7 +3,9 @@
 ``import groundlab.workbook``, ``from groundlab.io import load_passages`` and a pickle that names
 ``groundlab.workbook.JudgeComparison`` find the module where it lives now
 (``groundlab.present.workbook``): the very same module object, so a name set on one is set on
-the other. docs/architecture.md lists each old path and its new home.
+the other. So do the paths of the modules that ran judges from ``core`` before the measuring layer
+had its own folder (``groundlab.core.counts`` is ``groundlab.measure.counts``). docs/architecture.md
+lists each old path and its new home.
 """
 
 from __future__ import annotations
@@ -13,18 +15,21 @@ import importlib.abc
 import importlib.machinery
 import sys
 
-#: Each module that moved: its old name under ``groundlab`` and where it lives now.
+#: Each module that moved: its old name under ``groundlab`` and where it lives now. A module that moved
+#: twice (``groundlab.counts``, then ``groundlab.core.counts``) has both its old names here.
 MOVED = {
-    "_gc": "core._gc", "cards": "present.cards", "claims": "core.claims", "compare": "core.compare",
-    "compare_plots": "present.compare_plots", "counts": "core.counts", "evaluate": "core.evaluate",
-    "formatting": "core.formatting", "frames": "core.frames", "gate": "production.gate",
-    "guard": "production.guard", "identity": "core.identity", "incidents": "production.incidents",
-    "io": "core.io", "kinds": "core.kinds", "masking": "core.masking", "metrics": "core.metrics",
-    "notebooks": "present.notebooks", "numbers": "core.numbers", "outputs": "core.outputs",
-    "parallel": "core.parallel", "plots": "present.plots", "policy": "core.policy", "records": "core.records",
-    "report": "present.report", "sampling": "labeling.sampling", "slides": "present.slides",
-    "stats": "core.stats", "summary": "core.summary", "targets": "production.targets",
-    "testing": "production.testing", "workbook": "present.workbook",
+    "_gc": "core._gc", "cards": "present.cards", "claims": "core.claims", "compare": "measure.compare",
+    "compare_plots": "present.compare_plots", "core.compare": "measure.compare", "core.counts": "measure.counts",
+    "core.evaluate": "measure.evaluate", "core.figures": "measure.figures", "core.judge_diff": "measure.judge_diff",
+    "core.paired": "measure.paired", "core.policy": "measure.policy", "core.summary": "measure.summary",
+    "counts": "measure.counts", "evaluate": "measure.evaluate", "formatting": "core.formatting",
+    "frames": "core.frames", "gate": "production.gate", "guard": "production.guard", "identity": "core.identity",
+    "incidents": "production.incidents", "io": "core.io", "kinds": "core.kinds", "masking": "core.masking",
+    "metrics": "core.metrics", "notebooks": "present.notebooks", "numbers": "core.numbers",
+    "outputs": "core.outputs", "parallel": "core.parallel", "plots": "present.plots", "policy": "measure.policy",
+    "records": "core.records", "report": "present.report", "sampling": "labeling.sampling",
+    "slides": "present.slides", "stats": "core.stats", "summary": "measure.summary",
+    "targets": "production.targets", "testing": "production.testing", "workbook": "present.workbook",
 }
 
 
@@ -44,7 +49,8 @@ class _Loader(importlib.abc.Loader):
 
 
 class _OldPaths(importlib.abc.MetaPathFinder):
-    """Finds ``groundlab.<old name>`` of :data:`MOVED` as the module at its new path."""
+    """Finds ``groundlab.<old name>`` of :data:`MOVED` (``groundlab.io``, ``groundlab.core.counts``) as
+    the module at its new path."""
 
     def find_spec(self, fullname, path=None, target=None):
         package, _, name = fullname.partition(".")

@@ -18,9 +18,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "groundlab"
 LAYERS = [
     ("core", ["groundlab.core"]),
     ("judges", ["groundlab.judges"]),
-    ("core, running judges", ["groundlab.core.policy", "groundlab.core.evaluate", "groundlab.core.counts",
-                              "groundlab.core.figures", "groundlab.core.summary", "groundlab.core.compare",
-                              "groundlab.core.paired", "groundlab.core.judge_diff"]),
+    ("measure", ["groundlab.measure"]),
     ("importers", ["groundlab.importers"]),
     ("engines", ["groundlab.engines"]),
     ("production", ["groundlab.production"]),
@@ -180,6 +178,18 @@ def test_no_import_runs_back_up_a_layer(package):
     assert upward_imports(graph) == []
 
 
+def test_core_is_the_ground_floor(package):
+    """Nothing in ``core`` imports a module outside it: the judges and the measuring layer above
+    them stand on it, never under it."""
+    graph, _ = package
+    climbing = [f"{module} (line {line}) imports {target}" for module, edges in sorted(graph.items())
+                if module == "groundlab.core" or module.startswith("groundlab.core.")
+                for line, target in edges if not target.startswith("groundlab.core")]
+    assert climbing == []
+    assert layer_of("groundlab.measure.evaluate") > layer_of("groundlab.judges") > layer_of("groundlab.core.claims")
+    assert layer_of("groundlab.measure.counts") < layer_of("groundlab.importers")
+
+
 def test_no_modules_import_each_other_round_a_circle(package):
     graph, _ = package
     assert circles(graph) == []
@@ -193,7 +203,7 @@ def test_only_the_command_line_sees_the_parsed_options(package):
 def test_the_reader_sees_function_level_imports(package):
     """The lazy imports count: evaluate imports the counts inside a function only."""
     graph, _ = package
-    assert "groundlab.core.counts" in {t for _, t in graph["groundlab.core.evaluate"]}
+    assert "groundlab.measure.counts" in {t for _, t in graph["groundlab.measure.evaluate"]}
     assert "groundlab.production.guard" in {t for _, t in graph["groundlab"]}
 
 
@@ -208,6 +218,12 @@ def test_the_checks_flag_a_planted_upward_import_a_circle_and_args(tmp_path):
     records.write_text(records.read_text(encoding="utf-8") + "\n\ndef _planted():\n"
                        "    from ..present.report import markdown_text\n\n    return markdown_text\n",
                        encoding="utf-8")
+    metrics = root / "core" / "metrics.py"  # the ground floor reaching up to the measuring layer
+    metrics.write_text(metrics.read_text(encoding="utf-8") + "\n\ndef _planted():\n"
+                       "    from ..measure.counts import counts_of\n\n    return counts_of\n", encoding="utf-8")
+    rules = root / "judges" / "rules.py"  # a judge reaching up to what runs the judges
+    rules.write_text(rules.read_text(encoding="utf-8") + "\nfrom ..measure.evaluate import evaluate  # noqa\n",
+                     encoding="utf-8")
     stats = root / "core" / "stats.py"
     stats.write_text(stats.read_text(encoding="utf-8") + "\n\ndef _planted(args):\n"
                      "    from .kinds import claim_kinds\n\n    return args.judge, claim_kinds\n", encoding="utf-8")
@@ -217,6 +233,10 @@ def test_the_checks_flag_a_planted_upward_import_a_circle_and_args(tmp_path):
     up = upward_imports(graph)
     assert any(s.startswith("groundlab.core.records (line ") and "imports groundlab.present.report: core may not "
                "import presentation" in s for s in up), up
+    assert any(s.startswith("groundlab.core.metrics (line ") and "imports groundlab.measure.counts: core may not "
+               "import measure" in s for s in up), up
+    assert any(s.startswith("groundlab.judges.rules (line ") and "imports groundlab.measure.evaluate: judges may not "
+               "import measure" in s for s in up), up
     found = circles(graph)
     assert any({"groundlab.core.kinds", "groundlab.core.stats"} <= set(group) for group in found), found
     assert any(s.startswith("groundlab.core.stats (line ") and s.endswith("reads args.judge")
@@ -225,10 +245,10 @@ def test_the_checks_flag_a_planted_upward_import_a_circle_and_args(tmp_path):
 
 def test_the_checks_on_a_small_module_map():
     graph = {"groundlab.core.records": [], "groundlab.judges": [(3, "groundlab.core.records")],
-             "groundlab.core.evaluate": [(4, "groundlab.judges")],
-             "groundlab.judges.rules": [(9, "groundlab.core.evaluate")]}
-    assert upward_imports(graph) == ["groundlab.judges.rules (line 9) imports groundlab.core.evaluate: judges may not "
-                                     "import core, running judges, a layer above it"]
+             "groundlab.measure.evaluate": [(4, "groundlab.judges")],
+             "groundlab.judges.rules": [(9, "groundlab.measure.evaluate")]}
+    assert upward_imports(graph) == ["groundlab.judges.rules (line 9) imports groundlab.measure.evaluate: judges may "
+                                     "not import measure, a layer above it"]
     graph["groundlab.core.records"] = [(2, "groundlab.judges")]
     assert circles(graph) == [["groundlab.core.records", "groundlab.judges"]]
 
@@ -245,7 +265,7 @@ ONE_PIECE = "one piece:"
 #: shrinks: a module on it that falls under the limit, or is gone, fails the test below.
 TO_SPLIT = {
     "groundlab.judges.signals": "the signals read in a claim, the fitted model weighing them, and the reasons",
-    "groundlab.core.evaluate": "the serial and parallel judging loops, and the frames they fill",
+    "groundlab.measure.evaluate": "the serial and parallel judging loops, and the frames they fill",
     "groundlab.core.claims": "sentences and citations, abstentions and closings, bare yes and no",
 }
 
@@ -331,9 +351,78 @@ def test_a_pickle_that_names_an_old_path_loads():
                                                    f"groundlab.{name}", cls_name) is cls
 
 
+def test_the_core_paths_of_the_measuring_layer_are_its_modules():
+    """What ran judges from ``core`` lives in ``measure``; ``groundlab.core.counts`` (and the older
+    ``groundlab.counts``) is the very module ``groundlab.measure.counts``, however it is imported."""
+    import importlib
+    import sys
+
+    import groundlab
+    import groundlab.core
+    from groundlab._moved import MOVED
+
+    measuring = ["compare", "counts", "evaluate", "figures", "judge_diff", "paired", "policy", "summary"]
+    assert sorted(new.split(".", 1)[1] for old, new in MOVED.items() if old.startswith("core.")) == measuring
+    for name in measuring:
+        assert not (PACKAGE / "core" / f"{name}.py").exists(), name
+        module = importlib.import_module(f"groundlab.measure.{name}")
+        assert importlib.import_module(f"groundlab.core.{name}") is module, name
+        assert sys.modules[f"groundlab.core.{name}"] is module and getattr(groundlab.core, name) is module
+        assert module.__name__ == f"groundlab.measure.{name}" and module.__spec__.name == module.__name__
+    from groundlab.core import counts
+    from groundlab.core.evaluate import count_file, evaluate
+    assert counts is importlib.import_module("groundlab.counts") is importlib.import_module("groundlab.measure.counts")
+    assert count_file.__module__ == "groundlab.measure.evaluate" and evaluate is groundlab.measure.evaluate.evaluate
+    # a name set on the old path is set on the new home: one module object
+    counts.__dict__["_planted_by_the_test"] = 1
+    try:
+        assert groundlab.measure.counts._planted_by_the_test == 1
+    finally:
+        del counts.__dict__["_planted_by_the_test"]
+
+
+def test_a_pickle_that_names_a_core_path_of_the_measuring_layer_loads():
+    """Counts and an evaluation pickled while they lived in ``core`` (``groundlab.core.counts.Counts``,
+    ``groundlab.core.evaluate.Evaluation``) load as the classes at their new home."""
+    import pickle
+
+    from groundlab import evaluate, load_cases
+    from groundlab.core.io import sample_path
+    from groundlab.measure.counts import Counts, counts_of
+    from groundlab.measure.evaluate import Evaluation
+
+    ev = evaluate(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")), "rules")
+    counts = counts_of(ev)
+    loaded = {}
+    for value, cls, old in ((counts, Counts, b"groundlab.core.counts"), (ev, Evaluation, b"groundlab.core.evaluate")):
+        new = cls.__module__.encode()
+        data = pickle.dumps(value, protocol=0)  # protocol 0 names a class as text: the path can be swapped
+        moved = data.replace(new, old)
+        assert old + b"\n" + cls.__name__.encode() in moved and new not in moved
+        loaded[cls] = pickle.loads(moved)
+        assert type(loaded[cls]) is cls
+    assert loaded[Counts].table().equals(counts.table())
+    assert loaded[Evaluation].claims.equals(ev.claims) and loaded[Evaluation].cases.equals(ev.cases)
+
+
 def test_the_architecture_page_lists_every_move():
     from groundlab._moved import MOVED
 
     page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
     for old, new in MOVED.items():
         assert f"| `groundlab.{old}` | `groundlab.{new}` |" in page, old
+
+
+def test_every_package_of_groundlab_is_in_the_wheel():
+    """pyproject.toml lists the packages the wheel carries: a folder of modules left off it installs
+    from a checkout (editable) and is missing from the wheel."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    listed = set(tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+                 ["packages"])
+    found = {module_name(init, PACKAGE) for init in PACKAGE.rglob("__init__.py")
+             if "data" not in init.relative_to(PACKAGE).parts}
+    assert found == listed

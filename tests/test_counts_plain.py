@@ -13,8 +13,8 @@ import pandas as pd
 
 from conftest import CASES, NOTES
 
-from groundlab.core import counts as counts_module
-from groundlab.core.counts import Counts
+from groundlab.measure import counts as counts_module
+from groundlab.measure.counts import Counts
 from groundlab.core.weighted import weighted_rate_of_counts
 
 

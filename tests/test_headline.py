@@ -128,8 +128,8 @@ def test_score_prints_the_corrected_rate_as_the_headline(cli, tmp_path, sample_c
 
 
 def test_the_label_request_is_sized_from_the_judges_measured_error(sample_cases):
-    from groundlab.core.counts import counts_of
-    from groundlab.core.summary import judge_errors, label_request
+    from groundlab.measure.counts import counts_of
+    from groundlab.measure.summary import judge_errors, label_request
     from groundlab.core.weighted import plan_labels, priors_from_error
 
     ev = evaluate(_keep_labels(sample_cases, set()), "signals")

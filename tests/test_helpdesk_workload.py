@@ -10,7 +10,7 @@ from pathlib import Path
 from conftest import NOTES
 
 from groundlab import load_cases
-from groundlab.core.evaluate import split_cases
+from groundlab.measure.evaluate import split_cases
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -378,7 +378,7 @@ def _calls(tree):
 
 
 def test_no_module_builds_a_judge_but_the_factory():
-    """Every judge groundlab runs is made by ``core.policy.make_judge``, which puts it behind the
+    """Every judge groundlab runs is made by ``measure.policy.make_judge``, which puts it behind the
     data policy and the masking asked for: no other module calls ``get_judge`` or a judge class."""
     import ast
 
@@ -390,7 +390,7 @@ def test_no_module_builds_a_judge_but_the_factory():
     for path in sorted((ROOT / "groundlab").rglob("*.py")):
         where = path.relative_to(ROOT).as_posix()
         for node, name in _calls(ast.parse(path.read_text(encoding="utf-8"))):
-            if name in builders and where != "groundlab/core/policy.py" and name not in COMPOSED.get(where, ()):
+            if name in builders and where != "groundlab/measure/policy.py" and name not in COMPOSED.get(where, ()):
                 offenders.append(f"{where}:{node.lineno} calls {name}")
     assert not offenders, offenders
 

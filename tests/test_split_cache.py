@@ -8,7 +8,7 @@ from conftest import CASES, NOTES
 
 from groundlab import load_cases
 from groundlab.core.claims import ClaimSplitter
-from groundlab.core.evaluate import SplitCache, split_cases
+from groundlab.measure.evaluate import SplitCache, split_cases
 from groundlab.core.records import Passage
 
 

@@ -46,7 +46,7 @@ NAMES = {
         "judge_options", "load_inputs", "make_judge", "number", "percent", "positive_int", "print_counts",
         "rate_row", "splitter_from", "table", "visible", "_severity"
     ],
-    "groundlab.core.compare": [
+    "groundlab.measure.compare": [
         "BASELINE_COLUMNS", "BETTER", "Baseline", "CLUSTERED", "Case", "Comparison", "DEFAULT_JUDGE",
         "Evaluation", "FAITHFULNESS_NOTE", "GroundlabError", "InputError", "JudgeDiff", "LABELS", "MCNEMAR",
         "MeasureComparison", "NEWCOMBE", "PAIR_BY", "Pairing", "Rate", "SHOWN_IDS", "VERDICTS", "WALD",

@@ -16,9 +16,9 @@ from .common import dry_run, emit, error_lines, evaluate_inputs, rate_row, table
 
 def cmd_agree(args: argparse.Namespace) -> int:
     from ..core.metrics import disagreements, flip_rate
-    from ..core.summary import agree_summary
+    from ..measure.summary import agree_summary
 
-    from ..core.judge_diff import claim_verdicts, judge_diff, read_baseline
+    from ..measure.judge_diff import claim_verdicts, judge_diff, read_baseline
 
     if args.dry_run:
         return dry_run(args)
@@ -106,8 +106,8 @@ def _agree_against(args: argparse.Namespace) -> int:
 
 def _baseline_text(diff) -> str:
     """The baseline section of ``agree``: what moved, claim by claim."""
-    from ..core.compare import SHOWN_IDS
-    from ..core.paired import p_text, points
+    from ..measure.compare import SHOWN_IDS
+    from ..measure.paired import p_text, points
     from ..core.identity import identity_text
 
     b = diff.baseline

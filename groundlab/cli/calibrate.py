@@ -35,9 +35,9 @@ def add_commands(sub) -> None:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from ..core.evaluate import split_cases
+    from ..measure.evaluate import split_cases
     from ..core.io import check_output, is_stdin, load_cases, plural
-    from ..core.policy import make_judge
+    from ..measure.policy import make_judge
     from ..judges.calibration import (MIN_PER_CLASS, MODES, Figures, LabeledClaim, check_enough, fit, measure,
                                        shipped_prior, write_config)
     from ..core.records import Evidence

@@ -58,7 +58,7 @@ def load_inputs(args: argparse.Namespace):
 
 def make_judge(args: argparse.Namespace, cache: bool = True):
     """The judge the options name, behind the data policy and the masking they ask for."""
-    from ..core.policy import make_judge as made
+    from ..measure.policy import make_judge as made
 
     return made(args.judge, policy=getattr(args, "policy", None), mask=bool(getattr(args, "mask", False)),
                 mask_names=list(getattr(args, "mask_name", None) or []), **judge_kwargs(args, cache=cache))
@@ -67,7 +67,7 @@ def make_judge(args: argparse.Namespace, cache: bool = True):
 def evaluate_inputs(args: argparse.Namespace, runs: int = 1, judge=None):
     """Judge the cases ``runs`` times (with ``judge``, else the one the options name); one
     evaluation, or a list of them when ``runs`` > 1."""
-    from ..core.evaluate import evaluate, evaluate_file
+    from ..measure.evaluate import evaluate, evaluate_file
     from ..judges import nothing_judged
 
     judge = judge or make_judge(args, cache=runs == 1)
@@ -145,8 +145,8 @@ def spending(judge) -> Iterator[None]:
 
 
 def dry_run(args: argparse.Namespace) -> int:
-    from ..core.evaluate import claim_pairs, split_cases
-    from ..core.policy import policy_of
+    from ..measure.evaluate import claim_pairs, split_cases
+    from ..measure.policy import policy_of
 
     judge = make_judge(args)
     source, cases = load_inputs(args)

@@ -41,8 +41,8 @@ def add_commands(sub) -> None:
 def cmd_compare(args: argparse.Namespace) -> int:
     import os
 
-    from ..core.compare import compare, pair_cases
-    from ..core.evaluate import evaluate
+    from ..measure.compare import compare, pair_cases
+    from ..measure.evaluate import evaluate
     from ..core.io import load_cases
     from ..judges import nothing_judged
 
@@ -50,7 +50,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     b_cases = load_cases(args.b, args.passages_b if args.passages_b is not None else args.passages)
     pair_cases(a_cases, b_cases, args.pair_by)  # a file that cannot be paired stops before any judging
     judge = make_judge(args)
-    from ..core.policy import policy_of
+    from ..measure.policy import policy_of
 
     policy = policy_of(judge)
     if policy is not None:  # both sides placed before either is judged (and paid for)
@@ -77,7 +77,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def comparison_text(result) -> str:
     """The comparison as a terminal table followed by each measure in plain words."""
-    from ..core.paired import LABELS, NEWCOMBE, p_text, points
+    from ..measure.paired import LABELS, NEWCOMBE, p_text, points
     from ..core.identity import identity_text
 
     a, b = result.names

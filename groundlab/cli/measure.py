@@ -110,7 +110,7 @@ def add_commands(sub) -> None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from ..core.claims import looks_like_refusal, shorten
-    from ..core.evaluate import split_cases
+    from ..measure.evaluate import split_cases
     from ..core.io import plural
 
     source, cases = load_inputs(args)

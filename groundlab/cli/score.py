@@ -31,7 +31,7 @@ def _score(args: argparse.Namespace) -> int:
 
     penalty = _penalty(args)
     from ..production.gate import check_names
-    from ..core.summary import SCORE_FIGURES
+    from ..measure.summary import SCORE_FIGURES
 
     conditions = check_names(args.fail_if, SCORE_FIGURES)  # a mistake in a gate costs no judging
     if args.dry_run:
@@ -71,11 +71,11 @@ def _score(args: argparse.Namespace) -> int:
                              "check --targets or run the cascade judge; drop those, or run without --engine dask.")
     from ..core.metrics import citations_undecided
     from ..present.report import steering_report, write_report
-    from ..core.summary import rates, score_summary
+    from ..measure.summary import rates, score_summary
 
     source, ev = evaluate_inputs(args, judge=judge)
     if args.counts_out:
-        from ..core.counts import counts_of, write_counts
+        from ..measure.counts import counts_of, write_counts
 
         write_counts(counts_of(ev), args.counts_out, force=args.force, inputs=inputs)
     positional = int(ev.cases["cites_by_position"].sum()) if "cites_by_position" in ev.cases else 0
@@ -146,9 +146,9 @@ def _penalty(args: argparse.Namespace) -> float:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from ..core.counts import merge_counts, read_counts, write_counts
+    from ..measure.counts import merge_counts, read_counts, write_counts
     from ..production.gate import check_names
-    from ..core.summary import SCORE_FIGURES
+    from ..measure.summary import SCORE_FIGURES
 
     penalty = _penalty(args)
     conditions = check_names(args.fail_if, SCORE_FIGURES)
@@ -199,7 +199,7 @@ def _score_counts(args: argparse.Namespace, judge, penalty: float, conditions, f
             import os
 
             from ..core._gc import pause_for_good
-            from ..core.evaluate import count_file
+            from ..measure.evaluate import count_file
 
             pause_for_good()  # this process ends once the counts are printed
             big = is_regular_file(path) and Path(path).stat().st_size > 2_000_000
@@ -215,7 +215,7 @@ def _score_counts(args: argparse.Namespace, judge, penalty: float, conditions, f
     if claims_out:
         print(f"groundlab: wrote the claim frame ({counts.count('claims')} rows) to {claims_out}", file=sys.stderr)
     if args.counts_out:
-        from ..core.counts import write_counts
+        from ..measure.counts import write_counts
 
         counts.sources = [source]
         write_counts(counts, args.counts_out, force=args.force, inputs=inputs)

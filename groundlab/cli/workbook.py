@@ -143,7 +143,7 @@ def _run(args: argparse.Namespace) -> int:
         NotebookFailed,
     )
     from ..core.outputs import FAILED_FILE, INPUTS_DIR, RUN_FILE, Claim, claim_folder, new_run_folder
-    from ..core.evaluate import split_cases
+    from ..measure.evaluate import split_cases
     from ..core.identity import identity_text
     from ..present.workbook import check_judge_config, claim_splitter, compare_judges, judged_inputs, save_judged
 
@@ -255,7 +255,7 @@ def _run(args: argparse.Namespace) -> int:
                              "filled it, or leave filled_sheet out.")
     policy = parameters.get("policy")
     if policy is not None and str(policy).strip():
-        from ..core.policy import load_policy
+        from ..measure.policy import load_policy
 
         option = "--policy" if args.policy is not None else "-p policy"
         _refuse_stream(option, policy, "the data policy")
@@ -285,7 +285,7 @@ def _run(args: argparse.Namespace) -> int:
     check_values({name: value for plan in probe.values() for name, value in plan.items() if name != "judge"},
                  options)
     if loaded_b is not None:
-        from ..core.compare import pair_cases
+        from ..measure.compare import pair_cases
 
         pairing = {name: value for plan in probe.values() for name, value in plan.items()
                    if name in ("pair_by", "names")}
@@ -398,7 +398,7 @@ def _label_request_line(comparison, main: str, parameters: Dict[str, object], ou
     where to read the labels back: into the sample drawn (its weights give the log's rate so far)
     on a first round; into the log itself (``log``, as the run names it) once it holds labels,
     since this round's sample holds only the answers drawn now and the rate rests on all of them."""
-    from ..core.summary import score_summary
+    from ..measure.summary import score_summary
     from ..present.headline import label_request_words
 
     evaluation = getattr(comparison, "evaluations", {}).get(main) if comparison is not None else None

@@ -21,7 +21,7 @@ and a cluster of workers would each send the same requests. Judge every answer w
 judge on the cluster, then the llm judge on a sample (``groundlab sample``) or on the answers
 the offline judge flags, on one machine (docs/scale.md).
 
-May import: :mod:`groundlab.core` and :mod:`groundlab.judges`; takes plain values (a judge's
+May import: :mod:`groundlab.core`, :mod:`groundlab.judges` and :mod:`groundlab.measure`; takes plain values (a judge's
 name and options, a scheduler's address), never the command line's options.
 """
 
@@ -89,7 +89,7 @@ class JudgeSpec:
         built = _BUILT.get(key)
         if built is None:
             from ..core.claims import ClaimSplitter
-            from ..core.policy import make_judge
+            from ..measure.policy import make_judge
 
             built = _BUILT[key] = (make_judge(self.name, **dict(self.options)), self.splitter or ClaimSplitter())
         return built
@@ -156,8 +156,8 @@ def judge_rows(records: Sequence[Mapping[str, Any]], spec: JudgeSpec, table: Opt
     (Arrow tables of :mod:`groundlab.frames`) when ``frames``, or ``error``: the sentence for a row
     that is not a case or whose labels do not fit its claims (never a traceback across the
     network)."""
-    from ..core.counts import Counts
-    from ..core.evaluate import CHUNK, _empty_columns, _judge_chunk, split_cases
+    from ..measure.counts import Counts
+    from ..measure.evaluate import CHUNK, _empty_columns, _judge_chunk, split_cases
     from ..core.identity import judge_identity
 
     judge, splitter = spec.build()
@@ -192,7 +192,7 @@ def judge_rows(records: Sequence[Mapping[str, Any]], spec: JudgeSpec, table: Opt
 def merge_partitions(results: Sequence[dict], what: str = "the DataFrame"):
     """The counts of all partitions, or the first partition's error as one sentence; a case id
     used in two rows is refused, as ``groundlab score`` refuses it in a file."""
-    from ..core.counts import merge_counts
+    from ..measure.counts import merge_counts
 
     for result in results:
         if "error" in result:

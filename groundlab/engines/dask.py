@@ -104,7 +104,7 @@ def judge_dask(cases, judge: str = "signals", *, passages: Union[str, Mapping, N
 def _count_span(path: str, span, spec: JudgeSpec, table, passages_name: str) -> dict:
     """One byte range of a cases file, read and judged in a worker (as ``score`` does locally);
     ``passages_name``: how messages name the passages file."""
-    from ..core.evaluate import count_part
+    from ..measure.evaluate import count_part
 
     judge, splitter = spec.build()
     return count_part(path, table, passages_name, span, judge, splitter)
@@ -123,7 +123,7 @@ def score_file_on_cluster(path, passages, judge: str, scheduler: str, *, splitte
     import os
     from pathlib import Path
 
-    from ..core.evaluate import merge_parts
+    from ..measure.evaluate import merge_parts
     from ..core.identity import judge_identity
     from ..core.io import is_regular_file, split_file
 

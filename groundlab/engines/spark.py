@@ -54,7 +54,7 @@ def _judge_task(spec: JudgeSpec, shared, columns, frames: bool):
     def run(batches):
         import pandas as pd
 
-        from ..core.counts import Counts
+        from ..measure.counts import Counts
 
         part = _partition_id()
         table = shared.value if shared is not None else None

@@ -5,8 +5,8 @@ order and length of its input; each pair is ``(claim_text, Evidence)``. Judges a
 name with :func:`get_judge`; their modules are imported only when asked for, so the optional
 model judges cost nothing until used.
 
-May import: the basic modules of :mod:`groundlab.core` (records, claims, numbers, stats, io,
-metrics, weighted rates) and the standard library; never ``core.evaluate`` or anything above it.
+May import: :mod:`groundlab.core` (records, claims, numbers, stats, io, metrics, weighted rates)
+and the standard library; never :mod:`groundlab.measure` (which runs the judges) or anything above it.
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ from ..core.records import GroundlabError, Verdict
 from . import Judge, Pair, get_judge
 
 if TYPE_CHECKING:
-    from ..core.evaluate import Evaluation
+    from ..measure.evaluate import Evaluation
     from ..core.weighted import WeightedRate
     from ..core.stats import Rate
 

@@ -44,7 +44,7 @@ from ..core.weighted import (STRATA, Correction, WeightedRate, _ordered, _pct, c
 
 if TYPE_CHECKING:  # imported where used: the labeling module loads the judges
     from ..core.claims import ClaimSplitter
-    from ..core.evaluate import Evaluation
+    from ..measure.evaluate import Evaluation
     from .sheet import ImportReport
 
 #: Where :func:`write_sample` keeps the design in each sampled case.
@@ -170,8 +170,8 @@ def request_sample(evaluation: "Evaluation", *, margin: float = 0.05, budget: Op
     stratum; ``weight`` the answers of the log each drawn one stands for, counting those labeled
     before).
     """
-    from ..core.counts import counts_of
-    from ..core.summary import label_request
+    from ..measure.counts import counts_of
+    from ..measure.summary import label_request
 
     cases = evaluation.cases
     counts = counts_of(evaluation)
@@ -437,7 +437,7 @@ def weigh_back(log_cases: pd.DataFrame, read: Union["ImportReport", "SheetWaitin
     one that judged the log, behind its data policy: ``JudgeComparison.judge``). While the sheet is waiting to be filled, that
     note is returned as it is: there is nothing to weigh yet.
     """
-    from ..core.evaluate import evaluate
+    from ..measure.evaluate import evaluate
     from ..core.io import load_cases
 
     if isinstance(read, SheetWaiting):

@@ -46,10 +46,10 @@ import pandas as pd
 
 from ..core.claims import ClaimSplitter
 from ..core.frames import FORMULA_START
-from ..core.evaluate import claim_pairs, judge_pairs, split_cases
+from ..measure.evaluate import claim_pairs, judge_pairs, split_cases
 from ..core.io import (PathLike, check_output, load_cases, load_cases_with_records, outputs_like, plural, read_csv,
                  write_atomic)
-from ..core.policy import make_judge
+from ..measure.policy import make_judge
 from ..judges import DEFAULT_JUDGE, Judge, nothing_judged
 from ..core.records import VERDICTS, Case, GroundlabError, InputError, Passage
 from .sampling import SheetWaiting, sample_text

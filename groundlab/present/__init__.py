@@ -3,6 +3,6 @@ slides, the case cards, the notebooks' tables and frames (:mod:`.workbook`), and
 notebooks (:mod:`.notebooks`).
 
 May import: :mod:`groundlab.core`, :mod:`groundlab.judges` (by name, to run what a notebook asks
-for) and :mod:`groundlab.production` (targets, guard outcomes and gates to show). Never labeling,
+for), :mod:`groundlab.measure` and :mod:`groundlab.production` (targets, guard outcomes and gates to show). Never labeling,
 the engines or the command line; nothing below imports this package.
 """

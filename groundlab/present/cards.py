@@ -168,7 +168,7 @@ def case_cards(cases: Sequence[Case], claims: pd.DataFrame, case_frame: Optional
     """A card per case of ``cases``, from the judge's ``claims`` frame (and its ``case_frame``, for
     the outcome): see the module docstring. ``splitter`` splits the answers as the run did, so each
     claim's place in the answer is found."""
-    from ..core.evaluate import split_cases
+    from ..measure.evaluate import split_cases
 
     splits = split_cases(list(cases), splitter)
     by_case: Dict[str, pd.DataFrame] = {cid: rows for cid, rows in claims.groupby("case_id", sort=False)}

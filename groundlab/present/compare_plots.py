@@ -12,8 +12,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.transforms import blended_transform_factory
 
-from ..core.compare import Comparison
-from ..core.paired import LABELS, points
+from ..measure.compare import Comparison
+from ..measure.paired import LABELS, points
 from .plots import OKABE_ITO, PALETTE, _styled, rate_ranges
 
 
@@ -53,7 +53,7 @@ def comparison_chart(comparison: Comparison, axes: Optional[Sequence[Axes]] = No
         return fig
     right.axvline(0, color=OKABE_ITO["black"], lw=1.2, ls="--")
     from ..core.formatting import STATE_COLOURS, state_label
-    from ..core.compare import compare_rows
+    from ..measure.compare import compare_rows
 
     diffs = frame.drop_duplicates("measure")
     by_label = {row["label"].split(" (")[0]: row for row in compare_rows(comparison)}

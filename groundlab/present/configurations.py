@@ -14,7 +14,7 @@ from typing import Any, Optional, Sequence
 import pandas as pd
 
 from ..core import formatting as fmt
-from ..core.evaluate import Evaluation
+from ..measure.evaluate import Evaluation
 from ..core.io import PathLike, load_cases, sha256_file
 from ..core.metrics import outcomes
 from ..core.records import GroundlabError
@@ -78,7 +78,7 @@ def compare_files(cases: PathLike, cases_b: PathLike, passages: Optional[PathLik
     Both files are read and paired before anything is judged, so a file that cannot be compared
     stops with one sentence.
     """
-    from ..core.compare import compare, pair_cases
+    from ..measure.compare import compare, pair_cases
 
     if not str(cases_b or "").strip():
         raise GroundlabError("cases_b is empty: there is no second configuration to compare with; give its "
@@ -90,7 +90,7 @@ def compare_files(cases: PathLike, cases_b: PathLike, passages: Optional[PathLik
     b_cases = load_cases(cases_b, passages_b)
     pair_cases(a_cases, b_cases, pair_by, names)
     if policy is not None and str(policy).strip():  # both sides placed before either is judged
-        from ..core.policy import load_policy
+        from ..measure.policy import load_policy
 
         loaded = load_policy(policy)
         loaded.check_cases(a_cases)
@@ -143,7 +143,7 @@ def comparison_table(compared: ConfigurationComparison) -> pd.DataFrame:
     """Every figure of the comparison, one row per measure: each side's rate with its count and
     Wilson 95% range, the difference in points with its paired 95% range, the test, the verdict,
     the pairs it rests on and what was left out."""
-    from ..core.paired import LABELS, NEWCOMBE, left_out_words, p_text, points
+    from ..measure.paired import LABELS, NEWCOMBE, left_out_words, p_text, points
 
     a, b = compared.names
     rows = []

@@ -52,7 +52,7 @@ def guard_examples(cases: Sequence[Case], judge: Optional[str] = None, splitter:
 
     judge_used = guarded_judge(judge_object(judge or GUARD_JUDGE), policy, mask, mask_names)
     if policy is not None and str(policy).strip():
-        from ..core.policy import policy_of
+        from ..measure.policy import policy_of
 
         policy_of(judge_used).check_cases(cases)
     rows = []

@@ -14,13 +14,13 @@ import pandas as pd
 
 from ..core import formatting as fmt
 from ..core.claims import ClaimSplitter
-from ..core.evaluate import Evaluation, evaluate
+from ..measure.evaluate import Evaluation, evaluate
 from ..core.io import PathLike
 from ..core.metrics import agreement, disagreements, hallucination_rate, outcomes, risk_weighted_score
-from ..core.policy import make_judge
+from ..measure.policy import make_judge
 from ..core.records import Case, GroundlabError
 from ..core.stats import UndefinedRateWarning
-from ..core.summary import rates_frame
+from ..measure.summary import rates_frame
 from ..judges import nothing_judged
 from .report import code_span
 
@@ -103,7 +103,7 @@ def compare_judges(cases: Sequence[Case], judges: Iterable[str], splitter: Optio
     policy = policy if policy is not None and str(policy).strip() else None
     mask = bool(mask or mask_names)
     if policy is not None:
-        from ..core.policy import load_policy
+        from ..measure.policy import load_policy
 
         policy = load_policy(policy)
         policy.check_cases(cases)

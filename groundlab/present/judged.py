@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, Mapping, Optional, Sequence
 
 from ..core.claims import claim_splitter
-from ..core.evaluate import Evaluation
+from ..measure.evaluate import Evaluation
 from ..core.io import PathLike, load_cases, sha256_file
 from ..core.records import Case, GroundlabError
 from .judge_comparison import JudgeComparison, check_judge_config, compare_judges

@@ -226,7 +226,7 @@ def check_values(parameters: Mapping[str, Any], options: Optional[Mapping[str, s
     ``judge`` is loaded as ``--judge`` is, so a judge that cannot run here is refused too; a name
     in ``judges`` need only exist (notebook 02 names the ones it cannot load and goes on).
     """
-    from ..core.policy import make_judge
+    from ..measure.policy import make_judge
     from ..judges import judge_names
 
     for name, value in parameters.items():
@@ -253,7 +253,7 @@ def check_values(parameters: Mapping[str, Any], options: Optional[Mapping[str, s
                                      "how many answers to draw for labeling (0: as many as the label request "
                                      "asks for).")
         elif name == "pair_by":
-            from ..core.compare import PAIR_BY
+            from ..measure.compare import PAIR_BY
 
             if value not in PAIR_BY:
                 raise GroundlabError(f"{label} must be {' or '.join(PAIR_BY)}, not {_show(value)}.")

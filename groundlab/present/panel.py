@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Sequence
 
 from ..core import formatting as fmt
-from ..core.evaluate import Evaluation
+from ..measure.evaluate import Evaluation
 from ..core.formatting import markdown_text
 from ..core.metrics import citations_undecided
-from ..core.summary import agree_summary, rates, score_summary
+from ..measure.summary import agree_summary, rates, score_summary
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..production.targets import Targets

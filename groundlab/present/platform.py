@@ -19,7 +19,7 @@ from ..core.records import GroundlabError, visible
 from ..core.stats import Rate
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..core.evaluate import Evaluation
+    from ..measure.evaluate import Evaluation
 
 
 def comparison_of(evaluation: "Evaluation", metric: str, *, source: Optional[str] = None,

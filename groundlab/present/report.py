@@ -26,13 +26,13 @@ from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Sequence, Union
 from ..core import formatting as fmt
 from ..core.formatting import code_span, markdown_text  # noqa: F401 (their old home)
 from .cards import case_anchor
-from ..core.evaluate import Evaluation
+from ..measure.evaluate import Evaluation
 from ..core.identity import identity_line
 from ..core.io import PathLike, check_output, write_atomic
 from ..core.records import GroundlabError
 from ..core.metrics import citations_undecided, has_person_labels, outcomes, risk_weighted_score
 from ..core.stats import Rate, percent
-from ..core.summary import agree_summary, rates, score_summary
+from ..measure.summary import agree_summary, rates, score_summary
 from .panel import (MARGIN, Tile, bar_text, comparison_tile, decision_line, decision_tiles,  # noqa: F401
                     panel_markdown)
 
@@ -184,7 +184,7 @@ def report_parts(evaluation: Evaluation, penalty: float = 1.0, source: str = "",
             "passage behind them, or could not judge their cited passages." if undecided else "")),
     ]
     if comparison is not None:
-        from ..core.compare import compare_rows
+        from ..measure.compare import compare_rows
 
         a_name, b_name = _names(comparison)
         result = comparison.result if hasattr(comparison, "result") else comparison

@@ -10,7 +10,7 @@ from typing import Optional, Sequence
 import pandas as pd
 
 from ..core.curves import THRESHOLD_STEPS, threshold_points
-from ..core.evaluate import Evaluation
+from ..measure.evaluate import Evaluation
 
 
 _ROC_COLUMNS = ["threshold", "caught", "hallucinated", "false_alarms", "supported", "caught_rate",

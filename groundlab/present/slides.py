@@ -23,7 +23,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
 from ..core import formatting as fmt
-from ..core.compare import BETTER, compare_rows  # noqa: F401 (named by slides' callers)
+from ..measure.compare import BETTER, compare_rows  # noqa: F401 (named by slides' callers)
 from .plots import OKABE_ITO, _rc
 
 #: Figure sizes in inches: a full 16:9 slide, and half of one (a chart beside text).
@@ -293,7 +293,7 @@ def slide_figures(evaluation: Any, penalty: float = 1.0, targets: Any = None, co
     """Every slide of a run at ``size``, by name."""
     from ..core.metrics import hallucination_breakdown
     from .report import decision_tiles
-    from ..core.summary import agree_summary, score_summary
+    from ..measure.summary import agree_summary, score_summary
     from ..core.curves import penalty_curve
 
     if size not in SIZES:

@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Union
 import pandas as pd
 
 from ..core.claims import ClaimSplitter, claim_splitter  # noqa: F401 (claim_splitter: the notebooks name it here)
-from ..core.evaluate import Evaluation, evaluate, split_cases
+from ..measure.evaluate import Evaluation, evaluate, split_cases
 from ..core.io import PathLike, load_cases, sha256_file  # noqa: F401
-from ..core.policy import make_judge  # noqa: F401
+from ..measure.policy import make_judge  # noqa: F401
 from ..judges import DEFAULT_JUDGE, nothing_judged  # noqa: F401
 from ..core.metrics import (  # noqa: F401
     agreement,
@@ -45,7 +45,7 @@ from ..core.records import VERDICTS, Case, GroundlabError
 from .report import code_span, steering_report, write_report
 from ..production.targets import read_targets  # noqa: F401 (notebook 03 reads its targets once)
 from ..core.curves import AS_IT_IS, MAX_CURVE_POINTS, THRESHOLD_STEPS, WITHHOLDS, penalty_curve, threshold_points  # noqa: F401
-from ..core.summary import rates, rates_frame
+from ..measure.summary import rates, rates_frame
 from .tables import _INTERACTIVE, Sentences, Table, _escape, _readable, _styler, interactive_tables, table  # noqa: F401
 from ..core.stats import Rate, UndefinedRateWarning, answers_needed, interval_bounds, interval_half_width, percent  # noqa: F401
 # the rooms beside the workbook, every name of theirs a notebook calls named here too
@@ -83,7 +83,7 @@ def styled_rates(frame: pd.DataFrame):
 def run_summary(evaluation: Evaluation, penalty: float = 1.0, *, margin: float = 0.05, label_budget: int = 0):
     """Every figure of a run, once (:func:`groundlab.summary.score_summary`): what the report, its
     charts, the slides and ``groundlab score`` show, for the notebook to read from."""
-    from ..core.summary import score_summary
+    from ..measure.summary import score_summary
 
     return score_summary(evaluation, penalty, margin=margin, label_budget=label_budget or None)
 
@@ -223,7 +223,7 @@ def interval_width_frame(rate: Union[Rate, Mapping[str, Any]], n_min: int = 10, 
     """
     if isinstance(rate, Mapping):
         if rate.get("request") is not None:
-            from ..core.summary import label_curve
+            from ..measure.summary import label_curve
 
             return label_curve(rate["request"], points=min(points, 80))
         rate = Rate(int(rate["count"]), int(rate["answers"]))
@@ -280,7 +280,7 @@ def plan_table(plan: Mapping[str, Any]) -> pd.DataFrame:
     {'today': {'answers': 10, '95% range': '31%–83%'}, 'for ±5 points': {'answers': 366, '95% range': '55%–65%'}}
     """
     if plan.get("request") is not None:
-        from ..core.summary import label_curve
+        from ..measure.summary import label_curve
 
         curve = label_curve(plan["request"]).set_index("n")
         rows = []

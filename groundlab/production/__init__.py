@@ -3,6 +3,6 @@ before it is sent (:mod:`.guard`), gates on figures (:mod:`.gate`), targets with
 tolerances (:mod:`.targets`), the pytest helper (:mod:`.testing`) and incident records
 (:mod:`.incidents`).
 
-May import: :mod:`groundlab.core` and :mod:`groundlab.judges`. Never presentation, labeling, the
-engines or the command line.
+May import: :mod:`groundlab.core`, :mod:`groundlab.judges` and :mod:`groundlab.measure`. Never
+presentation, labeling, the engines or the command line.
 """

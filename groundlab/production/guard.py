@@ -48,9 +48,9 @@ from dataclasses import dataclass
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..core.claims import INVISIBLE, ClaimSplitter
-from ..core.evaluate import Evaluation, judge_pairs
+from ..measure.evaluate import Evaluation, judge_pairs
 from ..core.io import _json_type, named_value
-from ..core.policy import make_judge
+from ..measure.policy import make_judge
 from ..judges import Judge
 from ..core.records import Claim, Evidence, GroundlabError, Passage
 
@@ -458,7 +458,7 @@ def guard_outcomes(evaluation: Evaluation, modes: Sequence[str] = MODES,
     import pandas as pd
 
     from ..core.stats import Rate
-    from ..core.summary import rates_frame
+    from ..measure.summary import rates_frame
 
     for mode in modes:
         check_options(mode)

@@ -17,7 +17,7 @@ The cases leave the machine, so the data policy and masking apply as for every j
 claims away: the evaluation is an LLM judge (policy name ``llm``) on the judge model the metric
 pins, at the tenant's address. A case its classification keeps from there is left out of the
 dataset and counted; with masking, the question and passages are masked as a model judge's
-requests are. Both go through :func:`groundlab.core.policy.apply_policy`, the one place a judge is
+requests are. Both go through :func:`groundlab.measure.policy.apply_policy`, the one place a judge is
 put behind the policy and masking.
 """
 
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, List, Optional, Sequence, Tuple
 
 from ..core.io import PathLike, check_output, display_name, load_cases, outputs_like, plural, sha256_text, write_atomic
-from ..core.policy import apply_policy, gates
+from ..measure.policy import apply_policy, gates
 from ..core.records import Case, Evidence, GroundlabError
 from ..importers.sap_eval import (ANSWERABLE, CASE_ID, CLASSIFICATION, CONTEXT, LABELED_ANSWER, LABELS, PASSAGES,
                                   QUESTION)

@@ -253,7 +253,7 @@ def _headline_row(limit: float, cases: pd.DataFrame, claims: pd.DataFrame) -> di
     """The target on all answers, against people's hallucination rate (the decision panel's)."""
     from types import SimpleNamespace
 
-    from ..core.summary import score_summary
+    from ..measure.summary import score_summary
 
     h = score_summary(SimpleNamespace(claims=claims, cases=cases, judge=""))["hallucination_rate"]
     if h["basis"] == "people":

@@ -67,10 +67,10 @@ def assert_grounded(cases: Union[PathLike, Sequence[Case]], passages: Optional[P
     on these cases (a rate over nothing) raises :class:`~groundlab.GroundlabError`: such a gate
     checks nothing, and a test should not pass because of it.
     """
-    from ..core.evaluate import evaluate
+    from ..measure.evaluate import evaluate
     from .gate import Condition, check_names, failing
     from ..core.io import load_cases
-    from ..core.summary import SCORE_FIGURES, score_summary
+    from ..measure.summary import SCORE_FIGURES, score_summary
 
     given = {"max_hallucination_rate": max_hallucination_rate, "min_faithfulness": min_faithfulness,
              "max_false_abstention": max_false_abstention, "min_abstention": min_abstention,

@@ -37,8 +37,8 @@ Batches API at half the price (:mod:`.batch`). The API key is read from ``ANTHRO
 the endpoint set beside it (:mod:`.endpoint`), is sent to that endpoint only, and is removed from
 every text the judge prints, keeps or caches.
 
-May import: the basic modules of :mod:`groundlab.core` and its own modules (``cache``, ``endpoint``,
-``prompt``, ``reply``, ...), which never import this one back at run time.
+May import: :mod:`groundlab.core` and its own modules (``cache``, ``endpoint``, ``prompt``,
+``reply``, ...), which never import this one back at run time; never :mod:`groundlab.measure`.
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ compared *paired*, which is both fairer and more sensitive than comparing two in
   are not independent, and the two sides' answers to one question are paired. The range is
   ``t`` with (questions − 1) degrees of freedom, and its p value the matching Wald test, not McNemar.
 
-The paired statistics each measure rests on are :mod:`groundlab.core.paired`'s; two judges
-compared claim by claim (``groundlab agree --baseline``) are :mod:`groundlab.core.judge_diff`'s;
+The paired statistics each measure rests on are :mod:`groundlab.measure.paired`'s; two judges
+compared claim by claim (``groundlab agree --baseline``) are :mod:`groundlab.measure.judge_diff`'s;
 both are named here too, as they always were.
 """
 
@@ -36,17 +36,17 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import pandas as pd
 
-from . import formatting as _fmt
+from ..core import formatting as _fmt
 from .evaluate import Evaluation, evaluate
 from ..judges import DEFAULT_JUDGE
-from .frames import from_csv_cell  # noqa: F401 (named here before the baseline moved)
-from .io import PathLike, json_problem, load_cases  # noqa: F401
+from ..core.frames import from_csv_cell  # noqa: F401 (named here before the baseline moved)
+from ..core.io import PathLike, json_problem, load_cases  # noqa: F401
 from .judge_diff import BASELINE_COLUMNS, Baseline, JudgeDiff, claim_verdicts, judge_diff, read_baseline  # noqa: F401
 from .paired import (CLUSTERED, FAITHFULNESS_NOTE, LABELS, MCNEMAR, NEWCOMBE, WALD, MeasureComparison,  # noqa: F401
                      clustered_faithfulness, left_out_words, mcnemar_exact, p_text, paired_difference,
                      paired_proportion, points)
-from .records import VERDICTS, Case, GroundlabError, InputError  # noqa: F401
-from .stats import Rate, percent  # noqa: F401
+from ..core.records import VERDICTS, Case, GroundlabError, InputError  # noqa: F401
+from ..core.stats import Rate, percent  # noqa: F401
 from .summary import figure_value, rate_figures  # noqa: F401
 
 PAIR_BY = ("id", "question")

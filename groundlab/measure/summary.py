@@ -1,6 +1,6 @@
 """Every figure of a run in one place: what ``score --json``, ``agree --json``, the tables and the
 steering report print. Built once from an :class:`~groundlab.evaluate.Evaluation`, by way of its
-counts (:mod:`groundlab.core.figures` computes every figure from them)."""
+counts (:mod:`groundlab.measure.figures` computes every figure from them)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Dict, Optional
 from .figures import (LABEL_REQUEST_FIGURES, MARGIN, MEASURED_JUDGES, SCORE_FIGURES, SECONDS_PER_CLAIM,  # noqa: F401
                       figure_value, headline_rate, judge_errors, label_curve, label_request, needed, per_100,
                       rate_figures, summary_of_counts)
-from .stats import Rate, UndefinedRateWarning
+from ..core.stats import Rate, UndefinedRateWarning
 
 if TYPE_CHECKING:  # pragma: no cover - the measures (and pandas) are loaded when a run's figures are made
     from .evaluate import Evaluation
@@ -35,8 +35,9 @@ def apart_figures(evaluation: Evaluation) -> Dict[str, Any]:
 def agree_summary(evaluation: Evaluation) -> Dict[str, Any]:
     """The figures of ``groundlab agree --json`` (rates with ``low`` and ``high`` as in
     :func:`score_summary`)."""
-    from .metrics import (abstention_rate, accuracy_score, agreement, citation_precision, citation_recall, faithfulness,
-                          false_abstention_rate, hallucination_rate, outcomes, risk_weighted_score, verdict_counts)
+    from ..core.metrics import (abstention_rate, accuracy_score, agreement, citation_precision, citation_recall,
+                                faithfulness, false_abstention_rate, hallucination_rate, outcomes, risk_weighted_score,
+                                verdict_counts)
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedRateWarning)

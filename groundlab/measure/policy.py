@@ -42,9 +42,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from .io import PathLike, read_text, sha256_text
-from .masking import DEFAULT_REGIONS, Masker, Table
-from .records import Evidence, GroundlabError, InputError, Verdict
+from ..core.io import PathLike, read_text, sha256_text
+from ..core.masking import DEFAULT_REGIONS, Masker, Table
+from ..core.records import Evidence, GroundlabError, InputError, Verdict
 
 #: The judges that run on this machine: nothing they judge leaves it.
 OFFLINE = ("signals", "rules", "lexical", "entail", "nli")
@@ -372,7 +372,7 @@ class PolicyGate:
         return "; ".join(parts)
 
     def identity(self) -> Dict[str, Any]:
-        from .identity import judge_identity
+        from ..core.identity import judge_identity
 
         out = judge_identity(self.inner)
         out.pop("splitting", None)

@@ -21,21 +21,21 @@ from array import array
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ._gc import paused_gc
-from .claims import ClaimSplitter, Split, positional_aliases, shorten
-from .io import (PathLike, Span, duplicate_id_message, empty_cases_message, is_regular_file, iter_cases,
-                 load_cases, passage_table, split_file)
+from ..core._gc import paused_gc
+from ..core.claims import ClaimSplitter, Split, positional_aliases, shorten
+from ..core.io import (PathLike, Span, duplicate_id_message, empty_cases_message, is_regular_file, iter_cases,
+                       load_cases, passage_table, split_file)
 
 if TYPE_CHECKING:  # pragma: no cover - numpy and pandas are imported where frames are built
     import pandas as pd
 
     from .counts import Counts
 from ..judges import DEFAULT_JUDGE, Judge, Pair
-from .kinds import claim_kinds
-from .parallel import can_fork, in_workers
-from .records import Case, Claim, Evidence, InputError, Passage, Verdict
+from ..core.kinds import claim_kinds
+from ..core.parallel import can_fork, in_workers
+from ..core.records import Case, Claim, Evidence, InputError, Passage, Verdict
 
 #: Cases judged per step. Keeps the passages of a chunk warm in the judge's caches between the
 #: all-evidence and cited-evidence steps, and paces the progress bar. A judge with a true
@@ -220,7 +220,7 @@ def evaluate(
 
 def _evaluation(judge: Judge, splitter: ClaimSplitter, claims: Columns, rows: Columns) -> Evaluation:
     """The frames of a run, the claim frame carrying the judge's identity in ``attrs["judge"]``."""
-    from .identity import judge_identity
+    from ..core.identity import judge_identity
 
     frame = _frame(claims, CLAIM_COLUMNS)
     frame.attrs["judge"] = judge_identity(judge, splitter)
@@ -388,35 +388,20 @@ def evaluate_file(
     table, passages_name = passage_table(passages)
 
     def work(span: Span, report) -> dict:
-        # Read and judge chunk by chunk, so a worker never holds more than one chunk of cases.
-        # After a label error the rest is still read: an error in reading comes first, as when
-        # the whole file is read before anything is judged.
-        # Each judged chunk goes to the main process at once, so a worker holds no more than one.
+        # Each judged chunk goes to the main process at once, so a worker holds no more than one;
+        # every case's id and line are kept, to find an id used again in a later part.
         ids: List[str] = []
         lines: List[int] = []
         part: dict = {"ids": ids, "lines": lines}
-        chunk: List[Case] = []
 
-        def judge_chunk() -> None:
-            if chunk and "label_error" not in part:
-                claims, rows = _empty_columns()
-                try:
-                    _judge_chunk(judge, list(zip(chunk, split_cases(chunk, splitter))), claims, rows)
-                    report(len(chunk), (claims, rows))
-                except InputError as error:
-                    part["label_error"] = str(error)
-            chunk.clear()
+        def read(number: int, case: Case) -> None:
+            ids.append(case.id)
+            lines.append(number)
 
-        try:
-            for number, case in iter_cases(path, table, passages_name, span):
-                ids.append(case.id)
-                lines.append(number)
-                chunk.append(case)
-                if len(chunk) == CHUNK:
-                    judge_chunk()
-            judge_chunk()
-        except InputError as error:
-            part["load_error"] = (error.line, str(error))
+        for chunk, columns in judged_chunks(path, table, passages_name, span, judge, splitter, part,
+                                            check_ids=True, on_case=read):
+            if columns is not None:
+                report(len(chunk), columns)
         return part
 
     bar = _progress(progress, None)
@@ -462,8 +447,8 @@ def count_file(
     never one of the inputs, and replaces an existing file only with ``force``.
     """
     from .counts import counts_of
-    from .frames import ClaimsWriter, check_frame_target
-    from .identity import judge_identity
+    from ..core.frames import ClaimsWriter, check_frame_target
+    from ..core.identity import judge_identity
 
     if claims_out is not None:
         check_frame_target(claims_out, force, [cases, passages if not isinstance(passages, Mapping) else None])
@@ -520,60 +505,80 @@ def count_file(
     return counts
 
 
-def count_part(path, table, passages_name: str, span: Optional[Span], judge: Judge, splitter: ClaimSplitter,
-               writer=None, report: Optional[Callable[..., None]] = None, send_ids: bool = False) -> dict:
-    """Read and judge the cases of ``path`` (or of a ``span`` of it) chunk by chunk into counts:
-    ``{"counts", "writer"}``, with ``load_error`` (``(line, sentence)``) when a line cannot be read
-    and ``label_error`` when a case's labels do not fit its claims (the rest is still read, so
-    that a bad line later on is the error reported, as when the whole file is read first).
-    ``writer`` (a :class:`~groundlab.frames.ClaimsWriter`) gets each chunk's claims; ``report(n)``
-    each chunk's number of cases, with (``send_ids``) the bytes of its case ids' fingerprints,
-    which this part then does not keep (a worker sends them as it goes, holding none)."""
-    from .counts import Counts, case_fingerprint
-    from .identity import judge_identity
+def judged_chunks(path, table, passages_name: str, span: Optional[Span], judge: Judge, splitter: ClaimSplitter,
+                  part: dict, *, counts_only: bool = False, check_ids: bool = False,
+                  on_case: Optional[Callable[[int, Case], None]] = None
+                  ) -> Iterator[Tuple[List[Case], Optional[Tuple[Columns, Columns]]]]:
+    """Read the cases of ``path`` (or of a ``span`` of it) and judge them chunk by chunk
+    (``CHUNK`` cases): each chunk's cases with its columns of the claim frame and of the case frame
+    (``counts_only``: those the counts read), one chunk alive at a time. The one reading and judging
+    loop of :func:`evaluate_file`'s workers, which collect the columns, and :func:`count_part`,
+    which counts them.
 
-    counts = Counts(judge.name, judge_identity(judge, splitter))
-    part: dict = {"counts": counts, "writer": writer}
+    What stops it is written to ``part``: ``label_error`` when a case's labels do not fit its
+    claims (nothing more is judged, but the rest is still read and its chunks given with ``None``
+    for columns, so that a bad line later on is the error reported, as when the whole file is read
+    first), ``load_error`` (``(line, sentence)``) when a line cannot be read (the chunk it cuts
+    short is neither judged nor given). ``check_ids``: an id used twice in the part is a
+    ``load_error`` too. ``on_case(line, case)`` sees every case as it is read."""
     chunk: List[Case] = []
     cache = SplitCache()
 
-    def judge_chunk() -> None:
-        if not chunk:
-            return
-        if "label_error" in part:  # nothing more is judged; the ids are still read and counted
-            counts.fingerprints.extend(case_fingerprint(case.id) for case in chunk)
-            counts.add("cases", "", len(chunk))
-            done(len(chunk))
-            return
+    def judged() -> Optional[Tuple[Columns, Columns]]:
+        if "label_error" in part:
+            return None
         claims, rows = _empty_columns()
         try:
             _judge_chunk(judge, list(zip(chunk, split_cases(chunk, splitter, cache))), claims, rows,
-                         counts_only=writer is None)
+                         counts_only=counts_only)
         except InputError as error:
             part["label_error"] = str(error)
-            judge_chunk()
-            return
-        counts.add_columns(claims, rows)
-        if writer is not None:
-            writer.write(claims)
-        done(len(chunk))
-
-    def done(n: int) -> None:
-        if send_ids:
-            report(n, counts.fingerprints.tobytes())
-            del counts.fingerprints[:]
-        elif report is not None:
-            report(n)
-        chunk.clear()
+            return None
+        return claims, rows
 
     try:
-        for _, case in iter_cases(path, table, passages_name, span, check_ids=False):
+        for number, case in iter_cases(path, table, passages_name, span, check_ids=check_ids):
+            if on_case is not None:
+                on_case(number, case)
             chunk.append(case)
             if len(chunk) == CHUNK:
-                judge_chunk()
-        judge_chunk()
+                yield chunk, judged()
+                chunk = []
     except InputError as error:
         part["load_error"] = (getattr(error, "line", 0), str(error))
+        return
+    if chunk:
+        yield chunk, judged()
+
+
+def count_part(path, table, passages_name: str, span: Optional[Span], judge: Judge, splitter: ClaimSplitter,
+               writer=None, report: Optional[Callable[..., None]] = None, send_ids: bool = False) -> dict:
+    """Read and judge the cases of ``path`` (or of a ``span`` of it) chunk by chunk into counts
+    (:func:`judged_chunks`): ``{"counts", "writer"}``, with its ``load_error`` or ``label_error``
+    (the cases read after a label error are counted as cases, unjudged). ``writer`` (a
+    :class:`~groundlab.frames.ClaimsWriter`) gets each chunk's claims; ``report(n)`` each chunk's
+    number of cases, with (``send_ids``) the bytes of its case ids' fingerprints, which this part
+    then does not keep (a worker sends them as it goes, holding none)."""
+    from .counts import Counts, case_fingerprint
+    from ..core.identity import judge_identity
+
+    counts = Counts(judge.name, judge_identity(judge, splitter))
+    part: dict = {"counts": counts, "writer": writer}
+    try:
+        for chunk, columns in judged_chunks(path, table, passages_name, span, judge, splitter, part,
+                                            counts_only=writer is None):
+            if columns is None:  # after a label error: the ids are still read and counted
+                counts.fingerprints.extend(case_fingerprint(case.id) for case in chunk)
+                counts.add("cases", "", len(chunk))
+            else:
+                counts.add_columns(*columns)
+                if writer is not None:
+                    writer.write(columns[0])
+            if send_ids:
+                report(len(chunk), counts.fingerprints.tobytes())
+                del counts.fingerprints[:]
+            elif report is not None:
+                report(len(chunk))
     finally:
         if writer is not None and span is not None:
             writer.finish()
@@ -613,7 +618,7 @@ def _repeated_id(path, counts) -> Optional[Tuple[int, str]]:
     if not count:
         return None
     from .counts import case_fingerprint
-    from .io import display_name, find_repeated_id
+    from ..core.io import display_name, find_repeated_id
 
     if is_regular_file(path):
         return find_repeated_id(path, twice, case_fingerprint)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional
 
-from .stats import Rate
+from ..core.stats import Rate
 
 if TYPE_CHECKING:  # pragma: no cover
     from .counts import Counts
@@ -89,7 +89,7 @@ def summary_of_counts(counts: "Counts", penalty: float = 1.0, *, margin: float =
     - ``answers_needed``: for each headline, the answers a ±``margin`` range needs at its rate (a
       simple random sample; the hallucination rate's only when people labeled every answer).
     """
-    from .stats import Rate
+    from ..core.stats import Rate
 
     o = counts.outcomes()
     supported, judged = counts.get("faithfulness")
@@ -176,7 +176,7 @@ def needed(rate: Optional[float], margin: float = MARGIN) -> Optional[int]:
     >>> needed(0.5), needed(0.6), needed(0.0)
     (381, 366, 52)
     """
-    from .stats import answers_needed
+    from ..core.stats import answers_needed
 
     if rate is None or rate != rate:
         return None
@@ -219,7 +219,7 @@ def _corrected(counts: "Counts") -> Dict[str, Any]:
                   "cannot be corrected; label a few of them too")
         return {"labeled": n_labeled, "answered": answered, "rate": None, "low": None, "high": None,
                 "reason": reason}
-    from .weighted import weighted_rate_of_counts
+    from ..core.weighted import weighted_rate_of_counts
 
     e = weighted_rate_of_counts([(h, sizes[h], labeled[h][1], labeled[h][0]) for h in sizes])
     return {"labeled": n_labeled, "answered": answered, "rate": figure_value(e.rate), "low": figure_value(e.low),
@@ -228,7 +228,7 @@ def _corrected(counts: "Counts") -> Dict[str, Any]:
 
 def _strata(counts: "Counts"):
     """Answered cases per stratum of the judge's verdict, and (hallucinated, labeled) among them."""
-    from .weighted import STRATA
+    from ..core.weighted import STRATA
 
     names = {g for m, g in counts.cells if m == "stratum"}
     order = [h for h in STRATA if h in names] + sorted(names - set(STRATA), key=str)
@@ -275,7 +275,7 @@ def label_request(counts: "Counts", margin: float = MARGIN, budget: Optional[int
     request; ``more``: those not labeled yet; ``minutes``: about how long ``more`` takes
     (:data:`SECONDS_PER_CLAIM`). ``budget`` fixes the count instead.
     """
-    from .weighted import expected_interval, plan_labels, priors_from_error
+    from ..core.weighted import expected_interval, plan_labels, priors_from_error
 
     sizes, labeled = _strata(counts)
     if not use_labels:
@@ -318,7 +318,7 @@ def label_curve(request: Mapping[str, Any], points: int = 60):
     read from)."""
     import pandas as pd
 
-    from .weighted import allocate_labels, expected_interval
+    from ..core.weighted import allocate_labels, expected_interval
 
     sizes, priors = request["sizes"], request["priors"]
     total = sum(sizes.values())

@@ -3,7 +3,7 @@
 ``groundlab agree --baseline OLD.json`` lines the claims of a previous ``agree --json`` (or a
 claims file, :func:`read_baseline`) up with the current judge's, claim by claim, and shows which
 verdicts changed and whether agreement with the person moved, with the paired interval and test of
-:mod:`groundlab.core.paired`: equal totals can hide claims fixed and claims broken in equal numbers.
+:mod:`groundlab.measure.paired`: equal totals can hide claims fixed and claims broken in equal numbers.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 
 import pandas as pd
 
-from .frames import from_csv_cell
-from .io import PathLike, json_problem
+from ..core.frames import from_csv_cell
+from ..core.io import PathLike, json_problem
 from .paired import MeasureComparison, paired_proportion
-from .records import VERDICTS, InputError
+from ..core.records import VERDICTS, InputError
 
 #: The columns a claims file needs to serve as a baseline.
 BASELINE_COLUMNS = ("case_id", "claim", "text", "verdict", "label")

@@ -33,8 +33,8 @@ import math
 from array import array
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from .records import GroundlabError, InputError
-from .stats import Rate
+from ..core.records import GroundlabError, InputError
+from ..core.stats import Rate
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -112,25 +112,29 @@ class Counts:
 
     def add_columns(self, claims: Mapping[str, list], cases: Mapping[str, list]) -> None:
         """Count one chunk of judged claims and cases, as :func:`groundlab.evaluate` lays them out
-        (column lists: the claims of a case follow each other, cases in the same order)."""
+        (column lists: the claims of a case follow each other, cases in the same order). What the
+        case rows already hold (each case's claims, and how many of them the judge found
+        contradicted, unsupported or could not decide) is added up, not counted again from the
+        claims' verdicts; the claims are read once, for what only they say (citations, kinds and
+        the judge's errors)."""
         add = self.add
         verdicts = claims["verdict"]
         ok = claims["citation_ok"]
         n_cites = claims["citations"]
         relevant = claims["relevant_citations"]
         kinds = claims["kinds"]
-        judged = supported = contradicted = unsupported = 0
         backed = decided_supported = citing = citations = relevant_sum = undecided = 0
+        kind_counts: Dict[str, List[int]] = {}
         for k, verdict in enumerate(verdicts):
             if verdict is None:
                 continue
-            judged += 1
-            if verdict == "supported":
-                supported += 1
-            elif verdict == "contradicted":
-                contradicted += 1
-            else:
-                unsupported += 1
+            supported = verdict == "supported"
+            for kind in kinds[k]:
+                cell = kind_counts.get(kind)
+                if cell is None:
+                    cell = kind_counts[kind] = [0, 0]
+                cell[0] += not supported
+                cell[1] += 1
             checked = ok[k]
             cites = n_cites[k]
             if cites:
@@ -138,14 +142,17 @@ class Counts:
             if checked is True or checked is False:
                 citations += cites
                 relevant_sum += relevant[k]
-                if verdict == "supported":
+                if supported:
                     decided_supported += 1
                     backed += checked is True
             elif cites:
                 undecided += 1
-        n_claims = len(verdicts)
+        n_claims = sum(cases["claims"])
+        judged = n_claims - sum(cases["errors"])
+        contradicted = sum(cases["contradicted"])
+        unsupported = sum(cases["unsupported"])
         add("claims", "", n_claims)
-        add("faithfulness", "", supported, judged)
+        add("faithfulness", "", judged - contradicted - unsupported, judged)
         add("contradicted", "", contradicted, judged)
         add("unsupported", "", unsupported, judged)
         add("judge_errors", "", n_claims - judged, n_claims)
@@ -161,27 +168,11 @@ class Counts:
         self.fingerprints.extend(fingerprint(cid) for cid in ids)
         extra = cases.get("extra") or [(None, None, None)] * n_cases
         process_of = cases["process"]
-        claim_at = 0
-        kind_counts: Dict[str, List[int]] = {}
         process_counts: Dict[str, List[int]] = {}
         for k in range(n_cases):
-            n = cases["claims"][k]
             process = process_of[k]
             if process is not None:
                 add("process_cases", "", 1, None)
-            if n:
-                for j in range(claim_at, claim_at + n):
-                    verdict = verdicts[j]
-                    if verdict is None:
-                        continue
-                    flagged = verdict != "supported"
-                    for kind in kinds[j]:
-                        cell = kind_counts.get(kind)
-                        if cell is None:
-                            cell = kind_counts[kind] = [0, 0]
-                        cell[0] += flagged
-                        cell[1] += 1
-                claim_at += n
             self._add_case(k, cases, extra[k], process, process_counts)
         for kind, (flagged, total) in kind_counts.items():
             add("by_kind", kind, flagged, total)
@@ -680,14 +671,14 @@ def _check_cells(counts: "Counts", name: str) -> None:
 
 def read_counts(path) -> Counts:
     """A counts file (``score --counts-out``, ``merge --out``)."""
-    from .io import display_name, read_text
+    from ..core.io import display_name, read_text
 
     name = display_name(path)
     text = read_text(path, "counts")
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as exc:
-        from .io import json_problem
+        from ..core.io import json_problem
 
         raise InputError(f"{name} is not valid JSON ({json_problem(exc)}); give the file 'groundlab score "
                          "--counts-out' wrote.") from None
@@ -699,7 +690,7 @@ def read_counts(path) -> Counts:
 
 def write_counts(counts: Counts, path, *, force: bool = False, inputs: Sequence = ()) -> None:
     """Write a counts file atomically (refusing an existing file without ``force``, and any input)."""
-    from .io import check_output, write_atomic
+    from ..core.io import check_output, write_atomic
 
     check_output(path, force, [i for i in inputs if i])
     write_atomic(path, json.dumps(counts.to_json()) + "\n")

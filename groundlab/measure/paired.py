@@ -21,7 +21,7 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 import pandas as pd
 
-from .stats import Rate, percent
+from ..core.stats import Rate, percent
 from .summary import figure_value, rate_figures
 
 # ---------------------------------------------------------------- paired proportions
@@ -39,7 +39,7 @@ def paired_difference(both: int, a_only: int, b_only: int, neither: int,
     >>> [round(x, 4) for x in paired_difference(36, 2, 12, 0)]   # Newcombe (1998), 36/12/2/0
     [0.2, 0.0569, 0.3404]
     """
-    from .stats import wilson_interval
+    from ..core.stats import wilson_interval
 
     n = both + a_only + b_only + neither
     if min(both, a_only, b_only, neither) < 0:
@@ -274,7 +274,7 @@ def points(x: float) -> str:
     >>> points(-0.0583), points(-0.0001)
     ('−6', '+0')
     """
-    from .formatting import points as formatted
+    from ..core.formatting import points as formatted
 
     return formatted(x)
 
