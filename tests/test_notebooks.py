@@ -631,3 +631,17 @@ def test_run_splits_claims_as_told(cli, tmp_path, monkeypatch):
     with open(tmp_path / "out" / "judged.pkl", "rb") as fh:
         claims = pickle.load(fh)["evaluations"]["signals"].claims
     assert claims[["text", "cites"]].values.tolist() == [["Orders ship daily.", ("K1",)]]
+
+
+def test_a_label_budget_too_small_for_the_strata_stops_before_any_notebook(cli, tmp_path):
+    """The strata are known once the cases are judged: a budget that cannot give each its labels
+    is refused then, in one sentence, before notebook 01 runs (notebook 03 stopped on it)."""
+    unlabeled = tmp_path / "unlabeled.jsonl"
+    unlabeled.write_text("".join(json.dumps({k: v for k, v in json.loads(line).items() if k != "labels"}) + "\n"
+                                 for line in Path(CASES).read_text(encoding="utf-8").splitlines()), encoding="utf-8")
+    for argv in (("--label-budget", "4"), ("-p", "label_budget", "4")):
+        out = tmp_path / f"run{len(argv[0])}"
+        code, _, err = cli("run", "--cases", unlabeled, "--passages", NOTES, "--out", out, *argv)
+        assert code == 2 and "Traceback" not in err
+        assert "label budget of 4 cannot give each of the 3 strata" in err and "ask for at least 6" in err
+        assert "nothing was run" in err and "01-groundedness" not in err and not out.exists()

@@ -312,6 +312,7 @@ def _run(args: argparse.Namespace) -> int:
         if main in comparison.unavailable:  # the judge every notebook reports on judged nothing
             raise GroundlabError(label + comparison.unavailable[main].rstrip(".") + ".")
         judged_here[shared] = comparison
+    _check_label_budget(judged_here.get("judged_file"), main, parameters)
 
     command = {"cases": _shown(cases, kept), "passages": _shown(passages, kept) if passages else "",
                "parameters": {k: v for k, v in args.parameter}}
@@ -390,6 +391,22 @@ def _run(args: argparse.Namespace) -> int:
     if request:
         emit(request)
     return 0
+
+
+def _check_label_budget(comparison, main: str, parameters: Dict[str, object]) -> None:
+    """A label budget too small to give every stratum of the judge's verdicts its labels is refused
+    once the cases are judged, before any notebook runs (notebook 03 would stop on it, after the
+    notebooks before it had run)."""
+    from ..measure.summary import score_summary
+
+    budget = parameters.get("label_budget")
+    evaluation = getattr(comparison, "evaluations", {}).get(main) if comparison is not None else None
+    if evaluation is None or not isinstance(budget, int) or isinstance(budget, bool) or not budget:
+        return
+    try:
+        score_summary(evaluation, label_budget=budget)
+    except GroundlabError as error:
+        raise GroundlabError(f"{str(error).rstrip('.')}; nothing was run.") from None
 
 
 def _label_request_line(comparison, main: str, parameters: Dict[str, object], out: Path, shown: str,
