@@ -1,6 +1,7 @@
 """Does the corrected hallucination rate keep its promise? The first run's labeling workflow,
 simulated on the six public labeled claim sets and on sets whose hallucinations are rare.
 
+    pip install -r bench/requirements-coverage.txt   # ppi-python, for PPI and PPI++ beside groundlab's
     python bench/coverage.py                   # the table (a few minutes on one core)
     python bench/coverage.py --draws 200 --json bench/results/coverage.json
 
