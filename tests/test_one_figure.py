@@ -1,8 +1,8 @@
 """One computation for every figure: every output of one run (the report in Markdown and HTML, the
-tiles, the notebooks' HTML copies and executed notebooks, the charts, the slides, ``score``,
-``score --json``, ``merge``) gives each figure the same, with people's labels on every answer,
-without any, and with a second configuration; and none calls what the judge flags the
-hallucination rate."""
+tiles, the notebooks' HTML copies and executed notebooks, the charts, the slides as the run wrote
+them, ``score``, ``score --json``, ``merge``) gives each figure the same, with people's labels on
+every answer, on some (the corrected rate), without any, and with a second configuration (labeled,
+and not); and none calls what the judge flags the hallucination rate."""
 
 from __future__ import annotations
 
@@ -19,12 +19,23 @@ from groundlab.present.headline import flagged_share, hallucination_words, label
 from groundlab.summary import score_summary
 
 
-def _unlabeled(tmp: Path) -> Path:
-    path = tmp / "unlabeled.jsonl"
-    rows = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines()]
-    path.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "labels"}) + "\n" for r in rows),
-                    encoding="utf-8")
+def _unlabeled(tmp: Path, source: Path = CASES, keep=frozenset(), name: str = "unlabeled.jsonl") -> Path:
+    """``source`` without people's labels, but on the cases ``keep`` names."""
+    path = tmp / name
+    rows = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines()]
+    path.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "labels" or r["id"] in keep}) + "\n"
+                            for r in rows), encoding="utf-8")
     return path
+
+
+#: The answers of the sample set left labeled in the run whose headline is corrected by them.
+SOME = frozenset({"c01", "c02", "c03", "c05", "c06", "c08", "c10", "c11"})
+
+
+def _slides(folder: Path) -> dict:
+    """The words of each slide the run wrote, read from its SVG (text kept as text)."""
+    return {path.stem: " ".join(html.unescape(t) for t in re.findall(r"<text[^>]*>([^<]*)", path.read_text(
+        encoding="utf-8"))) for path in sorted((folder / "slides").glob("*-full.svg"))}
 
 
 def _text_of(path: Path) -> str:
@@ -72,7 +83,11 @@ def runs(tmp_path_factory):
     labeled = _run(cli, tmp, "labeled", "--cases", CASES, "--passages", NOTES, "--cases-b", CASES_B)
     unlabeled_cases = _unlabeled(tmp)
     unlabeled = _run(cli, tmp, "unlabeled", "--cases", unlabeled_cases, "--passages", NOTES)
-    return {"labeled": (labeled, CASES), "unlabeled": (unlabeled, unlabeled_cases), "cli": cli}
+    some_cases = _unlabeled(tmp, keep=SOME, name="some.jsonl")
+    corrected = _run(cli, tmp, "corrected", "--cases", some_cases, "--passages", NOTES,
+                     "--cases-b", _unlabeled(tmp, CASES_B, name="b.jsonl"))
+    return {"labeled": (labeled, CASES), "unlabeled": (unlabeled, unlabeled_cases), "corrected": (corrected, some_cases),
+            "cli": cli}
 
 
 def _outputs(folder: Path):
@@ -91,7 +106,7 @@ def _after(text: str, phrase: str, pattern: str, span: int = 60) -> set:
     return found
 
 
-@pytest.mark.parametrize("which", ["labeled", "unlabeled"])
+@pytest.mark.parametrize("which", ["labeled", "unlabeled", "corrected"])
 def test_every_output_gives_the_same_headline(runs, which):
     folder, cases = runs[which]
     s = score_summary(evaluate(load_cases(cases, NOTES)))  # the run's judge: signals
@@ -108,19 +123,38 @@ def test_every_output_gives_the_same_headline(runs, which):
         allowed = {words.figure, f"{words.figure}"} if words.measured else {"not measured yet"}
         assert {x for x in shown if x} <= allowed | {"24%", "76%"}, (name, shown)
     report = outputs["report.md"]
-    if words.measured:
+    if s["hallucination_rate"]["basis"] == "people":
         assert f"{words.figure} {words.how} (95% range {words.range})" in report
         need = s["answers_needed"]["hallucination_rate"]
         for name in ("report.md", "report.html", "03-risk-report.html"):
             assert _after(outputs[name], "\u00b15 points needs", r"\d+", 8) >= {str(need)}, name
             assert _after(outputs[name], "you have 10; \u00b15 points needs", r"\d+", 8) == {str(need)}, name
-    else:
+    elif not words.measured:
         request = label_request_words(s)
         assert request.startswith("label all 10 answers (about 8 minutes)")
         for name in ("report.md", "report.html", "03-risk-report.html"):
             assert request.split(";")[0] in outputs[name], name
         assert "sheet.csv" in outputs["report.md"]
         assert (folder / "labeling" / "sheet.csv").is_file()
+    if s["hallucination_rate"]["basis"] == "corrected":
+        assert words.how == "corrected by people's labels on 8 of 10 answers"
+        assert f"{words.figure} {words.how} (95% range {words.range})" in report
+        for name in ("report.md", "report.html", "03-risk-report.html"):
+            assert words.how in outputs[name], name
+            assert _after(outputs[name], "Hallucination rate", r"\d+%", 30) <= {words.figure, flagged}, name
+        request = label_request_words(s)
+        assert request.startswith("label the 2 answers still unlabeled")
+        for name in ("report.md", "report.html", "03-risk-report.html"):
+            assert request.split(";")[0] in outputs[name], name
+    # the slides as the run wrote them: the same headline, the flagged share said as such
+    slides = _slides(folder)
+    assert {"decision-full", "answers-needed-full"} <= set(slides)
+    if words.measured:
+        assert f"Hallucination rate {words.figure} ({words.range})" in slides["decision-full"]
+    else:
+        assert "Hallucination rate: not measured yet" in slides["decision-full"]
+    for text in slides.values():
+        assert set(re.findall(r"(\d+%) flagged: not the rate", text)) <= {flagged}
     # the risk-weighted score: one figure, by the judge's verdicts, per 100 answers everywhere
     per_100 = f"{s['risk_weighted']['per_100']:+.0f}".replace("-", "\u2212")
     for name in ("report.md", "report.html"):
@@ -133,7 +167,7 @@ def fmt_percent(x) -> str:
     return percent(x)
 
 
-@pytest.mark.parametrize("which", ["labeled", "unlabeled"])
+@pytest.mark.parametrize("which", ["labeled", "unlabeled", "corrected"])
 def test_score_score_json_and_merge_give_the_report_figures(runs, which, tmp_path):
     folder, cases = runs[which]
     cli = runs["cli"]
@@ -145,6 +179,8 @@ def test_score_score_json_and_merge_give_the_report_figures(runs, which, tmp_pat
     words = hallucination_words(s)
     head = next(line for line in text.splitlines() if line.startswith("hallucination rate"))
     assert words.figure in head and (words.range in head if words.measured else "label all 10 answers" in head)
+    if which == "corrected":
+        assert "corrected by people's labels on 8 of 10 answers" in head
     assert f"flagged by the judge: {flagged_share(s)}" in report.replace("\\", "")
     assert "60%" in next(line for line in text.splitlines() if line.startswith("  flagged by the judge"))
     assert "(\u221217 per 100 answers) by the judge's verdicts" in text and \
@@ -200,3 +236,18 @@ def test_slides_and_charts_read_the_same_figures(runs):
             assert titles["decision"].startswith("Hallucination rate: not measured yet: label all 10 answers")
             assert titles["answers-needed"].startswith("Label all 10 answers (about 8 minutes)")
             assert "the label request: 10 labeled" in notes and "60%" not in ax.get_ylabel()
+
+
+def test_b_minus_a_reads_alike_in_the_report_its_slide_and_notebook_05(runs):
+    """The second configuration's difference, with labels on A's side only: what the judge flags,
+    the same points and range in the report, the comparison slide and notebook 05's HTML copy."""
+    folder, _ = runs["corrected"]
+    outputs = _outputs(folder)
+    report = outputs["report.md"]
+    found = re.search(r"B \u2212 A: flagged by the judge:\**\s*(\S+) points \((\S+) to (\S+)\)", report)
+    assert found, report[:2000]
+    points, low, high = found.groups()
+    assert f"B \u2212 A: flagged by the judge {points} points" in outputs["report.html"]
+    assert f"{points} points ({low} to {high}), could be noise" in outputs["report.html"]
+    assert f"{points} points ({low} to {high})" in _slides(folder)["compare-full"]
+    assert f"the difference is {points} points, 95% range {low} to {high}" in outputs["05-compare.html"]
