@@ -383,6 +383,8 @@ def test_a_refusal_with_a_redirect_counts_as_an_abstention_not_a_hallucination()
     "Das geht aus den Unterlagen nicht hervor.",
     "Dazu liegen mir keine Informationen vor.",
     "Das kann ich anhand der Unterlagen nicht beantworten.",
+    "Dazu kann ich keine Angaben machen.",
+    "Dazu kann ich keine Auskunft geben.",
     "Je n'ai trouvé aucune information à ce sujet dans les documents.",
     "Cette information ne figure pas dans les documents fournis.",
     "No he encontrado información al respecto.",
@@ -396,6 +398,8 @@ def test_refusals_in_german_french_and_spanish_are_abstentions(answer):
 @pytest.mark.parametrize("answer", [
     "Im Lager wurde nichts gefunden, daher ist die Lieferung unvollständig.",
     "Die Gutschrift geht nicht aus dem Lager hervor, sondern aus der Buchhaltung.",
+    "Dazu kann der Kunde keine Angaben machen.",
+    "Ohne Bestellnummer kann die Buchhaltung keine Auskunft geben.",
     "Je n'ai pas le droit de valider cette facture.",
     "Ce n'est possible que dans les trente jours.",
     "No hay información de envío en la factura.",
