@@ -378,11 +378,37 @@ def test_a_refusal_with_a_redirect_counts_as_an_abstention_not_a_hallucination()
 
 
 @pytest.mark.parametrize("answer", [
+    "I could not find that in the documents. Please contact your manager or the service desk.",
+    "I could not find that in the documents. Please contact the service desk at extension 4711.",
+    "I could not find that in the documents. Please contact your manager, HR or the service desk by phone at "
+    "+49 30 1234-567.",
+    "Dazu habe ich nichts gefunden. Bitte wenden Sie sich an Ihre Führungskraft oder den Service-Desk unter der "
+    "Durchwahl 4711.",
+])
+def test_a_refusal_with_several_people_to_ask_or_how_to_reach_them_abstains(answer):
+    split = ClaimSplitter().split("c", answer)
+    assert split.abstains and split.claims == (), answer
+    assert [role for role, _ in ClaimSplitter().explain(answer)] == ["abstention", "closing"]
+
+
+@pytest.mark.parametrize("closing", [
+    "Please contact your manager to approve refunds over 500 EUR.",
+    "Please contact your manager or the service desk within three days.",
+    "Please contact the service desk at extension 4711 to reset the password.",
+])
+def test_whom_to_ask_with_a_rule_beside_it_stays_a_claim_beside_a_refusal(closing):
+    split = ClaimSplitter().split("c", f"I could not find that in the documents. {closing}")
+    assert split.abstains and [c.text for c in split.claims] == [closing]
+
+
+@pytest.mark.parametrize("answer", [
     "Dazu habe ich in den Unterlagen nichts gefunden.",
     "Leider habe ich dazu in den Dokumenten nichts gefunden.",
     "Das geht aus den Unterlagen nicht hervor.",
     "Dazu liegen mir keine Informationen vor.",
     "Das kann ich anhand der Unterlagen nicht beantworten.",
+    "Dazu kann ich keine Angaben machen.",
+    "Dazu kann ich keine Auskunft geben.",
     "Je n'ai trouvé aucune information à ce sujet dans les documents.",
     "Cette information ne figure pas dans les documents fournis.",
     "No he encontrado información al respecto.",
@@ -396,6 +422,8 @@ def test_refusals_in_german_french_and_spanish_are_abstentions(answer):
 @pytest.mark.parametrize("answer", [
     "Im Lager wurde nichts gefunden, daher ist die Lieferung unvollständig.",
     "Die Gutschrift geht nicht aus dem Lager hervor, sondern aus der Buchhaltung.",
+    "Dazu kann der Kunde keine Angaben machen.",
+    "Ohne Bestellnummer kann die Buchhaltung keine Auskunft geben.",
     "Je n'ai pas le droit de valider cette facture.",
     "Ce n'est possible que dans les trente jours.",
     "No hay información de envío en la factura.",

@@ -503,6 +503,33 @@ def test_a_row_that_would_make_a_case_line_over_64_mb_is_refused_at_import(cli, 
     assert cli("check", "--cases", out)[0] == 0
 
 
+@pytest.mark.parametrize("over, size, limit", [
+    (2 * 1024 * 1024, "66 MB", "64 MB"),
+    (300 * 1024, "64.2 MB", "64.0 MB"),
+    (5, "67,108,869 bytes", "67,108,864 bytes"),
+])
+def test_a_case_line_just_over_the_limit_reads_apart_from_the_limit(over, size, limit):
+    from groundlab.importers import MAX_LINE_BYTES, _sizes_apart
+
+    assert _sizes_apart(MAX_LINE_BYTES + over, MAX_LINE_BYTES) == (size, limit)
+
+
+def test_a_row_just_over_the_line_limit_says_by_how_much(cli, tmp_path, monkeypatch):
+    """A case line a few bytes over the limit is not called "64 MB, more than ... (64 MB"."""
+    import groundlab.importers as importers
+
+    limit = 1024 * 1024
+    monkeypatch.setattr(importers, "MAX_LINE_BYTES", limit)
+    row = {"user_input": "Who approves refunds?", "response": "The team lead approves them.",
+           "retrieved_contexts": ["x" * limit]}
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps([row]), encoding="utf-8")
+    code, _, err = cli("import", path, "--out", tmp_path / "cases.jsonl")
+    assert code == 2 and "Traceback" not in err and err.count("\n") == 1, err
+    assert "it makes a case line of 1,048,7" in err and "bytes, more than groundlab reads as one case " \
+        "(1,048,576 bytes: score would refuse the file)" in err, err
+
+
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-32"])
 @pytest.mark.parametrize("form", ["jsonl", "csv", "json"])
 def test_a_utf16_export_is_read_as_text(cli, tmp_path, encoding, form):

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import stat
 
+import pytest
+
 from conftest import CASES, NOTES
 
 
@@ -139,4 +141,23 @@ def test_an_id_that_differs_only_in_spaces_is_refused(cli, tmp_path):
         args[args.index("--id") + 1] = other
         code, _, err = cli(*args, "--cases", cases)
         assert code == 2 and "line 13 holds a case with the id 'inc-1', which" in err and "only in spaces" in err, err
+    assert cases.read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize("mark", ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"])
+def test_an_id_that_differs_only_in_a_character_that_does_not_show_is_refused(cli, tmp_path, mark):
+    """A zero-width space, joiner or non-joiner, word joiner or byte-order mark is read as a space is."""
+    cases = _inline_cases(tmp_path)
+    assert cli(*_typed(1), "--cases", cases)[0] == 0
+    text = cases.read_text(encoding="utf-8")
+    for other in (f"inc-{mark}1", f"{mark}inc-1", f"inc-1{mark}"):
+        args = _typed(1)
+        args[args.index("--id") + 1] = other
+        code, out, err = cli(*args, "--cases", cases)
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        assert "line 13 holds a case with the id 'inc-1', which" in err and "characters that do not show" in err, err
+    args = _typed(1)
+    args[args.index("--id") + 1] = f"{mark} {mark}"
+    code, _, err = cli(*args, "--cases", cases)
+    assert code == 2 and "the incident needs a case id" in err, err
     assert cases.read_text(encoding="utf-8") == text

@@ -160,3 +160,98 @@ def test_save_figure_writes_png_and_svg(tmp_path, comparison):
     assert matplotlib.rcParams["svg.fonttype"] == "path"  # the session's own setting is left as it was
     with pytest.raises(ValueError, match="150 dpi"):
         plots.save_figure(ax, tmp_path, "low", dpi=72)
+
+
+# ---------------------------------------------------------------- labels clear of each other and of the data
+
+
+def _box(artist, renderer):
+    """The rendered box of a label: its bounding box where it has one, else its text."""
+    patch = artist.get_bbox_patch() if hasattr(artist, "get_bbox_patch") else None
+    return (patch if patch is not None else artist).get_window_extent(renderer)
+
+
+def _apart(a, b, slack: float = 0.5) -> bool:
+    return (min(a.x1, b.x1) - max(a.x0, b.x0) <= slack) or (min(a.y1, b.y1) - max(a.y0, b.y0) <= slack)
+
+
+def _marker_boxes(ax, renderer):
+    """A box around every marker drawn (a dot, a point of a range chart), its edge included."""
+    from matplotlib.transforms import Bbox
+
+    boxes = []
+    scale = ax.figure.dpi / 72
+    for line in ax.get_lines():
+        if line.get_marker() in (None, "None", "", " ") or not line.get_visible():
+            continue
+        r = (line.get_markersize() + line.get_markeredgewidth()) / 2 * scale
+        for x, y in line.get_transform().transform(line.get_xydata()):
+            boxes.append(Bbox([[x - r, y - r], [x + r, y + r]]))
+    return boxes
+
+
+def _zero_line_boxes(ax, renderer):
+    """The zero line across the plot (``axhline(0)`` or ``axvline(0)``), as wide as it is drawn."""
+    boxes = []
+    scale = ax.figure.dpi / 72
+    for line in ax.get_lines():
+        xs, ys = list(line.get_xdata()), list(line.get_ydata())
+        if (ys == [0, 0] and xs == [0, 1]) or (xs == [0, 0] and ys == [0, 1]):
+            boxes.append(line.get_window_extent(renderer).padded(line.get_linewidth() / 2 * scale))
+    return boxes
+
+
+def _check_labels_clear(fig, extra_labels=lambda ax: []):
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    found = []
+    for ax in fig.axes:
+        labels = [(t.get_text(), _box(t, renderer)) for t in ax.texts if t.get_visible() and t.get_text()]
+        labels += [(t.get_text(), t.get_window_extent(renderer)) for t in extra_labels(ax) if t.get_text()]
+        for k, (text, box) in enumerate(labels):
+            for other, other_box in labels[k + 1:]:
+                if not _apart(box, other_box):
+                    found.append(f"{text!r} overlaps {other!r}")
+            for marker in _marker_boxes(ax, renderer):
+                if not _apart(box, marker):
+                    found.append(f"{text!r} overlaps a marker")
+            for zero in _zero_line_boxes(ax, renderer):
+                if not _apart(box, zero):
+                    found.append(f"{text!r} overlaps the zero line")
+    return found
+
+
+def _sample_without(cases, *ids):
+    return [case for case in cases if case.id not in ids]
+
+
+@pytest.mark.parametrize("judge, penalty, without", [
+    ("signals", 1.0, ()),  # notebook 03 on the sample set
+    ("lexical", 3.0, ()),
+    ("signals", 1.0, ("c01", "c02", "c06")),  # +11 at penalty 1, where answering stops paying at 1.33
+    ("signals", 1.0, ("c02",)),  # +9
+    ("rules", 3.0, ("c01", "c02", "c06")),
+])
+def test_penalty_curve_labels_clear_each_other_the_markers_and_the_zero_line(sample_cases, judge, penalty, without):
+    ev = evaluate(_sample_without(sample_cases, *without), judge)
+    ax = plots.penalty_curve(workbook.penalty_curve(ev.cases, max_penalty=9.0), penalty=penalty)
+    assert len(ax.texts) == 2
+    assert not _check_labels_clear(ax.figure), _check_labels_clear(ax.figure)
+    inside = ax.get_window_extent(ax.figure.canvas.get_renderer())
+    for text in ax.texts:
+        box = _box(text, ax.figure.canvas.get_renderer())
+        assert inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0 and box.y1 <= inside.y1, text
+
+
+def test_comparison_chart_notes_clear_each_other_the_markers_and_the_zero_line(sample_cases):
+    from conftest import CASES_B, NOTES
+
+    from groundlab import load_cases
+    from groundlab.compare import compare
+    from groundlab.compare_plots import comparison_chart
+
+    fig = comparison_chart(compare(sample_cases, load_cases(CASES_B, NOTES), "rules"))
+    right = fig.axes[1]
+    assert len(right.texts) == 4
+    found = _check_labels_clear(fig, extra_labels=lambda ax: ax.get_yticklabels() if ax is right else [])
+    assert not found, found

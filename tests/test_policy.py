@@ -377,22 +377,106 @@ def _calls(tree):
             yield node, name
 
 
-def test_no_module_builds_a_judge_but_the_factory():
-    """Every judge groundlab runs is made by ``measure.policy.make_judge``, which puts it behind the
-    data policy and the masking asked for: no other module calls ``get_judge`` or a judge class."""
+def _factory_module() -> str:
+    """The module that defines the factory, ``make_judge`` (wherever it moves), as a path."""
+    from groundlab import make_judge
+
+    return make_judge.__module__.replace(".", "/") + ".py"
+
+
+def _judge_builders(package: Path, factory: str):
+    """Each place in ``package`` (a copy of groundlab) that could build a judge past the factory:
+    a call of ``get_judge``, ``_registered`` or a registered judge class; one of them imported
+    under another name (``from ..judges import get_judge as build``), whose calls the names would
+    miss; and any use of the registry of judges (``_REGISTRY``: its module and class built with
+    importlib) outside ``judges/__init__.py``, which keeps it, and the factory."""
     import ast
 
-    from conftest import ROOT
     from groundlab.judges import _REGISTRY
 
     builders = {"get_judge", "_registered"} | {cls for _, cls, _ in _REGISTRY.values()}
+    keeps = {"groundlab/judges/__init__.py", factory}
     offenders = []
-    for path in sorted((ROOT / "groundlab").rglob("*.py")):
-        where = path.relative_to(ROOT).as_posix()
-        for node, name in _calls(ast.parse(path.read_text(encoding="utf-8"))):
-            if name in builders and where != "groundlab/measure/policy.py" and name not in COMPOSED.get(where, ()):
+    for path in sorted(package.rglob("*.py")):
+        where = "groundlab/" + path.relative_to(package).as_posix()
+        if where in keeps:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node, name in _calls(tree):
+            if name in builders and name not in COMPOSED.get(where, ()):
                 offenders.append(f"{where}:{node.lineno} calls {name}")
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    if alias.name in builders and alias.asname not in (None, alias.name):
+                        offenders.append(f"{where}:{node.lineno} imports {alias.name} as {alias.asname}")
+                    if alias.name == "_REGISTRY":
+                        offenders.append(f"{where}:{node.lineno} imports the registry of judges")
+            elif (isinstance(node, ast.Name) and node.id == "_REGISTRY"
+                  or isinstance(node, ast.Attribute) and node.attr == "_REGISTRY"
+                  or isinstance(node, ast.Constant) and node.value == "_REGISTRY"):
+                offenders.append(f"{where}:{node.lineno} uses the registry of judges")
+    return offenders
+
+
+def test_no_module_builds_a_judge_but_the_factory():
+    """Every judge groundlab runs is made by the factory ``make_judge``, which puts it behind the
+    data policy and the masking asked for: no other module calls ``get_judge`` or a judge class,
+    imports one under another name, or builds a judge from the registry."""
+    from conftest import ROOT
+
+    factory = _factory_module()
+    assert (ROOT / factory).is_file() and factory != "groundlab/judges/__init__.py"
+    offenders = _judge_builders(ROOT / "groundlab", factory)
     assert not offenders, offenders
+
+
+#: Ways past the factory the names of the calls alone would not show.
+BYPASSES = {
+    "core/renamed_factory.py": ("from ..judges import get_judge as build\n\n\n"
+                                "def judge():\n    return build('llm')\n", "imports get_judge as build"),
+    "judges/renamed_class.py": ("from .llm import LLMJudge as J\n\n\n"
+                                "def judge():\n    return J()\n", "imports LLMJudge as J"),
+    "present/from_the_registry.py": ("import importlib\n\nfrom ..judges import _REGISTRY\n\n\n"
+                                     "def judge(name):\n    module, cls, _ = _REGISTRY[name]\n"
+                                     "    return getattr(importlib.import_module(module), cls)()\n",
+                                     "imports the registry of judges"),
+    "production/through_the_package.py": ("import importlib\n\nfrom .. import judges\n\n\n"
+                                          "def judge(name):\n    module, cls, _ = getattr(judges, '_REGISTRY')[name]\n"
+                                          "    return getattr(importlib.import_module(module), cls)()\n",
+                                          "uses the registry of judges"),
+}
+
+
+def test_the_check_for_judges_built_past_the_factory_catches_each_way_round_it(tmp_path):
+    """A copy of groundlab with a module planted for each way past the factory: the check names
+    every one of them, and nothing else."""
+    import shutil
+
+    from conftest import ROOT
+
+    package = tmp_path / "groundlab"
+    shutil.copytree(ROOT / "groundlab", package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    factory = _factory_module()
+    assert not _judge_builders(package, factory)
+    for where, (source, _) in BYPASSES.items():
+        (package / where).write_text(source, encoding="utf-8")
+    found = _judge_builders(package, factory)
+    for where, (_, said) in BYPASSES.items():
+        assert any(f.startswith(f"groundlab/{where}:") and said in f for f in found), (where, found)
+    assert all(any(f.startswith(f"groundlab/{where}:") for where in BYPASSES) for f in found), found
+    for where in BYPASSES:
+        (package / where).unlink()
+    # a copy of the registry's module is no registry: what it builds goes past the factory
+    shutil.copy(package / "judges" / "__init__.py", package / "judges" / "copy_of_the_registry.py")
+    assert any(f.startswith("groundlab/judges/copy_of_the_registry.py:") for f in _judge_builders(package, factory))
+    (package / "judges" / "copy_of_the_registry.py").unlink()
+    # the factory may build judges wherever it lives: moved, the check follows it
+    (package / "measure").mkdir(exist_ok=True)
+    moved = "groundlab/measure/factory_moved_here.py"
+    shutil.move(package.parent / factory, package.parent / moved)
+    assert not _judge_builders(package, moved)
+    assert {f.split(":")[0] for f in _judge_builders(package, factory)} == {moved}
 
 
 def test_no_notebook_hands_a_judge_name_to_what_judges():

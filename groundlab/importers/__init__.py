@@ -348,6 +348,17 @@ def _finish(items: Iterator[Item], src: Source, tool: str, recognised: Optional[
     return out
 
 
+def _sizes_apart(size: int, limit: int) -> Tuple[str, str]:
+    """A size and the limit it passes, as they read side by side: in whole MB, with one decimal
+    where whole MB would read alike, in bytes where that would too ("64 MB, more than 64 MB")."""
+    mb = 1024 * 1024
+    for shown in (_mb, lambda n: f"{int(n * 10 // mb) / 10:,.1f} MB", lambda n: f"{n:,} bytes"):
+        said = shown(size), shown(limit)
+        if said[0] != said[1]:
+            return said
+    return said
+
+
 class _Reject(Exception):
     """A draft that cannot be a case (its id is taken, its passages share an id, its labels do not fit)."""
 
@@ -389,9 +400,9 @@ def _case(draft: Draft, k: int, seen: Mapping[str, str], passage_ids: str, split
     except ValueError as exc:  # pragma: no cover - plain() leaves no NaN
         raise _Reject(f"it holds a value JSON cannot write ({exc})") from None
     if len(line) > MAX_LINE_BYTES // 4 and len(line.encode("utf-8", "surrogatepass")) > MAX_LINE_BYTES:
-        size = len(line.encode("utf-8", "surrogatepass"))
-        raise _Reject(f"it makes a case line of {_mb(size)}, more than groundlab reads as one case "
-                      f"({_mb(MAX_LINE_BYTES)}: score would refuse the file); shorten its passages or answer")
+        size, limit = _sizes_apart(len(line.encode("utf-8", "surrogatepass")), MAX_LINE_BYTES)
+        raise _Reject(f"it makes a case line of {size}, more than groundlab reads as one case "
+                      f"({limit}: score would refuse the file); shorten its passages or answer")
     out.tool_ids += sum(1 for p in draft.passages if p.get("id"))
     if claims:
         out.answered += 1

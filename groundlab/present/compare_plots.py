@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.transforms import blended_transform_factory
+from matplotlib.transforms import blended_transform_factory, offset_copy
 
 from ..measure.compare import Comparison
 from ..measure.paired import LABELS, points
@@ -57,6 +57,13 @@ def comparison_chart(comparison: Comparison, axes: Optional[Sequence[Axes]] = No
 
     diffs = frame.drop_duplicates("measure")
     by_label = {row["label"].split(" (")[0]: row for row in compare_rows(comparison)}
+    right.set_yticks(range(len(measures)), [by_label.get(m, {}).get("label", m) for m in measures])
+    # each note goes under its measure's name, beside the plot: right-aligned where the tick labels
+    # end (the tick's length and pad left of the axes), half a name's height and a gap below its middle
+    tick = right.yaxis.get_major_ticks()[0]
+    under_name = offset_copy(blended_transform_factory(right.transAxes, right.transData), fig=fig,
+                             x=-(tick.get_pad() + tick.get_tick_padding()), y=-(tick.label1.get_fontsize() / 2 + 4),
+                             units="points")
     for y, row in enumerate(diffs.itertuples()):
         said = by_label.get(row.measure, {})
         colour = STATE_COLOURS.get(said.get("state", "unsure"), PALETTE[2])
@@ -64,13 +71,11 @@ def comparison_chart(comparison: Comparison, axes: Optional[Sequence[Axes]] = No
         solid = row.verdict == "unlikely to be noise"
         right.plot(100 * row.difference, y, "o", ms=11, color=colour, markerfacecolor=colour if solid else "white",
                    markeredgewidth=2)
-        # the words above the range, from the left edge: inside the plot whatever the range
+        # the words under the measure's name, beside the plot: clear of the ranges, their dots and the
+        # zero line whatever the difference
         note = said.get("note", f"{points(row.difference)} points ({row.verdict})")
-        right.text(0.02, y - 0.3, f"{state_label(said.get('state', 'unsure'))} {note}",
-                   transform=blended_transform_factory(right.transAxes, right.transData), va="bottom", ha="left",
-                   fontsize=11, color=OKABE_ITO["black"], zorder=3,
-                   bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="none", alpha=0.9))  # over the zero line
-    right.set_yticks(range(len(measures)), [by_label.get(m, {}).get("label", m) for m in measures])
+        right.text(0, y, f"{state_label(said.get('state', 'unsure'))} {note}", transform=under_name,
+                   va="top", ha="right", fontsize=11, color=OKABE_ITO["black"])
     right.set_ylim(len(measures) - 0.5, -0.8)
     right.set_xlim(-105, 105)  # a difference of two rates lies within ±100 points
     right.set_xticks([-100, -50, 0, 50, 100])

@@ -103,6 +103,102 @@ def _range_label(ax: Axes, text: str, low: float, high: float, value: float, y: 
                     fontsize=fontsize, color=colour)
 
 
+def _crosses(box, points) -> bool:
+    """Whether a polyline (display coordinates) enters a box: Liang–Barsky, segment by segment."""
+    x0, y0, x1, y1 = box.x0, box.y0, box.x1, box.y1
+    for (px, py), (qx, qy) in zip(points[:-1], points[1:]):
+        if not (np.isfinite(px) and np.isfinite(py) and np.isfinite(qx) and np.isfinite(qy)):
+            continue
+        dx, dy = qx - px, qy - py
+        low, high = 0.0, 1.0
+        for p, q in ((-dx, px - x0), (dx, x1 - px), (-dy, py - y0), (dy, y1 - py)):
+            if p == 0:
+                if q < 0:
+                    break
+                continue
+            t = q / p
+            if p < 0:
+                low = max(low, t)
+            else:
+                high = min(high, t)
+            if low > high:
+                break
+        else:
+            return True
+    return False
+
+
+class _PlacedLabels(matplotlib.artist.Artist):
+    """Puts a chart's value labels where they can be read, when the chart is drawn (the layout is
+    final then, whatever size the figure is saved at): each label at the first of its offsets
+    whose box stays inside the axes and clear of the labels placed before it, of every marker and
+    of the lines it must not cover (the zero line); clear of the other lines too (``rather``)
+    where one of its offsets allows. Draws nothing itself."""
+
+    def __init__(self, ax: Axes, labels: Sequence[tuple], keep_clear: Sequence[Any] = (),
+                 rather: Sequence[Any] = ()) -> None:
+        super().__init__()
+        self.ax, self.labels, self.keep_clear, self.rather = ax, list(labels), list(keep_clear), list(rather)
+        self.set_in_layout(False)
+        self.set_zorder(min(label.get_zorder() for label, _ in self.labels) - 0.01)
+
+    def get_window_extent(self, renderer=None):
+        from matplotlib.transforms import Bbox
+
+        return Bbox.null()
+
+    @staticmethod
+    def _put(label, offset) -> None:
+        dx, dy = offset
+        label.xyann = (dx, dy)
+        label.set_horizontalalignment("left" if dx >= 0 else "right")
+        label.set_verticalalignment("bottom" if dy >= 0 else "top")
+
+    def _box(self, label, renderer):
+        patch = label.get_bbox_patch()
+        pad = 0.0
+        if patch is not None:
+            pad = getattr(patch.get_boxstyle(), "pad", 0.0) * label.get_fontsize()
+        return label.get_window_extent(renderer).padded((pad + 1.5) * self.ax.figure.dpi / 72)
+
+    def draw(self, renderer) -> None:
+        from matplotlib.transforms import Bbox
+
+        scale = self.ax.figure.dpi / 72
+        inside = self.ax.get_window_extent(renderer)
+        markers = []
+        for line in self.ax.get_lines():
+            if line.get_visible() and line.get_marker() not in (None, "None", "", " "):
+                r = (line.get_markersize() + line.get_markeredgewidth()) / 2 * scale
+                markers += [Bbox([[x - r, y - r], [x + r, y + r]])
+                            for x, y in line.get_transform().transform(line.get_xydata())]
+
+        def polylines(lines):
+            return [(line.get_transform().transform(line.get_xydata()), line.get_linewidth() / 2 * scale)
+                    for line in lines if line.get_visible()]
+
+        must, rather = polylines(self.keep_clear), polylines(self.rather)
+
+        def clear(box, lines) -> bool:
+            return not any(_crosses(box.padded(width), points) for points, width in lines)
+
+        placed: List[Any] = []
+        for label, offsets in self.labels:
+            fits = []
+            for offset in offsets:
+                self._put(label, offset)
+                box = self._box(label, renderer)
+                if (inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0 and box.y1 <= inside.y1
+                        and not any(box.overlaps(other) for other in placed + markers) and clear(box, must)):
+                    fits.append((offset, box))
+                    if clear(box, rather):
+                        fits = [(offset, box)]
+                        break
+            offset, box = fits[0] if fits else (offsets[0], None)
+            self._put(label, offset)
+            placed.append(box if box is not None else self._box(label, renderer))
+
+
 # ---------------------------------------------------------------- agreement
 
 
@@ -439,10 +535,11 @@ def penalty_curve(frame: pd.DataFrame, ax: Optional[Axes] = None, penalty: Optio
     labels = {policy: _policy_label(policy, *counts[policy], by=by,
                                     lost=None if k == 0 else counts[policies[0]][0] - counts[policy][0])
               for k, policy in enumerate(policies)}
+    curves = []
     for policy, colour, style in zip(policies, POLICY_COLOURS, ("-", "--")):
         rows = frame[frame["policy"] == policy]
-        ax.plot(rows["penalty"], rows["per_100"], color=colour, ls=style, lw=3, label=labels[policy])
-    ax.axhline(0, color=OKABE_ITO["black"], lw=1)
+        curves += ax.plot(rows["penalty"], rows["per_100"], color=colour, ls=style, lw=3, label=labels[policy])
+    zero = ax.axhline(0, color=OKABE_ITO["black"], lw=1)
     top = ax.secondary_xaxis("top", functions=(lambda p: p / (1 + np.maximum(p, 0)),
                                                 lambda t: t / (1 - np.minimum(t, 0.999))))
     top.set_xticks([t for t in (0.5, 0.75, 0.8, 0.9) if t / (1 - t) <= frame["penalty"].max() + 1e-9])
@@ -453,20 +550,26 @@ def penalty_curve(frame: pd.DataFrame, ax: Optional[Axes] = None, penalty: Optio
     if wrong and correct and correct / wrong <= frame["penalty"].max():
         ax.plot(correct / wrong, 0, "o", color=POLICY_COLOURS[0], ms=9)  # where answering stops paying
     if penalty is not None:
-        ax.axvline(penalty, color=OKABE_ITO["black"], ls=":", lw=1.5,
-                   label=f"the penalty of the report: {penalty:g}")
+        marked = ax.axvline(penalty, color=OKABE_ITO["black"], ls=":", lw=1.5,
+                            label=f"the penalty of the report: {penalty:g}")
         at = []
         for policy, colour in zip(policies, POLICY_COLOURS):
             rows = frame[frame["policy"] == policy]
             at.append((rows.iloc[(rows["penalty"] - penalty).abs().argmin()], colour))
-        # the higher value's label above its line, the lower one's below its own: apart however close
+        # the higher value's label above its line, the lower one's below its own, moved further out
+        # or to the left where that box would cover the other label, a marker or the zero line
+        # (placed when drawn: _PlacedLabels)
         at.sort(key=lambda item: -item[0]["per_100"])
+        placing = []
         for k, (row, colour) in enumerate(at):
-            above = k == 0
-            ax.annotate(signed(row["per_100"]), (row["penalty"], row["per_100"]), xytext=(8, 6 if above else -6),
-                        textcoords="offset points", va="bottom" if above else "top", color=colour, fontsize=13,
-                        fontweight="bold", zorder=4,
-                        bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.85))
+            side = 1 if k == 0 else -1
+            label = ax.annotate(signed(row["per_100"]), (row["penalty"], row["per_100"]), xytext=(8, 6 * side),
+                                textcoords="offset points", va="bottom" if side > 0 else "top", color=colour,
+                                fontsize=13, fontweight="bold", zorder=4,
+                                bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.85))
+            placing.append((label, [(dx, dy * s) for dy in (6, 12, 20, 30, 42, 56) for s in (side, -side)
+                                   for dx in (8, -8)]))
+        ax.add_artist(_PlacedLabels(ax, placing, keep_clear=[zero], rather=curves + [marked]))
     ax.set_xlim(frame["penalty"].min(), frame["penalty"].max())
     ax.margins(y=0.12)
     ax.set_xlabel("penalty: what one wrong answer costs, in right answers")

@@ -3,7 +3,8 @@
 :func:`add_incident` takes a reported answer (the record a guard read, a case of an imported log,
 or one typed in), splits it into claims, checks the person's labels against them (one per claim,
 in order), and appends it to a cases file with ``"origin": "incident"``. A case id the file
-already holds, or one that differs from it only in spaces, is refused. The file is read and
+already holds, or one that differs from it only in spaces or in characters that do not show
+(zero-width spaces and the like), is refused. The file is read and
 rewritten under a lock (``.NAME.lock`` beside it: runs at the same time add their cases one after
 the other, and one that waits says so), whole, through a temporary file and a rename, its
 permissions kept; a symbolic link or a file that may not be written is refused rather than
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import stat
 import sys
 import time
@@ -84,8 +84,11 @@ def reported_case(record: Mapping[str, Any], where: str, strings_are_ids: bool =
 
 
 def _bare(case_id: str) -> str:
-    """A case id as compared with the others: NFKC, without any kind of space."""
-    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", case_id))
+    """A case id as compared with the others: NFKC, without any kind of space and without the
+    characters a reader does not see (zero-width spaces and joiners, word joiners, byte-order marks,
+    direction marks: Unicode's format characters), which are read as spaces are."""
+    return "".join(c for c in unicodedata.normalize("NFKC", case_id)
+                   if not c.isspace() and unicodedata.category(c) != "Cf")
 
 
 def _writable(path: Path) -> None:
@@ -160,7 +163,7 @@ def add_incident(cases_path: PathLike, case: Mapping[str, Any], labels: Sequence
     cid = new.get("id")
     if isinstance(cid, (int, float)) and not isinstance(cid, bool):
         cid = new["id"] = str(cid)
-    if not isinstance(cid, str) or not cid.strip():
+    if not isinstance(cid, str) or not _bare(cid):
         raise InputError("the incident needs a case id; give it with --id (e.g. --id inc-2024-031).")
     splitter = splitter or ClaimSplitter()
     claims = splitter.split(cid, str(new.get("answer", "")), question=str(new.get("question") or "")).claims
@@ -190,7 +193,8 @@ def add_incident(cases_path: PathLike, case: Mapping[str, Any], labels: Sequence
 
 
 def _check_new_id(path: Path, lines: Sequence[str], cid: str) -> None:
-    """Refuse an id the file holds, or one that differs from one it holds only in spaces."""
+    """Refuse an id the file holds, or one that differs from one it holds only in spaces or in
+    characters that do not show."""
     bare = _bare(cid)
     for number, text in enumerate(lines, 1):
         if not text.strip():
@@ -208,7 +212,8 @@ def _check_new_id(path: Path, lines: Sequence[str], cid: str) -> None:
                              "own id with --id.")
         if _bare(held) == bare:
             raise InputError(f"{path} line {number} holds a case with the id {held!r}, which {cid!r} differs from "
-                             "only in spaces; give the incident an id of its own with --id.")
+                             "only in spaces or characters that do not show; give the incident an id of its own "
+                             "with --id.")
 
 
 def read_record(path: PathLike, case: Optional[str] = None) -> Dict[str, Any]:
