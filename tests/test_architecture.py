@@ -244,7 +244,6 @@ ONE_PIECE = "one piece:"
 #: Modules over MAX_LINES not split yet, each with the seams it is to be split along. The list only
 #: shrinks: a module on it that falls under the limit, or is gone, fails the test below.
 TO_SPLIT = {
-    "groundlab.judges.signals": "the signals read in a claim, the fitted model weighing them, and the reasons",
     "groundlab.core.evaluate": "the serial and parallel judging loops, and the frames they fill",
     "groundlab.core.claims": "sentences and citations, abstentions and closings, bare yes and no",
 }
