@@ -245,7 +245,6 @@ ONE_PIECE = "one piece:"
 #: shrinks: a module on it that falls under the limit, or is gone, fails the test below.
 TO_SPLIT = {
     "groundlab.core.evaluate": "the serial and parallel judging loops, and the frames they fill",
-    "groundlab.core.claims": "sentences and citations, abstentions and closings, bare yes and no",
 }
 
 

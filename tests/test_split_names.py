@@ -65,6 +65,13 @@ NAMES = {
         "_claim_language", "_claim_words", "_conflict_terms", "_evidence", "_framed", "_passage_piece",
         "_passages_context", "_question", "_read_words", "_shipped", "_terms", "_with_question"
     ],
+    "groundlab.core.claims": [
+        "ABBREVIATIONS", "ABSTENTION_PHRASES", "AbstentionPhrase", "CJK_CHARS", "CLOSING_PHRASES", "Claim",
+        "ClaimSplitter", "DEFAULT_ABSTENTION_PHRASES", "DEFAULT_CITATION_PATTERN", "DEFAULT_CITATION_PATTERNS",
+        "DEFAULT_LANGUAGE", "GroundlabError", "INVISIBLE", "LEADING_ANSWER", "Sentence", "Split", "bare_answer",
+        "character_pairs", "citation_regex", "claim_splitter", "fallback", "is_closing", "looks_like_refusal",
+        "positional_aliases", "premise", "sentences", "shorten", "split_sentences", "_sentences"
+    ],
     "groundlab.core.io": [
         "Case", "IMPORT_HINT", "InputError", "MAX_DOCUMENT_BYTES", "MAX_LINES", "MAX_LINE_BYTES", "Passage",
         "STDIN", "VERDICTS", "cases_of_rows", "check_output", "decode_text", "display_name",

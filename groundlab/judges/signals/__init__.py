@@ -58,7 +58,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 # What the judge reads a claim and its evidence with, each in a room of its own; the names the
 # module had before its rooms, and those other modules, tests and bench scripts use, are named here.
-from ...core.claims import CJK_CHARS, character_pairs, split_sentences  # noqa: F401
+from ...core.sentences import CJK_CHARS, character_pairs, split_sentences  # noqa: F401
 from ...core.numbers import Mention, digit_shape, distinct, mentions, ordinal_words  # noqa: F401
 from ...core.records import Evidence, GroundlabError, Verdict  # noqa: F401
 from ..rules import _quote, _written, number_verdict

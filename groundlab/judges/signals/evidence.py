@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-from ...core.claims import split_sentences
+from ...core.sentences import split_sentences
 from ...core.numbers import Mention, digit_shape, mentions, ordinal_words
 from ..rules import _Numbers, _without_numbers
 from .words import _Words, _language, _pairs, _read_words, clean_text, language

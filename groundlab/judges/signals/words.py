@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
-from ...core.claims import CJK_CHARS, character_pairs
+from ...core.sentences import CJK_CHARS, character_pairs
 
 #: Function words: never content words. The rules judges' list, and the other pronouns,
 #: auxiliaries, determiners, prepositions and adverbs that say nothing a passage must back.
