@@ -40,7 +40,9 @@ def _cold(name: str):
     from groundlab.core import numbers
 
     module = importlib.import_module(f"groundlab.judges.{'signals' if name == 'signals' else 'rules'}")
-    for owner in (module, numbers):  # every analysis kept per text, passage, question or shape
+    # the judge's module and, for signals, the rooms of its package
+    rooms = [sys.modules[m] for m in sorted(sys.modules) if m.startswith(module.__name__ + ".")]
+    for owner in (module, *rooms, numbers):  # every analysis kept per text, passage, question or shape
         for cached in list(vars(owner).values()):
             if hasattr(cached, "cache_clear"):
                 cached.cache_clear()
@@ -53,21 +55,26 @@ def _every_claim_new(judge):
     """Judge with no verdict kept and every claim analysed afresh (only passages are reused)."""
     from groundlab.core import numbers
     from groundlab.judges import signals
+    from groundlab.judges.signals import claim, evidence
 
-    names = ("_claim", "frame", "mentions", "_claim_words", "_read_words", "_claim_language")
-    saved = {name: getattr(signals, name) for name in names}
+    # Each function replaced where it is looked up: the judge reads its claims through
+    # signals._claim; a claim's framing, numbers, words and language are read in signals.claim,
+    # a question's numbers and words in signals.evidence.
+    where = [(signals, "_claim"), (claim, "frame"), (claim, "mentions"), (evidence, "mentions"),
+             (claim, "_claim_words"), (claim, "_read_words"), (evidence, "_read_words"), (claim, "_claim_language")]
+    saved = [(module, name, getattr(module, name)) for module, name in where]
     spans = numbers._spans
     judge._memo = _NoMemo()
     signals._claim = signals._Claim
-    for name in names[1:]:  # the claim's framing, numbers, words and language, each read afresh
-        setattr(signals, name, saved[name].__wrapped__)
+    for module, name, value in saved[1:]:  # the claim's framing, numbers, words and language, each read afresh
+        setattr(module, name, value.__wrapped__)
     numbers._spans = spans.__wrapped__
     try:
         # passages keep their analysis: a passage is met by many claims in any run
         yield
     finally:
-        for name, value in saved.items():
-            setattr(signals, name, value)
+        for module, name, value in saved:
+            setattr(module, name, value)
         numbers._spans = spans
 
 
@@ -128,7 +135,7 @@ def _evidence_cost(pairs, runs: int) -> int:
     """What finding each verdict's evidence sentence and words costs the signals judge: the same
     claims judged with every claim new, alternately with the step and with it left out, in CPU
     time of this process (the machine's load moves wall time, not this)."""
-    from groundlab.judges import signals
+    from groundlab.judges import signals  # the judge looks _evidence up in its own module
 
     real = signals._evidence
 

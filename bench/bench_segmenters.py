@@ -28,7 +28,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(HERE)]
 
-import groundlab.claims as claims  # noqa: E402
+import groundlab.core.claims as claims  # noqa: E402
+import groundlab.core.sentences as core_sentences  # noqa: E402
 from make_cases import make  # noqa: E402
 from split_table import TRICKY  # noqa: E402
 
@@ -75,8 +76,8 @@ def candidates() -> Dict[str, Optional[Pieces]]:
 
 
 def _alone(pieces: Pieces) -> Callable:
-    """The claim splitter's sentences (``claims._sentences``) replaced by the segmenter's own,
-    with nothing around them."""
+    """The claim splitter's sentences (``claims._sentences``, where the splitter looks them up)
+    replaced by the segmenter's own, with nothing around them."""
     def sentences(text, citation_re=None, language="en"):
         out, pos = [], 0
         for piece in pieces(text):
@@ -122,7 +123,8 @@ def main(argv=None) -> int:
     print(f"{len(TRICKY)} tricky answers; {len(answers)} synthetic answers timed, best of {args.runs}; "
           f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores\n")
     print(f"{'segmenter':22s} {'alone':>8s} {'wrapped':>8s} {'seg/s':>10s} {'split us':>9s}")
-    real_sentences, real_segment = claims._sentences, claims._sentencex_segment
+    # each replaced where it is looked up: the splitter's sentences in claims, the segmenter in core.sentences
+    real_sentences, real_segment = claims._sentences, core_sentences._sentencex_segment
     misses = {}
     for name, pieces in candidates().items():
         if pieces is None:
@@ -134,12 +136,12 @@ def main(argv=None) -> int:
         finally:
             claims._sentences = real_sentences
         try:
-            claims._sentencex_segment = lambda language, text: pieces(text)
+            core_sentences._sentencex_segment = lambda language, text: pieces(text)
             wrapped = score_table(claims.ClaimSplitter)
             splitter = claims.ClaimSplitter()
             n_seconds, _ = best_time(lambda: sum(len(splitter.split("c", a).claims) for a in answers), args.runs)
         finally:
-            claims._sentencex_segment = real_segment
+            core_sentences._sentencex_segment = real_segment
         seg_seconds, n_sentences = best_time(lambda: sum(len(pieces(a)) for a in answers), args.runs)
         n = len(TRICKY)
         print(f"{name:22s} {n - len(alone):>4d}/{n:<3d} {n - len(wrapped):>4d}/{n:<3d} "

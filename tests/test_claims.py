@@ -229,16 +229,16 @@ def test_odd_text_splits_as_expected():
 
 
 def test_a_segmenter_failure_falls_back_to_stops(monkeypatch):
-    import groundlab.claims as claims
+    import groundlab.core.sentences as sentences  # where the segmenter is called
 
     def broken(language, text):
         raise RuntimeError("segmenter crashed")
 
-    monkeypatch.setattr(claims, "_sentencex_segment", broken)
+    monkeypatch.setattr(sentences, "_sentencex_segment", broken)
     assert texts("The invoice is blocked [D7]. The buyer must act.") == [
         ("The invoice is blocked.", ("D7",)), ("The buyer must act.", ())]
 
-    monkeypatch.setattr(claims, "_sentencex_segment", lambda language, text: ["lost"])
+    monkeypatch.setattr(sentences, "_sentencex_segment", lambda language, text: ["lost"])
     assert texts("The invoice is blocked. The buyer must act.") == [
         ("The invoice is blocked.", ()), ("The buyer must act.", ())]
 

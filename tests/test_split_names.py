@@ -2,7 +2,7 @@
 test, a doc or another module imports from the old module still comes from there. The lists are
 the public names each module had before its split (every name of ``dir()`` not starting with an
 underscore, less the modules and the names of other libraries it had imported), and the few
-underscored ones other modules of the package import from it."""
+underscored ones other modules of the package, the tests or the bench scripts import from it."""
 
 import importlib
 
@@ -54,6 +54,23 @@ NAMES = {
         "evaluate", "figure_value", "from_csv_cell", "json_problem", "judge_diff", "left_out_words",
         "load_cases", "mcnemar_exact", "p_text", "pair_cases", "paired_difference", "paired_proportion",
         "percent", "points", "rate_figures", "read_baseline"
+    ],
+    "groundlab.judges.signals": [
+        "CJK_CHARS", "CONFIG_KIND", "CONFLICTS", "DEFAULT_CONFIG", "Evidence", "FEATURES", "FEATURE_SIGNS",
+        "FOREIGN_STOP_WORDS", "FRAMING", "Framed", "GroundlabError", "JudgeConfig", "LEAD_IN", "MAX_CONFIG_BYTES",
+        "Mention", "NEGATIONS", "PASSAGE_REFERENCE", "STOP_WORDS", "Signals", "SignalsJudge", "Verdict",
+        "character_pairs", "check_config", "clean_text", "digit_shape", "distinct", "frame", "language",
+        "load_config", "mentions", "number_verdict", "ordinal_words", "split_sentences", "stem", "_AMOUNT_NEXT",
+        "_Claim", "_Context", "_LETTERS", "_LOWER_WORD", "_REFERENCE_HINT", "_WORDS_OF", "_claim",
+        "_claim_language", "_claim_words", "_conflict_terms", "_evidence", "_framed", "_passage_piece",
+        "_passages_context", "_question", "_read_words", "_shipped", "_terms", "_with_question"
+    ],
+    "groundlab.core.claims": [
+        "ABBREVIATIONS", "ABSTENTION_PHRASES", "AbstentionPhrase", "CJK_CHARS", "CLOSING_PHRASES", "Claim",
+        "ClaimSplitter", "DEFAULT_ABSTENTION_PHRASES", "DEFAULT_CITATION_PATTERN", "DEFAULT_CITATION_PATTERNS",
+        "DEFAULT_LANGUAGE", "GroundlabError", "INVISIBLE", "LEADING_ANSWER", "Sentence", "Split", "bare_answer",
+        "character_pairs", "citation_regex", "claim_splitter", "fallback", "is_closing", "looks_like_refusal",
+        "positional_aliases", "premise", "sentences", "shorten", "split_sentences", "_sentences"
     ],
     "groundlab.core.io": [
         "Case", "IMPORT_HINT", "InputError", "MAX_DOCUMENT_BYTES", "MAX_LINES", "MAX_LINE_BYTES", "Passage",

@@ -1,0 +1,325 @@
+"""The sentences of a text as a reader sees them, and the citations written after their stops.
+
+How a text is cut: its lines (list markers and headings set aside, hard-wrapped lines joined), each
+line's sentences by sentencex, joined again after an abbreviation the segmenter did not know, cut
+after a stop inside brackets or quotes, with the citations written after a stop given to the
+sentence before them (steps 1 and 2 of :mod:`groundlab.core.claims`, see docs/claims.md). Also the
+built-in citation styles (:data:`DEFAULT_CITATION_PATTERNS`) and their one pattern, a passage's
+sentences kept per text (:func:`split_sentences`, what the judges read evidence with), and the
+letters of the scripts written without spaces (:data:`CJK_CHARS`).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import List, NamedTuple, Optional, Pattern, Sequence, Tuple
+
+from sentencex import segment as _sentencex_segment
+
+#: character-class body: ``"[" + CJK_CHARS + "]"``.
+CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+
+
+def character_pairs(run: str) -> List[str]:
+    """A run of CJK characters as the judges compare it: its overlapping pairs of characters
+    (one character alone stays itself), since there are no spaces to find its words by.
+
+    >>> character_pairs("审批通常")
+    ['审批', '批通', '通常']
+    """
+    return [run[k:k + 2] for k in range(max(1, len(run) - 1))]
+
+
+#: ``[D07]`` or ``[D07, D06]``: one group holding one id or several separated by , or ;.
+DEFAULT_CITATION_PATTERN = r"\[\s*([A-Za-z0-9][\w.:#/-]*(?:\s*[,;]\s*[A-Za-z0-9][\w.:#/-]*)*)\s*\]"
+
+_ID = r"[A-Za-z0-9][\w.:#/-]*"
+# An id inside round brackets needs a digit ("(see KB-5)"), so that "(see above)" stays words.
+_NUMBERED_ID = r"[A-Za-z_]*[-_.:#/]?\d[\w.:#/-]*"
+_AND = r"(?:\s*[,;&]\s*|\s+(?:and|und|et|y)\s+)"
+
+#: The citation styles read by default, each with one group that captures the cited id(s): ``[D07]``
+#: and ``[D07, D06]``; Markdown footnotes ``[^1]``; ``【1】`` (and ``【1†source】``); ``(Source: KB-3)``,
+#: ``(Sources: KB-3, KB-4)``, ``(see KB-5)``, ``(cf. KB-5)``, ``(ref. KB-5)``; ``(Passage 2)``,
+#: ``[Document 3]``, whose number is the passage's position when the passages carry other ids.
+DEFAULT_CITATION_PATTERNS: Tuple[str, ...] = (
+    DEFAULT_CITATION_PATTERN,
+    r"\[\^\s*(" + _ID + r")\s*\](?!:)",
+    "\u3010\\s*(" + _ID + r"(?:\s*[,;]\s*" + _ID + r")*)(?:\s*\u2020[^\u3011]{0,40})?\s*\u3011",
+    r"\(\s*(?i:sources?|refs?\.?|references?|see(?:\s+also)?|cf\.?|quellen?|fuentes?|voir)\s*:?\s*(" + _NUMBERED_ID
+    + r"(?:" + _AND + _NUMBERED_ID + r")*)\s*\)",
+    r"[(\[]\s*(?i:passages?|documents?|docs?|sources?|snippets?|excerpts?|chunks?)\s+#?\s*(\d{1,3}(?:" + _AND
+    + r"\d{1,3})*)\s*[)\]]",
+)
+
+#: The language whose abbreviations the sentence segmenter knows best (any sentencex code).
+DEFAULT_LANGUAGE = "en"
+
+
+#: Marks a reader does not see: zero-width spaces and joiners, direction marks and embeddings,
+#: word joiners, the byte-order mark, soft hyphens.
+INVISIBLE = ("\u00ad\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+             "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff")
+_INVISIBLE_SET = frozenset(INVISIBLE)
+# Anything that needs the slow path: invisible marks, control characters, line breaks of any kind.
+_ODD = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029" + INVISIBLE + "]")
+# Control characters read as a space, other line breaks as "\n" (one character for one, so
+# offsets into the answer stay valid).
+_CONTROLS = {c: " " for c in list(range(0x00, 0x20)) + [0x7f] if c not in (0x0A, 0x0D)}
+_CONTROLS.update({0x0B: "\n", 0x0C: "\n", 0x0D: "\n", 0x85: "\n", 0x2028: "\n", 0x2029: "\n"})
+
+#: A list marker or heading marker at the start of a line.
+_MARKER = re.compile(r"[ \t]*(?:(?P<heading>#{1,6})[ \t]+|>[ \t]*|(?:[-*+\u2022\u2023\u25e6\u2043\u2219\u00b7"
+                     r"\u2013\u2014]|\d{1,3}[.)]|[a-z]\)|\((?:\d{1,3}|[a-z])\))[ \t]+)")
+#: A stop inside closing brackets or quotes followed by a new sentence: "(see D7.) The buyer",
+#: "he said: 'you should not say no.' The bookies".
+_BRACKETED_STOP = re.compile(r"[.!?]+(?:[)\]}]+\s+(?=[\"'\u201c\u2018(\[]?[A-Z])"
+                             r"|(?P<quote>[\"'\u2019\u201d\u00bb]+)\s+(?=[\"'\u201c\u2018\u00ab(]?[A-Z]))")
+#: A word in lower case, a stop and an acronym: "generally no. USB storage", which the segmenter
+#: reads as one sentence.
+_STOP_BEFORE_CAPITALS = re.compile(r"\b([a-z]{2,})\.\s+(?P<next>(?=[A-Z]{2,}\b)[A-Z])")
+#: The word before a final ".": "ex" in "p. ex.".
+_LAST_WORD = re.compile(r"([^\W\d_]+)\.\s*$")
+#: Abbreviations that may stand before a number or a word in lower case without ending a sentence.
+ABBREVIATIONS = frozenset("""
+approx appr ca cf vs no nr nos art fig figs vol p pp para sec ch ex ej eg ie etc bzw usw vgl ggf inkl
+zzgl evtl max min tel abs sog ua resp env aprox pág núm
+""".split())
+
+
+class Sentence(NamedTuple):
+    """One sentence of a text: where it sits (``start``/``end`` offsets into the text as given),
+    what it says (invisible marks left out) and whether it is a heading (no claim)."""
+
+    start: int
+    end: int
+    text: str
+    heading: bool = False
+
+
+def _sentencex(language: str, text: str) -> List[str]:
+    try:
+        parts = _sentencex_segment(language, text)
+    except BaseException as exc:  # a panic in the Rust extension is a BaseException
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        parts = []
+    if sum(map(len, parts)) != len(text):  # never trust a segmenter that lost or added text
+        parts = _FALLBACK_BREAK.split(text)
+    return parts
+
+
+#: Where a sentence ends if the segmenter fails: after a stop, before white space.
+_FALLBACK_BREAK = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])(?=\s)")
+
+
+def _line_blocks(text: str) -> List[Tuple[int, int, bool]]:
+    """The units of a text with line breaks: (start, end, heading) with list markers left out and
+    hard-wrapped lines joined."""
+    blocks: List[List] = []
+    pos = 0
+    open_line = False  # the last unit may go on on the next line
+    for line in text.split("\n"):
+        start, end = pos, pos + len(line)
+        pos = end + 1
+        marker = _MARKER.match(line)
+        body_start = start + (marker.end() if marker else len(line) - len(line.lstrip()))
+        body_end = start + len(line.rstrip())
+        if body_end <= body_start:
+            open_line = False  # a blank line ends a paragraph
+            continue
+        first = text[body_start]
+        if marker is None and open_line and (first.islower() or first in "([\"'\u201c"):
+            blocks[-1][1] = body_end
+        else:
+            blocks.append([body_start, body_end, bool(marker and marker.group("heading"))])
+        last = text[body_end - 1]
+        open_line = not blocks[-1][2] and (last.isalnum() or last in ",;-\u2013(")
+    return [(b[0], b[1], b[2]) for b in blocks]
+
+
+def _joins(before: str, after: str) -> bool:
+    """Whether a cut between two sentences fell after an abbreviation the segmenter did not know:
+    a short word and a full stop before a word in lower case ("p. ex. par"), or a known
+    abbreviation before a number ("approx. 50")."""
+    if not before.rstrip().endswith("."):
+        return False
+    word = _LAST_WORD.search(before)
+    if word is None:
+        return False
+    word = word.group(1)
+    if after[0].isdigit():
+        return word.lower() in ABBREVIATIONS
+    return len(word) <= 3 or word.lower() in ABBREVIATIONS
+
+
+def _bracket_cuts(text: str, start: int, end: int) -> List[int]:
+    """Offsets after a stop inside closing brackets where a new sentence starts."""
+    cuts = []
+    piece = text[start:end]
+    for stop in _BRACKETED_STOP.finditer(piece):
+        word = _LAST_WORD.search(piece, 0, stop.start() + 1)
+        # a quotation ends its sentence ("... say no.' The"), whatever its last word
+        if stop.group("quote") or word is None or word.group(1).lower() not in ABBREVIATIONS:
+            cuts.append(start + stop.end())
+    return cuts
+
+
+def _clean(text: str) -> Tuple[str, Optional[List[int]]]:
+    """The text with control characters as spaces or line breaks and invisible marks left out, and
+    (when marks were left out) the offset in ``text`` of each character kept."""
+    if "\r" in text:
+        text = text.replace("\r\n", " \n")
+    text = text.translate(_CONTROLS)
+    if not any(ch in _INVISIBLE_SET for ch in text):
+        return text, None
+    keep = [i for i, ch in enumerate(text) if ch not in _INVISIBLE_SET]
+    return "".join([text[i] for i in keep]), keep
+
+
+def sentences(text: str, citation_re: Optional[Pattern[str]] = None,
+              language: str = DEFAULT_LANGUAGE) -> List[Sentence]:
+    """The sentences of ``text`` as a reader sees them (see :mod:`groundlab.core.claims`, steps 1 and 2).
+
+    ``citation_re`` (one group capturing the cited ids) says how citations are written: those
+    written after a sentence's stop go with that sentence. Never raises on odd text: text
+    without a sentence gives an empty list.
+
+    >>> [(s.start, s.end, s.text) for s in sentences("Dr. Smith approved it. [D1] It was paid.")]
+    [(0, 27, 'Dr. Smith approved it. [D1]'), (28, 40, 'It was paid.')]
+    """
+    return [Sentence(*found) for found in _sentences(text, citation_re, language)]
+
+
+def _sentences(text: str, citation_re: Optional[Pattern[str]],
+               language: str) -> List[Tuple[int, int, str, bool]]:
+    """:func:`sentences` as plain tuples (start, end, text, heading): the claim splitter's hot path."""
+    if citation_re is None:
+        citation_re = _DEFAULT_CITATION_RE
+    # The built-in styles open with a bracket: a piece that starts otherwise starts no citation.
+    bracketed = citation_re.pattern in _DEFAULT_PATTERN_TEXTS
+    if text.isprintable() or _ODD.search(text) is None:
+        clean, keep = text, None
+        blocks: Sequence[Tuple[int, int, bool]] = ((0, len(text), False),)
+    else:
+        clean, keep = _clean(text)
+        blocks = _line_blocks(clean) if "\n" in clean else ((0, len(clean), False),)
+    found: List[List] = []  # [start, end, heading]
+    for b_start, b_end, md_heading in blocks:
+        unit = clean if b_end - b_start == len(clean) else clean[b_start:b_end]
+        parts = _sentencex(language, unit)
+        pos = b_start
+        first = True
+        for part in parts:
+            s = pos
+            pos += len(part)
+            head = part.lstrip()
+            if not head:
+                continue
+            if first:
+                first = False
+                # A unit made of citations only ("[D7]" on a line of its own) goes with the sentence before.
+                if found and (not bracketed or head[0] in _OPENERS):
+                    rest = _skip_citations(clean, s, pos, citation_re)
+                    if rest > s and not clean[rest:pos].strip(" \t.,;"):
+                        found[-1][1] = pos
+                        continue
+                found.append([s, pos, md_heading])
+                continue
+            c = head[0]
+            if c.isalnum() and (
+                    # ".NET", ".js": a stop after a space and before a letter starts a name, not a sentence
+                    (s >= 2 and clean[s - 1] == "." and clean[s - 2] in " \t(\"'")
+                    or (not c.isupper() and _joins(clean[found[-1][0]:s], head))):
+                found[-1][1] = pos
+                continue
+            if not bracketed or c in _OPENERS:
+                # Citations written after the stop belong to the sentence before them.
+                rest = _skip_citations(clean, s, pos, citation_re)
+                if rest > s:
+                    found[-1][1] = rest
+                    s = rest
+            found.append([s, pos, md_heading])
+        if not first and not md_heading:
+            # "**Payment terms:**": Markdown emphasis around the heading leaves its colon inside
+            last = clean[found[-1][0]:found[-1][1]].rstrip().rstrip("*_").rstrip()
+            if last[-1:] in (":", "\uff1a"):
+                found[-1][2] = True  # "Steps:" introduces what follows; it asserts nothing
+    if (")" in clean or "}" in clean or ".]" in clean or ".\u2019" in clean or ".\u201d" in clean or ".'" in clean
+            or '."' in clean or "\u00bb" in clean) and _BRACKETED_STOP.search(clean):
+        split: List[List] = []
+        for s, e, heading in found:
+            for cut in _bracket_cuts(clean, s, e):
+                split.append([s, cut, heading])
+                s = cut
+            split.append([s, e, heading])
+        found = split
+    if ". " in clean and _STOP_BEFORE_CAPITALS.search(clean):
+        split = []
+        for s, e, heading in found:
+            for stop in _STOP_BEFORE_CAPITALS.finditer(clean, s, e):
+                word = stop.group(1)
+                if word in ("no", "yes") or word not in ABBREVIATIONS:
+                    split.append([s, stop.start("next"), heading])
+                    s = stop.start("next")
+            split.append([s, e, heading])
+        found = split
+    out = []
+    for s, e, heading in found:
+        piece = clean[s:e]
+        stripped = piece.strip()
+        if not stripped:
+            continue
+        if len(stripped) != len(piece):
+            s += len(piece) - len(piece.lstrip())
+            e = s + len(stripped)
+            piece = stripped
+        if keep is not None:
+            s, e = keep[s], keep[e - 1] + 1
+        out.append((s, e, piece, heading))
+    return out
+
+
+def _skip_citations(text: str, start: int, end: int, citation_re: Pattern[str]) -> int:
+    """Where text[start:end] goes on after the citations (and white space) it starts with."""
+    pos = start
+    while True:
+        at = pos
+        while at < end and text[at].isspace():
+            at += 1
+        match = citation_re.match(text, at, end)
+        if match is None or match.end() == at:
+            return pos
+        pos = match.end()
+
+
+def citation_regex(patterns: Sequence[str]) -> Pattern[str]:
+    """One regular expression for several citation patterns (each with one group): the group
+    that matched holds the id(s), ``match.group(match.lastindex)``. None at all gives a pattern
+    that never matches."""
+    if not patterns:
+        return re.compile(r"(?!)()")
+    if len(patterns) == 1:
+        return re.compile(patterns[0])
+    return re.compile("|".join(f"(?:{p})" for p in patterns))
+
+
+_DEFAULT_CITATION_RE = citation_regex(DEFAULT_CITATION_PATTERNS)
+#: The patterns whose citations always open with one of :data:`_OPENERS`.
+_DEFAULT_PATTERN_TEXTS = frozenset((DEFAULT_CITATION_PATTERN, _DEFAULT_CITATION_RE.pattern))
+_OPENERS = "[\u3010("
+
+
+@lru_cache(maxsize=16384)
+def _passage_sentences(text: str) -> Tuple[str, ...]:
+    return tuple(found[2] for found in _sentences(text, None, DEFAULT_LANGUAGE))
+
+
+def split_sentences(text: str) -> Sequence[str]:
+    """The sentences of a passage or answer, as :func:`sentences` finds them (headings included).
+
+    >>> split_sentences("Use a tolerance, e.g. 5 percent. Then release.")
+    ('Use a tolerance, e.g. 5 percent.', 'Then release.')
+    """
+    return _passage_sentences(text)

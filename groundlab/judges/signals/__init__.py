@@ -1,0 +1,336 @@
+"""The signals judge: several signals of support, weighed by a small logistic model.
+
+The rules judges count the claim's words in the evidence. On answers written by real models
+that flags many sentences a person finds supported: a word in another form ("colonized" for
+"colonization"), a sentence that frames the answer ("Based on the provided passages, here is the
+answer."), a sentence that talks about the passages ("Passage 2 states that ..."), a "no"
+somewhere else in a long evidence sentence, an HTML entity. This judge keeps what the rules
+judges do well (numbers compared by value, a reason a person can read) and reads a claim so:
+
+1. **Text.** HTML entities are decoded and tags dropped, in the claim and in the evidence.
+2. **Framing.** A sentence that only frames the answer ("Here is a summary in 84 words or less.",
+   "I hope this helps.") is no fact: ``supported``, with the reason ``framing sentence, not a
+   fact`` and score 1. Framing lead-ins ("Based on the passages,", "Overall,", "Passage 2 states
+   that", "The author believes") and references to passages ("(Passage 3)") are set aside and
+   the rest of the sentence is judged; the reason says what was set aside.
+3. **Numbers** (as in the rules judges, :mod:`groundlab.numbers`): a number the evidence does not
+   give makes the claim ``contradicted`` when the evidence has numbers of its own, else
+   ``unsupported``; score 0.
+4. **Negation, scoped.** The evidence sentence and clause that share most words with the claim
+   are found; when exactly one of the two negates the words they share (the negation stands in
+   that clause, and the clause holds every word the claim negates), ``contradicted``, score 0. A
+   negation elsewhere in the sentence, or one the other side says in other words ("does not
+   meet" / "falls far short of"), decides nothing.
+5. **Signals**, each a number between 0 and 1 (words are compared by their stems, Snowball's
+   English stemmer, so "launched" finds "launch"):
+   ``coverage``, the share of the claim's content words in the evidence; ``pairs``, the share of
+   its adjacent content-word pairs found adjacent in the evidence (an invented detail built
+   from words the evidence has elsewhere breaks pairs); ``sentence``, the share found in the one
+   evidence sentence that holds most of them, and ``window`` in two sentences in a row;
+   ``names``, the share of its names (capitalised words inside the sentence) the evidence lacks;
+   ``length``, how long the claim is; ``numbers``, whether it has numbers, all found.
+6. **Score.** A logistic model weighs the signals into ``score``, the probability that a person
+   finds the claim supported; ``supported`` at or above the threshold, else ``unsupported``. Its
+   weights and threshold come from ``groundlab/data/signals.json``, fitted on two public labeled
+   claim sets (``bench/fit_signals.py``), or from a file ``groundlab calibrate`` fitted on your
+   own labels (``get_judge("signals", config="judge.json")``).
+
+Every verdict carries a reason that names the signals behind it. Speed comes from the rules
+judges' way: each passage is analysed once and its words, stems, pairs, sentences and numbers are
+reused for every claim judged against it.
+
+This package is the judge: :class:`SignalsJudge`, which step decides a claim (:func:`_decide`),
+the sentence and words shown beside a verdict (:func:`_evidence`) and its reason. What it reads
+and weighs has a room each: a text's words, stems and language (``words``), the framing set aside
+(``framing``), the evidence read once per passage and question (``evidence``), the claim read once
+per text (``claim``), the signals measured and the negation flip (``measure``), the how-often,
+when, which-way and bound words (``conflicts``), and the fitted model's weights and threshold
+(``config``). Every name the module had before its rooms is named here too.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
+
+# What the judge reads a claim and its evidence with, each in a room of its own; the names the
+# module had before its rooms, and those other modules, tests and bench scripts use, are named here.
+from ...core.sentences import CJK_CHARS, character_pairs, split_sentences  # noqa: F401
+from ...core.numbers import Mention, digit_shape, distinct, mentions, ordinal_words  # noqa: F401
+from ...core.records import Evidence, GroundlabError, Verdict  # noqa: F401
+from ..rules import _quote, _written, number_verdict
+from .claim import _Claim, _claim, _claim_language, _claim_words, _framed  # noqa: F401
+from .config import (CONFIG_KIND, DEFAULT_CONFIG, FEATURE_SIGNS, FEATURES, JUDGE_NAME, JUDGE_VERSION,  # noqa: F401
+                     MAX_CONFIG_BYTES, JudgeConfig, _shipped, check_config, load_config)
+from .conflicts import _AMOUNT_NEXT, _LOWER_WORD, CONFLICTS, _conflict, _conflict_terms, _terms  # noqa: F401
+from .evidence import (_Context, _context, _passage_piece, _passages_context, _question,  # noqa: F401
+                       _question_key, _with_question)
+from .framing import _LETTERS, _REFERENCE_HINT, FRAMING, LEAD_IN, PASSAGE_REFERENCE, Framed, frame  # noqa: F401
+from .measure import Signals, _negation_flip, _signals
+from .words import (_WORDS_OF, FOREIGN_STOP_WORDS, NEGATIONS, STOP_WORDS, _read_words, clean_text,  # noqa: F401
+                    language, stem)
+
+
+@lru_cache(maxsize=4096)
+def _framing_verdict(set_aside: Tuple[str, ...]) -> Verdict:
+    return Verdict("supported", "framing sentence, not a fact" + _aside(set_aside), 1.0)
+
+
+#: Verdicts kept per judge for claims met again against the same evidence.
+_MEMO_SIZE = 65536
+
+
+class SignalsJudge:
+    """Numbers, scoped negation and word signals weighed by a logistic model (see the module
+    docstring). ``config``: a judge config file ``groundlab calibrate`` wrote, or ``None`` for
+    the weights shipped with groundlab; ``threshold`` overrides its threshold."""
+
+    name = JUDGE_NAME
+    version = JUDGE_VERSION
+    #: Pure Python on local data: a large run may be split over processes.
+    cpu_bound = True
+
+    def __init__(self, config: Union[str, Path, JudgeConfig, None] = None,
+                 threshold: Optional[float] = None) -> None:
+        if isinstance(config, JudgeConfig):
+            self.config = config
+        else:
+            self.config = _shipped() if config is None else load_config(config)
+        if threshold is not None and not 0 < threshold < 1:
+            raise ValueError("threshold must be in (0, 1)")
+        self.threshold = float(self.config.threshold if threshold is None else threshold)
+        self._weights = self.config.weights
+        self._intercept = self.config.intercept
+        self._memo: Dict[tuple, Verdict] = {}
+
+    def identity(self) -> Dict[str, Any]:
+        """The weights behind the verdicts: which file and its sha256."""
+        return {"config": str(self.config.path) if self.config.path else f"groundlab/data/{DEFAULT_CONFIG}",
+                "config_sha256": self.config.sha256}
+
+    def judge_batch(self, pairs: Sequence[Tuple[str, Evidence]]) -> List[Verdict]:
+        out = []
+        last = None
+        base = context = question = None
+        ids: FrozenSet[str] = frozenset()
+        memo = self._memo
+        for text, evidence in pairs:
+            if evidence is not last:  # the claims of one case share one Evidence
+                last = evidence
+                passages = evidence.passages
+                base = _passages_context(tuple([p.text for p in passages]))
+                ids = _ids(tuple([p.id for p in passages]))
+                context = question = None  # the question is read only when a claim needs it
+            claim = _claim(text, base.language)
+            # The same claim against the same passages is judged once: a repeated answer, the cited
+            # passages being all the retrieved ones, or another case's question that changes nothing
+            # in it (a claim without numbers, all of whose words the passages hold, reads nothing of
+            # the question at all).
+            asks = claim.numbers or not claim.stemset <= base.stems
+            if asks:
+                if question is None:
+                    question = _question(evidence.question)
+                key: tuple = (claim, base, ids, _question_key(claim, question, base))
+            else:
+                key = (claim, base, ids)
+            verdict = memo.get(key)
+            if verdict is None:
+                if asks and context is None:
+                    context = _with_question(base, question)
+                verdict = self._judge(claim, context if asks else base, ids)
+                if len(memo) >= _MEMO_SIZE:
+                    memo.clear()
+                memo[key] = verdict
+            out.append(verdict)
+        return out
+
+    def judge(self, text: str, evidence: Evidence) -> Verdict:
+        """The verdict on one claim."""
+        return self.judge_batch([(text, evidence)])[0]
+
+    def score(self, signals: Signals) -> float:
+        """The probability, by the model, that a person finds a claim with these signals supported."""
+        z = self._intercept
+        for w, v in zip(self._weights, signals.values):
+            z += w * v
+        return 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
+
+    def measure(self, text: str, evidence: Evidence) -> Tuple[str, Optional[Signals]]:
+        """How a claim is decided: ``("framing", None)``, ``("number", None)``, ``("empty", None)``
+        (no content words), ``("negation", signals)``, ``("conflict", signals)`` (another how-often,
+        when, which-way or bound word than the evidence's) or ``("model", signals)``; what the fit
+        of the weights reads."""
+        context = _context(evidence.question, tuple([p.text for p in evidence.passages]))
+        route, signals, _ = _decide(_claim(text, context.language), context, _passage_ids(evidence))
+        return route, signals
+
+    def _judge(self, claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset()) -> Verdict:
+        route, signals, detail = _decide(claim, context, ids)
+        if route == "framing":
+            return _framing_verdict(claim.framed.set_aside)
+        aside = _aside(claim.framed.set_aside)
+        if route == "empty":
+            return Verdict("supported", f"no content words to check{aside}", 1.0)
+        if route == "model":
+            p = self.score(signals)
+            label = "supported" if p >= self.threshold else "unsupported"
+            evidence, matched, clashed = _evidence(claim, context, label, signals, detail, ids)
+            return Verdict(label, _reason(label, p, self.threshold, claim, signals, _stated_numbers(claim, ids))
+                           + aside, p, evidence=evidence, matched=matched, clashed=clashed)
+        evidence, matched, clashed = _evidence(claim, context, route, signals, detail, ids)
+        if route == "number":
+            return Verdict(detail.label, detail.reason, detail.score, evidence=evidence, matched=matched,
+                           clashed=clashed)
+        if route == "negation":
+            side = "the claim negates what the evidence says" if claim.words.negated \
+                else "the evidence negates what the claim says"
+            return Verdict("contradicted", f"negation flip: {side} (\"{_quote(detail)}\"); "
+                           f"{signals.covered}/{signals.n} content words in the evidence{aside}", 0.0,
+                           evidence=evidence, matched=matched, clashed=clashed)
+        kind, said, other, sentence = detail
+        return Verdict("contradicted", f"{kind}: the claim says \"{said}\" where the evidence says \"{other}\" "
+                       f"(\"{_quote(sentence)}\"); {signals.covered}/{signals.n} content words in the evidence{aside}",
+                       0.0, evidence=evidence, matched=matched, clashed=clashed)
+
+
+_NEGATION_WORD = re.compile(r"\b(?:" + "|".join(sorted(NEGATIONS, key=len, reverse=True)) + r")\b|\b\w+n['\u2019]t\b",
+                            re.IGNORECASE)
+
+
+def _best_sentence(claim: _Claim, context: _Context) -> int:
+    """The evidence sentence holding most of the claim's words (-1 when none holds any): for a
+    claim a number decided, the sentence to show beside it."""
+    stemset = claim.stemset
+    best, best_found = -1, 0
+    for k, sentence in enumerate(context.sentences):
+        found = len(stemset & sentence.stemset)
+        if found > best_found and not sentence.asks:
+            best, best_found = k, found
+    return best
+
+
+def _evidence(claim: _Claim, context: _Context, route: str, signals: Optional[Signals], detail: Any,
+              ids: FrozenSet[str]) -> Tuple[Optional[str], Tuple[str, ...], Tuple[str, ...]]:
+    """The sentence that decided a verdict, the claim's words and numbers it holds (as it writes
+    them), and what parts the two: the negation, the other bound, the numbers the claim states
+    that the evidence lacks beside the ones the sentence gives, or (``route`` ``unsupported``, a
+    verdict of the model) the claim's words the evidence lacks. ``route`` is the step that decided
+    (:func:`_decide`), with ``supported`` and ``unsupported`` for the model's two verdicts."""
+    best = signals.best if signals is not None else _best_sentence(claim, context)
+    if best < 0:
+        if route == "number":
+            return None, (), tuple(m.surface for m in _stated_numbers(claim, ids) if not context.numbers.has(m))
+        return None, (), ()
+    sentence = context.sentences[best]
+    surface = sentence.surface
+    matched = [surface[st] for st in claim.stems if st in surface]
+    if claim.numbers:  # distinct already; a passage id the claim names is no number the evidence shows
+        shown = context.numbers.shown
+        matched += [shown[m.value] for m in claim.numbers if m.value in shown]
+    if route == "supported":
+        return sentence.text, tuple(matched), ()
+    matched = tuple(matched)
+    numbers = _stated_numbers(claim, ids)
+    if route == "unsupported":
+        words = dict(zip(claim.words.stems, claim.words.surfaces))
+        clashed = tuple([words.get(st, st) for st in signals.missing])
+    elif route == "number":
+        have = context.numbers
+        # the claim's numbers the evidence lacks, and the sentence's own numbers the claim does not share
+        clashed = tuple(dict.fromkeys([m.surface for m in numbers if not have.has(m)]
+                                      + [n for n in sentence.numbers if n not in matched]))
+    elif route == "negation":
+        clashed = tuple(dict.fromkeys(w.group() for w in _NEGATION_WORD.finditer(sentence.text + " " +
+                                                                               claim.framed.text)))
+    else:  # another how-often, when, which-way or bound word
+        clashed = (detail[1], detail[2])
+    return sentence.text, matched, clashed
+
+
+def _passage_ids(evidence: Evidence) -> FrozenSet[str]:
+    """The evidence's passage ids as the numbers step reads codes (lower case): an answer that names
+    a passage in its text ("see KB-5") refers to it, it does not state a number."""
+    return _ids(tuple([p.id for p in evidence.passages]))
+
+
+@lru_cache(maxsize=4096)
+def _ids(ids: Tuple[str, ...]) -> FrozenSet[str]:
+    return frozenset(i.lower() for i in ids if _DIGIT.search(i) is not None)
+
+
+_DIGIT = re.compile(r"\d")
+
+
+def _stated_numbers(claim: _Claim, ids: FrozenSet[str]) -> Tuple[Mention, ...]:
+    """The claim's numbers without the codes that are ids of the evidence's passages, nor names
+    that start with a digit ("2FA", "3PL": two-factor authentication, third-party logistics)."""
+    if not claim.numbers:
+        return claim.numbers
+    return tuple(m for m in claim.numbers if m.kind != "code" or (m.value not in ids
+                                                                    and not _DIGIT_NAME.fullmatch(m.surface)))
+
+
+_DIGIT_NAME = re.compile(r"\d[A-Z]{2,}")
+
+
+def _decide(claim: _Claim, context: _Context,
+            ids: FrozenSet[str] = frozenset()) -> Tuple[str, Optional[Signals], Any]:
+    """Which step decides a claim (see the module docstring), its signals when measured, and what
+    the step found: the number verdict, the negated evidence sentence, or the missing clause."""
+    if claim.framed.framing:
+        return "framing", None, None
+    numbers = _stated_numbers(claim, ids)
+    if numbers:
+        flagged = number_verdict(numbers, context.numbers, _aside(claim.framed.set_aside))
+        if flagged is not None:
+            return "number", None, flagged
+    if not claim.stems:
+        return "empty", None, None
+    signals = _signals(claim, context)
+    flipped = _negation_flip(claim, context, signals.best)
+    if flipped is not None:
+        return "negation", signals, flipped
+    conflict = _conflict(claim, context, signals.best)
+    if conflict is not None:
+        return "conflict", signals, conflict
+    return "model", signals, None
+
+
+def _aside(set_aside: Tuple[str, ...]) -> str:
+    if not set_aside:
+        return ""
+    return "; set aside: " + ", ".join(f"\"{_quote(s, 40)}\"" for s in set_aside)
+
+
+def _reason(label: str, p: float, threshold: float, claim: _Claim, s: Signals,
+            numbers: Sequence[Mention]) -> str:
+    sign = "\u2265" if label == "supported" else "<"
+    parts = [f"score {p:.2f} {sign} {threshold:.2f}",
+             f"{s.covered}/{s.n} content words in the evidence"]
+    if s.missing:
+        surface = dict(zip(claim.words.stems, claim.words.surfaces))
+        shown = [surface.get(m, m) for m in s.missing[:5]]
+        more = ", \u2026" if len(s.missing) > 5 else ""
+        parts[-1] += f" (missing: {', '.join(shown)}{more})"
+    if s.pairs_total:
+        parts.append(f"{s.pairs_found}/{s.pairs_total} word pairs")
+    parts.append(f"best sentence holds {s.best_found}/{s.n}")
+    if s.names_missing:
+        surface = dict(zip(claim.words.stems, claim.words.surfaces))
+        parts.append(f"names not in the evidence: {', '.join(surface.get(m, m) for m in s.names_missing[:3])}")
+    if s.clause is not None:
+        words, found, total = s.clause
+        parts.append(f"the clause \"{_quote(' '.join(words), 60)}\" has {found}/{total} in the evidence")
+    if s.asked:
+        surface = dict(zip(claim.words.stems, claim.words.surfaces))
+        parts.append(f"only the question says {', '.join(surface.get(m, m) for m in s.asked[:3])}")
+    if numbers:
+        parts.append(f"numbers {', '.join(_written(m.surface) for m in numbers)} found")
+    return "; ".join(parts)
+
+
+__all__ = ["FEATURES", "JudgeConfig", "SignalsJudge", "Signals", "clean_text", "check_config", "frame",
+           "load_config", "stem"]

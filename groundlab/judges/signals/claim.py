@@ -1,0 +1,77 @@
+"""A claim as the signals judge reads it, once per text: its framing set aside, the language it is
+read in (its own, or its passages' when it shows no English), its content words, stems, pairs and
+clauses, and its numbers. Claims that differ only in their digits share the reading of their words
+and framing.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Dict
+
+from ...core.numbers import digit_shape, distinct, mentions
+from ..rules import _without_numbers
+from .framing import Framed, frame
+from .words import _WORDS_OF, _claim_pairs, _read_words, clean_text, language
+
+
+class _Claim:
+    __slots__ = ("framed", "words", "stems", "stemset", "pairs", "numbers", "negated", "clauses")
+
+    def __init__(self, text: str, lang: str = "english") -> None:
+        framed = _framed(clean_text(text))
+        self.framed = framed
+        found = mentions(framed.text)
+        self.words, self.stems, self.stemset, self.pairs, self.clauses = _claim_words(
+            _without_numbers(framed.text, found), lang)
+        self.negated = self.words.has_negation
+        self.numbers = distinct(found)
+
+
+def _framed(text: str) -> Framed:
+    """:func:`frame` of a claim, read once per shape (its digits as 0) when nothing is set aside: the
+    framing patterns tell no digit from another, so a claim whose shape has no framing has none."""
+    shape = digit_shape(text)
+    if shape != text:
+        framed = frame(shape)
+        if not framed.set_aside and not framed.framing and framed.text == shape:
+            return Framed(text, (), False)
+    return frame(text)
+
+
+@lru_cache(maxsize=8192)
+def _claim_words(text: str, lang: str) -> tuple:
+    """What a claim's words give (its words, their stems once each as a tuple and a set, its pairs
+    and its clauses), kept per text with its numbers as 0: claims that differ only in their numbers
+    read the same."""
+    words = _read_words(text, lang)
+    stems = tuple(dict.fromkeys(words.stems))
+    # the clauses of two content words or more: (their stems, the words as written)
+    clauses: Dict[int, Dict[str, str]] = {}
+    for st, surface, c in zip(words.stems, words.surfaces, words.clauses):
+        clauses.setdefault(c, {}).setdefault(st, surface)
+    return (words, stems, frozenset(stems), _claim_pairs(words),
+            tuple((tuple(ws), tuple(dict.fromkeys(ws.values()))) for ws in clauses.values()
+                  if len(ws) >= 2) if len(clauses) > 1 else ())
+
+
+@lru_cache(maxsize=16384)
+def _claim(text: str, evidence_language: str = "english") -> _Claim:
+    """A claim analysed in its language: its own when it tells it ("Der Antrag muss genehmigt
+    werden"), else its passages' when they are not English and the claim shows no English
+    ("Estos días deben utilizarse antes del 31 de marzo." against Spanish passages)."""
+    return _Claim(text, _claim_language(digit_shape(text), evidence_language))
+
+
+@lru_cache(maxsize=8192)
+def _claim_language(text: str, evidence_language: str) -> str:
+    """The language a claim is read in (see :func:`_claim`): read in its words alone, so the same for
+    the claim and its shape (:func:`~groundlab.core.numbers.digit_shape`)."""
+    lang = language(text)
+    if lang == "english" and evidence_language != "english" and \
+            sum(1 for w in _WORDS_OF.findall(text.lower()) if w in _ENGLISH_HINTS) < 2:
+        lang = evidence_language
+    return lang
+
+
+_ENGLISH_HINTS = frozenset("the is are and of to for with you your this that be can will it an on by has have".split())

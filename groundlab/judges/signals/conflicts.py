@@ -1,0 +1,163 @@
+"""How often, when, which way, above or below a bound, always or only then: a claim that says one
+where the evidence sentence it matches says another of the same kind ("monthly" against "every
+year", "over 500 EUR" against "up to 500 EUR") is contradicted. The words of a text are read once
+per shape (its digits as 0).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Dict, FrozenSet, List, Optional, Tuple
+
+from ...core.numbers import digit_shape
+from .claim import _Claim
+from .evidence import _Context
+from .words import stem
+
+
+#: Words that say how often, when, which way, above or below a bound, and always or only then: a
+#: claim that says one where the evidence sentence it matches says another of the same kind
+#: contradicts it ("Limits are reviewed monthly" against "Credit limits are reviewed every year",
+#: "over 500 EUR" against "up to 500 EUR", "only when you connect from abroad" against "for every
+#: connection").
+CONFLICTS: Dict[str, Dict[str, Tuple[str, ...]]] = {
+    "how often": {
+        "hourly": ("hourly", "every hour", "each hour", "per hour", "once an hour"),
+        "daily": ("daily", "every day", "each day", "per day", "once a day", "every morning", "every evening",
+                  "every night", "nightly"),
+        "weekly": ("weekly", "every week", "each week", "per week", "once a week"),
+        "monthly": ("monthly", "every month", "each month", "per month", "once a month"),
+        "quarterly": ("quarterly", "every quarter", "each quarter", "per quarter", "once a quarter"),
+        "yearly": ("yearly", "annually", "annual", "every year", "each year", "per year", "once a year", "per annum"),
+    },
+    "when": {
+        "before": ("before", "prior to", "ahead of", "in advance of"),
+        "after": ("after", "afterwards"),
+    },
+    "which way": {
+        "up": ("increase", "increases", "increased", "increasing", "rise", "rises", "rose", "risen", "rising",
+               "raise", "raises", "raised", "grow", "grows", "grew", "grown", "growing"),
+        "down": ("decrease", "decreases", "decreased", "decreasing", "fall", "falls", "fell", "fallen", "falling",
+                 "drop", "drops", "dropped", "decline", "declines", "declined", "reduce", "reduces", "reduced",
+                 "lowers", "lowered", "shrink", "shrinks", "shrank"),
+    },
+    "above or below": {
+        "above": ("above", "more than", "exceeds", "exceeding", "higher than", "greater than", "at least", "minimum",
+                  "no less than", "not less than", "over"),
+        "below": ("below", "less than", "lower than", "fewer than", "up to", "at most", "maximum", "no more than",
+                  "not more than", "not exceed", "under"),
+    },
+    "how many times": {
+        "always": ("always", "every time", "in all cases", "in every case", "for every", "for all", "for each",
+                   "without exception"),
+        "only": ("only when", "only if", "only for", "only after", "only before", "only in", "only on", "only with",
+                 "sometimes", "in some cases", "occasionally", "only where"),
+    },
+}
+_CONFLICT_WORDS = {w: (kind, side) for kind, sides in CONFLICTS.items() for side, words in sides.items()
+                   for w in words}
+#: The phrases by their first word, longest first: a text is read word by word and only a word
+#: that opens a phrase is looked at further (one alternation of all the phrases, case-blind, costs
+#: some fifty microseconds a claim).
+_CONFLICT_PHRASES: Dict[str, List[Tuple[Tuple[str, ...], Tuple[str, str]]]] = {}
+for _phrase, _where in _CONFLICT_WORDS.items():
+    _words = tuple(_phrase.split())
+    _CONFLICT_PHRASES.setdefault(_words[0], []).append((_words, _where))
+for _list in _CONFLICT_PHRASES.values():
+    _list.sort(key=lambda item: -len(item[0]))
+_CONFLICT_PHRASES.setdefault("only", [])
+#: After "only", a word or two and one of these: "only required when", "only allowed if".
+_ONLY_THEN = frozenset("when if after before where while for".split())
+_LOWER_WORD = re.compile(r"[^\W\d_]+")
+
+
+@lru_cache(maxsize=65536)
+def _conflict_terms(text: str) -> Dict[str, Dict[str, str]]:
+    """The how-often, when, which-way and bound words of a text: ``{kind: {side: as written}}``."""
+    out: Dict[str, Dict[str, str]] = {}
+    lowered = text.lower()
+    words = [(m.group(), m.start(), m.end()) for m in _LOWER_WORD.finditer(lowered)]
+    phrases = _CONFLICT_PHRASES
+    k = 0
+    while k < len(words):
+        first = words[k][0]
+        options = phrases.get(first)
+        if options is None:
+            k += 1
+            continue
+        found = None
+        for tokens, where in options:
+            n = len(tokens)
+            if tuple(w for w, _, _ in words[k:k + n]) == tokens:
+                found = (n, where)
+                break
+        if found is None and first == "only":  # "only required when": a word or two, then the condition
+            for gap in (2, 3):
+                if k + gap < len(words) and words[k + gap][0] in _ONLY_THEN:
+                    found = (gap + 1, ("how many times", "only"))
+                    break
+        if found is None:
+            k += 1
+            continue
+        n, (kind, side) = found
+        end = words[k + n - 1][2]
+        if (tuple(w for w, _, _ in words[k:k + n]) in _BOUND_NEEDS_AMOUNT
+                and _AMOUNT_NEXT.match(lowered, end) is None):
+            k += 1
+            continue  # "over the weekend", "under review", "sign up to": no bound; "over 500 EUR" is one
+        out.setdefault(kind, {}).setdefault(side, text[words[k][1]:end])
+        k += n
+    return out
+
+
+def _terms(text: str) -> Dict[str, Dict[str, str]]:
+    """:func:`_conflict_terms` of a text, read once per shape (its digits as 0): its patterns tell no
+    digit from another, and the words found hold no digit unless a digit stands inside a phrase."""
+    shape = digit_shape(text)
+    if shape == text:
+        return _conflict_terms(text)
+    found = _conflict_terms(shape)
+    if any("0" in word for sides in found.values() for word in sides.values()):
+        return _conflict_terms(text)
+    return found
+
+
+_AMOUNT_NEXT = re.compile(r"\s+(?:[\u20ac$\u00a3]\s?)?(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|"
+                          r"eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred|a\s+(?:hundred|thousand))\b)")
+#: Bound phrases that are a bound only before an amount: "up to 5 days", not "sign up to the training".
+_BOUND_NEEDS_AMOUNT = frozenset({("over",), ("under",), ("up", "to")})
+
+
+def _conflict_stems(said: Dict[str, Dict[str, str]]) -> FrozenSet[str]:
+    """The stems of a claim's how-often, when, which-way and bound words ("monthly" gives "month")."""
+    return frozenset(stem(w) for sides in said.values() for word in sides.values()
+                     for w in re.findall(r"[^\W\d_]+", word.lower()) if len(w) >= 3)
+
+
+def _conflict(claim: _Claim, context: _Context, best: int) -> Optional[Tuple[str, str, str, str]]:
+    """``(kind, the claim's word, the evidence's word, the evidence sentence)`` when the evidence
+    sentence that holds most of the claim's words says another how-often, when, which-way or bound
+    word than the claim's, and not the claim's own; ``None`` otherwise."""
+    if best < 0:
+        return None
+    said = _terms(claim.framed.text)
+    if not said:
+        return None
+    sentence = context.sentences[best]
+    # The sentence must say what the claim says but for those words, and say little else: in a long
+    # sentence another "after" or "rise" is about something else.
+    core = claim.stemset - _conflict_stems(said)
+    if not core or len(sentence.stemset) > 3 * len(core) + 8 or \
+            4 * len(core & sentence.stemset) < 3 * len(core):
+        return None
+    there = _terms(sentence.text)
+    for kind, sides in said.items():
+        if len(sides) != 1 or kind not in there:
+            continue
+        (side, word), = sides.items()
+        if side in there[kind]:
+            continue
+        other = next(iter(there[kind].values()))
+        return kind, word, other, sentence.text
+    return None

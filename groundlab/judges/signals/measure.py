@@ -1,0 +1,185 @@
+"""What the signals judge measures on a claim against its evidence: the word signals the model
+weighs (:class:`Signals`: coverage, pairs, the best sentence and window, names, the clause backed
+least), with abbreviations the evidence spells out counted as found, and the negation flip (the
+judge's step 4: the evidence clause that says what the claim says negates it, or the claim negates
+what it says).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import FrozenSet, List, Optional, Sequence, Tuple
+
+from .claim import _Claim
+from .evidence import _Context, _initials, _is_acronym
+
+
+class Signals:
+    """What the judge measured on one claim: the signal values and the details a reason names
+    (``clause``: the claim's clause the evidence backs least, as ``(words, found, of)``, when a
+    clause of several has fewer than half of its words in the evidence; ``asked``: the claim's
+    words only the question says)."""
+
+    __slots__ = ("values", "n", "covered", "missing", "pairs_found", "pairs_total", "best", "best_found",
+                 "names_missing", "numbers_found", "clause", "asked")
+
+    def __init__(self, values, n, covered, missing, pairs_found, pairs_total, best, best_found, names_missing,
+                 numbers_found, clause=None, asked=()):
+        self.values, self.n, self.covered, self.missing = values, n, covered, missing
+        self.pairs_found, self.pairs_total, self.best, self.best_found = pairs_found, pairs_total, best, best_found
+        self.names_missing, self.numbers_found = names_missing, numbers_found
+        self.clause, self.asked = clause, asked
+
+
+def _spelled_out(claim: _Claim, context: _Context, missing: List[str]) -> List[Tuple[FrozenSet[str], FrozenSet[str]]]:
+    """What abbreviations account for among the claim's missing stems: pairs ``(the claim's stems,
+    the evidence's stems that say them)``, for an acronym of the claim the evidence spells out
+    ("MFA" for "multi-factor authentication") or words of the claim the evidence abbreviates."""
+    out = []
+    initials = context.initials
+    words = claim.words
+    for st, surface in zip(words.stems, words.surfaces):
+        if st in missing and _is_acronym(surface) and st in initials:
+            out.append((frozenset((st,)), frozenset(initials[st])))
+    if context.acronyms:
+        spelled = _initials(words)[0]
+        for acronym in context.acronyms:
+            covered = spelled.get(acronym)
+            # where the evidence spells the acronym out itself ("purchase order (PO)"), only those
+            # words are what it stands for: "payment obligation" has its initials, not its meaning
+            written = initials.get(acronym)
+            if covered and any(c in missing for c in covered) and (written is None or set(written) == set(covered)):
+                out.append((frozenset(covered), frozenset((acronym,))))
+    return out
+
+
+def _abbreviated(found: int, stemset: FrozenSet[str], evidence: FrozenSet[str],
+                 spelled: List[Tuple[FrozenSet[str], FrozenSet[str]]]) -> int:
+    """``found`` (claim stems the evidence stems hold) with the claim stems an abbreviation in
+    those evidence stems accounts for."""
+    for claimed, written in spelled:
+        if written <= evidence:
+            found += len((claimed & stemset) - evidence)
+    return found
+
+
+def _signals(claim: _Claim, context: _Context) -> Signals:
+    stems = claim.stems
+    n = len(stems)
+    have = context.stems
+    missing = [s for s in stems if s not in have]
+    spelled: List[Tuple[FrozenSet[str], FrozenSet[str]]] = []
+    if missing and (context.acronyms or any(_is_acronym(w) for w in claim.words.surfaces)):
+        spelled = _spelled_out(claim, context, missing)
+        if spelled:
+            accounted = frozenset().union(*(claimed for claimed, _ in spelled))
+            have = have | accounted
+            missing = [s for s in missing if s not in accounted]
+    covered = n - len(missing)
+    coverage = covered / n
+    pairs = claim.pairs
+    if pairs:
+        cp = context.pairs
+        pairs_found = sum(1 for p in pairs if p in cp)
+        pair_share = pairs_found / len(pairs)
+    else:
+        pairs_found = 0
+        pair_share = coverage
+    # The sentence (and two sentences in a row) holding most of the claim's words.
+    stemset = claim.stemset
+    sentences, windows = context.sentences, context.windows
+    if context.index is None:
+        candidates: Sequence[int] = range(len(sentences))
+    else:
+        index = context.index
+        candidates = sorted({k for s in stems for k in index.get(s, ())})
+    best, best_found, window = -1, 0, 0
+    for k in candidates:
+        if sentences[k].asks:
+            continue  # a question backs nothing: "Can an order be billed?" is no "orders can be billed"
+        found = len(stemset & sentences[k].stemset)
+        if spelled:
+            found = _abbreviated(found, stemset, sentences[k].stemset, spelled)
+        if found > best_found:
+            best, best_found = k, found
+        if found:
+            w = len(stemset & windows[k])
+            if spelled:
+                w = _abbreviated(w, stemset, windows[k], spelled)
+            if w > window:
+                window = w
+    names = claim.words.names
+    asked = context.asked
+    names_missing = [s for s in names if s not in have and s not in asked] if names else []
+    # The clause the evidence backs least ("... and planners review exceptions" when no passage
+    # mentions planners): a detail added to what the evidence says.
+    clause_share, clause = 1.0, None
+    for cstems, surfaces in claim.clauses:
+        found = sum(1 for st in cstems if st in have)
+        share = found / len(cstems)
+        if share < clause_share:
+            clause_share = share
+            if 2 * found < len(cstems):
+                clause = (surfaces, found, len(cstems))
+    only_asked = [s for s in missing if s in asked] if asked else []
+    values = (coverage, pair_share, best_found / n, window / n,
+              len(names_missing) / len(names) if names else 0.0, 1.0 if clause is not None else 0.0)
+    return Signals(values, n, covered, missing, pairs_found, len(pairs), best, best_found, names_missing,
+                   len(claim.numbers), clause, only_asked)
+
+
+#: A flip needs the evidence sentence's aligned clauses to hold half the claim's words (at least
+#: two), and the negated clause itself half of them: a "no" elsewhere in a long run decides nothing.
+_NEED, _OWN, _OWN_MIN = 0.5, 0.5, 2
+
+
+def _negation_flip(claim: _Claim, context: _Context, best: int) -> Optional[str]:
+    """The evidence sentence whose aligned clause negates what the claim asserts, or asserts what
+    the claim negates; ``None`` when there is no such flip (see :mod:`groundlab.judges.signals`, step 4)."""
+    if best < 0:
+        return None
+    sentence = context.sentences[best]
+    if not (claim.negated or sentence.negation):
+        return None
+    stemset = claim.stemset
+    need = max(2, math.ceil(_NEED * len(stemset)))
+    # The fewest clauses in a row of the evidence sentence that say what the claim says ("The
+    # invoice cannot be paid | until the variance is cleared" for "The invoice can be paid before
+    # the variance is cleared"); among as many, the one sharing most words. A negation in a clause
+    # outside them does not reach the claim.
+    clauses = sentence.clauses
+    clause, negated, best_key = None, None, None
+    for i in range(len(clauses)):
+        stems, neg = frozenset(), frozenset()
+        for j in range(i, len(clauses)):
+            stems, neg = stems | clauses[j][0], neg | clauses[j][1]
+            shared = len(stemset & stems)
+            if shared >= need:
+                key = (j - i, -shared)
+                if best_key is None or key < best_key:
+                    clause, negated, best_key = stems, neg, key
+                break
+    if clause is None:
+        return None  # no run of clauses says what the claim says: a flip would mean nothing
+    claim_negated = claim.words.negated
+    if claim.negated and not negated:
+        # what the claim negates, the evidence asserts: unless it negates it too, in another clause
+        if claim_negated and claim_negated <= clause and not any(neg & claim_negated for _, neg in clauses):
+            return sentence.text
+    elif negated and not claim.negated and negated & stemset:
+        # The negation must stand in a clause that itself says the claim's words: in a long run of
+        # clauses, a "no" beside a shared word elsewhere decides nothing.
+        own = max(_OWN_MIN, math.ceil(_OWN * len(stemset)))
+        if not any(neg & stemset and len(stemset & stems) >= own for stems, neg in clauses):
+            return None
+        # "not released unless approved" says "released once approved": a claim that gives the
+        # other side of the condition restates it.
+        if sentence.condition and _CONDITION_MET.search(claim.framed.text.lower()):
+            return None
+        return sentence.text
+    return None
+
+
+#: A claim that states the condition met: "can be paid once the variance is cleared".
+_CONDITION_MET = re.compile(r"\b(?:once|after|when|whenever|if|as\s+soon\s+as|provided|only\s+(?:if|when|after))\b")

@@ -1,0 +1,396 @@
+"""The signals judge's words: a text's tokens and their stems, its language (English, German,
+French or Spanish: which stemmer and which function words), its text cleaned of HTML, and the
+content words of one sentence with their clauses, names and the words a negation reaches
+(:class:`_Words`), and the pairs of adjacent words the judge compares. Each token, stem and
+shape of a text is read once and kept.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from functools import lru_cache
+from typing import Any, Dict, FrozenSet, List, Optional, Tuple
+
+from ...core.sentences import CJK_CHARS, character_pairs
+
+#: Function words: never content words. The rules judges' list, and the other pronouns,
+#: auxiliaries, determiners, prepositions and adverbs that say nothing a passage must back.
+STOP_WORDS: FrozenSet[str] = frozenset("""
+a about above after again against all almost along already also although always am among an and another any
+anyone anything are around as at be became because become been before being below between both but by can
+could did do does doing done down during each either else enough etc even ever every few for from further
+had has have having he her here hers herself him himself his how however i if in including into is it its
+itself just least less let like many may me might mine more most much must my myself nor now of off often on
+once one only onto or other others otherwise our ours ourselves out over own per perhaps quite rather really
+same several shall she should since so some something still such than that the their theirs them themselves
+then there therefore these they this those though through throughout thus to too toward towards under until
+up upon us very via was we well were what whatever when whenever where whereas whether which while who whom
+whose why will with within without would yet you your yours yourself yourselves
+""".split())
+
+#: Words that negate what follows them in their clause.
+NEGATIONS: FrozenSet[str] = frozenset({"not", "no", "never", "cannot", "none", "neither", "nor", "nobody",
+                                       "nothing", "nowhere", "without",
+                                       # German, French and Spanish answers negate with these ("sin" and
+                                       # "sans" are English words too, and left out)
+                                       "nicht", "kein", "keine", "keinen", "keinem", "keiner", "keines", "nie",
+                                       "niemals", "ohne", "pas", "jamais", "aucun", "aucune", "nunca", "ningún",
+                                       "ninguna", "ninguno"})
+
+#: German negations that stand after the verb they negate ("Die Gutschrift verfällt nicht"): they
+#: reach back to the start of their clause as well as forward to its end.
+_NEGATIONS_AFTER_THE_VERB: FrozenSet[str] = frozenset({"nicht", "nie", "niemals"})
+#: French negation is "ne ... pas" around the verb ("n'expire pas", "ne paie jamais"): a "ne" (or
+#: "n'") opens it and one of these, later in the clause, completes it; without one ("n'est
+#: possible que ...", only) it negates nothing.
+_FRENCH_COMPLETERS: FrozenSet[str] = frozenset({"pas", "plus", "jamais", "rien", "aucun", "aucune", "personne",
+                                                "guère", "nullement", "point"})
+
+#: Words that end a clause: a negation reaches no further.
+_CLAUSE_WORDS: FrozenSet[str] = frozenset({"but", "while", "whereas", "although", "though", "however", "which",
+                                          "who", "whom", "whose", "because", "since", "unless", "until", "if",
+                                          "when", "where", "and", "or", "so", "yet", "then", "after", "before"})
+#: The same in German, French and Spanish texts: "Gutschriften verfallen nach zwölf Monaten und
+#: werden dann nicht mehr ausgezahlt" holds two clauses, and its "nicht" negates only the second.
+_FOREIGN_CLAUSE_WORDS: Dict[str, FrozenSet[str]] = {
+    "german": frozenset("und oder aber sondern weil denn dass wenn falls sobald bis solange nachdem während obwohl "
+                        "damit jedoch".split()),
+    "french": frozenset("et ou mais car donc puis lorsque quand si parce puisque tandis qui".split()),
+    "spanish": frozenset("y e o u ni pero sino porque cuando si aunque mientras pues".split()),
+}
+#: The words that join what one negation reaches: "cannot be delivered or billed".
+_JOINING_OR: FrozenSet[str] = frozenset({"or", "nor", "oder", "ou", "o", "u", "ni"})
+
+# Scripts written without spaces (Chinese, Japanese, Korean): a run of their characters is one
+# token, read as its overlapping pairs of characters (as the rules judge reads it).
+_CJK = CJK_CHARS
+_TOKEN = re.compile(r"[" + _CJK + r"]+|[^\W\d_" + _CJK + r"][^\W_" + _CJK + r"]*(?:['\u2019][^\W\d_]+)*"
+                    r"|[,;:()\u2013\u2014\uff0c\uff1b\uff1a\uff08\uff09\u3001]|--")
+_CJK_RUN = re.compile(r"[" + _CJK + r"]")
+_TAG = re.compile(r"</?[A-Za-z][^<>]{0,200}>")
+# "No. 256" numbers something; it negates nothing.
+_NUMBER_MARKER = re.compile(r"\b(?:no|nos|nr)\.\s*(?=\d)", re.IGNORECASE)
+#: Phrases with a negation word that negate nothing: "no more than 44 per cent" (at most), "not only
+#: ... but also", "no exception", "without doubt", "vanished without trace".
+_NOT_NEGATING = re.compile(
+    r"\b(?:not\s+only|not\s+just|not\s+to\s+mention|no\s+(?:more|less|fewer|later|earlier|sooner|longer)\s+than|"
+    r"no\s+doubt|no\s+matter|no\s+exception|no\s+wonder|nothing\s+but|none\s+other\s+than|"
+    r"without\s+(?:a\s+)?(?:doubt|trace|fail|delay|question|exception)|"
+    # "nicht nur ... sondern auch", "non seulement ... mais", "no solo ... sino": both, negating nothing
+    r"nicht\s+nur|nicht\s+bloß|non\s+seulement|no\s+s[oó]lo|no\s+solamente|no\s+únicamente)\b", re.IGNORECASE)
+_PUNCT = frozenset((",", ";", ":", "(", ")", "\u2013", "\u2014", "--",
+                    "\uff0c", "\uff1b", "\uff1a", "\uff08", "\uff09", "\u3001"))
+
+
+def _stemmer(language: str = "english"):
+    import snowballstemmer
+
+    return snowballstemmer.stemmer(language)
+
+
+_STEMMER = _stemmer()
+_STEMS: Dict[str, str] = {}
+
+#: Function words of German, French and Spanish answers and passages, left out like
+#: :data:`STOP_WORDS` when a text reads as that language (see :func:`language`).
+FOREIGN_STOP_WORDS: Dict[str, FrozenSet[str]] = {
+    "german": frozenset("""
+der die das den dem des ein eine einen einem einer eines und oder aber ist sind war waren wird werden wurde
+wurden sein seine seiner ihr ihre ihrer ihren ihrem sie wir ich du er es man uns sich mich dich mir dir ihm
+ihnen im in zu zum zur von vom mit auf aus bei nach vor für über unter durch gegen ohne um als wie wenn dass
+auch noch nur schon sehr dann dort hier kann können muss müssen soll sollen darf dürfen will wollen hat haben
+hatte hatten alle allen jede jeder jedes diese dieser dieses diesem diesen welche welcher welches bitte
+""".split()),
+    "french": frozenset("""
+le la les un une des du de et ou mais est sont était étaient sera seront être avoir a ont avait il elle ils
+elles nous vous je tu on se sa son ses leur leurs ce cet cette ces qui que quoi dont où dans sur sous par
+pour avec sans chez vers entre aussi très plus peut peuvent doit doivent faut votre vos notre nos mon ma mes
+tout tous toute toutes si comme
+""".split()),
+    "spanish": frozenset("""
+el la los las un una unos unas de del y o pero es son era eran será ser estar está están ha han había él ella
+ellos ellas nosotros usted ustedes yo tú se su sus lo le les que quien cual cuyo donde en sobre bajo por para
+con sin entre también muy más puede pueden debe deben hay su sus nuestro nuestra todo todos toda todas si como
+al este esta estos estas ese esa
+""".split()),
+}
+_FOREIGN_STEMMERS: Dict[str, Any] = {}
+# Words frequent in one of the three languages and rare in English: a text holding two or more of
+# one language's (and more than of the others') reads as that language.
+_LANGUAGE_HINTS = {
+    "german": frozenset("der die das und ist nicht ein eine einen dem den mit auf für wird werden sie ihre im zur zum "
+                        "von sind oder kann muss".split()),
+    "french": frozenset("le la les et est une des du pas pour dans avec sur sont vous nous qui peut doit être "
+                        "au aux ne".split()),
+    "spanish": frozenset("el los las y es una del para con por son usted puede debe está están se lo al "
+                         "ser no".split()),
+}
+_ALL_HINTS = frozenset(w for ws in _LANGUAGE_HINTS.values() for w in ws)
+_WORDS_OF = re.compile(r"[^\W\d_]+")
+
+
+def language(text: str) -> str:
+    """``"german"``, ``"french"`` or ``"spanish"`` when ``text`` reads as one of them, else
+    ``"english"``: how its words are stemmed and which function words are left out.
+
+    >>> language("Der Antrag muss von der Führungskraft genehmigt werden."), language("The order is blocked.")
+    ('german', 'english')
+    """
+    words = _WORDS_OF.findall(text.lower())
+    found = [w for w in words if w in _ALL_HINTS]
+    if len(found) < 2:
+        return "english"
+    counts = {lang: 0 for lang in _LANGUAGE_HINTS}
+    for word in found:
+        for lang, hints in _LANGUAGE_HINTS.items():
+            if word in hints:
+                counts[lang] += 1
+    best = max(counts, key=counts.get)
+    ranked = sorted(counts.values(), reverse=True)
+    if ranked[0] >= 2 and ranked[0] > ranked[1] and ranked[0] * 2 >= len(text.split()) * 0.15:
+        return best
+    return "english"
+
+
+#: :func:`language` kept per text: read in words alone, it is the same for a text and its shape.
+_language = lru_cache(maxsize=4096)(language)
+
+
+@lru_cache(maxsize=200_000)
+def _foreign_stem(word: str, lang: str) -> str:
+    """A German, French or Spanish word's Snowball stem, cut to six letters: "beantragen" and
+    "beantragt", "genehmigt" and "Genehmigung" meet (the stemmers leave participles apart)."""
+    stemmer = _FOREIGN_STEMMERS.get(lang)
+    if stemmer is None:
+        stemmer = _FOREIGN_STEMMERS[lang] = _stemmer(lang)
+    return stemmer.stemWord(word)[:6]
+
+
+def stem(word: str) -> str:
+    """The Snowball English stem of a lower-case word, cached: "colonization" and "colonized"
+    give "colon"."""
+    found = _STEMS.get(word)
+    if found is None:
+        found = _STEMMER.stemWord(word)
+        if len(_STEMS) < 500_000:
+            _STEMS[word] = found
+    return found
+
+
+def clean_text(text: str) -> str:
+    """``text`` with HTML entities decoded (``&nbsp;``, ``&ldquo;``), tags dropped and curly
+    apostrophes made straight.
+
+    >>> clean_text("Open&nbsp;iTunes &ldquo;now&rdquo; <b>here</b>")
+    'Open iTunes \u201cnow\u201d  here '
+    """
+    if "&" in text:
+        text = html.unescape(text)
+    if "<" in text:
+        text = _TAG.sub(" ", text)
+    return text.replace("\u00a0", " ").replace("\u2019", "'")
+
+
+class _Words:
+    """The content words of one sentence, in order: ``stems`` (one per content word, repeats
+    kept), ``surfaces`` (as written), ``clauses`` (the clause number of each), ``names`` (stems of
+    acronyms and of capitalised words not first in the sentence), ``negated`` (stems within the
+    scope of a negation: from the negation to the end of its clause) and ``has_negation``.
+
+    A clause ends at a comma, semicolon, colon, bracket or dash, and before a word that starts
+    another clause (but, which, because, and, or, ...). Words are split at hyphens ("cold-hearted"
+    gives "cold" and "hearted"), lower-cased, without a possessive 's; words of fewer than three
+    letters (but acronyms) and :data:`STOP_WORDS` are left out."""
+
+    __slots__ = ("stems", "surfaces", "names", "negated", "clauses", "has_negation", "in_scope")
+
+    def __init__(self, text: str, lang: Optional[str] = None) -> None:
+        stems: List[str] = []
+        surfaces: List[str] = []
+        names: List[str] = []
+        clauses: List[int] = []
+        negated: List[str] = []
+        scoped: List[bool] = []  # per word: within the scope of a negation
+        has_negation = False
+        clause = 0
+        in_scope = False
+        first = True
+        if "o." in text or "O." in text or "r." in text:
+            text = _NUMBER_MARKER.sub(" ", text)
+        low = text.lower()
+        if "no" in low or "without" in low or "nicht" in low:  # "no", "not", "nothing", "none", "without"
+            text = _NOT_NEGATING.sub(_neutral, text)
+        clause_start = 0  # where the current clause's words start
+        french_ne = -1  # where a French "ne" / "n'" opened a negation not yet completed
+        elided = "n'" in low or "n\u2019" in low
+        if lang is None:
+            lang = language(text)
+        if lang == "english":
+            kinds, kind_of = _KINDS, _kind
+        else:
+            kinds, kind_of = _FOREIGN_KINDS.setdefault(lang, {}), _foreign_kind(lang)
+        for token in _TOKEN.findall(text):
+            if elided and token[:2] in _ELISIONS and len(token) > 2:  # "n'expire": "ne" then "expire"
+                french_ne = len(stems) if french_ne < 0 else french_ne
+                token = token[2:]
+            elif french_ne >= 0 and token.lower() in _FRENCH_COMPLETERS:
+                # "ne ... pas" complete: the words since "ne" (the verb) are negated, and what follows
+                for i in range(french_ne, len(stems)):
+                    if not scoped[i]:
+                        scoped[i] = True
+                        negated.append(stems[i])
+                french_ne = -1
+                has_negation = in_scope = True
+                first = False
+                continue
+            kind, s, name, capital = kinds.get(token) or kind_of(token)
+            if kind == _WORD:
+                stems.append(s)
+                surfaces.append(token)
+                clauses.append(clause)
+                scoped.append(in_scope)
+                if name or (capital and not first):
+                    names.append(s)
+                if in_scope:
+                    negated.append(s)
+                first = False
+            elif kind == _RUN:  # its pairs of characters are its words
+                for pair in character_pairs(token):
+                    stems.append(pair)
+                    surfaces.append(pair)
+                    clauses.append(clause)
+                    scoped.append(in_scope)
+                    if in_scope:
+                        negated.append(pair)
+                first = False
+            elif kind == _BREAK:
+                clause += 1
+                in_scope = False
+                clause_start, french_ne = len(stems), -1
+            elif kind == _NEGATION:
+                has_negation = in_scope = True
+                if token.lower() in _NEGATIONS_AFTER_THE_VERB:
+                    # "Die Gutschrift verfällt nicht": the verb before it is what it negates
+                    for i in range(clause_start, len(stems)):
+                        if not scoped[i]:
+                            scoped[i] = True
+                            negated.append(stems[i])
+                first = False
+            elif kind == _CLAUSE:
+                # "cannot be delivered or billed": a negation reaches the words its "or" joins.
+                if not (in_scope and token.lower() in _JOINING_OR):
+                    clause += 1
+                    in_scope = False
+                    clause_start, french_ne = len(stems), -1
+                first = False
+            else:
+                if french_ne < 0 and token in _FRENCH_NE:
+                    french_ne = len(stems)
+                first = False
+        self.stems = tuple(stems)
+        self.surfaces = tuple(surfaces)
+        self.names = frozenset(names)
+        self.clauses = tuple(clauses)
+        self.negated = frozenset(negated)
+        self.has_negation = has_negation
+        self.in_scope = tuple(scoped)
+
+
+#: A French negation's opening: "ne", and "n'" elided before a vowel ("n'expire").
+_FRENCH_NE = frozenset({"ne", "Ne", "NE"})
+_ELISIONS = frozenset({"n'", "N'", "n\u2019", "N\u2019"})
+
+
+def _neutral(match: "re.Match[str]") -> str:
+    """A phrase that negates nothing, as the words it holds without its negation: "no more than"
+    reads "more than", "without doubt" reads "doubt" (so its words still count, and negate nothing)."""
+    words = match.group().split()
+    return " " + " ".join(w for w in words if w.lower() not in ("no", "not", "nothing", "none", "without", "nicht",
+                                                                "non")) + " "
+
+
+# What a token is: a clause break (punctuation), a negation, a word that starts a clause, a word
+# left out, or a content word; decided once per token and kept.
+_BREAK, _NEGATION, _CLAUSE, _SKIP, _WORD, _RUN = range(6)
+_KINDS: Dict[str, Tuple[int, str, bool, bool]] = {}
+
+
+def _kind(token: str) -> Tuple[int, str, bool, bool]:
+    """(kind, stem, always a name (an acronym), capitalised) of a token, cached."""
+    if token in _PUNCT:
+        found = (_BREAK, "", False, False)
+    elif _CJK_RUN.match(token):
+        found = (_RUN, "", False, False)
+    else:
+        lower = token.lower()
+        if lower.endswith("n't") or lower in NEGATIONS:
+            found = (_NEGATION, "", False, False)
+        elif lower in _CLAUSE_WORDS:
+            found = (_CLAUSE, "", False, False)
+        else:
+            if lower.endswith("'s"):
+                lower = lower[:-2]
+            acronym = len(token) > 1 and token.isupper()
+            if not acronym and len(token) > 2 and token[-1] == "s" and token[:-1].isupper():
+                acronym, lower = True, lower[:-1]  # "POs" are purchase orders, "PO" one
+                found = (_WORD, lower, True, True)
+            elif (len(lower) < 3 or lower in STOP_WORDS) and not acronym:
+                found = (_SKIP, "", False, False)
+            else:
+                found = (_WORD, lower if acronym else stem(lower), acronym, token[0].isupper())
+    if len(_KINDS) < 500_000:
+        _KINDS[token] = found
+    return found
+
+
+_FOREIGN_KINDS: Dict[str, Dict[str, Tuple[int, str, bool, bool]]] = {}
+
+
+def _foreign_kind(lang: str):
+    """:func:`_kind` for a text in ``lang``: its function words left out, its words stemmed in it."""
+    stops = FOREIGN_STOP_WORDS[lang]
+    clause_words = _FOREIGN_CLAUSE_WORDS[lang]
+    kinds = _FOREIGN_KINDS.setdefault(lang, {})
+
+    def kind(token: str) -> Tuple[int, str, bool, bool]:
+        found = _kind(token)
+        if found[0] in (_WORD, _SKIP) and token.lower() in clause_words:
+            found = (_CLAUSE, "", False, False)
+        elif found[0] == _WORD:
+            lower = token.lower()
+            if lower in stops and not found[2]:
+                found = (_SKIP, "", False, False)
+            else:
+                found = (_WORD, _foreign_stem(lower, lang), found[2], found[3])
+        if len(kinds) < 200_000:
+            kinds[token] = found
+        return found
+
+    return kind
+
+
+def _pairs(words: _Words) -> FrozenSet[Tuple[str, str]]:
+    """Adjacent content-word pairs within one clause, and pairs one word apart (an adjective put
+    in between keeps a pair)."""
+    stems, clauses = words.stems, words.clauses
+    out = set()
+    for k in range(len(stems) - 1):
+        if clauses[k] == clauses[k + 1]:
+            out.add((stems[k], stems[k + 1]))
+        if k + 2 < len(stems) and clauses[k] == clauses[k + 2]:
+            out.add((stems[k], stems[k + 2]))
+    return frozenset(out)
+
+
+def _claim_pairs(words: _Words) -> Tuple[Tuple[str, str], ...]:
+    stems, clauses = words.stems, words.clauses
+    return tuple(dict.fromkeys((stems[k], stems[k + 1]) for k in range(len(stems) - 1)
+                               if clauses[k] == clauses[k + 1] and stems[k] != stems[k + 1]))
+
+
+@lru_cache(maxsize=8192)
+def _read_words(text: str, lang: str) -> "_Words":
+    """:class:`_Words` of a text with its numbers written as 0 (``_without_numbers``), kept: claims
+    and questions that differ only in their numbers ("order 2408", "order 7731") read the same words."""
+    return _Words(text, lang)
