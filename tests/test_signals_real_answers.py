@@ -293,3 +293,27 @@ def test_the_rules_judge_reads_german_and_french_negation(claim, passage, label)
     if label == "contradicted":
         assert verdict.reason.startswith("negation flip") and set(verdict.clashed) & {
             "nicht", "n'expire pas", "n'expire jamais"}, verdict.clashed
+
+
+@pytest.mark.parametrize("claim, passages, label", [
+    # one short sentence tells no language ("die" alone): it is read in the claim's, which does
+    ("Die Gutschrift verfällt nicht.", ["Die Gutschrift verfällt nach zwölf Monaten."], "contradicted"),
+    ("Le crédit n'expire pas.", ["Le crédit expire après douze mois."], "contradicted"),
+    ("Die Gutschrift verfällt nicht.", ["Die Gutschrift verfällt nach zwölf Monaten.", "Rückfragen an die Buchhaltung."],
+     "contradicted"),
+    ("Die Gutschrift verfällt nach zwölf Monaten.", ["Die Gutschrift verfällt nach zwölf Monaten."], "supported"),
+    ("Le crédit expire après douze mois.", ["Le crédit expire après douze mois."], "supported"),
+    # an English passage that tells its language stays English; an English claim changes nothing
+    ("Refunds take 5 days.", ["Refunds take 5 days."], "supported"),
+    ("The credit does not expire.", ["The credit expires after twelve months."], "contradicted"),
+])
+def test_the_signals_judge_reads_short_passages_in_the_claims_language(claim, passages, label):
+    """The words the reason names as missing are there: both sides stemmed in one language."""
+    verdict = judged(claim, *passages)
+    assert verdict.label == label, verdict.reason
+    assert "missing" not in verdict.reason, verdict.reason
+    if label == "contradicted":
+        assert verdict.reason.startswith("negation flip"), verdict.reason
+    route, _ = get_judge("signals").measure(claim, Evidence("", tuple(Passage(f"P{k}", t) for k, t in
+                                                                     enumerate(passages, 1))))
+    assert route == ("negation" if label == "contradicted" else "model")

@@ -66,7 +66,7 @@ from .claim import _Claim, _claim, _claim_language, _claim_words, _framed  # noq
 from .config import (CONFIG_KIND, DEFAULT_CONFIG, FEATURE_SIGNS, FEATURES, JUDGE_NAME, JUDGE_VERSION,  # noqa: F401
                      MAX_CONFIG_BYTES, JudgeConfig, _shipped, check_config, load_config)
 from .conflicts import _AMOUNT_NEXT, _LOWER_WORD, CONFLICTS, _conflict, _conflict_terms, _terms  # noqa: F401
-from .evidence import (_Context, _context, _passage_piece, _passages_context, _question,  # noqa: F401
+from .evidence import (_Context, _context, _passage_piece, _passages_context, _question, in_claims_language,  # noqa: F401
                        _question_key, _with_question)
 from .framing import _LETTERS, _REFERENCE_HINT, FRAMING, LEAD_IN, PASSAGE_REFERENCE, Framed, frame  # noqa: F401
 from .measure import Signals, _negation_flip, _signals
@@ -121,9 +121,14 @@ class SignalsJudge:
             if evidence is not last:  # the claims of one case share one Evidence
                 last = evidence
                 passages = evidence.passages
-                base = _passages_context(tuple([p.text for p in passages]))
+                texts = tuple([p.text for p in passages])
+                plain = base = _passages_context(texts)  # each passage in the language it tells
                 ids = _ids(tuple([p.id for p in passages]))
                 context = question = None  # the question is read only when a claim needs it
+            if not plain.told:  # no passage tells its language: read them in the claim's, if it tells one
+                read = in_claims_language(plain, texts, _claim_language(digit_shape(text), plain.language))
+                if read is not base:
+                    base, context = read, None
             claim = _claim(text, base.language)
             # The same claim against the same passages is judged once: a repeated answer, the cited
             # passages being all the retrieved ones, or another case's question that changes nothing
@@ -163,7 +168,10 @@ class SignalsJudge:
         (no content words), ``("negation", signals)``, ``("conflict", signals)`` (another how-often,
         when, which-way or bound word than the evidence's) or ``("model", signals)``; what the fit
         of the weights reads."""
-        context = _context(evidence.question, tuple([p.text for p in evidence.passages]))
+        texts = tuple([p.text for p in evidence.passages])
+        base = _passages_context(texts)
+        base = in_claims_language(base, texts, _claim_language(digit_shape(text), base.language))
+        context = _with_question(base, _question(evidence.question))
         route, signals, _ = _decide(_claim(text, context.language), context, _passage_ids(evidence))
         return route, signals
 

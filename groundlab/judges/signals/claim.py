@@ -12,7 +12,7 @@ from typing import Dict
 from ...core.numbers import digit_shape, distinct, mentions
 from ..rules import _without_numbers
 from .framing import Framed, frame
-from .words import _WORDS_OF, _claim_pairs, _read_words, clean_text, language
+from .words import _WORDS_OF, ENGLISH_HINTS, _claim_pairs, _read_words, clean_text, language
 
 
 class _Claim:
@@ -74,4 +74,4 @@ def _claim_language(text: str, evidence_language: str) -> str:
     return lang
 
 
-_ENGLISH_HINTS = frozenset("the is are and of to for with you your this that be can will it an on by has have".split())
+_ENGLISH_HINTS = ENGLISH_HINTS

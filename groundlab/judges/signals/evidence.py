@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Sequence
 from ...core.sentences import split_sentences
 from ...core.numbers import Mention, digit_shape, mentions, ordinal_words
 from ..rules import _Numbers, _without_numbers
-from .words import _Words, _language, _pairs, _read_words, clean_text, language
+from .words import _Words, _language, _pairs, _read_words, clean_text, language, language_told
 
 if TYPE_CHECKING:  # pragma: no cover
     from .claim import _Claim
@@ -78,13 +78,15 @@ class _Piece:
     """A question or a passage, analysed once: stems, pairs, numbers, sentences, and for each
     sentence the stems of it and the next one (a window of two sentences in a row)."""
 
-    __slots__ = ("stems", "pairs", "numbers", "sentences", "windows", "initials", "acronyms", "language")
+    __slots__ = ("stems", "pairs", "numbers", "sentences", "windows", "initials", "acronyms", "language", "told")
 
-    def __init__(self, text: str, one_sentence: bool) -> None:
+    def __init__(self, text: str, one_sentence: bool, lang: Optional[str] = None) -> None:
         text = clean_text(text)
         found = mentions(text)
-        # a passage is long enough to tell its language; its sentences are read in it
-        self.language = lang = language(text)
+        # a passage is mostly long enough to tell its language; its sentences are read in it (or in
+        # ``lang``, the claim's, when it tells none: see _passages_context)
+        self.told = language_told(text)
+        self.language = lang = lang or language(text)
         # the evidence's "third" is the claim's "3rd"
         self.numbers = _Numbers(found + ordinal_words(text))
         sentences = []
@@ -175,11 +177,12 @@ class _Context:
     it without reading the passages again."""
 
     __slots__ = ("stems", "pairs", "numbers", "sentences", "windows", "index", "asked", "initials", "acronyms",
-                 "language")
+                 "language", "told")
 
     def __init__(self, question: Optional[_Question], pieces: Sequence[_Piece]) -> None:
         languages = [p.language for p in pieces]
         self.language = max(set(languages), key=languages.count) if languages else "english"
+        self.told = any(p.told for p in pieces)  # else its language is English by default
         if len(pieces) == 1:
             self.stems, self.pairs = pieces[0].stems, pieces[0].pairs
             self.initials, self.acronyms = pieces[0].initials, pieces[0].acronyms
@@ -213,6 +216,7 @@ def _with_question(base: _Context, question: _Question) -> _Context:
     ctx = _Context.__new__(_Context)
     ctx.stems, ctx.pairs, ctx.sentences, ctx.windows = base.stems, base.pairs, base.sentences, base.windows
     ctx.index, ctx.initials, ctx.acronyms, ctx.language = base.index, base.initials, base.acronyms, base.language
+    ctx.told = base.told
     ctx.numbers = _Numbers.union([numbers, base.numbers]) if numbers.values else base.numbers
     ctx.asked = asked
     return ctx
@@ -244,8 +248,8 @@ def _question_key(claim: "_Claim", question: _Question, base: _Context) -> Tuple
 
 
 @lru_cache(maxsize=4096)
-def _passage_piece(text: str) -> _Piece:
-    return _Piece(text, one_sentence=False)
+def _passage_piece(text: str, lang: Optional[str] = None) -> _Piece:
+    return _Piece(text, one_sentence=False, lang=lang)
 
 
 @lru_cache(maxsize=4096)
@@ -254,9 +258,22 @@ def _question(question: str) -> _Question:
 
 
 @lru_cache(maxsize=4096)
-def _passages_context(texts: Tuple[str, ...]) -> _Context:
-    """The passages ``texts`` put together, without a question: kept per set of passages."""
-    return _Context(None, [_passage_piece(t) for t in texts])
+def _passages_context(texts: Tuple[str, ...], lang: Optional[str] = None) -> _Context:
+    """The passages ``texts`` put together, without a question: kept per set of passages. ``lang``:
+    read in that language (a claim's, when no passage tells its own: :func:`in_claims_language`)."""
+    if lang is None:  # one entry a passage in the cache, however it is called
+        return _Context(None, [_passage_piece(t) for t in texts])
+    return _Context(None, [_passage_piece(t, lang) for t in texts])
+
+
+def in_claims_language(base: _Context, texts: Tuple[str, ...], claim_language: str) -> _Context:
+    """``base`` (the passages ``texts``), or the passages read in the claim's language when none of
+    them tells its own and the claim does ("Die Gutschrift verfällt nicht." against the one
+    sentence "Die Gutschrift verfällt nach zwölf Monaten.", English by default): both sides are
+    then stemmed alike."""
+    if base.told or claim_language == base.language:
+        return base
+    return _passages_context(texts, claim_language)
 
 
 def _context(question: str, texts: Tuple[str, ...]) -> _Context:

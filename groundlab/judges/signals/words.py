@@ -153,6 +153,23 @@ def language(text: str) -> str:
     return "english"
 
 
+def language_told(text: str) -> bool:
+    """Whether ``text`` tells its language: :func:`language` finds one of the others in it, or it
+    holds two or more English function words. A short text that does neither ("Die Gutschrift
+    verfällt nach zwölf Monaten.": one hint) is read as English only by default.
+
+    >>> language_told("The order is blocked."), language_told("Die Gutschrift verfällt nach zwölf Monaten.")
+    (True, False)
+    """
+    if language(text) != "english":
+        return True
+    return sum(1 for w in _WORDS_OF.findall(text.lower()) if w in ENGLISH_HINTS) >= 2
+
+
+#: English function words: two of them tell a text is English.
+ENGLISH_HINTS = frozenset("the is are and of to for with you your this that be can will it an on by has have".split())
+
+
 #: :func:`language` kept per text: read in words alone, it is the same for a text and its shape.
 _language = lru_cache(maxsize=4096)(language)
 
