@@ -261,8 +261,8 @@ def _row(data, measure, group=""):
     return next(r for r in data["counts"] if r["measure"] == measure and r["group"] == group)
 
 
-def _drop(data, measure):
-    data["counts"] = [r for r in data["counts"] if r["measure"] != measure]
+def _drop(data, measure, group=None):
+    data["counts"] = [r for r in data["counts"] if r["measure"] != measure or group is not None and r["group"] != group]
 
 
 EDITS = {
@@ -286,6 +286,15 @@ EDITS = {
     "a missing field": (lambda d: d.pop("errors"), "lacks 'errors', which a counts file holds"),
     "a field it does not hold": (lambda d: d.update(note="edited"), "has 'note', which a counts file does not hold"),
     "an error of the wrong kind": (lambda d: d["errors"].append(["c01", "one", "x"]), "errors[0] claim is \"one\""),
+    # a row taken out that no other row names: what every case adds is read back
+    "no wrong outcomes": (lambda d: _drop(d, "outcomes", "wrong"), "the outcomes count 6 cases of 12"),
+    "no flagged rate": (lambda d: _drop(d, "hallucination_rate"), "hallucination_rate is over 0 answered cases"),
+    "no abstention": (lambda d: _drop(d, "abstention"), "abstention and false_abstention are over 9 cases, where 12"),
+    "no false abstention": (lambda d: _drop(d, "false_abstention"), "are over 3 cases, where 12"),
+    "no person's rate": (lambda d: _drop(d, "hallucination_rate_by_person"),
+                         "hallucination_rate_by_person is over 0 cases, where 12 cases carry labels"),
+    "no abstained outcome": (lambda d: _drop(d, "outcomes", "abstained"), "the outcomes count 10 cases of 12"),
+    "abstained moved to wrong": (lambda d: (_row(d, "outcomes", "wrong").update(count=_row(d, "outcomes", "wrong")["count"] + 2), _drop(d, "outcomes", "abstained")), "the outcomes count 0 abstained cases"),
 }
 
 
@@ -303,3 +312,30 @@ def test_merge_refuses_a_hand_edited_counts_file_in_one_sentence(cli, tmp_path, 
     assert code == 2 and out == "" and "Traceback" not in err and err.count("\n") == 1, err
     assert "edited.counts.json" in err and says in err, err
     assert cli("merge", good)[0] == 0  # the file as groundlab wrote it merges
+
+
+def test_the_checks_of_a_counts_file_allow_what_judge_errors_leave_undecided():
+    """A judge that fails on some claims leaves answers out of the flagged rate and without an
+    outcome: the checks that read back what every case adds allow exactly that."""
+    from groundlab import evaluate, load_cases
+    from groundlab.core.records import Verdict
+    from groundlab.judges.rules import RulesJudge
+    from groundlab.measure.counts import Counts, counts_of
+
+    class Flaky:
+        name, version = "flaky", "1"
+
+        def __init__(self):
+            self.inner, self.seen = RulesJudge(), 0
+
+        def judge_batch(self, pairs):
+            out = []
+            for verdict in self.inner.judge_batch(pairs):
+                self.seen += 1
+                out.append(Verdict(None, "failed", None, error="timed out") if self.seen % 3 == 0 else verdict)
+            return out
+
+    counts = counts_of(evaluate(load_cases(CASES, NOTES), Flaky()))
+    assert counts.count("judge_errors") > 0 and counts.get("hallucination_rate")[1] < counts.count("answered_cases")
+    again = Counts.from_json(json.loads(json.dumps(counts.to_json())), "flaky.counts.json")
+    assert again.get("hallucination_rate") == counts.get("hallucination_rate")

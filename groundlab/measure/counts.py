@@ -668,6 +668,33 @@ def _check_cells(counts: "Counts", name: str) -> None:
     for measure in ("outcomes", "outcomes_by_person"):
         total = sum(c for (m, _), (c, _) in counts.cells.items() if m == measure)
         fits(total <= cases, f"the {measure.replace('_', ' ')} count {total} cases of {cases}")
+    # What every case adds, read back: a row or cell taken out leaves these short.
+    errors = counts.count("judge_errors")
+    flagged_over = counts.get("hallucination_rate")[1]
+    # an answered case is left out of the flagged rate only when the judge erred on one of its claims
+    fits(flagged_over >= answered - errors, f"hallucination_rate is over {flagged_over} answered cases, where "
+                                            f"{answered} were answered and {errors} claims left undecided")
+    undecided = answered - flagged_over
+    outcomes = sum(c for (m, _), (c, _) in counts.cells.items() if m == "outcomes")
+    fits(outcomes >= cases - undecided, f"the outcomes count {outcomes} cases of {cases}, of which at most "
+                                        f"{undecided} were left undecided")
+    fits(counts.count("outcomes", "abstained") == cases - answered,
+         f"the outcomes count {counts.count('outcomes', 'abstained')} abstained cases, where {cases - answered} "
+         "cases have no claim")
+    by_person = counts.get("hallucination_rate_by_person")[1]
+    labeled = counts.count("labeled_cases")
+    fits(by_person <= labeled, f"hallucination_rate_by_person is over {by_person} cases, more than the {labeled} "
+                               "labeled")
+    fits(by_person >= labeled - (cases - answered),
+         f"hallucination_rate_by_person is over {by_person} cases, where {labeled} cases carry labels")
+    person_outcomes = sum(c for (m, _), (c, _) in counts.cells.items() if m == "outcomes_by_person")
+    fits(person_outcomes == cases - answered + by_person,
+         f"the outcomes by person count {person_outcomes} cases, not the {cases - answered} without a claim and "
+         f"the {by_person} labeled")
+    known = counts.count("answerable_known")
+    asked = counts.get("abstention")[1] + counts.get("false_abstention")[1]
+    fits(asked == known, f"abstention and false_abstention are over {asked} cases, where {known} say whether "
+                         "their passages hold the answer")
 
 def read_counts(path) -> Counts:
     """A counts file (``score --counts-out``, ``merge --out``)."""
