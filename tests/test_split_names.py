@@ -9,6 +9,15 @@ import importlib
 import pytest
 
 NAMES = {
+    "groundlab.measure.evaluate": [
+        "CASE_COLUMNS", "CHUNK", "CLAIM_COLUMNS", "Case", "Claim", "ClaimSplitter", "DEFAULT_JUDGE", "EXTRA_COLUMNS",
+        "Evaluation", "Evidence", "InputError", "Judge", "META_DEPTH", "PARALLEL_MIN", "PARALLEL_MIN_BYTES", "Passage",
+        "Split", "SplitCache", "Verdict", "can_fork", "claim_kinds", "claim_pairs", "count_file", "count_part",
+        "duplicate_id_message", "empty_cases_message", "evaluate", "evaluate_file", "in_workers", "is_regular_file",
+        "iter_cases", "judge_pairs", "judged_chunks", "label_count_message", "load_cases", "merge_parts",
+        "passage_table", "paused_gc", "positional_aliases", "resolve_aliases", "shorten", "split_cases", "split_file",
+        "streams", "_empty_columns", "_judge_chunk"
+    ],
     "groundlab.present.report": [
         "DETAILS_ANCHOR", "Evaluation", "GLOSSARY", "GroundlabError", "LABEL_OF", "MARGIN", "MARKER", "Rate",
         "ReportParts", "ReportText", "Tile", "agree_summary", "apart_lines", "bar_text", "breakdown_lines",

@@ -11,155 +11,41 @@ The pipeline has three named steps, as in Ragas faithfulness:
 Judges that say which passages back a claim (``Verdict.supported_by``) answer the citation
 checks from that, with no further judgements. A judge with a ``citation_judge`` attribute leaves
 the other citation checks to that judge (the cascade, to its first judge).
+
+This module runs the loops over a run's cases: in one process or forked workers, over cases in
+memory (:func:`evaluate`) or read from a file chunk by chunk (:func:`evaluate_file`,
+:func:`count_file`, one loop for both: :func:`judged_chunks`). One chunk judged, steps 1 and 2 and
+the rows, is :mod:`groundlab.measure.judging`; the frames the rows become,
+:mod:`groundlab.measure.evaluation`. This module names every name of both, as it did when it held
+them.
 """
 
 from __future__ import annotations
 
-import math
 import sys
 from array import array
-from dataclasses import dataclass, replace
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..core._gc import paused_gc
-from ..core.claims import ClaimSplitter, Split, positional_aliases, shorten
+from ..core.claims import ClaimSplitter, Split, positional_aliases, shorten  # noqa: F401 (named here before)
 from ..core.io import (PathLike, Span, duplicate_id_message, empty_cases_message, is_regular_file, iter_cases,
                        load_cases, passage_table, split_file)
+from ..core.parallel import can_fork, in_workers
+from ..core.kinds import claim_kinds  # noqa: F401 (named here before)
+from ..core.records import Case, Claim, Evidence, InputError, Passage, Verdict  # noqa: F401
+from ..judges import DEFAULT_JUDGE, Judge
+# The rooms beside this one, whose names this module still names (what it held before they were
+# split off): the frames a run fills, and one chunk of cases judged.
+from .evaluation import (_EXTRA, _META, CASE_COLUMNS, CLAIM_COLUMNS, EXTRA_COLUMNS, META_DEPTH,  # noqa: F401
+                         Columns, Evaluation, _case_frame, _empty_columns, _evaluation, _flatten, _frame, _merge)
+from .judging import (CHUNK, SplitCache, _check_length, _judge_chunk, claim_pairs, judge_pairs,  # noqa: F401
+                      label_count_message, resolve_aliases, split_cases)
 
 if TYPE_CHECKING:  # pragma: no cover - numpy and pandas are imported where frames are built
-    import pandas as pd
+    import pandas as pd  # noqa: F401
 
     from .counts import Counts
-from ..judges import DEFAULT_JUDGE, Judge, Pair
-from ..core.kinds import claim_kinds
-from ..core.parallel import can_fork, in_workers
-from ..core.records import Case, Claim, Evidence, InputError, Passage, Verdict
-
-#: Cases judged per step. Keeps the passages of a chunk warm in the judge's caches between the
-#: all-evidence and cited-evidence steps, and paces the progress bar. A judge with a true
-#: ``wants_all_pairs`` (the llm judge sending one batch for the whole run) gets every case in one
-#: step instead: its pairs share each case's evidence, so that costs no more memory than the frames.
-CHUNK = 2000
-
-
-@dataclass
-class Evaluation:
-    """The judged claims and cases of one run.
-
-    ``claims``: one row per claim — ``case_id``, ``claim`` (1-based), ``text``, ``cites``,
-    ``verdict`` (``None`` when the judge failed), ``reason``, ``score``, ``error``, ``label``
-    (the person's, if any), ``citation_ok`` (its cited passages alone back it, ALCE recall),
-    ``citations`` and ``relevant_citations`` (ALCE precision), ``kind`` (what the claim states,
-    by rules: ``id``, ``amount``, ``date``, ``quantity`` or ``other``, the most severe when it
-    states several) and ``kinds`` (all of them, most severe first; :mod:`groundlab.kinds`), ``evidence`` (the
-    passage sentence that decided the verdict, ``None`` when the judge does not say: :class:`Verdict`),
-    ``evidence_matched`` and ``evidence_clashed`` (the words and numbers found in it, and what parts it
-    from the claim). ``claims.attrs["judge"]`` is the
-    judge's identity (:func:`groundlab.identity.judge_identity`): which judge, model, prompt or
-    weights, and which splitting settings gave these verdicts.
-
-    ``cases``: one row per case — ``case_id``, ``question``, ``process`` (the business process the
-    case belongs to, ``None`` when the cases file gives none), ``answerable``, ``labeled``,
-    ``abstains`` (holds an abstention sentence), ``abstained`` (outcome), ``claims``, ``passages``
-    (how many passages were retrieved for it; with none, every claim is unsupported), the counts
-    per verdict and ``errors``, ``hallucinated`` (by the judge), ``hallucinated_by_person``,
-    ``outcome`` (``correct`` / ``abstained`` / ``wrong``, or ``None`` when judge errors leave it
-    open), ``cites_by_position`` (its ``[1]``-style citations were read as the passages at those
-    positions, the passages carrying ids of other forms). ``correct`` needs every claim supported
-    and the case not marked unanswerable: where
-    ``answerable`` is unknown, passages that back every claim evidently held the answer. Then one
-    column per field of the cases' ``meta``, named ``meta.<field>`` (``meta.model``; a nested
-    object gives ``meta.<field>.<key>``), empty where a case lacks it: group by it to break any
-    rate down (``hallucination_rate(ev.cases[ev.cases["meta.model"] == "v3"])``).
-    """
-
-    judge: str
-    claims: pd.DataFrame
-    cases: pd.DataFrame
-
-
-def split_cases(cases: Sequence[Case], splitter: Optional[ClaimSplitter] = None,
-                cache: Optional["SplitCache"] = None) -> List[Split]:
-    """Split every answer; a case whose labels do not match its claims is an input error.
-
-    A citation of one of the case's ``aliases`` (``[P1]`` for ``{"P1": "KB-101"}``) becomes a
-    citation of the passage it names. A case without aliases whose answer cites by number
-    (``[1]``, ``[^2]``) passages that carry other ids (``KB-3``) has each such citation read as the
-    passage at that position (:func:`~groundlab.claims.positional_aliases`), recorded in
-    :attr:`Split.by_position` and counted in the case frame's ``cites_by_position``. ``cache`` (a
-    :class:`SplitCache` kept across the chunks of a run) splits an answer met before only once."""
-    splitter = splitter or ClaimSplitter()
-    splits = []
-    for case in cases:
-        ids = [p.id for p in case.retrieved] if "(" in case.answer else ()
-        split = (splitter.split(case.id, case.answer, ids, question=case.question) if cache is None
-                 else cache.split(splitter, case, ids))
-        if case.aliases:
-            split = resolve_aliases(split, case.aliases)
-        elif split.claims and case.retrieved:
-            cites = [c for claim in split.claims for c in claim.cites]
-            if cites:
-                ids = [p.id for p in case.retrieved]
-                stray = [c for c in cites if c not in ids]
-                aliases = positional_aliases(ids, stray) if stray else None
-                if aliases:
-                    split = resolve_aliases(split, aliases)
-                    split = Split(split.claims, split.abstains, tuple(aliases.items()))
-        if case.labels is not None and len(case.labels) != len(split.claims):
-            raise InputError(label_count_message(case, split, splitter))
-        splits.append(split)
-    return splits
-
-
-
-class SplitCache:
-    """The splits of answers met before, for one splitter: a log repeats its answers ("The delivery
-    is created in the next delivery run [D02]."), and splitting is pure (the same answer and passage
-    ids give the same claims; the question shapes only an answer that is a bare yes or no, which
-    is split afresh each time). Keeps the ``size`` answers met last, so a long run's memory does not
-    grow with it."""
-
-    def __init__(self, size: int = 8192) -> None:
-        self._split = lru_cache(maxsize=size)(self._fresh)
-
-    @staticmethod
-    def _fresh(splitter: ClaimSplitter, answer: str, ids: Tuple[str, ...]) -> Optional[Split]:
-        return splitter.split_alone(answer, ids)
-
-    def split(self, splitter: ClaimSplitter, case: Case, ids: Sequence[str]) -> Split:
-        found = self._split(splitter, case.answer, tuple(ids))
-        if found is None:  # only a yes or no: its claim is the question's premise
-            return splitter.split(case.id, case.answer, ids, question=case.question)
-        if not found.claims:
-            return found
-        cid = case.id
-        return Split(tuple([Claim(cid, c.number, c.text, c.cites, c.span) for c in found.claims]), found.abstains,
-                     found.by_position)
-
-
-def label_count_message(case: Case, split: Split, splitter: ClaimSplitter) -> str:
-    """Why a case's labels do not fit its claims: the claims found, how the answer was split into
-    them, and how to see and change that."""
-    found = "; ".join(f"({c.number}) \"{c.text}\"" for c in split.claims) or "none"
-    roles = splitter.explain(case.answer, [p.id for p in case.retrieved], question=case.question)
-    parts = "; ".join(f"{role} \"{shorten(text, 80)}\"" for role, text in roles) or "no sentence at all"
-    return (f"{case.where}: {len(case.labels or ())} label(s) for {len(split.claims)} claim(s) found "
-            f"[{found}]; the answer splits into {len(roles)} sentence(s) [{parts}]; give one label per claim, "
-            "in order (`groundlab check --show-claims` shows how every answer splits; a sentence that declines "
-            "to answer is no claim, and --abstention-phrase REGEX adds a wording of your assistant's).")
-
-
-def resolve_aliases(split: Split, aliases: Mapping[str, str]) -> Split:
-    """``split`` with each cited alias replaced by the passage id it stands for (repeats dropped)."""
-    claims = []
-    for claim in split.claims:
-        if any(c in aliases for c in claim.cites):
-            cites = tuple(dict.fromkeys(aliases.get(c, c) for c in claim.cites))
-            claim = replace(claim, cites=cites)
-        claims.append(claim)
-    return Split(tuple(claims), split.abstains, split.by_position)
 
 
 def _made(judge: Union[str, Judge, None], **guarded: Any) -> Judge:
@@ -218,99 +104,8 @@ def evaluate(
         return _evaluation(judge, splitter, claims, rows)
 
 
-def _evaluation(judge: Judge, splitter: ClaimSplitter, claims: Columns, rows: Columns) -> Evaluation:
-    """The frames of a run, the claim frame carrying the judge's identity in ``attrs["judge"]``."""
-    from ..core.identity import judge_identity
-
-    frame = _frame(claims, CLAIM_COLUMNS)
-    frame.attrs["judge"] = judge_identity(judge, splitter)
-    return Evaluation(judge.name, frame, _case_frame(rows))
-
-
 #: Below this many cases a run is fast enough that starting processes costs more than it saves.
 PARALLEL_MIN = 20_000
-
-#: The columns of the two frames and their types ("boolean" may hold NA).
-CLAIM_COLUMNS = {"case_id": object, "claim": int, "text": object, "cites": object, "verdict": object,
-                 "reason": object, "score": float, "error": object, "label": object,
-                 "citation_ok": "boolean", "citations": int, "relevant_citations": int, "kind": object,
-                 "kinds": object, "evidence": object, "evidence_matched": object, "evidence_clashed": object}
-CASE_COLUMNS = {"case_id": object, "question": object, "process": object, "answerable": "boolean",
-                "labeled": bool, "abstains": bool, "abstained": bool, "claims": int, "passages": int, "supported": int,
-                "contradicted": int, "unsupported": int, "errors": int, "hallucinated": "boolean",
-                "hallucinated_by_person": "boolean", "outcome": object, "cites_by_position": bool}
-
-Columns = Dict[str, list]
-
-#: Not a column of the case frame: each case's ``meta``, spread into ``meta.<field>`` columns.
-_META = "meta"
-
-#: Not a column either: each case's ``(classification, origin, held_back)``, each a column of the
-#: case frame when any case has it (a data policy's classification, a case made from an incident,
-#: the judge a data policy kept a case from).
-_EXTRA = "extra"
-EXTRA_COLUMNS = ("classification", "origin", "held_back")
-
-#: How deep nested ``meta`` objects are spread into columns; deeper values stay objects.
-META_DEPTH = 3
-
-
-def _frame(columns: Columns, types: Dict[str, object]) -> "pd.DataFrame":
-    """A DataFrame from lists, typed up front: pandas then has nothing left to infer."""
-    import numpy as np
-    import pandas as pd
-
-    data = {}
-    for name, kind in types.items():
-        values = columns[name]
-        if kind is object:
-            array = np.empty(len(values), dtype=object)
-            array[:] = values
-        elif kind is float:
-            array = np.array([math.nan if v is None else v for v in values], dtype=float)
-        elif kind == "boolean":
-            array = pd.array(values, dtype="boolean")
-        else:
-            array = np.array(values, dtype=np.int64 if kind is int else bool)
-        data[name] = array
-    return pd.DataFrame(data, copy=False)
-
-
-def _case_frame(rows: Columns) -> "pd.DataFrame":
-    """The case frame, with a ``meta.<field>`` column for each field of the cases' ``meta``."""
-    import numpy as np
-    import pandas as pd
-
-    frame = _frame(rows, CASE_COLUMNS)
-    extra = rows.get(_EXTRA) or []
-    for k, name in enumerate(EXTRA_COLUMNS):
-        values = [e[k] for e in extra]
-        if any(v is not None for v in values):
-            array = np.empty(len(values), dtype=object)
-            array[:] = values
-            frame[name] = array
-    metas = rows[_META]
-    if not any(m is not None for m in metas):
-        return frame
-    flat = [_flatten(m, "meta") if m else {} for m in metas]
-    names = list(dict.fromkeys(k for f in flat for k in f))
-    extra = {}
-    for name in names:
-        array = np.empty(len(flat), dtype=object)
-        array[:] = [f.get(name) for f in flat]
-        extra[name] = array
-    return pd.concat([frame, pd.DataFrame(extra, index=frame.index).infer_objects()], axis=1)
-
-
-def _flatten(obj: Mapping, prefix: str, depth: int = META_DEPTH) -> Dict[str, object]:
-    out: Dict[str, object] = {}
-    for key, value in obj.items():
-        name = f"{prefix}.{key}"
-        if isinstance(value, dict) and value and depth > 1:
-            out.update(_flatten(value, name, depth - 1))
-        else:
-            out[name] = value
-    return out
 
 
 def _judge_slice(cases: Sequence[Case], judge: Judge, splitter: ClaimSplitter,
@@ -327,13 +122,6 @@ def _judge_slice(cases: Sequence[Case], judge: Judge, splitter: ClaimSplitter,
         report(len(part), (claims, rows))
 
 
-def _empty_columns() -> Tuple[Columns, Columns]:
-    rows: Columns = {k: [] for k in CASE_COLUMNS}
-    rows[_META] = []
-    rows[_EXTRA] = []
-    return {k: [] for k in CLAIM_COLUMNS}, rows
-
-
 def _judge_parallel(cases: Sequence[Case], judge: Judge, splitter: ClaimSplitter, workers: int,
                     bar: Callable[[Optional[int]], None]) -> Tuple[Columns, Columns]:
     """Equal slices of ``cases`` judged in forked workers, merged in case order."""
@@ -342,18 +130,6 @@ def _judge_parallel(cases: Sequence[Case], judge: Judge, splitter: ClaimSplitter
     slices = [(edges[k], edges[k + 1]) for k in range(workers)]
     done = in_workers(slices, lambda s, report: _judge_slice(cases[s[0]:s[1]], judge, splitter, report), bar)
     return _merge([part for _, parts in done for part in parts])
-
-
-def _merge(parts: Sequence[Tuple[Columns, Columns]]) -> Tuple[Columns, Columns]:
-    if not parts:
-        return _empty_columns()
-    claims, rows = parts[0]
-    for more_claims, more_rows in parts[1:]:
-        for key in CLAIM_COLUMNS:
-            claims[key].extend(more_claims[key])
-        for key in rows:
-            rows[key].extend(more_rows[key])
-    return claims, rows
 
 
 #: From this size on, :func:`evaluate_file` reads and judges a file in several processes.
@@ -645,177 +421,6 @@ def _raise_first_input_error(path: Path, parts: Sequence[dict]) -> None:
     for part in parts:
         if "label_error" in part:
             raise InputError(part["label_error"])
-
-
-def claim_pairs(chunk: Sequence[Tuple[Case, Split]]) -> List[Pair]:
-    """Step 2a's pairs: every claim against all retrieved passages. The claims of one case are
-    consecutive and share one :class:`Evidence` object (carrying the answer as context), so a
-    judge can ask about them together."""
-    pairs: List[Pair] = []
-    for case, split in chunk:
-        if split.claims:
-            evidence = Evidence(case.question, case.retrieved, case.answer, case.classification)
-            pairs.extend((claim.text, evidence) for claim in split.claims)
-    return pairs
-
-
-def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, rows: Columns,
-                 counts_only: bool = False) -> None:
-    """Judge a chunk's claims and append its rows to ``cols`` (the claim frame's columns) and
-    ``rows`` (the case frame's). ``counts_only``: only the columns :meth:`Counts.add_columns
-    <groundlab.counts.Counts.add_columns>` reads are filled (a run keeping counts, no frame written)."""
-    flat = [(case, claim) for case, split in chunk for claim in split.claims]
-
-    # Step 2a: every claim against all retrieved passages.
-    verdicts = judge_pairs(judge, claim_pairs(chunk))
-
-    # Step 2b: claims with citations against their cited passages alone (ALCE recall), unless the
-    # judge already said which passages back the claim. Cited passages keep retrieval order, so
-    # citing every retrieved passage is the same evidence and needs no second judgement.
-    n = len(flat)
-    backed: List[Optional[bool]] = [False] * n
-    relevant = [0] * n
-    recall: Dict[int, Verdict] = {}
-    cited_pairs: List[Pair] = []
-    cited_at: List[int] = []
-    for k, ((case, claim), verdict) in enumerate(zip(flat, verdicts)):
-        if verdict.error:
-            backed[k] = None  # undecided: not judged again, left out of citation recall
-            continue
-        cites = claim.cites
-        if not cites:
-            continue
-        if verdict.supported_by is not None:
-            support = verdict.supported_by
-            if verdict.label == "supported":
-                if not support:
-                    # The judge found it supported but named no retrieved passage: which passages
-                    # back it is unknown, so its citations are neither right nor wrong. Undecided:
-                    # left out of citation recall and precision, and counted.
-                    backed[k] = None
-                elif all(p in cites for p in support):
-                    backed[k] = True
-                    relevant[k] = sum(1 for c in cites if c in support)
-            continue
-        cited = tuple([p for p in case.retrieved if p.id in cites])
-        if not cited:
-            continue  # it cites only passages it was not given
-        if len(cited) == len(case.retrieved):
-            recall[k] = verdict
-        else:
-            cited_at.append(k)
-            cited_pairs.append((claim.text, Evidence(case.question, cited, classification=case.classification)))
-    # A judge may leave the citation checks to another (the cascade, to its first judge).
-    checker = getattr(judge, "citation_judge", judge)
-    recall.update(zip(cited_at, judge_pairs(checker, cited_pairs)))
-
-    # Step 2c: ALCE precision. A claim that passes recall with one citation has one relevant
-    # citation; with several, a citation is relevant when it backs the claim alone, or the other
-    # citations without it do not.
-    precision_pairs: List[Pair] = []
-    precision_at: List[Tuple[int, int]] = []  # (claim, pair index of "alone"; "without" follows)
-    for k, verdict in recall.items():
-        if verdict.error:
-            backed[k] = None  # undecided: left out of citation recall
-            continue
-        if verdict.label != "supported":
-            continue
-        backed[k] = True
-        case, claim = flat[k]
-        if len(claim.cites) == 1:
-            relevant[k] = 1
-            continue
-        by_id = {p.id: p for p in case.retrieved}
-        cites = [c for c in claim.cites if c in by_id]
-        for cite in cites:
-            precision_at.append((k, len(precision_pairs)))
-            precision_pairs.append((claim.text, Evidence(case.question, (by_id[cite],),
-                                                         classification=case.classification)))
-            others = tuple(p for p in case.retrieved if p.id in cites and p.id != cite)
-            precision_pairs.append((claim.text, Evidence(case.question, others, classification=case.classification)))
-    precision = judge_pairs(checker, precision_pairs)
-    for k, at in precision_at:
-        if precision[at].label == "supported" or precision[at + 1].label != "supported":
-            relevant[k] += 1
-
-    # Step 3 (rows): one per claim, built column by column.
-    cols["case_id"].extend([claim.case_id for _, claim in flat])
-    cols["claim"].extend([claim.number for _, claim in flat])
-    cols["verdict"].extend([v.label for v in verdicts])
-    cols["error"].extend([v.error for v in verdicts])
-    cols["citation_ok"].extend(backed)
-    cols["citations"].extend([len(claim.cites) for _, claim in flat])
-    cols["relevant_citations"].extend(relevant)
-    kinds = [claim_kinds(claim.text) for _, claim in flat]
-    cols["kinds"].extend(kinds)
-    if not counts_only:
-        cols["text"].extend([claim.text for _, claim in flat])
-        cols["cites"].extend([claim.cites for _, claim in flat])
-        cols["reason"].extend([v.reason for v in verdicts])
-        cols["score"].extend([v.score for v in verdicts])
-        cols["label"].extend([case.labels[claim.number - 1] if case.labels is not None else None
-                              for case, claim in flat])
-        cols["kind"].extend([k[0] for k in kinds])
-        cols["evidence"].extend([v.evidence for v in verdicts])
-        cols["evidence_matched"].extend([v.matched for v in verdicts])
-        cols["evidence_clashed"].extend([v.clashed for v in verdicts])
-
-    # Step 3 (cases): one row per case, from its claims' verdicts.
-    k = 0
-    for case, split in chunk:
-        n = len(split.claims)
-        tally = {"supported": 0, "contradicted": 0, "unsupported": 0, None: 0}
-        for verdict in verdicts[k:k + n]:
-            tally[verdict.label] += 1
-        k += n
-        flagged = tally["contradicted"] + tally["unsupported"]
-        if n == 0:
-            hallucinated: Optional[bool] = None
-            outcome: Optional[str] = "abstained"
-        else:
-            hallucinated = True if flagged else (None if tally[None] else False)
-            if hallucinated or case.answerable is False:
-                outcome = "wrong"
-            else:
-                outcome = None if hallucinated is None else "correct"
-        labels = case.labels
-        rows["case_id"].append(case.id)
-        rows["process"].append(case.process)
-        rows["answerable"].append(case.answerable)
-        rows["labeled"].append(labels is not None)
-        if not counts_only:
-            rows["question"].append(case.question)
-            rows["abstains"].append(split.abstains)
-            rows["abstained"].append(n == 0)
-            rows["supported"].append(tally["supported"])
-            rows[_META].append(case.meta)
-        rows["claims"].append(n)
-        rows["passages"].append(len(case.retrieved))
-        rows["contradicted"].append(tally["contradicted"])
-        rows["unsupported"].append(tally["unsupported"])
-        rows["errors"].append(tally[None])
-        rows["hallucinated"].append(hallucinated)
-        rows["hallucinated_by_person"].append(
-            any(label != "supported" for label in labels) if labels is not None and n else None)
-        rows["outcome"].append(outcome)
-        rows["cites_by_position"].append(bool(split.by_position))
-        rows[_EXTRA].append((case.classification, case.origin,
-                             next((v.held_back for v in verdicts[k - n:k] if v.held_back), None)))
-
-
-def judge_pairs(judge: Judge, pairs: Sequence[Pair]) -> List[Verdict]:
-    """``judge.judge_batch(pairs)``, checked to give one verdict per pair."""
-    if not pairs:
-        return []
-    verdicts = judge.judge_batch(pairs)
-    _check_length(judge, pairs, verdicts)
-    return verdicts
-
-
-def _check_length(judge: Judge, pairs: Sequence, verdicts: Sequence) -> None:
-    if len(verdicts) != len(pairs):
-        raise RuntimeError(f"judge {judge.name!r} returned {len(verdicts)} verdicts for {len(pairs)} claims; "
-                           "a judge must return one verdict per claim, in order")
 
 
 def _progress(progress: Union[bool, Callable[[int], None]], total: int) -> Callable[[Optional[int]], None]:

@@ -1,0 +1,275 @@
+"""One chunk of cases judged: each answer split into claims (kept per answer met before), every
+claim judged against all its passages and, for the ALCE citation checks, against its cited
+passages alone, and the rows of the claim and case frames filled (:mod:`groundlab.measure.evaluation`).
+The loops over a run's cases, one process or several, are :mod:`groundlab.measure.evaluate`'s."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import lru_cache
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+from ..core.claims import ClaimSplitter, Split, positional_aliases, shorten
+from ..core.kinds import claim_kinds
+from ..core.records import Case, Claim, Evidence, InputError, Verdict
+from ..judges import Judge, Pair
+from .evaluation import _EXTRA, _META, Columns
+
+
+#: Cases judged per step. Keeps the passages of a chunk warm in the judge's caches between the
+#: all-evidence and cited-evidence steps, and paces the progress bar. A judge with a true
+#: ``wants_all_pairs`` (the llm judge sending one batch for the whole run) gets every case in one
+#: step instead: its pairs share each case's evidence, so that costs no more memory than the frames.
+CHUNK = 2000
+
+
+def split_cases(cases: Sequence[Case], splitter: Optional[ClaimSplitter] = None,
+                cache: Optional["SplitCache"] = None) -> List[Split]:
+    """Split every answer; a case whose labels do not match its claims is an input error.
+
+    A citation of one of the case's ``aliases`` (``[P1]`` for ``{"P1": "KB-101"}``) becomes a
+    citation of the passage it names. A case without aliases whose answer cites by number
+    (``[1]``, ``[^2]``) passages that carry other ids (``KB-3``) has each such citation read as the
+    passage at that position (:func:`~groundlab.claims.positional_aliases`), recorded in
+    :attr:`Split.by_position` and counted in the case frame's ``cites_by_position``. ``cache`` (a
+    :class:`SplitCache` kept across the chunks of a run) splits an answer met before only once."""
+    splitter = splitter or ClaimSplitter()
+    splits = []
+    for case in cases:
+        ids = [p.id for p in case.retrieved] if "(" in case.answer else ()
+        split = (splitter.split(case.id, case.answer, ids, question=case.question) if cache is None
+                 else cache.split(splitter, case, ids))
+        if case.aliases:
+            split = resolve_aliases(split, case.aliases)
+        elif split.claims and case.retrieved:
+            cites = [c for claim in split.claims for c in claim.cites]
+            if cites:
+                ids = [p.id for p in case.retrieved]
+                stray = [c for c in cites if c not in ids]
+                aliases = positional_aliases(ids, stray) if stray else None
+                if aliases:
+                    split = resolve_aliases(split, aliases)
+                    split = Split(split.claims, split.abstains, tuple(aliases.items()))
+        if case.labels is not None and len(case.labels) != len(split.claims):
+            raise InputError(label_count_message(case, split, splitter))
+        splits.append(split)
+    return splits
+
+
+class SplitCache:
+    """The splits of answers met before, for one splitter: a log repeats its answers ("The delivery
+    is created in the next delivery run [D02]."), and splitting is pure (the same answer and passage
+    ids give the same claims; the question shapes only an answer that is a bare yes or no, which
+    is split afresh each time). Keeps the ``size`` answers met last, so a long run's memory does not
+    grow with it."""
+
+    def __init__(self, size: int = 8192) -> None:
+        self._split = lru_cache(maxsize=size)(self._fresh)
+
+    @staticmethod
+    def _fresh(splitter: ClaimSplitter, answer: str, ids: Tuple[str, ...]) -> Optional[Split]:
+        return splitter.split_alone(answer, ids)
+
+    def split(self, splitter: ClaimSplitter, case: Case, ids: Sequence[str]) -> Split:
+        found = self._split(splitter, case.answer, tuple(ids))
+        if found is None:  # only a yes or no: its claim is the question's premise
+            return splitter.split(case.id, case.answer, ids, question=case.question)
+        if not found.claims:
+            return found
+        cid = case.id
+        return Split(tuple([Claim(cid, c.number, c.text, c.cites, c.span) for c in found.claims]), found.abstains,
+                     found.by_position)
+
+
+def label_count_message(case: Case, split: Split, splitter: ClaimSplitter) -> str:
+    """Why a case's labels do not fit its claims: the claims found, how the answer was split into
+    them, and how to see and change that."""
+    found = "; ".join(f"({c.number}) \"{c.text}\"" for c in split.claims) or "none"
+    roles = splitter.explain(case.answer, [p.id for p in case.retrieved], question=case.question)
+    parts = "; ".join(f"{role} \"{shorten(text, 80)}\"" for role, text in roles) or "no sentence at all"
+    return (f"{case.where}: {len(case.labels or ())} label(s) for {len(split.claims)} claim(s) found "
+            f"[{found}]; the answer splits into {len(roles)} sentence(s) [{parts}]; give one label per claim, "
+            "in order (`groundlab check --show-claims` shows how every answer splits; a sentence that declines "
+            "to answer is no claim, and --abstention-phrase REGEX adds a wording of your assistant's).")
+
+
+def resolve_aliases(split: Split, aliases: Mapping[str, str]) -> Split:
+    """``split`` with each cited alias replaced by the passage id it stands for (repeats dropped)."""
+    claims = []
+    for claim in split.claims:
+        if any(c in aliases for c in claim.cites):
+            cites = tuple(dict.fromkeys(aliases.get(c, c) for c in claim.cites))
+            claim = replace(claim, cites=cites)
+        claims.append(claim)
+    return Split(tuple(claims), split.abstains, split.by_position)
+
+
+def claim_pairs(chunk: Sequence[Tuple[Case, Split]]) -> List[Pair]:
+    """Step 2a's pairs: every claim against all retrieved passages. The claims of one case are
+    consecutive and share one :class:`Evidence` object (carrying the answer as context), so a
+    judge can ask about them together."""
+    pairs: List[Pair] = []
+    for case, split in chunk:
+        if split.claims:
+            evidence = Evidence(case.question, case.retrieved, case.answer, case.classification)
+            pairs.extend((claim.text, evidence) for claim in split.claims)
+    return pairs
+
+
+def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, rows: Columns,
+                 counts_only: bool = False) -> None:
+    """Judge a chunk's claims and append its rows to ``cols`` (the claim frame's columns) and
+    ``rows`` (the case frame's). ``counts_only``: only the columns :meth:`Counts.add_columns
+    <groundlab.counts.Counts.add_columns>` reads are filled (a run keeping counts, no frame written)."""
+    flat = [(case, claim) for case, split in chunk for claim in split.claims]
+
+    # Step 2a: every claim against all retrieved passages.
+    verdicts = judge_pairs(judge, claim_pairs(chunk))
+
+    # Step 2b: claims with citations against their cited passages alone (ALCE recall), unless the
+    # judge already said which passages back the claim. Cited passages keep retrieval order, so
+    # citing every retrieved passage is the same evidence and needs no second judgement.
+    n = len(flat)
+    backed: List[Optional[bool]] = [False] * n
+    relevant = [0] * n
+    recall: Dict[int, Verdict] = {}
+    cited_pairs: List[Pair] = []
+    cited_at: List[int] = []
+    for k, ((case, claim), verdict) in enumerate(zip(flat, verdicts)):
+        if verdict.error:
+            backed[k] = None  # undecided: not judged again, left out of citation recall
+            continue
+        cites = claim.cites
+        if not cites:
+            continue
+        if verdict.supported_by is not None:
+            support = verdict.supported_by
+            if verdict.label == "supported":
+                if not support:
+                    # The judge found it supported but named no retrieved passage: which passages
+                    # back it is unknown, so its citations are neither right nor wrong. Undecided:
+                    # left out of citation recall and precision, and counted.
+                    backed[k] = None
+                elif all(p in cites for p in support):
+                    backed[k] = True
+                    relevant[k] = sum(1 for c in cites if c in support)
+            continue
+        cited = tuple([p for p in case.retrieved if p.id in cites])
+        if not cited:
+            continue  # it cites only passages it was not given
+        if len(cited) == len(case.retrieved):
+            recall[k] = verdict
+        else:
+            cited_at.append(k)
+            cited_pairs.append((claim.text, Evidence(case.question, cited, classification=case.classification)))
+    # A judge may leave the citation checks to another (the cascade, to its first judge).
+    checker = getattr(judge, "citation_judge", judge)
+    recall.update(zip(cited_at, judge_pairs(checker, cited_pairs)))
+
+    # Step 2c: ALCE precision. A claim that passes recall with one citation has one relevant
+    # citation; with several, a citation is relevant when it backs the claim alone, or the other
+    # citations without it do not.
+    precision_pairs: List[Pair] = []
+    precision_at: List[Tuple[int, int]] = []  # (claim, pair index of "alone"; "without" follows)
+    for k, verdict in recall.items():
+        if verdict.error:
+            backed[k] = None  # undecided: left out of citation recall
+            continue
+        if verdict.label != "supported":
+            continue
+        backed[k] = True
+        case, claim = flat[k]
+        if len(claim.cites) == 1:
+            relevant[k] = 1
+            continue
+        by_id = {p.id: p for p in case.retrieved}
+        cites = [c for c in claim.cites if c in by_id]
+        for cite in cites:
+            precision_at.append((k, len(precision_pairs)))
+            precision_pairs.append((claim.text, Evidence(case.question, (by_id[cite],),
+                                                         classification=case.classification)))
+            others = tuple(p for p in case.retrieved if p.id in cites and p.id != cite)
+            precision_pairs.append((claim.text, Evidence(case.question, others, classification=case.classification)))
+    precision = judge_pairs(checker, precision_pairs)
+    for k, at in precision_at:
+        if precision[at].label == "supported" or precision[at + 1].label != "supported":
+            relevant[k] += 1
+
+    # Step 3 (rows): one per claim, built column by column.
+    cols["case_id"].extend([claim.case_id for _, claim in flat])
+    cols["claim"].extend([claim.number for _, claim in flat])
+    cols["verdict"].extend([v.label for v in verdicts])
+    cols["error"].extend([v.error for v in verdicts])
+    cols["citation_ok"].extend(backed)
+    cols["citations"].extend([len(claim.cites) for _, claim in flat])
+    cols["relevant_citations"].extend(relevant)
+    kinds = [claim_kinds(claim.text) for _, claim in flat]
+    cols["kinds"].extend(kinds)
+    if not counts_only:
+        cols["text"].extend([claim.text for _, claim in flat])
+        cols["cites"].extend([claim.cites for _, claim in flat])
+        cols["reason"].extend([v.reason for v in verdicts])
+        cols["score"].extend([v.score for v in verdicts])
+        cols["label"].extend([case.labels[claim.number - 1] if case.labels is not None else None
+                              for case, claim in flat])
+        cols["kind"].extend([k[0] for k in kinds])
+        cols["evidence"].extend([v.evidence for v in verdicts])
+        cols["evidence_matched"].extend([v.matched for v in verdicts])
+        cols["evidence_clashed"].extend([v.clashed for v in verdicts])
+
+    # Step 3 (cases): one row per case, from its claims' verdicts.
+    k = 0
+    for case, split in chunk:
+        n = len(split.claims)
+        tally = {"supported": 0, "contradicted": 0, "unsupported": 0, None: 0}
+        for verdict in verdicts[k:k + n]:
+            tally[verdict.label] += 1
+        k += n
+        flagged = tally["contradicted"] + tally["unsupported"]
+        if n == 0:
+            hallucinated: Optional[bool] = None
+            outcome: Optional[str] = "abstained"
+        else:
+            hallucinated = True if flagged else (None if tally[None] else False)
+            if hallucinated or case.answerable is False:
+                outcome = "wrong"
+            else:
+                outcome = None if hallucinated is None else "correct"
+        labels = case.labels
+        rows["case_id"].append(case.id)
+        rows["process"].append(case.process)
+        rows["answerable"].append(case.answerable)
+        rows["labeled"].append(labels is not None)
+        if not counts_only:
+            rows["question"].append(case.question)
+            rows["abstains"].append(split.abstains)
+            rows["abstained"].append(n == 0)
+            rows["supported"].append(tally["supported"])
+            rows[_META].append(case.meta)
+        rows["claims"].append(n)
+        rows["passages"].append(len(case.retrieved))
+        rows["contradicted"].append(tally["contradicted"])
+        rows["unsupported"].append(tally["unsupported"])
+        rows["errors"].append(tally[None])
+        rows["hallucinated"].append(hallucinated)
+        rows["hallucinated_by_person"].append(
+            any(label != "supported" for label in labels) if labels is not None and n else None)
+        rows["outcome"].append(outcome)
+        rows["cites_by_position"].append(bool(split.by_position))
+        rows[_EXTRA].append((case.classification, case.origin,
+                             next((v.held_back for v in verdicts[k - n:k] if v.held_back), None)))
+
+
+def judge_pairs(judge: Judge, pairs: Sequence[Pair]) -> List[Verdict]:
+    """``judge.judge_batch(pairs)``, checked to give one verdict per pair."""
+    if not pairs:
+        return []
+    verdicts = judge.judge_batch(pairs)
+    _check_length(judge, pairs, verdicts)
+    return verdicts
+
+
+def _check_length(judge: Judge, pairs: Sequence, verdicts: Sequence) -> None:
+    if len(verdicts) != len(pairs):
+        raise RuntimeError(f"judge {judge.name!r} returned {len(verdicts)} verdicts for {len(pairs)} claims; "
+                           "a judge must return one verdict per claim, in order")
