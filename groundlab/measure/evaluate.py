@@ -136,6 +136,14 @@ def _judge_parallel(cases: Sequence[Case], judge: Judge, splitter: ClaimSplitter
 PARALLEL_MIN_BYTES = 5_000_000
 
 
+def _in_parts(judge: Judge, path, workers: int) -> bool:
+    """Whether a file is read and judged in ``workers`` parts, each in a process of its own: a
+    CPU-bound judge, a large regular file (parts are cut at byte offsets, which standard input, a
+    pipe or a device lacks) and more than one worker asked for."""
+    return (workers > 1 and getattr(judge, "cpu_bound", False) and can_fork() and is_regular_file(path)
+            and Path(path).stat().st_size >= PARALLEL_MIN_BYTES)
+
+
 def evaluate_file(
     cases: PathLike,
     passages: Union[PathLike, Mapping[str, Passage], None] = None,
@@ -155,10 +163,7 @@ def evaluate_file(
     judge = _made(judge)
     splitter = splitter or ClaimSplitter()
     path = Path(cases)
-    # Parts are cut at byte offsets, which only a regular file has: standard input, a pipe or a
-    # device is read in one pass.
-    if not (workers > 1 and getattr(judge, "cpu_bound", False) and can_fork() and is_regular_file(path)
-            and path.stat().st_size >= PARALLEL_MIN_BYTES):
+    if not _in_parts(judge, path, workers):
         return evaluate(load_cases(path, passages), judge, splitter=splitter, progress=progress)
 
     table, passages_name = passage_table(passages)
@@ -245,8 +250,7 @@ def count_file(
         return counts_of(ev)
     identity = judge_identity(judge, splitter)
     table, passages_name = passage_table(passages)
-    parallel = (workers > 1 and getattr(judge, "cpu_bound", False) and can_fork() and is_regular_file(path)
-                and Path(path).stat().st_size >= PARALLEL_MIN_BYTES)
+    parallel = _in_parts(judge, path, workers)
     bar = _progress(progress, None)
     writer = ClaimsWriter(claims_out, identity) if claims_out is not None else None
     part_writers: List[ClaimsWriter] = []  # made here, so that a run stopped midway removes every part's file
