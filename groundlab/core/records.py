@@ -31,6 +31,21 @@ def visible(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
+def one_line(value: object, quoted: bool = False) -> str:
+    r"""An id, a name or a text from outside as it goes on one line of a terminal or a note: as it
+    is (in double quotes with ``quoted``) when every character of it prints, else as ``repr``
+    writes it, quoted, its line breaks and control characters escaped, so that it cannot start a
+    line of its own.
+
+    >>> print(one_line("c01"), one_line("c|02\n# H"), one_line("Pay by May.", quoted=True))
+    c01 'c|02\n# H' "Pay by May."
+    """
+    text = str(value)
+    if not text.isprintable():
+        return repr(text)
+    return f'"{text}"' if quoted else text
+
+
 class GroundlabError(ValueError):
     """Base of every error groundlab reports to a person.
 

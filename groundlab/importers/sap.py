@@ -37,6 +37,7 @@ import re
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..core.io import _json_type
+from ..core.records import one_line
 from .common import (Bad, Draft, Item, RowError, Source, answer_text, case_id, get, meta_of, present, question_text,
                      require)
 
@@ -322,7 +323,7 @@ def grounding_passages(rows: Sequence[Tuple[str, object, object]], key: Optional
                 at[pid]["text"] += "\n\n" + text
                 # an id from the log: one that holds a line break (or anything unprintable) is quoted,
                 # so it cannot forge a line of its own in the notes
-                joined.append(f"{ref} {pid if pid.isprintable() else repr(pid)}")
+                joined.append(f"{ref} {one_line(pid)}")
                 continue
             passage = {"id": pid, "text": text}
             if meta:

@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..core import formatting as fmt
 from ..core.platform import FLAGS, PlatformComparison, compare_platform, groundedness_metrics
-from ..core.records import GroundlabError, visible
+from ..core.records import GroundlabError, one_line, visible
 from ..core.stats import Rate
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -27,14 +27,6 @@ def comparison_of(evaluation: "Evaluation", metric: str, *, source: Optional[str
     """:func:`groundlab.core.platform.compare_platform` on a judged run."""
     return compare_platform(evaluation.claims, evaluation.cases, metric, source=source, grounded_at=grounded_at,
                             judge=evaluation.judge)
-
-
-def _shown(value: object) -> str:
-    """An id, a name or a text from outside, as it goes on one terminal line: as it is when every
-    character of it prints, else quoted with its line breaks and control characters escaped (as
-    ``repr`` writes it), so a line break inside it cannot start a line of its own."""
-    text = str(value)
-    return text if text.isprintable() else repr(text)
 
 
 def _rate(rate: Rate) -> str:
@@ -63,7 +55,7 @@ def left_out_sentence(c: PlatformComparison) -> str:
     """What the comparison leaves out, in one sentence ("" when nothing)."""
     parts = []
     if c.platform_errors:
-        shown = "; ".join(f"{_shown(cid)}: {_shown(str(why).strip())}" for cid, why in c.platform_errors[:3])
+        shown = "; ".join(f"{one_line(cid)}: {one_line(str(why).strip())}" for cid, why in c.platform_errors[:3])
         parts.append(f"{fmt.count(len(c.platform_errors), 'answer')} the platform's judge could not rate ({shown})")
     if c.unrated:
         parts.append(f"{fmt.count(c.unrated, 'case')} without a {c.metric} rating")
@@ -86,18 +78,16 @@ def disagreement_lines(c: PlatformComparison) -> List[str]:
     """One line per answer the platform and groundlab rate differently, with the claim that decides."""
     lines = []
     for r in c.disagreements().itertuples():
-        # every value from the cases or the platform is escaped on its own (:func:`_shown`): a line
+        # every value from the cases or the platform is escaped on its own (:func:`~groundlab.core.records.one_line`): a line
         # break inside a case id or an explanation must not start a line of the output
-        platform = f"{_shown(c.metric)} {r.rating:g} ({FLAGS[int(r.platform)]})"
+        platform = f"{one_line(c.metric)} {r.rating:g} ({FLAGS[int(r.platform)]})"
         if r.groundlab:
-            text = str(r.claim_text)
-            quoted = f'"{text}"' if text.isprintable() else repr(text)
-            decides = f"claim {int(r.claim)} {quoted} {r.verdict}" + (f" ({_shown(r.reason)})" if r.reason else "")
+            decides = f"claim {int(r.claim)} {one_line(r.claim_text, quoted=True)} {r.verdict}" + (f" ({one_line(r.reason)})" if r.reason else "")
         else:
-            decides = "every claim supported" + (f"; the platform says: {_shown(str(r.explanation).strip())}"
+            decides = "every claim supported" + (f"; the platform says: {one_line(str(r.explanation).strip())}"
                                                  if r.explanation else "")
         person = "" if c.platform is None else f"; people: {_flag(r.person)}"
-        lines.append(f"{_shown(r.case_id)}: {platform}, groundlab {FLAGS[int(r.groundlab)]}: {decides}{person}")
+        lines.append(f"{one_line(r.case_id)}: {platform}, groundlab {FLAGS[int(r.groundlab)]}: {decides}{person}")
     return lines
 
 
@@ -110,8 +100,8 @@ def _text_table(rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> str
 def comparison_text(c: PlatformComparison, source: str = "") -> str:
     """The terminal text of ``groundlab agree --against``: each name and text from outside (the
     metric, the file, a case id, an explanation) escaped on its own, so none can forge a line."""
-    c = replace(c, metric=_shown(c.metric), source=_shown(c.source), judge=_shown(c.judge))
-    source = _shown(source) if source else source
+    c = replace(c, metric=one_line(c.metric), source=one_line(c.source), judge=one_line(c.judge))
+    source = one_line(source) if source else source
     against = "people's labels and " if c.platform is not None else ""
     head = (f"groundlab agree: {c.metric} ({c.source}) against {against}groundlab's {c.judge} judge"
             + (f" ({source}; {fmt.count(len(c.answers), 'answer')} rated and judged)" if source else ""))
