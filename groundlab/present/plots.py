@@ -20,6 +20,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.path import Path as MplPath
 from matplotlib.ticker import FuncFormatter, PercentFormatter
 
 from ..core.formatting import signed
@@ -103,31 +104,6 @@ def _range_label(ax: Axes, text: str, low: float, high: float, value: float, y: 
                     fontsize=fontsize, color=colour)
 
 
-def _crosses(box, points) -> bool:
-    """Whether a polyline (display coordinates) enters a box: Liang–Barsky, segment by segment."""
-    x0, y0, x1, y1 = box.x0, box.y0, box.x1, box.y1
-    for (px, py), (qx, qy) in zip(points[:-1], points[1:]):
-        if not (np.isfinite(px) and np.isfinite(py) and np.isfinite(qx) and np.isfinite(qy)):
-            continue
-        dx, dy = qx - px, qy - py
-        low, high = 0.0, 1.0
-        for p, q in ((-dx, px - x0), (dx, x1 - px), (-dy, py - y0), (dy, y1 - py)):
-            if p == 0:
-                if q < 0:
-                    break
-                continue
-            t = q / p
-            if p < 0:
-                low = max(low, t)
-            else:
-                high = min(high, t)
-            if low > high:
-                break
-        else:
-            return True
-    return False
-
-
 class _PlacedLabels(matplotlib.artist.Artist):
     """Puts a chart's value labels where they can be read, when the chart is drawn (the layout is
     final then, whatever size the figure is saved at): each label at the first of its offsets
@@ -174,13 +150,13 @@ class _PlacedLabels(matplotlib.artist.Artist):
                             for x, y in line.get_transform().transform(line.get_xydata())]
 
         def polylines(lines):
-            return [(line.get_transform().transform(line.get_xydata()), line.get_linewidth() / 2 * scale)
+            return [(MplPath(line.get_transform().transform(line.get_xydata())), line.get_linewidth() / 2 * scale)
                     for line in lines if line.get_visible()]
 
         must, rather = polylines(self.keep_clear), polylines(self.rather)
 
         def clear(box, lines) -> bool:
-            return not any(_crosses(box.padded(width), points) for points, width in lines)
+            return not any(path.intersects_bbox(box.padded(width), filled=False) for path, width in lines)
 
         placed: List[Any] = []
         for label, offsets in self.labels:
