@@ -102,3 +102,26 @@ def test_run_slides_writes_them_beside_the_report(cli, tmp_path, monkeypatch):
     code, out, err = cli("run", "--cases", CASES, "--passages", NOTES, "--notebooks", folder, "--out", "again",
                          "--slides", "-p", "slides_dir", "x")
     assert code == 2 and "--slides and -p slides_dir both set slides_dir" in err
+
+
+@pytest.mark.parametrize("size", ["full", "half"])
+def test_a_long_state_leaves_the_decision_slide_readable(size):
+    """With labels on some answers the headline's state is long (what to label, how far it would
+    narrow the range): the title gives its first clause, a half slide's notes theirs, and no two
+    texts of the slide overlap."""
+    from groundlab import load_cases
+
+    cases = [c if c.id in {"c01", "c02", "c03", "c05", "c06", "c08", "c10", "c11"} else replace(c, labels=None)
+             for c in load_cases(CASES, NOTES)]
+    with slides._rc(slides._SLIDE_RC):
+        fig = slides.slide_figures(evaluate(cases), size=size)["decision"]
+    title = fig.get_suptitle().replace("\n", " ")
+    assert title.startswith("Hallucination rate 50% (17%\u201383%)") and ";" not in title
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in _texts(fig) if t is not fig._suptitle]
+    title_box = fig._suptitle.get_window_extent(renderer)
+    assert title_box.height < 0.3 * fig.bbox.height
+    for k, box in enumerate(boxes):
+        assert not box.overlaps(title_box)
+        assert not any(box.overlaps(other) for other in boxes[k + 1:])
+    plt.close(fig)

@@ -62,6 +62,11 @@ def _wrapped(text: str, width: int) -> str:
     return "\n".join(textwrap.wrap(text, width, break_long_words=False)) or text
 
 
+def _first_clause(text: str) -> str:
+    """A finding up to its first "; ": what a slide has room for (the report says the rest)."""
+    return text.split("; ", 1)[0]
+
+
 def _plain(text: Any) -> str:
     return str(text).replace("$", r"\$")
 
@@ -86,9 +91,13 @@ def _ranges(ax: Axes, rows: Sequence[Dict[str, Any]], size: str, points: bool = 
         if row.get("target") is not None:
             ax.plot([row["target"]] * 2, [y - 0.35, y + 0.35], color="#111111", lw=3, ls="--", zorder=5)
         note = f"{fmt.state_label(row.get('state', 'none'))} {row.get('note', '')}".strip()
-        # the note above its row, from the left edge of the plot: always inside it
+        if size != "full":  # a half slide has room for a line or two above each row: the first clause
+            note = _first_clause(note)
+        # the note above its row, from the left edge of the plot: always inside it, on a white ground
+        # over the zero line or a target line it crosses, beneath the row's dot
         ax.text(0.01, y - 0.22, _plain(_wrapped(note, 70 if size == "full" else 34)), transform=across, ha="left",
-                va="bottom", fontsize=TEXT_PT, color="#111111")
+                va="bottom", fontsize=TEXT_PT, color="#111111", zorder=3.5,
+                bbox=dict(boxstyle="square,pad=0.1", fc="white", ec="none", alpha=0.9))
     ax.set_yticks(range(len(rows)), [_plain(_wrapped(r["label"], 20 if size == "full" else 12)) for r in rows])
     ax.set_ylim(len(rows) - 0.5, -0.9)
     ax.set_xlim(lo - pad, hi + pad)
@@ -111,11 +120,12 @@ def headline_slide(tiles: Sequence[Any], size: str = "full") -> Figure:
              "note": f"{t.figure}: {t.state_text}", "target": t.target}
             for t in tiles if t.scale == "rate" and t.key != "judge" and t.value is not None]
     first = tiles[0]
+    # the title gives the state's first clause; the whole of it stands in the row's note
+    state = _first_clause(first.state_text)
     if first.value is None:  # not measured yet: no figure to give, only what would settle it
-        _title(ax, f"{first.title}: {first.state_text}", size)
+        _title(ax, f"{first.title}: {state}", size)
     else:
-        _title(ax, f"{first.title} {first.figure} ({fmt.percent_range(first.low, first.high)}): {first.state_text}",
-               size)
+        _title(ax, f"{first.title} {first.figure} ({fmt.percent_range(first.low, first.high)}): {state}", size)
     if rows:
         _ranges(ax, rows, size)
     _label(ax, "with its 95% range; dashed: the target", size)
