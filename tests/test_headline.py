@@ -173,14 +173,14 @@ def test_the_run_says_where_to_read_the_labels_back_first_round_and_after(sample
     labels go back into the log, beside the ones it holds, and the run is made again on it."""
     from types import SimpleNamespace
 
-    from groundlab.cli.workbook import _label_request_line
+    from groundlab.cli.workbook import _label_request_line, _run_summary
 
     (tmp_path / "labeling").mkdir()
     (tmp_path / "labeling" / "sheet.csv").write_text("case_id\n", encoding="utf-8")
 
     def line(cases):
         comparison = SimpleNamespace(evaluations={"signals": evaluate(cases, "signals")})
-        return _label_request_line(comparison, "signals", {}, tmp_path, "run", "logs/cases.jsonl")
+        return _label_request_line(_run_summary(comparison, "signals", {}), tmp_path, "run", "logs/cases.jsonl")
 
     first = line(_keep_labels(sample_cases, set()))
     assert first.startswith("the hallucination rate is not measured yet: label all 10 answers")

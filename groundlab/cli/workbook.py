@@ -7,7 +7,7 @@ import contextlib
 import shutil
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..core.records import GroundlabError
 from .common import Terminated, emit, input_paths, stop_on_signals
@@ -312,7 +312,7 @@ def _run(args: argparse.Namespace) -> int:
         if main in comparison.unavailable:  # the judge every notebook reports on judged nothing
             raise GroundlabError(label + comparison.unavailable[main].rstrip(".") + ".")
         judged_here[shared] = comparison
-    _check_label_budget(judged_here.get("judged_file"), main, parameters)
+    summary = _run_summary(judged_here.get("judged_file"), main, parameters)
 
     command = {"cases": _shown(cases, kept), "passages": _shown(passages, kept) if passages else "",
                "parameters": {k: v for k, v in args.parameter}}
@@ -387,54 +387,54 @@ def _run(args: argparse.Namespace) -> int:
         parts.append(f"{plural(len(slides), 'slide', 'slides')} (PNG, transparent PNG and SVG) in {SLIDES_DIR}/")
     emit(f"wrote {shown.rstrip('/')}/: " + ", ".join(parts) + "."
          + "".join(f" {name} was skipped ({why})." for name, why in skipped.items()))
-    request = _label_request_line(judged_here.get("judged_file"), main, parameters, out, shown, command["cases"])
+    request = _label_request_line(summary, out, shown, command["cases"])
     if request:
         emit(request)
     return 0
 
 
-def _check_label_budget(comparison, main: str, parameters: Dict[str, object]) -> None:
-    """A label budget too small to give every stratum of the judge's verdicts its labels is refused
-    once the cases are judged, before any notebook runs (notebook 03 would stop on it, after the
-    notebooks before it had run)."""
+def _run_summary(comparison, main: str, parameters: Dict[str, object]) -> Optional[Dict[str, Any]]:
+    """The figures of the cases judged for the notebooks, with the run's margin and label budget:
+    what the line after the run asks people to label. Computed once the cases are judged, before
+    any notebook runs, so that a label budget too small to give every stratum of the judge's
+    verdicts its labels is refused then (notebook 03 would stop on it, after the ones before)."""
     from ..measure.summary import score_summary
 
-    budget = parameters.get("label_budget")
     evaluation = getattr(comparison, "evaluations", {}).get(main) if comparison is not None else None
-    if evaluation is None or not isinstance(budget, int) or isinstance(budget, bool) or not budget:
-        return
+    if evaluation is None:
+        return None
+    budget = parameters.get("label_budget")
+    margin = parameters.get("margin", 0.05)
     try:
-        score_summary(evaluation, label_budget=budget)
+        return score_summary(evaluation, margin=float(margin) if isinstance(margin, (int, float)) else 0.05,
+                             label_budget=budget if isinstance(budget, int) and not isinstance(budget, bool)
+                             and budget else None)
     except GroundlabError as error:
         raise GroundlabError(f"{str(error).rstrip('.')}; nothing was run.") from None
 
 
-def _label_request_line(comparison, main: str, parameters: Dict[str, object], out: Path, shown: str,
-                        log: str) -> str:
-    """What the run asks people to label, in a line, when the hallucination rate needs labels, and
-    where to read the labels back: into the sample drawn (its weights give the log's rate so far)
-    on a first round; into the log itself (``log``, as the run names it) once it holds labels,
-    since this round's sample holds only the answers drawn now and the rate rests on all of them."""
-    from ..measure.summary import score_summary
+def _label_request_line(s: Optional[Dict[str, Any]], out: Path, shown: str, log: str) -> str:
+    """What the run asks people to label, in a line, when the hallucination rate needs labels
+    (``s``: :func:`_run_summary`), and where to read the labels back: into the sample drawn (its
+    weights give the log's rate so far) on a first round; into the log itself (``log``, as the run
+    names it) once it holds labels, since this round's sample holds only the answers drawn now and
+    the rate rests on all of them. Paths are quoted as a shell needs them."""
+    from shlex import quote
+
     from ..present.headline import label_request_words
 
-    evaluation = getattr(comparison, "evaluations", {}).get(main) if comparison is not None else None
-    sheet = out / "labeling" / "sheet.csv"
-    if evaluation is None or not sheet.is_file():
+    if s is None or not (out / "labeling" / "sheet.csv").is_file():
         return ""
-    budget = parameters.get("label_budget")
-    margin = parameters.get("margin", 0.05)
-    s = score_summary(evaluation, margin=float(margin) if isinstance(margin, (int, float)) else 0.05,
-                      label_budget=int(budget) if isinstance(budget, int) and budget else None)
     if not s.get("label_request") or not s["label_request"]["more"]:
         return ""
     where = f"{shown.rstrip('/')}/labeling"
     words = label_request_words(s, f"{where}/sheet.csv")
+    sheet = quote(f"{where}/sheet.csv")
     if s["hallucination_rate"]["basis"] is None:
         return (f"the hallucination rate is not measured yet: {words}; then: groundlab label import "
-                f"{where}/sheet.csv --cases {where}/sample.jsonl --out labeled.jsonl --partial")
+                f"{sheet} --cases {quote(f'{where}/sample.jsonl')} --out labeled.jsonl --partial")
     return (f"the hallucination rate is corrected by the labels so far: {words}; then: groundlab label import "
-            f"{where}/sheet.csv --cases {log} --out labeled.jsonl --partial (the labels join those {log} holds), "
+            f"{sheet} --cases {quote(log)} --out labeled.jsonl --partial (the labels join those {log} holds), "
             "and run again with --cases labeled.jsonl")
 
 

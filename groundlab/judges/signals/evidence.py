@@ -85,8 +85,9 @@ class _Piece:
         found = mentions(text)
         # a passage is mostly long enough to tell its language; its sentences are read in it (or in
         # ``lang``, the claim's, when it tells none: see _passages_context)
-        self.told = language_told(text)
-        self.language = lang = lang or language(text)
+        read = language(text)
+        self.told = language_told(text, read)
+        self.language = lang = lang or read
         # the evidence's "third" is the claim's "3rd"
         self.numbers = _Numbers(found + ordinal_words(text))
         sentences = []

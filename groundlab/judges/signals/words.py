@@ -153,7 +153,7 @@ def language(text: str) -> str:
     return "english"
 
 
-def language_told(text: str) -> bool:
+def language_told(text: str, read: Optional[str] = None) -> bool:
     """Whether ``text`` tells its language: :func:`language` finds one of the others in it, or it
     holds two or more English function words. A short text that does neither ("Die Gutschrift
     verfällt nach zwölf Monaten.": one hint) is read as English only by default.
@@ -161,7 +161,7 @@ def language_told(text: str) -> bool:
     >>> language_told("The order is blocked."), language_told("Die Gutschrift verfällt nach zwölf Monaten.")
     (True, False)
     """
-    if language(text) != "english":
+    if (read or language(text)) != "english":  # ``read``: what language(text) gave, when known
         return True
     return sum(1 for w in _WORDS_OF.findall(text.lower()) if w in ENGLISH_HINTS) >= 2
 
