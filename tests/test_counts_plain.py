@@ -4,6 +4,7 @@ of the pandas computation, the case ids' fingerprints sorted as NumPy sorts them
 from __future__ import annotations
 
 import math
+import os
 import random
 import subprocess
 import sys
@@ -11,7 +12,7 @@ from array import array
 
 import pandas as pd
 
-from conftest import CASES, NOTES
+from conftest import CASES, NOTES, ROOT
 
 from groundlab.measure import counts as counts_module
 from groundlab.measure.counts import Counts
@@ -85,3 +86,23 @@ def test_fingerprints_sorted_in_python_are_sorted_and_counted_as_numpy_does(monk
         monkeypatch.setattr(counts_module, "SORTED_IN_PYTHON", 0)
         assert numpy.repeated() == found and python.fingerprints == numpy.fingerprints
         monkeypatch.undo()
+
+
+def test_only_the_program_leaves_the_collector_off_after_counting(cli):
+    """The ``groundlab`` program ends with its command, so score keeping counts leaves the garbage
+    collector off to the end; a notebook or test that runs a command in its own process keeps it."""
+    import gc
+
+    assert gc.isenabled()
+    code, _, err = cli("score", "--cases", CASES, "--passages", NOTES, "--json")
+    assert code == 0, err
+    assert gc.isenabled()
+    code = ("import gc, sys; from groundlab.cli import entry\n"
+            f"sys.argv = ['groundlab', 'score', '--cases', {str(CASES)!r}, '--passages', {str(NOTES)!r}, '--json']\n"
+            "import contextlib, io\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    status = entry()\n"
+            "print(status, gc.isenabled())\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                         env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert run.stdout.split() == ["0", "False"], run.stderr

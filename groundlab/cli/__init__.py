@@ -94,9 +94,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+def entry() -> int:
+    """The ``groundlab`` program: :func:`main` in a process that ends with the command, which may
+    then leave the garbage collector off to its end (:func:`groundlab.core._gc.pause_for_good`).
+    A caller of :func:`main` in its own process keeps its collector as it was."""
+    from ..core._gc import process_ends
+
+    process_ends()
+    return main()
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(entry())

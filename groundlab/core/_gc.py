@@ -23,9 +23,20 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
+_ENDS = [False]
+
+
+def process_ends() -> None:
+    """Say that this process ends once its command is done (the ``groundlab`` program), which
+    lets :func:`pause_for_good` leave the collector off."""
+    _ENDS[0] = True
+
+
 def pause_for_good() -> None:
     """Leave the collector off for the rest of a process that ends after its bulk work (a command
     keeping counts): turned back on, its first pass would walk every object the run keeps (the
     judge's memo of verdicts, the splits), a tenth of a run of 30,000 cases, only to find nothing
-    to free."""
-    gc.disable()
+    to free. Only where the process said it ends (:func:`process_ends`): a notebook or test that
+    runs a command in its own process keeps its collector."""
+    if _ENDS[0]:
+        gc.disable()
