@@ -170,7 +170,8 @@ class ClaimsWriter:
                 source = pq.ParquetFile(part.tmp)
                 if self._writer is None:
                     self._writer = pq.ParquetWriter(self.tmp, claim_schema(self.identity))
-                for batch in source.iter_batches(batch_size=65536):
+                # one thread, as every Parquet read of groundlab (groundlab.importers.read)
+                for batch in source.iter_batches(batch_size=65536, use_threads=False):
                     self._writer.write_batch(batch)
                 return
             import shutil
