@@ -10,7 +10,7 @@ import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import List, Tuple
+from typing import Callable, List, Optional, Tuple
 
 SECRET = "sb-test-client-secret-0123456789abcdef$9c1e"
 TOKEN = "eyJhbGciOiJSUzI1NiJ9.test-token-not-real.7f3a9b"
@@ -21,7 +21,9 @@ class Tenant:
     """The token endpoint (``POST /oauth/token``) and the metric registry (``POST
     /v2/lm/evaluationMetrics``) on one local server; ``token_status``, ``metric_status``,
     ``delay`` (before every answer) and ``metric_delay`` (before the registry's only, the metric
-    received) script the answers."""
+    received) script the answers; ``token_answer`` and ``metric_answer``, when set, answer in their
+    stead: ``(headers, body) -> (status, bytes of the body)``, as a proxy that echoes the request or
+    a registry that answers in another shape would."""
 
     def __init__(self) -> None:
         self.requests: List[Tuple[str, dict, bytes]] = []
@@ -29,6 +31,8 @@ class Tenant:
         self.metric_status = 201
         self.delay = 0.0
         self.metric_delay = 0.0
+        self.token_answer: Optional[Callable[[dict, bytes], Tuple[int, bytes]]] = None
+        self.metric_answer: Optional[Callable[[dict, bytes], Tuple[int, bytes]]] = None
         tenant = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -59,6 +63,10 @@ class Tenant:
                 else:
                     status, reply = 404, {"message": "not found"}
                 data = json.dumps(reply).encode()
+                scripted = {"/oauth/token": tenant.token_answer,
+                            "/v2/lm/evaluationMetrics": tenant.metric_answer}.get(self.path)
+                if scripted is not None:
+                    status, data = scripted(dict(self.headers), body)
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")

@@ -273,3 +273,68 @@ def test_building_the_command_line_loads_neither_pandas_nor_the_sap_modules_work
             "'groundlab.production.sap_dataset') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def _echo(status):
+    """A token endpoint or proxy that answers with what it was sent: headers, body, and each again
+    URL-encoded and JSON-escaped (as a message that quotes the request may write them)."""
+    from urllib.parse import quote
+
+    def answer(headers, body):
+        sent = {k.lower(): v for k, v in headers.items()}
+        auth = sent.get("authorization", "")
+        text = (f"rejected {auth}; body {body.decode()}; form client_secret={quote(SECRET, safe='')}; "
+                f"again {quote(auth, safe='')}; escaped " + json.dumps(SECRET.replace('/', '\\/'))
+                + " " + "".join(f"\\u{ord(c):04x}" for c in SECRET))
+        return status, json.dumps({"error": "invalid_client", "error_description": text}).encode()
+    return answer
+
+
+ENCODINGS = [SECRET, base64.b64encode(f"{CLIENT}:{SECRET}".encode()).decode(),
+             base64.b64encode(SECRET.encode()).decode(), base64.urlsafe_b64encode(f"{CLIENT}:{SECRET}".encode()).decode(),
+             SECRET.replace("$", "%24"), TOKEN, TOKEN[-12:], SECRET[-10:],
+             base64.b64encode(f"{CLIENT}:{SECRET}".encode()).decode()[12:40]]
+
+
+def test_an_echo_of_the_authorization_header_shows_no_encoding_of_the_secret(cli, tenant):
+    """A token endpoint that echoes the request prints its Basic header (base64 of client id and
+    secret), the secret URL-encoded and JSON-escaped: each is cleaned; so is the bearer token a
+    registry echoes."""
+    tenant.token_answer = _echo(401)
+    code, out, err = cli("sap", "metric", "--push")
+    assert code == 2 and "refused the client (401: invalid_client: rejected Basic [key removed]" in err
+    assert err.count("\n") == 1
+    for form in ENCODINGS:
+        assert form not in out + err, form
+    tenant.token_answer = None
+    tenant.metric_answer = _echo(403)
+    code, out, err = cli("sap", "metric", "--push")
+    assert code == 2 and "(403: invalid_client: rejected Bearer [key removed]" in err
+    for form in ENCODINGS + [base64.b64encode(TOKEN.encode()).decode()[4:30]]:
+        assert form not in out + err, form
+
+
+def test_the_cleaning_removes_every_encoding_and_leaves_ordinary_text_alone():
+    from urllib.parse import quote, quote_plus
+
+    from groundlab.core.redact import Redactor
+
+    r = Redactor(SECRET, users=[CLIENT])
+    r.add(TOKEN)
+    pair = f"{CLIENT}:{SECRET}".encode()
+    forms = [base64.b64encode(pair).decode(), base64.b64encode(pair).decode().rstrip("="),
+             base64.urlsafe_b64encode(pair).decode(), base64.b64encode(SECRET.encode()).decode(),
+             base64.b64encode(b"prefix " + SECRET.encode() + b" suffix").decode(),
+             base64.b64encode(b"xy" + SECRET.encode()).decode(), quote(SECRET, safe=""), quote_plus(SECRET),
+             quote(quote(SECRET, safe=""), safe=""), quote(SECRET, safe="").lower(), json.dumps(SECRET)[1:-1],
+             SECRET.replace("$", "&#36;"), SECRET.replace("-", "\\u002d"), f"Bearer {TOKEN}", quote(TOKEN, safe=""),
+             base64.b64encode(TOKEN.encode()).decode()]
+    for form in forms:
+        cleaned = r.text(f"echo: {form} end")
+        assert cleaned.startswith("echo: ") and cleaned.endswith(" end") and "[key removed]" in cleaned, (form, cleaned)
+        for leak in (SECRET, SECRET[-8:], TOKEN[-8:], form):
+            assert leak not in cleaned, (form, cleaned)
+    for text in ("Basic dXNlcjpwYXNzd29yZA==", "see https://help.sap.com/docs/ai-core?x=%24top&y=%20",
+                 '{"a": "\\u0041\\u0024\\/"}', "id 9b349f8e-cd39-486d-809c-3dcfa3b15ac7", "&#36; 100"):
+        assert r.text(text) == text
+

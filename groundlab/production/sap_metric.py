@@ -28,7 +28,9 @@ afresh.
 The tenant's settings are read as the llm judge reads its key: ``AICORE_CLIENT_SECRET`` from the
 environment, with the other ``AICORE_*`` settings from the environment too, else all of them from
 ``.env``; the secret and the token are never printed, logged, cached or written, and every text
-from the tenant passes through a :class:`~groundlab.judges.llm.endpoint.Redactor` first.
+from the tenant passes through one :class:`~groundlab.core.redact.Redactor` first, which knows them in
+every form an echo carries them (the ``Basic`` header's base64 of client id and secret, URL-encoded,
+JSON-escaped).
 """
 
 from __future__ import annotations
@@ -336,19 +338,20 @@ def push_metric(body: Dict[str, Any], tenant: Optional[Tenant] = None, *, timeou
     ``POST /v2/lm/evaluationMetrics``. Every answer but 201 is one sentence (the metric exists,
     it is refused, the client or token is refused, no answer in time: from the registry, once the
     metric was sent, it may have been created all the same); nothing is retried."""
-    from ..judges.llm.endpoint import Redactor, display_url
+    from ..core.redact import Redactor, url_secrets
+    from ..judges.llm.endpoint import display_url
 
     try:
         import httpx
     except ImportError:  # pragma: no cover - httpx comes with the llm extra
         raise GroundlabError("--push needs the httpx package; install it with pip install 'groundlab[sap]'.") from None
     tenant = tenant or tenant_settings()
-    secrets = [Redactor(tenant.client_secret)]
-
-    def redact(text: str) -> str:
-        for r in secrets:
-            text = r.text(text)
-        return text
+    # every text from the tenant is cleaned of the secret, the token and the addresses' passwords, in
+    # whatever form an echo carries them (the Basic header's base64 of client id and secret too)
+    passwords = [url_secrets(u) for u in (tenant.auth_url, tenant.base_url)]
+    redactor = Redactor(tenant.client_secret, *(p for _, p in passwords),
+                        users=[tenant.client_id, *(u for u, _ in passwords)])
+    redact = redactor.text
 
     allowed = {(urlsplit(u).scheme, (urlsplit(u).hostname or "").lower(), urlsplit(u).port)
                for u in (tenant.token_url, tenant.metrics_url)}
@@ -378,7 +381,7 @@ def push_metric(body: Dict[str, Any], tenant: Optional[Tenant] = None, *, timeou
             if not isinstance(token, str) or not token:
                 raise GroundlabError(f"the token endpoint {token_host} answered without an access_token; check "
                                      f"AICORE_AUTH_URL ({tenant.origin}) is the service key's url.")
-            secrets.append(Redactor(token))
+            redactor.add(token)
             where = metrics_host
             response = http.post(tenant.metrics_url, json=body,
                                  headers={"Authorization": f"Bearer {token}", "AI-Resource-Group": tenant.resource_group,

@@ -249,7 +249,7 @@ class LLMJudge:
         self._aborted: Optional[_Abort] = None
         self._client = None
         self.endpoint: Endpoint = resolve(base_url, need_key=not dry_run)
-        self._redactor = Redactor(self.endpoint.key)
+        self._redactor = self.endpoint.redactor
         if self.endpoint.note:
             self._warn(self.endpoint.note)
         if not self.capabilities.known:

@@ -12,13 +12,13 @@ verdict, a log or the cache passes through :class:`Redactor` first.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, Optional
 from urllib.parse import urlsplit
 
 from ...core.records import GroundlabError
+from ...core.redact import REDACTED, Redactor, url_secrets  # noqa: F401 (REDACTED: named here, as it always was)
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 KEY_VARIABLE = "ANTHROPIC_API_KEY"
@@ -54,6 +54,12 @@ class Endpoint:
     def display(self) -> str:
         """The endpoint as printed: scheme, host, port and path, never a user or password."""
         return display_url(self.base_url)
+
+    @property
+    def redactor(self) -> Redactor:
+        """What cleans this endpoint's replies: its key, and the password its address may carry."""
+        user, password = url_secrets(self.base_url)
+        return Redactor(self.key, password, users=[user])
 
     def allows(self, scheme: str, host: str, port: Optional[int]) -> bool:
         parts = urlsplit(self.base_url)
@@ -163,80 +169,6 @@ def make_client(endpoint: Endpoint, timeout: float):
 
 #: Seconds to open a connection: a host that takes longer is not going to answer.
 CONNECT_TIMEOUT = 10.0
-
-#: What a key looks like to :class:`Redactor`: shorter secrets are only replaced whole.
-_WINDOW = 8
-_TAIL = 4
-#: As many of the key's last characters, found inside other text, are the key's and removed too.
-_TAIL_ANYWHERE = 6
-_ESCAPE = re.compile(r"\\[uU]([0-9a-fA-F]{4})")
-REDACTED = "[key removed]"
-
-
-class Redactor:
-    """Removes a secret from text: the whole of it, any run of its characters that shares
-    :data:`_WINDOW` characters in a row with it (a cut or partly masked copy, ``sk-ant-api03-…``),
-    its last :data:`_TAIL` or more characters ending a run (``…7f3a``, as consoles show it, or
-    ``key7f3a``), and :data:`_TAIL_ANYWHERE` or more of them anywhere in a run. ``\\u`` escapes of
-    the key's characters are read first, so a copy in a JSON string is removed as the key.
-
-    >>> r = Redactor("sk-test-not-a-real-key-7f3a")
-    >>> r.text("invalid x-api-key sk-test-not-a-real-key-7f3a; sk-test-no…7f3a; ****-key-7f3a")
-    'invalid x-api-key [key removed]; [key removed]…[key removed]; ****[key removed]'
-    >>> r.text("see https://docs.example/errors#key")
-    'see https://docs.example/errors#key'
-    """
-
-    def __init__(self, secret: Optional[str]) -> None:
-        self.secret = secret or ""
-        if len(self.secret) >= _WINDOW:
-            self._grams = {self.secret[i:i + _WINDOW] for i in range(len(self.secret) - _WINDOW + 1)}
-            self._runs = re.compile("[" + re.escape("".join(sorted(set(self.secret)))) + "]{%d,}" % _TAIL)
-        else:
-            self._grams, self._runs = set(), None
-
-    def text(self, text: str) -> str:
-        if not self.secret or not isinstance(text, str):
-            return text
-        if "\\u" in text or "\\U" in text:
-            # A copy in a JSON string may write any of its characters as a \u escape: read those
-            # of the key's characters back first, so the copy is seen (and removed) as the key.
-            text = _ESCAPE.sub(self._unescape, text)
-        text = text.replace(self.secret, REDACTED)
-        if self._runs is None:
-            return text
-        return self._runs.sub(self._run, text)
-
-    def _unescape(self, match: "re.Match[str]") -> str:
-        char = chr(int(match.group(1), 16))
-        return char if char in self.secret and char.isprintable() and char not in '"\\' else match.group(0)
-
-    def _run(self, match: "re.Match[str]") -> str:
-        run = match.group(0)
-        if self.secret.endswith(run) or any(run[i:i + _WINDOW] in self._grams for i in range(len(run) - _WINDOW + 1)):
-            return REDACTED
-        # The key's last characters run on into others that could be the key's too ("key7f3a",
-        # "…-7f3a2b"): remove the tail, and any 6 or more of the key's last characters. Every such
-        # tail ends with the key's last four, so a run without them holds none.
-        if self.secret[-_TAIL:] not in run:
-            return run
-        for size in range(min(len(run), len(self.secret)) - 1, _TAIL - 1, -1):
-            tail = self.secret[-size:]
-            if run.endswith(tail):
-                return run[:-size] + REDACTED
-            if size >= _TAIL_ANYWHERE and tail in run:
-                return run.replace(tail, REDACTED)
-        return run
-
-    def deep(self, value: Any) -> Any:
-        """``value`` (parsed JSON) with every string in it, keys included, redacted."""
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, list):
-            return [self.deep(v) for v in value]
-        if isinstance(value, dict):
-            return {self.text(k) if isinstance(k, str) else k: self.deep(v) for k, v in value.items()}
-        return value
 
 
 # ---------------------------------------------------------------- failures of a request
