@@ -338,3 +338,44 @@ def test_the_cleaning_removes_every_encoding_and_leaves_ordinary_text_alone():
                  '{"a": "\\u0041\\u0024\\/"}', "id 9b349f8e-cd39-486d-809c-3dcfa3b15ac7", "&#36; 100"):
         assert r.text(text) == text
 
+
+def _mail_cases(tmp_path):
+    """Cases whose passage ids hold an e-mail address the answers cite, and one whose answer splits
+    otherwise once masked."""
+    cases = tmp_path / "mail.jsonl"
+    rows = [{"id": "m1", "question": "Who approves refunds?",
+             "retrieved": [{"id": "mail from anna.weber@example.com", "text": "Refunds are approved by the team lead."},
+                           {"id": "D2", "text": "Write to Anna.Weber@example.com for exceptions."}],
+             "answer": "The team lead approves refunds [mail from anna.weber@example.com].", "labels": ["supported"]},
+            {"id": "m2", "question": "Who pays refunds?",
+             "retrieved": [{"id": "note by +49 30 1234567", "text": "Refunds are paid by accounting."}],
+             "answer": "Accounting pays refunds [note by +49 30 1234567]. The branch pays them in cash.",
+             "labels": ["supported", "unsupported"]}]
+    cases.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return cases
+
+
+def test_masking_masks_the_passage_ids_alike_in_the_dataset_and_the_metrics_examples(cli, tmp_path):
+    """Passage ids go to the tenant with the passages: masked as the answer's citations of them are,
+    as a judge's requests mask them."""
+    cases = _mail_cases(tmp_path)
+    code, out, err = cli("sap", "dataset", "--cases", cases, "--out", tmp_path / "eval", "--mask", "--format", "jsonl")
+    assert code == 0, err
+    sent = (tmp_path / "eval" / "testdata" / "mail.jsonl").read_text(encoding="utf-8")
+    assert "anna.weber" not in sent.lower() and "1234567" not in sent
+    m1, m2 = (json.loads(line) for line in sent.splitlines())
+    assert [p["id"] for p in json.loads(m1["passages"])] == ["mail from MASKED_EMAIL_1", "D2"]
+    assert m1["context"].startswith("[mail from MASKED_EMAIL_1] Refunds") and "[MASKED" not in m1["context"][1:]
+    assert json.loads(m2["passages"])[0]["id"] == "note by MASKED_PHONE_1"
+    assert "personal data masked in 2 rows (question, passages and their ids;" in out
+    code, out, err = cli("sap", "metric", "--examples", cases, "--out", tmp_path / "m.json", "--mask")
+    assert code == 0, err
+    text = (tmp_path / "m.json").read_text(encoding="utf-8")
+    assert "anna.weber" not in text.lower() and "1234567" not in text
+    examples = json.loads(text)["spec"]["configuration"]["promptConfiguration"]["examples"]
+    first = next(e for e in examples if e["rating"] == 3)
+    assert first["groundingOutput"].startswith("[mail from MASKED_EMAIL_1] ")
+    assert first["response"] == "The team lead approves refunds [mail from MASKED_EMAIL_1]."
+    second = next(e for e in examples if e["rating"] == 2)
+    assert second["groundingOutput"] == "[note by MASKED_PHONE_1] Refunds are paid by accounting."
+    assert '"The branch pays them in cash."' in second["explanation"]

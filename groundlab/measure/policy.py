@@ -280,7 +280,7 @@ class PolicyGate:
         allowed: List[int] = []
         held: Dict[Optional[str], List[int]] = {}
         reasons: Dict[int, str] = {}
-        masked: Dict[int, _MaskedCase] = {}  # by the evidence: each case's texts are masked once
+        masked: Dict[int, MaskedCase] = {}  # by the evidence: each case's texts are masked once
         masked_pairs: Dict[int, Tuple[str, Evidence]] = {}
         claims_of: Optional[Dict[int, List[str]]] = None
         for k, (text, evidence) in enumerate(pairs):
@@ -298,7 +298,7 @@ class PolicyGate:
                             claims_of = {}
                             for t, e in pairs:
                                 claims_of.setdefault(id(e), []).append(t)
-                        case = masked[key] = _MaskedCase.of(self.masker, evidence, claims_of[key])
+                        case = masked[key] = MaskedCase.of(self.masker, evidence, claims_of[key])
                         if first and case.table:
                             self.masked_cases += 1
                     masked_pairs[k] = case.pair(self.masker, text)
@@ -385,16 +385,18 @@ class PolicyGate:
 
 
 @dataclass
-class _MaskedCase:
+class MaskedCase:
     """One case's evidence as it is sent, masked: its question, passages (ids and texts) and
-    answer masked once with one table built over them and its claims, and the way back."""
+    answer masked once with one table built over them and its claims, and the way back. Every
+    text that leaves for a model or a tenant is masked here: the judges' requests, and an SAP
+    evaluation's test data and its metric's examples (:mod:`groundlab.production.sap_dataset`)."""
 
     table: Table
     evidence: Evidence
     ids: Dict[str, str]  # a passage's id as sent -> its own id
 
     @classmethod
-    def of(cls, masker: Masker, evidence: Evidence, claims: Sequence[str]) -> "_MaskedCase":
+    def of(cls, masker: Masker, evidence: Evidence, claims: Sequence[str]) -> "MaskedCase":
         table = masker.table([evidence.question, *(p.id for p in evidence.passages),
                               *(p.text for p in evidence.passages), evidence.answer or "", *claims])
         if not table:
@@ -527,5 +529,5 @@ def _guards_alike(gate: "PolicyGate", policy: Optional[DataPolicy], mask: bool, 
     return same_policy and gate.mask_all == mask and set(gate.masker.names) == {n.strip() for n in wanted}
 
 
-__all__ = ["Allowance", "DataPolicy", "HeldEstimate", "OFFLINE", "PolicyGate", "apply_policy", "gates", "load_policy",
-           "make_judge", "policy_of"]
+__all__ = ["Allowance", "DataPolicy", "HeldEstimate", "MaskedCase", "OFFLINE", "PolicyGate", "apply_policy", "gates",
+           "load_policy", "make_judge", "policy_of"]

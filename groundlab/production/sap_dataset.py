@@ -16,8 +16,9 @@ each record (``submission.template_variables`` in the run's results.db). groundl
 The cases leave the machine, so the data policy and masking apply as for every judge that sends
 claims away: the evaluation is an LLM judge (policy name ``llm``) on the judge model the metric
 pins, at the tenant's address. A case its classification keeps from there is left out of the
-dataset and counted; with masking, the question and passages are masked as a model judge's
-requests are. Both go through :func:`groundlab.measure.policy.apply_policy`, the one place a judge is
+dataset and counted; with masking, the question and passages (their ids too, alike wherever the
+answer cites them) are masked as a model judge's requests are, by one piece of code
+(:class:`groundlab.measure.policy.MaskedCase`). Both go through :func:`groundlab.measure.policy.apply_policy`, the one place a judge is
 put behind the policy and masking.
 """
 
@@ -27,11 +28,12 @@ import csv
 import io
 import json
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from ..core.io import PathLike, check_output, display_name, load_cases, outputs_like, plural, sha256_text, write_atomic
-from ..measure.policy import apply_policy, gates
+from ..measure.policy import MaskedCase, apply_policy, gates
 from ..core.records import Case, Evidence, GroundlabError
 from ..importers.sap_eval import (ANSWERABLE, CASE_ID, CLASSIFICATION, CONTEXT, LABELED_ANSWER, LABELS, PASSAGES,
                                   QUESTION)
@@ -82,7 +84,8 @@ class DatasetReport:
             lines.append(f"held back by the data policy, not written: {plural(len(self.held_back), 'case', 'cases')} "
                          f"({shown}{more}).")
         if self.masked:
-            lines.append(f"personal data masked in {plural(self.masked, 'row', 'rows')} (question and passages; the "
+            lines.append(f"personal data masked in {plural(self.masked, 'row', 'rows')} (question, passages and their "
+                         "ids; the "
                          "run's answers come back masked, so labels written for the unmasked answers will not apply).")
         lines.extend(self.notes)
         return "\n".join(lines)
@@ -102,6 +105,8 @@ class Outgoing:
     passages: Tuple[Tuple[str, str], ...]
     answer: str
     masked: bool
+    mask: Callable[[str], str] = str  # another text of the case (a claim) as it may leave
+
 
 
 def outgoing(cases: Sequence[Case], *, model: str = "", endpoint: Optional[str] = None, policy: Any = None,
@@ -117,20 +122,21 @@ def outgoing(cases: Sequence[Case], *, model: str = "", endpoint: Optional[str] 
     held: List[Tuple[str, str]] = []
     for case in cases:
         question, texts, answer = case.question, [(p.id, p.text) for p in case.retrieved], case.answer
-        masked = False
+        masked, mask = False, str
         if gate is not None:
-            why, cls = gate.route(Evidence(case.question, case.retrieved, case.answer, case.classification))
+            evidence = Evidence(case.question, case.retrieved, case.answer, case.classification)
+            why, cls = gate.route(evidence)
             if why is not None:
                 held.append((case.id, f"{cls}: {why}"))
                 continue
             if gate.mask_all or (gate.policy is not None and gate.policy.masks(cls)):
-                table = gate.masker.table([case.question, *(t for _, t in texts), case.answer])
-                if table:
-                    question = gate.masker.mask(question, table)
-                    texts = [(pid, gate.masker.mask(t, table)) for pid, t in texts]
-                    answer = gate.masker.mask(answer, table)
-                    masked = True
-        out.append(Outgoing(case, question, tuple(texts), answer, masked))
+                # masked as a judge's request is: the passages' ids too, alike wherever the answer cites them
+                sent = MaskedCase.of(gate.masker, evidence, ())
+                if sent.table:
+                    question, answer = sent.evidence.question, sent.evidence.answer or ""
+                    texts = [(p.id, p.text) for p in sent.evidence.passages]
+                    masked, mask = True, partial(gate.masker.mask, table=sent.table)
+        out.append(Outgoing(case, question, tuple(texts), answer, masked, mask))
     return out, held
 
 

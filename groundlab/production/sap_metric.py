@@ -139,12 +139,12 @@ def examples(cases: Sequence[Case], splitter: Optional["ClaimSplitter"] = None, 
         rating = answer_rating(case.labels)
         if len(chosen[rating]) >= per_rating:
             continue
-        texts = [c.text for c in splitter.split(case.id, item.answer, [p.id for p in case.retrieved]).claims]
+        texts = [c.text for c in splitter.split(case.id, item.answer, [pid for pid, _ in item.passages]).claims]
         context = "\n\n".join(f"[{pid}] {text}" for pid, text in item.passages)
         chosen[rating].append({"prompt": item.question, "groundingInput": item.question, "groundingOutput": context,
                                "response": item.answer, "rating": rating,
                                "explanation": _explanation(texts if len(texts) == len(claims) else
-                                                           [c.text for c in claims], case.labels),
+                                                           [item.mask(c.text) for c in claims], case.labels),
                                "_case": case.id})
     notes = []
     missing = [r for r, found in chosen.items() if not found]
