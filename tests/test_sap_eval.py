@@ -311,6 +311,44 @@ def test_a_run_without_grounding_module_nor_passages_column_says_so(cli, tmp_pat
     assert _read(tmp_path / "cases.jsonl")[0]["retrieved"] == []
 
 
+def _labeled_row(cid, grounding, judged=(("D01", "The credit analyst releases orders."),)):
+    """A dataset row people labeled (the answer, its one claim supported, answerable) over the
+    passages ``judged``, and the run's answer to it, word for word the labeled one, over ``grounding``."""
+    from groundlab.core.io import sha256_text
+
+    answer = "The credit analyst releases it [D01]."
+    variables = {"question": "Who releases the order?", "case_id": cid, "labels": json.dumps(["supported"]),
+                 "labeled_answer_sha256": sha256_text(answer), "answerable": "true"}
+    if judged is not None:
+        variables["passages"] = json.dumps([{"id": i, "text": t} for i, t in judged])
+    return Row(variables, answer, list(grounding), {GROUNDEDNESS: 3})
+
+
+def test_labels_hold_only_over_the_passages_people_judged(cli, tmp_path):
+    """The run's answer is the labeled one word for word, but a label holds for the passages it was
+    given: where the grounding module retrieved others (by content, whatever the ids), the case
+    is unlabeled and the import says how many and why."""
+    rows = [_labeled_row("same", [("D01", "The credit  analyst\nreleases orders.")]),
+            _labeled_row("renamed", [("doc-1", "The credit analyst releases orders.")]),
+            _labeled_row("contradicts", [("D01", "The buyer releases orders; the credit analyst never does.")]),
+            _labeled_row("more", [("D01", "The credit analyst releases orders."), ("D02", "Orders over 10,000 EUR.")]),
+            _labeled_row("unsaid", [("D01", "The credit analyst releases orders.")], judged=None)]
+    db = files.results_db(tmp_path / "results.db", _one_run(rows))
+    code, out, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 0, err
+    cases = {c["id"]: c for c in _read(tmp_path / "cases.jsonl")}
+    for cid in ("same", "renamed"):
+        assert cases[cid]["labels"] == ["supported"] and cases[cid]["answerable"] is True
+    for cid in ("contradicts", "more", "unsaid"):
+        assert "labels" not in cases[cid] and "answerable" not in cases[cid], cid
+    assert ("labels: left out on 2 answers (contradicts, more), whose passages differ from those people judged the "
+            "labeled answer against (the grounding module retrieved others") in out
+    assert "labels: left out on 1 answer (unsaid): the dataset row does not say which passages people judged" in out
+    code, out, err = cli("agree", "--cases", tmp_path / "cases.jsonl", "--json")
+    assert code == 0, err
+    assert json.loads(out)["unlabeled_cases"] == 3
+
+
 def test_an_answer_the_orchestration_did_not_give_stops_the_import_unless_skipped(cli, tmp_path):
     db = files.results_db(tmp_path / "results.db", _one_run([_row("c01"), _row("c02", answer=None)]))
     code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")

@@ -25,8 +25,10 @@ passages of the grounding module when the run used one (read by
 :func:`groundlab.importers.sap.grounding_passages`, as the orchestration import reads them), else
 those ``groundlab sap dataset`` put in the row; and in ``meta.platform`` every metric's rating,
 explanation and error, with its scale (:mod:`groundlab.core.platform`). People's labels written
-into the dataset (:data:`LABELS`) come back only for an answer that is the one they labeled: a
-run writes its answers anew. :func:`read_aggregates` reads the tracking API's answer as rows for
+into the dataset (:data:`LABELS`) come back only for an answer that is the one they labeled (a
+run writes its answers anew) over the passages they judged it against (:data:`PASSAGES`, compared by
+content, :func:`same_passages`): a grounding module that retrieves other passages leaves the case
+unlabeled, counted in a note. :func:`read_aggregates` reads the tracking API's answer as rows for
 a trend, one a run and metric.
 
 May import :mod:`groundlab.core` and the importers beside it; the package's :func:`import_cases`
@@ -39,6 +41,7 @@ import json
 import math
 import re
 import sqlite3
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
@@ -371,6 +374,7 @@ def _run(name: str, run_id: str, run_name: str, model: Optional[str], submission
     grounded: List[Tuple[int, object, object]] = []
     how_asked: Dict[str, int] = {}
     without_grounding = from_dataset = no_passages = dropped_labels = repeated = 0
+    labeled: Dict[int, _Labels] = {}  # people's labels of an item, by its number, and the passages they read
     run = Run(run_id, run_name, model, Source(f"{name} run {run_name!r}", "sqlite", "submission", [], []))
     for sid, (owner, variables) in submissions.items():
         if owner != run_id:
@@ -423,10 +427,11 @@ def _run(name: str, run_id: str, run_name: str, model: Optional[str], submission
                 else:
                     no_passages += 1
             labels = _json(variables.get(LABELS))
+            person = _Labels()
             if isinstance(labels, list):
                 if variables.get(LABELED_ANSWER) == sha256_text(answer):
                     try:
-                        draft.labels = list(parse_labels(labels, ""))
+                        person.labels = list(parse_labels(labels, ""))
                     except InputError as error:
                         items.append(Bad(ref, str(error)[2:].rstrip(".")))
                         continue
@@ -436,7 +441,14 @@ def _run(name: str, run_id: str, run_name: str, model: Optional[str], submission
             if isinstance(answerable, str):
                 answerable = {"true": True, "false": False}.get(answerable.strip().lower())
             if isinstance(answerable, bool):
-                draft.answerable = answerable
+                person.answerable = answerable
+            if person:  # people's labels hold for the passages they read: compared once the run's are known
+                judged = _json(variables.get(PASSAGES))
+                try:
+                    person.passages = passages(judged, PASSAGES) if isinstance(judged, list) and judged else None
+                except RowError:
+                    person.passages = None
+                labeled[k] = person
             platform: Dict[str, Any] = {"source": NAME, "run": run_name, "run_id": run_id, "submission_id": sid}
             if repetition != 1:
                 platform["repetition"] = repetition
@@ -462,6 +474,18 @@ def _run(name: str, run_id: str, run_name: str, model: Optional[str], submission
                 items[k - 1] = Bad(refs[k], str(result))
             else:
                 items[k - 1].passages = result
+    other_passages: List[str] = []
+    unknown_passages: List[str] = []
+    for k, person in labeled.items():
+        draft = items[k - 1]
+        if not isinstance(draft, Draft):
+            continue
+        if person.passages is None:
+            unknown_passages.append(draft.id or refs[k])
+        elif not same_passages(person.passages, draft.passages):
+            other_passages.append(draft.id or refs[k])
+        else:
+            draft.labels, draft.answerable = person.labels, person.answerable
     run.items = items
     run.source = Source(f"{name} run {run_name!r}", "sqlite", "submission", list(enumerate(records, 1)),
                         columns_of(records), refs=refs)
@@ -484,6 +508,16 @@ def _run(name: str, run_id: str, run_name: str, model: Optional[str], submission
         run.notes.append(f"labels: left out on {dropped_labels} answer{'s' * (dropped_labels != 1)} the run wrote "
                          "anew (people labeled another answer to the same question); label the run's answers "
                          "('groundlab label export').")
+    if other_passages:
+        run.notes.append(f"labels: left out on {_some(other_passages)}, whose passages differ from those people judged "
+                         "the labeled answer against (the grounding module retrieved others: a verdict holds for "
+                         "the passages it was given); these cases are unlabeled: label the run's answers "
+                         "('groundlab label export').")
+    if unknown_passages:
+        run.notes.append(f"labels: left out on {_some(unknown_passages)}: the dataset row does not say which passages "
+                         "people judged against (it has no passages column), so whether their labels hold for this "
+                         "run's passages cannot be told; write the dataset with 'groundlab sap dataset', or label the "
+                         "run's answers.")
     for metric, n in run.metrics.items():
         scale = scale_of(metric, scales)
         failed = run.errors.get(metric, [])
@@ -492,6 +526,40 @@ def _run(name: str, run_id: str, run_name: str, model: Optional[str], submission
                          (f"; its judge failed on {len(failed)} ({', '.join(failed[:3])}"
                           f"{', ...' if len(failed) > 3 else ''}), left unrated" if failed else "") + ".")
     return run
+
+
+@dataclass
+class _Labels:
+    """What people said of a dataset row (its answer's claims, whether it can be answered) and the
+    passages they said it of."""
+
+    labels: Optional[List[str]] = None
+    answerable: Optional[bool] = None
+    passages: Optional[List[dict]] = None
+
+    def __bool__(self) -> bool:
+        return self.labels is not None or self.answerable is not None
+
+
+def _content(text: object) -> str:
+    return " ".join(unicodedata.normalize("NFC", str(text)).split())
+
+
+def same_passages(judged: Sequence[Mapping[str, Any]], given: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether ``given`` are the passages people ``judged``, by their content: the same texts (in
+    any order, their spaces and line breaks aside), whatever ids they go by.
+
+    >>> same_passages([{"id": "D1", "text": "Refunds in 30 days."}], [{"id": "doc-1", "text": " Refunds  in 30 days. "}])
+    True
+    >>> same_passages([{"id": "D1", "text": "Refunds in 30 days."}], [{"id": "D1", "text": "Refunds in 14 days."}])
+    False
+    """
+    return sorted(_content(p.get("text", "")) for p in judged) == sorted(_content(p.get("text", "")) for p in given)
+
+
+def _some(ids: Sequence[str]) -> str:
+    shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+    return f"{len(ids)} answer{'s' * (len(ids) != 1)} ({shown})"
 
 
 def _ratings(name: str, run_name: str, ref: str, cid: str, found: Mapping[str, dict], scales,
@@ -658,4 +726,5 @@ def looks_like_aggregates(path: PathLike) -> bool:
 
 __all__ = ["Aggregate", "CASE_ID", "CONTEXT", "DATABASE_SUFFIXES", "DATASET_COLUMNS", "LABELED_ANSWER", "LABELS",
            "NAME", "PASSAGES", "QUESTION", "Results", "Run", "TABLES", "is_results_db", "looks_like_aggregates",
-           "metric_name", "starts_like_json", "read_aggregates", "read_results", "scale_of", "whole_ratings"]
+           "metric_name", "starts_like_json", "read_aggregates", "read_results", "same_passages", "scale_of",
+           "whole_ratings"]

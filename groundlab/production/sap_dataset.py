@@ -18,8 +18,9 @@ claims away: the evaluation is an LLM judge (policy name ``llm``) on the judge m
 pins, at the tenant's address. A case its classification keeps from there is left out of the
 dataset and counted; with masking, the question and passages (their ids too, alike wherever the
 answer cites them) are masked as a model judge's requests are, by one piece of code
-(:class:`groundlab.measure.policy.MaskedCase`). Both go through :func:`groundlab.measure.policy.apply_policy`, the one place a judge is
-put behind the policy and masking.
+(:class:`groundlab.measure.policy.MaskedCase`). Both go through
+:func:`groundlab.measure.policy.apply_policy`, the one place a judge is put behind the policy and
+masking.
 """
 
 from __future__ import annotations
