@@ -379,3 +379,22 @@ def test_masking_masks_the_passage_ids_alike_in_the_dataset_and_the_metrics_exam
     second = next(e for e in examples if e["rating"] == 2)
     assert second["groundingOutput"] == "[note by MASKED_PHONE_1] Refunds are paid by accounting."
     assert '"The branch pays them in cash."' in second["explanation"]
+
+
+@pytest.mark.parametrize("reply, shown", [
+    (b'["9b349f8e-cd39-486d-809c-3dcfa3b15ac7"]', "a list: ['9b349f8e-cd39-486d-809c-3dcfa3b15ac7']"),
+    (b'"Metric created"', "a string: Metric created"),
+    (b"null", "null"),
+    (b"<html>Created</html>", "text that is not JSON: <html>Created</html>"),
+    (b"", "no body at all"),
+    (b'{"message": "Metric created", "id": {"value": 7}}', "an object without an id: Metric created"),
+])
+def test_a_201_that_is_not_the_metric_as_json_says_the_metric_exists(cli, tenant, reply, shown):
+    """The registry created the metric and answered in another shape: no traceback, but what is
+    known (created, its name and version, where) and how to find its id."""
+    tenant.metric_answer = lambda headers, body: (201, reply)
+    code, out, err = cli("sap", "metric", "--push")
+    assert code == 0 and "Traceback" not in err, err
+    assert (f"created metric groundlab-groundedness-r1 version 1 on {tenant.url}/v2/lm/evaluationMetrics (201: the "
+            f"registry created it), but its answer is not the metric as JSON ({shown}), so its id is not known; the "
+            "metric exists: select it in the evaluation's metrics by its name, or find its id with GET") in out

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import urlsplit
 
-from ..core.records import Case, GroundlabError
+from ..core.records import Case, GroundlabError, one_line
 
 if TYPE_CHECKING:  # pragma: no cover - loaded when a metric is built or pushed, not for the command's help
     from ..core.claims import ClaimSplitter
@@ -309,8 +309,14 @@ class Pushed:
     version: str
     id: str
     where: str
+    answer: Optional[str] = None  # what the registry answered instead of its metric object, when it did
 
     def __str__(self) -> str:
+        if self.answer is not None:
+            return (f"created metric {self.name} version {self.version} on {self.where} (201: the registry created "
+                    f"it), but its answer is not the metric as JSON ({self.answer}), so its id is not known; the "
+                    f"metric exists: select it in the evaluation's metrics by its name, or find its id with GET "
+                    f"{self.where}.")
         return (f"created metric {self.name} version {self.version} on {self.where} (id {self.id}); select it in the "
                 "evaluation's metrics by that id or name.")
 
@@ -399,12 +405,21 @@ def push_metric(body: Dict[str, Any], tenant: Optional[Tenant] = None, *, timeou
                                  "check the address and the network.") from None
     status = response.status_code
     name, version = body.get("name"), body.get("version")
-    if status == 201:
+    if status == 201:  # created: whatever the answer holds, the metric exists, and this says so
         try:
-            answer = response.json()
+            answer, kind = response.json(), None
         except ValueError:
-            answer = {}
-        return Pushed(str(name), str(version), redact(str(answer.get("id", "not given"))), metrics_host)
+            answer, kind = None, "text that is not JSON"
+        given = answer.get("id") if isinstance(answer, dict) else None
+        if isinstance(given, (str, int)) and not isinstance(given, bool) and str(given).strip():
+            return Pushed(str(name), str(version), one_line(redact(str(given))), metrics_host)
+        if kind is None:
+            kind = ("an object without an id" if isinstance(answer, dict) else
+                    {list: "a list", str: "a string", bool: "true or false", type(None): "null"}.get(
+                        type(answer), "a number"))
+        shown = ("no body at all" if not response.content.strip() else kind if kind == "null" else
+                 f"{kind}: {_message(response, redact)[:120]}")
+        return Pushed(str(name), str(version), "not known", metrics_host, answer=shown)
     if status == 409:
         raise GroundlabError(f"the tenant already has metric {name} version {version} in scenario "
                              f"{body.get('scenario')}; nothing was changed (a metric is not replaced: push a changed "
