@@ -159,6 +159,29 @@ def test_against_names_what_is_wrong_in_one_sentence(cli, evaluation):
     assert code == 2 and "--grounded-at applies with --against" in err
 
 
+@pytest.mark.parametrize("entry, message", [
+    ({"rating": {"value": 2}, "scale": [1, 3]}, "its 'Pointwise RAG Groundedness' rating is {'value': 2}, not a number"),
+    ({"rating": "high", "scale": [1, 3]}, "its 'Pointwise RAG Groundedness' rating is 'high', not a number"),
+    ({"rating": True, "scale": [1, 3]}, "its 'Pointwise RAG Groundedness' rating is true, not a number"),
+    ({"rating": -5, "scale": [1, 3]}, "its 'Pointwise RAG Groundedness' rating -5 is outside the metric's scale, 1 to 3"),
+    ({"rating": 2, "scale": ["low", "high"]}, "its 'Pointwise RAG Groundedness' rating has the scale ['low', 'high'], "
+                                              "not two numbers"),
+    ("3", "its 'Pointwise RAG Groundedness' rating (meta.platform.ratings) is '3', not an object"),
+])
+def test_against_ratings_that_are_no_ratings_are_one_sentence(cli, tmp_path, entry, message):
+    """A cases file whose platform rating is an object, a text, true, off its scale, or no object at
+    all: one sentence naming the case, never a traceback or a rating read as something else."""
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01"), _row("c02")]))
+    code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 0, err
+    cases = _read(tmp_path / "cases.jsonl")
+    cases[1]["meta"]["platform"]["ratings"][GROUNDEDNESS] = entry
+    (tmp_path / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+    code, out, err = cli("agree", "--cases", tmp_path / "cases.jsonl", "--against", f"sap:{GROUNDEDNESS}")
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert f"case c02: {message}" in err
+
+
 # ---------------------------------------------------------------- bad results.db
 
 
@@ -245,7 +268,7 @@ def test_a_metric_not_there_and_a_rating_outside_its_scale_are_one_sentence(cli,
     code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
     assert code == 2 and err.count("\n") == 1
     assert ("results.db run 'Run-one' submission 11112222000000000000000000000001 (case c02): Pointwise RAG "
-            "Groundedness rated 5, outside its scale 1 to 3") in err
+            "Groundedness rated 5 (evaluation_result row 2), outside its scale 1 to 3") in err
     db = files.results_db(tmp_path / "results.db", _one_run([_row("c01")]))
     code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl", "--metric", "Groundedness")
     assert code == 2 and "no answer was rated by the metric 'Groundedness'; its metrics are 'Pointwise RAG " \
@@ -261,8 +284,8 @@ def test_a_fraction_on_a_scale_of_whole_ratings_is_one_sentence(cli, tmp_path, m
     db = files.results_db(tmp_path / "results.db", _one_run([_row("c01"), _row("c02", ratings={metric: 2.5})]))
     code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
-    assert (f"results.db run 'Run-one' submission 11112222000000000000000000000001 (case c02): {metric} rated 2.5, not "
-            "a whole number, while its judge rates in whole numbers from 1 to 3; this is not a rating that metric "
+    assert (f"results.db run 'Run-one' submission 11112222000000000000000000000001 (case c02): {metric} rated 2.5 "
+            "(evaluation_result row 2), not a whole number, while its judge rates in whole numbers from 1 to 3; this is not a rating that metric "
             "gives") in err
     assert not (tmp_path / "cases.jsonl").exists()
     if metric == GROUNDEDNESS:  # no definitions: the built-in metric's documented scale is of whole ratings too
@@ -271,7 +294,84 @@ def test_a_fraction_on_a_scale_of_whole_ratings_is_one_sentence(cli, tmp_path, m
         connection.commit()
         connection.close()
         code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
-        assert code == 2 and "Pointwise RAG Groundedness rated 2.5, not a whole number" in err
+        assert code == 2 and "Pointwise RAG Groundedness rated 2.5 (evaluation_result row 2), not a whole number" in err
+
+
+def _changed(db, *statements):
+    connection = sqlite3.connect(db)
+    for sql in statements:
+        connection.execute(sql)
+    connection.commit()
+    connection.close()
+    return db
+
+
+C02 = "WHERE submission_id = '11112222000000000000000000000001'"
+
+
+@pytest.mark.parametrize("value, result, shown", [
+    (-5, None, "rated -5 (evaluation_result row 2), outside its scale 1 to 3"),
+    (1e999, None, "rated inf (evaluation_result row 2), which is not a number"),
+    ("true", None, "rated 'true' (evaluation_result row 2), which is not a number"),
+    (None, '{"rating": true, "explanation": "fine"}', "rated true (evaluation_result row 2), which is not a number"),
+    (None, '{"rating": 1e999}', "rated inf (evaluation_result row 2), which is not a number"),
+    (None, '{"rating": "high"}', "rated 'high' (evaluation_result row 2), which is not a number"),
+    (None, '{"rating": {"value": 3}}', "rated {'value': 3} (evaluation_result row 2), which is not a number"),
+])
+def test_a_rating_that_is_no_rating_on_its_scale_is_one_sentence_naming_its_row(cli, tmp_path, value, result, shown):
+    """-5, infinity or true on a scale of 1 to 3 stop the import with a sentence naming the row,
+    never reaching agree --against as a rating or an uncounted judge error."""
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01"), _row("c02")]))
+    connection = sqlite3.connect(db)
+    connection.execute(f"UPDATE evaluation_result SET aggregating_value = ?, metric_result = ? {C02}", (value, result))
+    connection.commit()
+    connection.close()
+    code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert f"results.db run 'Run-one' submission 11112222000000000000000000000001 (case c02): {GROUNDEDNESS} {shown}" \
+        in err and "correct or delete evaluation_result row 2." in err
+    assert not (tmp_path / "cases.jsonl").exists()
+
+
+@pytest.mark.parametrize("table", ["submission_result", "evaluation_result"])
+@pytest.mark.parametrize("count, shown", [("two", "'two'"), (1.5, "1.5"), (-1, "-1")])
+def test_a_repetition_count_that_is_no_count_is_one_sentence_naming_its_row(cli, tmp_path, table, count, shown):
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01"), _row("c02")]))
+    connection = sqlite3.connect(db)
+    connection.execute(f"UPDATE {table} SET repetition_count = ? {C02}", (count,))
+    connection.commit()
+    connection.close()
+    code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert (f"results.db: {table} row 2 has the repetition_count {shown}, not a whole number of 1 or more (an "
+            "evaluation counts each row's repetitions 1, 2, ...); the file cannot be read as it is: correct that row")\
+        in err
+
+
+def test_two_ratings_of_one_answer_that_differ_are_refused_naming_both_rows(cli, tmp_path):
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01"), _row("c02", ratings={GROUNDEDNESS: 3,
+                                                                                                OURS: 3})]))
+    copy = ("INSERT INTO evaluation_result SELECT submission_id, run_id, repetition_count, metric, {}, {}, {}, "
+            "created_at, updated_at FROM evaluation_result " + C02 + " AND metric = '\"" + GROUNDEDNESS + "\"'")
+    _changed(db, copy.format("1", "metric_result", "error"))
+    code, out, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    assert code == 2 and err.count("\n") == 1 and not (tmp_path / "cases.jsonl").exists()
+    assert (f"results.db: evaluation_result rows 2 and 4 both rate submission 11112222000000000000000000000001 (run "
+            f"11112222333344445555666677778888, repetition 1) by {GROUNDEDNESS}, 3 and 1, and the file cannot say "
+            f"which holds; delete the row that does not (sqlite3 {db} \"DELETE FROM evaluation_result WHERE "
+            "rowid = 4\", or 2), or import another metric with --metric.") in err
+    code, out, err = cli("import", db, "--out", tmp_path / "cases.jsonl", "--metric", OURS)  # the other metric reads
+    assert code == 0, err
+    _changed(db, "DELETE FROM evaluation_result WHERE rowid = 4", copy.format("NULL", "NULL", "'the judge timed out'"))
+    code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl", "--force")
+    assert code == 2 and f"by {GROUNDEDNESS}, 3 and no rating (the judge timed out)" in err
+    # the same rating twice is no conflict: read once, and said
+    _changed(db, "DELETE FROM evaluation_result WHERE rowid = 4", copy.format("aggregating_value", "metric_result", "error"))
+    code, out, err = cli("import", db, "--out", tmp_path / "cases.jsonl", "--force")
+    assert code == 0, err
+    assert "ratings: 1 evaluation_result row repeats a rating given alike before (the same submission, repetition " \
+           "and metric), read once." in out
+    assert _read(tmp_path / "cases.jsonl")[1]["meta"]["platform"]["ratings"][GROUNDEDNESS]["rating"] == 3
 
 
 def test_a_metric_rated_in_fractions_keeps_its_fractions(cli, tmp_path):

@@ -44,7 +44,7 @@ import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
-from .records import GroundlabError
+from .records import GroundlabError, one_line
 from .stats import Rate, UndefinedRateWarning, make_rate
 
 if TYPE_CHECKING:  # pragma: no cover - pandas and the measures load when a comparison is made
@@ -75,6 +75,46 @@ def _figures(rate: Rate) -> Dict[str, Any]:
     low, high = rate.interval if rate.total else (None, None)
     return {"count": rate.count, "total": rate.total, "rate": rate.rate if rate.total else None, "low": low,
             "high": high}
+
+
+def read_rating(value: object) -> Tuple[Optional[float], Optional[str]]:
+    """A platform's rating as a number: ``(rating, None)``; ``(None, None)`` where none is given
+    (null, an empty text); ``(None, what it is)`` where the value is no rating: true or false, a text
+    that is not a number, an object or a list, infinity or NaN.
+
+    >>> read_rating(2), read_rating(" 3 "), read_rating(None)
+    ((2.0, None), (3.0, None), (None, None))
+    >>> read_rating(True), read_rating("high"), read_rating(float("inf")), read_rating({"value": 3})
+    ((None, 'true'), (None, "'high'"), (None, 'inf'), (None, "{'value': 3}"))
+    """
+    if value is None:
+        return None, None
+    if isinstance(value, bool):
+        return None, "true" if value else "false"
+    if isinstance(value, (bytes, bytearray)):
+        value = bytes(value).decode("utf-8", "replace")
+    if isinstance(value, str):
+        if not value.strip():
+            return None, None
+        try:
+            number = float(value)
+        except ValueError:
+            return None, _shown(value)
+    elif isinstance(value, (int, float)):
+        try:
+            number = float(value)
+        except OverflowError:  # an integer past every float
+            return None, "a number too large to be a rating"
+    else:
+        return None, _shown(value)
+    if not math.isfinite(number):
+        return None, _shown(value) if isinstance(value, str) else str(number)
+    return number, None
+
+
+def _shown(value: object, width: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= width else text[:width] + "..."
 
 
 def parse_against(text: str) -> Tuple[str, str]:
@@ -223,17 +263,37 @@ def platform_ratings(cases: "pd.DataFrame", metric: str, source: Optional[str] =
         raise GroundlabError(f"the metric {metric!r} is not among the ratings of these cases; {there}.")
     rows = []
     sources = cases.get(f"meta.{PLATFORM}.source")
+    shape = ("an object {\"rating\", \"explanation\", \"error\", \"scale\"} as 'groundlab import results.db' "
+             "writes it")
     for k, (case_id, value) in enumerate(zip(cases["case_id"], cases[column])):
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            continue  # the case carries no rating of this metric
+        where = f"case {one_line(case_id)}: its {metric!r} rating"
         if not isinstance(value, dict):
-            continue
+            raise GroundlabError(f"{where} (meta.{PLATFORM}.{RATINGS}) is {_shown(value)}, not {shape}; import the "
+                                 "evaluation's results again, or correct that case.")
         if source is not None and sources is not None and sources.iloc[k] not in (None, source):
             raise GroundlabError(f"case {case_id}: its ratings come from {sources.iloc[k]!r}, not {source!r}; "
                                  "name the platform that wrote them in --against.")
-        scale = value.get("scale")
-        rows.append({"case_id": case_id, "rating": value.get("rating"), "explanation": value.get("explanation"),
-                     "error": value.get("error"),
-                     "scale": tuple(scale) if isinstance(scale, (list, tuple)) and len(scale) == 2 else None})
+        rating, bad = read_rating(value.get("rating"))
+        if bad is not None:
+            raise GroundlabError(f"{where} is {bad}, not a number; a rating is a number on the metric's scale (or "
+                                 "null, with the judge's error): import the evaluation's results again, or correct "
+                                 "that case.")
+        scale = _read_scale(value.get("scale"), where)
+        rows.append({"case_id": case_id, "rating": rating, "explanation": value.get("explanation"),
+                     "error": value.get("error"), "scale": scale})
     return pd.DataFrame(rows, columns=["case_id", "rating", "explanation", "error", "scale"])
+
+
+def _read_scale(scale: object, where: str) -> Optional[Tuple[float, float]]:
+    if scale is None:
+        return None
+    ends = [read_rating(v)[0] for v in scale] if isinstance(scale, (list, tuple)) and len(scale) == 2 else []
+    if len(ends) != 2 or None in ends or ends[0] >= ends[1]:  # type: ignore[operator]
+        raise GroundlabError(f"{where} has the scale {_shown(scale)}, not two numbers, lowest first, such as [1, 3]; "
+                             "import the evaluation's results again, or correct that case.")
+    return float(ends[0]), float(ends[1])  # type: ignore[arg-type]
 
 
 def _scale_of(ratings: "pd.DataFrame", metric: str) -> Optional[Tuple[float, float]]:
@@ -280,6 +340,13 @@ def compare_platform(claims: "pd.DataFrame", cases: "pd.DataFrame", metric: str,
     elif scale is not None and not scale[0] <= grounded_at <= scale[1]:
         raise GroundlabError(f"--grounded-at {grounded_at:g} is outside the scale of {metric!r}, "
                              f"{scale[0]:g} to {scale[1]:g}; give a rating within it.")
+    if scale is not None:
+        outside = next((r for r in ratings.itertuples() if r.rating is not None and not math.isnan(r.rating)
+                        and not scale[0] <= r.rating <= scale[1]), None)
+        if outside is not None:
+            raise GroundlabError(f"case {one_line(outside.case_id)}: its {metric!r} rating {outside.rating:g} is outside "
+                                 f"the metric's scale, {scale[0]:g} to {scale[1]:g}, so it is not a rating that metric "
+                                 "gives; import the evaluation's results again, or correct that case.")
     errors = [(str(r.case_id), str(r.error)) for r in ratings.itertuples()
               if r.rating is None or (isinstance(r.rating, float) and math.isnan(r.rating))]
     rated = ratings[[not (r is None or (isinstance(r, float) and math.isnan(r))) for r in ratings["rating"]]]
@@ -321,4 +388,4 @@ def compare_platform(claims: "pd.DataFrame", cases: "pd.DataFrame", metric: str,
 
 __all__ = ["FLAGS", "KNOWN_SCALES", "PLATFORM", "RATINGS", "RATING_COLUMN", "SOURCES", "AnswerAgreement",
            "PlatformComparison", "compare_platform", "groundedness_metrics", "metric_names", "parse_against",
-           "platform_ratings"]
+           "platform_ratings", "read_rating"]

@@ -40,6 +40,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import shlex
 import sqlite3
 import unicodedata
 from dataclasses import dataclass, field
@@ -47,8 +48,8 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..core.io import PathLike, display_name, parse_labels, sha256_text
-from ..core.platform import KNOWN_SCALES, PLATFORM, RATINGS
-from ..core.records import InputError
+from ..core.platform import KNOWN_SCALES, PLATFORM, RATINGS, read_rating
+from ..core.records import InputError, one_line
 from .common import Bad, Draft, RowError, Source, columns_of, passages, present, preview
 from .sap import QUESTION_NAMES, from_label, grounding_passages, response_parts
 
@@ -333,16 +334,23 @@ def read_results(path: PathLike, *, passage_id_key: Optional[str] = None, metric
                 "SELECT id, run_id, template_variables FROM submission ORDER BY rowid"):
             submissions[str(sid)] = (str(run_id), _json(variables))
         completions: Dict[Tuple[str, str], List[Tuple[int, Any]]] = {}
-        for sid, run_id, repetition, completion in connection.execute(
-                "SELECT submission_id, run_id, repetition_count, completion_result FROM submission_result "
+        for row, sid, run_id, repetition, completion in connection.execute(
+                "SELECT rowid, submission_id, run_id, repetition_count, completion_result FROM submission_result "
                 "ORDER BY rowid"):
-            completions.setdefault((str(run_id), str(sid)), []).append((int(repetition or 1), _json(completion)))
+            completions.setdefault((str(run_id), str(sid)), []).append(
+                (_repetition(repetition, name, "submission_result", row), _json(completion)))
         ratings: Dict[Tuple[str, str, int], Dict[str, dict]] = {}
-        for sid, run_id, repetition, stored, value, result, error in connection.execute(
-                "SELECT submission_id, run_id, repetition_count, metric, aggregating_value, metric_result, error "
-                "FROM evaluation_result ORDER BY rowid"):
-            ratings.setdefault((str(run_id), str(sid), int(repetition or 1)), {})[metric_name(stored)] = {
-                "value": value, "result": _json(result), "error": error}
+        alike: Dict[str, int] = {}  # ratings given twice alike, by run
+        for row, sid, run_id, repetition, stored, value, result, error in connection.execute(
+                "SELECT rowid, submission_id, run_id, repetition_count, metric, aggregating_value, metric_result, "
+                "error FROM evaluation_result ORDER BY rowid"):
+            key = (str(run_id), str(sid), _repetition(repetition, name, "evaluation_result", row))
+            entry = {"value": value, "result": _json(result), "error": error, "row": row}
+            per, rated = ratings.setdefault(key, {}), metric_name(stored)
+            if rated in per and (metric is None or rated == metric):
+                _twice(name, rated, key, per[rated], entry)
+                alike[key[0]] = alike.get(key[0], 0) + 1
+            per.setdefault(rated, entry)
     except sqlite3.DatabaseError as exc:
         raise InputError(f"{name} cannot be read as an evaluation's results ({exc}); download it again.") from None
     finally:
@@ -358,6 +366,10 @@ def read_results(path: PathLike, *, passage_id_key: Optional[str] = None, metric
     for run_id, run_name, config in runs:
         run = _run(name, run_id, run_name, _model(config), submissions, completions, ratings, scales, passage_id_key,
                    metric, whole)
+        if alike.get(run_id):
+            n = alike[run_id]
+            run.notes.append(f"ratings: {n} evaluation_result row{'s' * (n != 1)} repeat{'s' * (n == 1)} a rating given "
+                             "alike before (the same submission, repetition and metric), read once.")
         if unread:  # read on as without definitions: SAP's documented scales for its built-in metrics
             run.notes.insert(0, f"note: run {run_name!r}: {'; '.join(unread)}, so its metrics' scales are read "
                                 "without those definitions (a built-in metric's as SAP documents it; another's is "
@@ -528,6 +540,48 @@ def _run(name: str, run_id: str, run_name: str, model: Optional[str], submission
     return run
 
 
+def _rating(value: object, result: Mapping[str, Any]) -> Tuple[Optional[float], Optional[str]]:
+    """The rating of an evaluation_result row: its aggregating_value, else its metric_result's
+    rating (:func:`~groundlab.core.platform.read_rating`: what a value that is no rating is)."""
+    rating, bad = read_rating(value)
+    if rating is None and bad is None:
+        rating, bad = read_rating(result.get("rating"))
+    return rating, bad
+
+
+def _repetition(value: object, name: str, table: str, row: int) -> int:
+    """A row's repetition_count: 1, 2, ... (none or 0: the first)."""
+    count, bad = read_rating(value)
+    if bad is None and (count is None or count == 0):
+        return 1
+    if bad is not None or count is None or count < 1 or not count.is_integer():
+        raise InputError(f"{name}: {table} row {row} has the repetition_count {bad or f'{count:g}'}, not a whole "
+                         "number of 1 or more (an evaluation counts each row's repetitions 1, 2, ...); the file "
+                         "cannot be read as it is: correct that row, or download the results.db again.")
+    return int(count)
+
+
+def _twice(name: str, metric: str, key: Tuple[str, str, int], first: Mapping[str, Any], again: Mapping[str, Any]
+           ) -> None:
+    """Refuse two ratings of one answer by one metric that differ: the file cannot say which holds."""
+    def reading(entry: Mapping[str, Any]) -> Tuple[Any, ...]:
+        result = entry["result"] if isinstance(entry["result"], Mapping) else {}
+        rating, bad = _rating(entry["value"], result)
+        return rating, bad, present(entry["error"]) and str(entry["error"])
+
+    if reading(first) == reading(again):
+        return
+    shown = [(f"{r[0]:g}" if r[0] is not None else r[1] or "no rating") + (f" ({one_line(r[2])})" if r[2] else "")
+             for r in (reading(first), reading(again))]
+    run, sid, repetition = key
+    raise InputError(f"{name}: evaluation_result rows {first['row']} and {again['row']} both rate submission "
+                     f"{one_line(sid)} (run {one_line(run)}, repetition {repetition}) by {metric}, {shown[0]} and "
+                     f"{shown[1]}, and the file cannot say which holds; delete the row that does not (sqlite3 "
+                     f"{shlex.quote(name)} \"DELETE FROM "
+                     f"evaluation_result WHERE rowid = {again['row']}\", or {first['row']}), or import another metric "
+                     "with --metric.")
+
+
 @dataclass
 class _Labels:
     """What people said of a dataset row (its answer's claims, whether it can be answered) and the
@@ -569,21 +623,23 @@ def _ratings(name: str, run_name: str, ref: str, cid: str, found: Mapping[str, d
         if only is not None and metric != only:
             continue
         result = row["result"] if isinstance(row["result"], Mapping) else {}
-        rating = _number(row["value"])
-        if rating is None:
-            rating = _number(result.get("rating"))
+        where = f"{name} run {run_name!r} {ref}: {metric}"
+        fix = f"the file cannot be read as it is: correct or delete evaluation_result row {row['row']}."
+        rating, bad = _rating(row["value"], result)
+        if bad is not None:
+            raise InputError(f"{where} rated {bad} (evaluation_result row {row['row']}), which is not a number, "
+                             f"so not a rating that metric gives; {fix}")
         error = row["error"] if present(row["error"]) else None
         explanation = result.get("explanation") if isinstance(result.get("explanation"), str) else None
         scale = scale_of(metric, scales)
         if rating is not None and scale is not None and not scale[0] <= rating <= scale[1]:
-            raise InputError(f"{name} run {run_name!r} {ref}: {metric} rated {rating:g}, outside its scale "
-                             f"{scale[0]:g} to {scale[1]:g}; this is not a rating that metric gives, so the file "
-                             "cannot be read as it is.")
+            raise InputError(f"{where} rated {rating:g} (evaluation_result row {row['row']}), outside its scale "
+                             f"{scale[0]:g} to {scale[1]:g}; this is not a rating that metric gives, so {fix}")
         if rating is not None and not rating.is_integer() and whole_ratings(metric, whole):
             among = f" from {scale[0]:g} to {scale[1]:g}" if scale is not None else ""
-            raise InputError(f"{name} run {run_name!r} {ref}: {metric} rated {rating:g}, not a whole number, while its "
-                             f"judge rates in whole numbers{among}; this is not a rating that metric gives, so the "
-                             "file cannot be read as it is.")
+            raise InputError(f"{where} rated {rating:g} (evaluation_result row {row['row']}), not a whole number, "
+                             f"while its judge rates in whole numbers{among}; this is not a rating that metric "
+                             f"gives, so {fix}")
         if rating is None and error is None:
             error = "no rating recorded"
         entry: Dict[str, Any] = {"rating": rating, "explanation": explanation, "error": str(error) if error else None}
