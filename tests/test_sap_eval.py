@@ -207,6 +207,30 @@ def test_several_runs_need_a_folder_or_a_run(cli, evaluation):
     assert code == 2 and "holds no run 'Run-x'; its runs are 'Run-grounding" in err
 
 
+def test_run_names_that_differ_only_in_letter_case_get_file_names_that_differ_otherwise_too(cli, tmp_path):
+    """RUN-X and run-x would be one file on a case-insensitive file system (macOS, Windows): each
+    gets a suffix from its run's id, the same on every import, and the import says so."""
+    import hashlib
+
+    runs = [RunSpec("aaaa1111000000000000000000000000", "RUN-X", [_row("c01")]),
+            RunSpec("bbbb2222000000000000000000000000", "run-x", [_row("c01", ratings={GROUNDEDNESS: 1})]),
+            RunSpec("cccc3333000000000000000000000000", "Run-other", [_row("c01")])]
+    db = files.results_db(tmp_path / "results.db", runs)
+    code, out, err = cli("import", db, "--out", tmp_path / "runs")
+    assert code == 0, err
+    names = sorted(p.name for p in (tmp_path / "runs").iterdir())
+    suffix = {r.id: hashlib.sha256(r.id.encode()).hexdigest()[:8] for r in runs}
+    assert names == sorted([f"RUN-X-{suffix[runs[0].id]}.jsonl", f"run-x-{suffix[runs[1].id]}.jsonl",
+                            "Run-other.jsonl"])
+    assert len({n.casefold() for n in names}) == 3
+    assert (f"file name: run-x-{suffix[runs[1].id]}.jsonl, the run's name and a suffix from its id, as the runs "
+            "'RUN-X', 'run-x' would give file names that a case-insensitive file system") in out
+    ratings = _read(tmp_path / "runs" / f"run-x-{suffix[runs[1].id]}.jsonl")[0]["meta"]["platform"]["ratings"]
+    assert ratings[GROUNDEDNESS]["rating"] == 1
+    code, out, err = cli("import", db, "--out", tmp_path / "runs", "--force")  # the same names again
+    assert code == 0 and sorted(p.name for p in (tmp_path / "runs").iterdir()) == names
+
+
 def test_a_trailing_slash_names_a_folder_whatever_its_name_ends_in(cli, evaluation):
     code, out, err = cli("import", evaluation / "results.db", "--out", f"{evaluation / 'out_x.db'}/")
     assert code == 0, err

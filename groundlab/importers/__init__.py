@@ -35,14 +35,15 @@ from __future__ import annotations
 
 import json
 import os
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..core.claims import ClaimSplitter, positional_aliases
 from ..core.io import (MAX_LINE_BYTES, PathLike, _mb, cases_of_rows, check_output, display_name, is_stdin,
-                       outputs_like, passage_table, plural, write_atomic)
+                       outputs_like, passage_table, plural, sha256_text, write_atomic)
 from ..core.io import load_cases as read_cases
 from ..core.records import Case, InputError, Passage
 from . import deepeval, langfuse, langsmith, log, openinference, promptfoo, ragas, sap, sap_eval, trulens
@@ -527,6 +528,33 @@ def _slug(name: str) -> str:
     return slug[:80] or "run"
 
 
+def _run_files(runs: Sequence[Any], folder: Path) -> Tuple[List[Path], Dict[int, str]]:
+    """One file a run in ``folder``, named after the run, and what to say of the names changed. Two
+    names that a file system may take for one (``RUN-X`` and ``run-x`` on a case-insensitive one,
+    as macOS and Windows have; two long names cut alike) are each given a stable suffix, the first
+    8 hex digits of the SHA-256 of the run's id, so no run's cases overwrite another's."""
+    def fold(stem: str) -> str:
+        return unicodedata.normalize("NFKC", stem).casefold()
+
+    stems = [_slug(r.name) for r in runs]
+    groups: Dict[str, List[int]] = {}
+    for k, stem in enumerate(stems):
+        groups.setdefault(fold(stem), []).append(k)
+    renamed: Dict[int, str] = {}
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        names = ", ".join(repr(runs[k].name) for k in members)
+        for k in members:
+            stems[k] = f"{stems[k]}-{sha256_text(str(runs[k].id))[:8]}"
+            renamed[id(runs[k])] = (f"file name: {stems[k]}.jsonl, the run's name and a suffix from its id, as the runs "
+                                    f"{names} would give file names that a case-insensitive file system (macOS, "
+                                    "Windows) or the cut to 80 characters makes one.")
+    if len({fold(stem) for stem in stems}) < len(stems):
+        raise InputError("two runs' names and ids give the same file name; import them one at a time with --run.")
+    return [folder / f"{stem}.jsonl" for stem in stems], renamed
+
+
 @dataclass(frozen=True)
 class EvaluationImport:
     """What an evaluation's import read and wrote: one :class:`ImportReport` a run written, or the
@@ -578,9 +606,7 @@ def import_evaluation(path: PathLike, out: PathLike, *, run: Optional[str] = Non
         if len(runs) > 1 and not (named_folder or not target.suffix):
             raise InputError(f"{name} holds {len(runs)} runs ({', '.join(repr(r.name) for r in runs)}); give --out "
                              "a folder to write one cases file a run, or --run NAME to write one.")
-        targets = [target / f"{_slug(r.name)}.jsonl" for r in runs] if folder else [target]
-        if len(set(targets)) < len(targets):
-            raise InputError(f"{name}: two runs' names give the same file name; import them one at a time with --run.")
+        targets, renamed = _run_files(runs, target) if folder else ([target], {})
         for t in targets:
             check_output(t, force, inputs=[path])
         written = []
@@ -589,7 +615,7 @@ def import_evaluation(path: PathLike, out: PathLike, *, run: Optional[str] = Non
             conversion = _finish(iter(r.items), r.source, "log", None, passage_ids, skip_invalid,
                                  splitter or ClaimSplitter(),
                                  "; nothing was written (pass --skip-invalid to import the other answers)", classes)
-            conversion.notes = list(r.notes)
+            conversion.notes = list(r.notes) + ([renamed[id(r)]] if id(r) in renamed else [])
             if not conversion.cases:
                 first = conversion.skipped[0] if conversion.skipped else None
                 raise InputError(f"{name} run {r.name!r}: none of its answers can be used"
