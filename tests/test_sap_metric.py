@@ -398,3 +398,33 @@ def test_a_201_that_is_not_the_metric_as_json_says_the_metric_exists(cli, tenant
     assert (f"created metric groundlab-groundedness-r1 version 1 on {tenant.url}/v2/lm/evaluationMetrics (201: the "
             f"registry created it), but its answer is not the metric as JSON ({shown}), so its id is not known; the "
             "metric exists: select it in the evaluation's metrics by its name, or find its id with GET") in out
+
+
+def test_an_endpoint_with_a_user_and_password_never_prints_them(cli, tmp_path, monkeypatch):
+    """The evaluation's endpoint as the data policy reads it: its user and password name no other
+    host, and no message shows them."""
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text("".join(json.dumps(dict(json.loads(line), classification="public")) + "\n"
+                             for line in CASES.read_text(encoding="utf-8").splitlines()), encoding="utf-8")
+    policy = tmp_path / "policy.toml"
+    policy.write_text('[classes.public]\njudges = ["llm"]\nendpoints = ["https://api.example.com"]\n', encoding="utf-8")
+    args = ("sap", "dataset", "--cases", cases, "--passages", NOTES, "--policy", policy)
+    shown = []
+    code, out, err = cli(*args, "--out", tmp_path / "a", "--endpoint", "https://anna:pa55word@other.example.com/v2")
+    shown += [out, err]
+    assert code == 2 and "endpoint https://other.example.com/v2 is not among its endpoints (https://api.example.com)" \
+        in err
+    code, out, err = cli(*args, "--out", tmp_path / "b", "--endpoint", "https://anna:pa55word@api.example.com")
+    shown += [out, err]
+    assert code == 0 and "wrote 12 rows" in out, err
+    monkeypatch.setenv("AICORE_BASE_URL", "https://anna:pa55word@other.example.com")
+    code, out, err = cli("sap", "metric", "--out", tmp_path / "m.json", "--examples", cases, "--passages", NOTES,
+                         "--policy", policy)
+    shown += [out, err]
+    assert code == 0 and "the data policy kept 12 cases out of the examples" in out, err
+    code, out, err = cli("score", "--judge", "llm", "--dry-run", "--cases", CASES, "--passages", NOTES, "--base-url",
+                         "https://anna:pa55word@host:port")
+    shown += [out, err]
+    assert code == 2 and "'https://host:port'" in err
+    for text in shown:
+        assert "pa55word" not in text and "anna" not in text

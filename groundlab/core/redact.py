@@ -199,17 +199,16 @@ class Redactor:
 
 def without_userinfo(url: str) -> str:
     """``url`` without the user name and password it may carry (``https://user:pw@host`` gives
-    ``https://host``); the rest as written. Text that is no address is returned as it is, unless it
-    holds an ``@`` before its first ``/`` after ``//``, which is cut the same way."""
+    ``https://host``; ``user:pw@host``, written without a scheme, gives ``host``); the rest as written.
+    What counts is an ``@`` before the path, query or fragment, the last one (a password may hold
+    one unescaped)."""
     if not isinstance(url, str) or "@" not in url:
         return url
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        parts = None
-    if parts is not None and parts.netloc and "@" in parts.netloc:
-        return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
-    return re.sub(r"(//)[^/?#\s]*@", r"\1", url)
+    start = url.find("//")
+    start = start + 2 if start >= 0 else 0
+    end = min([i for i in (url.find(c, start) for c in "/?#") if i >= 0], default=len(url))
+    at = url.rfind("@", start, end)
+    return url if at < 0 else url[:start] + url[at + 1:]
 
 
 def url_secrets(url: Optional[str]) -> Tuple[Optional[str], Optional[str]]:

@@ -44,6 +44,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from ..core.io import PathLike, read_text, sha256_text
 from ..core.masking import DEFAULT_REGIONS, Masker, Table
+from ..core.redact import without_userinfo
 from ..core.records import Evidence, GroundlabError, InputError, Verdict
 
 #: The judges that run on this machine: nothing they judge leaves it.
@@ -73,7 +74,8 @@ class Allowance:
         if self.models is not None and not any(fnmatch.fnmatchcase(model or "", p) for p in self.models):
             return f"model {model} is not among its models ({', '.join(self.models)})"
         if self.endpoints is not None and _url(endpoint) not in {_url(e) for e in self.endpoints}:
-            return f"endpoint {endpoint} is not among its endpoints ({', '.join(self.endpoints)})"
+            return (f"endpoint {without_userinfo(endpoint or '')} is not among its endpoints "
+                    f"({', '.join(map(without_userinfo, self.endpoints))})")
         return None
 
     def fallback(self) -> Optional[str]:
@@ -87,7 +89,7 @@ class Allowance:
 
 
 def _url(value: Optional[str]) -> str:
-    return (value or "").strip().rstrip("/").lower()
+    return without_userinfo((value or "").strip()).rstrip("/").lower()  # a user and password name no other host
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 from ..core.io import PathLike, check_output, display_name, load_cases, outputs_like, plural, sha256_text, write_atomic
 from ..measure.policy import MaskedCase, apply_policy, gates
 from ..core.records import Case, Evidence, GroundlabError
+from ..core.redact import without_userinfo
 from ..importers.sap_eval import (ANSWERABLE, CASE_ID, CLASSIFICATION, CONTEXT, LABELED_ANSWER, LABELS, PASSAGES,
                                   QUESTION)
 
@@ -46,7 +47,7 @@ FORMATS = ("csv", "jsonl")
 
 class _Endpoint:
     def __init__(self, url: str) -> None:
-        self.display = url.rstrip("/")
+        self.display = without_userinfo(url).rstrip("/")  # as printed: never a user or password
 
 
 class Evaluation:

@@ -18,7 +18,8 @@ from typing import Any, Callable, Dict, Optional
 from urllib.parse import urlsplit
 
 from ...core.records import GroundlabError
-from ...core.redact import REDACTED, Redactor, url_secrets  # noqa: F401 (REDACTED: named here, as it always was)
+# REDACTED and Redactor: named here, as they always were
+from ...core.redact import REDACTED, Redactor, url_secrets, without_userinfo  # noqa: F401
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 KEY_VARIABLE = "ANTHROPIC_API_KEY"
@@ -117,16 +118,16 @@ def check_url(url: str, where: str) -> None:
     to another machine."""
     bad = next((c for c in url if not c.isprintable() or c.isspace()), None)
     if bad is not None:
-        raise GroundlabError(f"the API endpoint {url!r} from {where} holds the control character or space "
-                             f"{bad!r}, which no address holds; give one such as {DEFAULT_BASE_URL}.")
+        raise GroundlabError(f"the API endpoint {without_userinfo(url)!r} from {where} holds the control character or "
+                             f"space {bad!r}, which no address holds; give one such as {DEFAULT_BASE_URL}.")
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 (raises on a port that is not a number)
     except ValueError:
         parts = None
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
-        raise GroundlabError(f"the API endpoint {url!r} from {where} is not an http(s) address; give one "
-                             f"such as {DEFAULT_BASE_URL}.")
+        raise GroundlabError(f"the API endpoint {without_userinfo(url)!r} from {where} is not an http(s) address; give "
+                             f"one such as {DEFAULT_BASE_URL}.")
     if parts.scheme == "http" and parts.hostname not in _LOOPBACK:
         raise GroundlabError(f"the API endpoint {display_url(url)} from {where} would carry the key unencrypted; "
                              "use https:// (plain http is accepted only on this machine: localhost, 127.0.0.1).")
