@@ -449,3 +449,24 @@ def test_control_characters_in_the_data_reach_neither_the_terminal_nor_the_repor
     assert "p2\\u001b[31mRED" in out  # shown, as an escape
     code, out, err = cli("score", "--cases", tmp_path / "nope\x1b[2J.jsonl")
     assert code == 2 and "\x1b" not in err and "nope\\u001b[2J.jsonl" in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--targets", "WEIGHTS", "--penalty", "3"], "the penalty 3 times the weight of amount, 1e+308, makes a wrong answer "
+                                                 "cost 3 x 1e+308 correct ones, more than the 1e+100 a risk score counts"),
+    (["--penalty", "1e307"], "the penalty 1e+307 makes a wrong answer cost 1e+307 correct ones, more than the 1e+100"),
+])
+def test_a_penalty_and_weights_past_what_a_score_can_count_are_one_sentence(cli, tmp_path, argv, message):
+    """score --json wrote -Infinity (not JSON) from weights of 1e308: such a cost is refused before
+    anything is judged, in one sentence."""
+    weights = tmp_path / "targets.toml"
+    weights.write_text("[weights]\namount = 1e308\ndate = 2\n", encoding="utf-8")
+    argv = [str(weights) if a == "WEIGHTS" else a for a in argv]
+    code, out, err = cli("score", "--cases", CASES, "--passages", NOTES, "--json", *argv)
+    assert code == 2 and out == "" and err.count("\n") == 1 and message in err, err
+    weights.write_text("[weights]\namount = 1e90\n", encoding="utf-8")  # large, but a score still counts it
+    code, out, err = cli("score", "--cases", CASES, "--passages", NOTES, "--json", "--targets", weights)
+    assert code == 0, err
+    def strict(name):
+        raise AssertionError(f"{name} is not JSON")
+    assert json.loads(out, parse_constant=strict)["weighted_risk_score"]["weights"] == {"amount": 1e90}

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Dict, List
 
 from ..core.records import GroundlabError, visible
-from ..core.stats import percent
+from ..core.stats import check_cost, percent
 from .common import dry_run, emit, error_lines, evaluate_inputs, input_paths, make_judge, rate_row, splitter_from, table
 
 
@@ -49,6 +49,7 @@ def _score(args: argparse.Namespace) -> int:
         from ..production.targets import load_targets
 
         targets = load_targets(args.targets)
+        check_cost(penalty, targets.weights)  # before anything is judged
 
     if args.counts_out:
         from ..core.io import check_output
@@ -142,6 +143,7 @@ def _penalty(args: argparse.Namespace) -> float:
     if penalty < 0 or math.isnan(penalty) or math.isinf(penalty):
         raise GroundlabError(f"--penalty must be 0 or more, not {args.penalty:g}; a wrong answer costs "
                              "that many correct ones (3 matches a 75% confidence target).")
+    check_cost(penalty)
     return penalty
 
 

@@ -19,7 +19,7 @@ from typing import Dict, List, Optional
 import pandas as pd
 
 from .records import VERDICTS, GroundlabError
-from .stats import Rate, UndefinedRateWarning, make_rate
+from .stats import MAX_COST, Rate, UndefinedRateWarning, check_cost, make_rate  # noqa: F401 (MAX_COST: named here too)
 
 
 def _judged(claims: pd.DataFrame) -> pd.DataFrame:
@@ -191,6 +191,7 @@ def risk_weighted_score(cases: pd.DataFrame, penalty: float = 1.0, *, withhold_f
     if penalty < 0 or math.isnan(penalty):
         raise GroundlabError(f"the penalty must be 0 or more, not {penalty}; a wrong answer costs "
                              "that many correct ones (3 matches a 75% confidence target).")
+    check_cost(penalty)
     counts = outcomes(cases, withhold_flagged=withhold_flagged, by=by)
     return float(counts["correct"] - penalty * counts["wrong"])
 
@@ -327,6 +328,7 @@ def weighted_risk_score(claims: pd.DataFrame, cases: pd.DataFrame, weights: Dict
     if penalty < 0 or math.isnan(penalty):
         raise GroundlabError(f"the penalty must be 0 or more, not {penalty}; a wrong answer costs "
                              "that many correct ones (3 matches a 75% confidence target).")
+    check_cost(penalty, weights)
     outcome = cases["outcome"]
     if withhold_flagged:
         outcome = outcome.mask(cases["hallucinated"].fillna(False).to_numpy(dtype=bool), "abstained")

@@ -5,6 +5,8 @@ its Wilson score interval (by its closed formula, the same to 1e-12 as statsmode
 ``proportion_confint(method="wilson")``, without importing statsmodels and SciPy). A rate over
 nothing is NaN, never 0. Rates add up: the :class:`Rate` of two sets of items is the sum of their
 counts over the sum of their totals (``a + b``), so shards of a run can be scored apart and merged.
+The risk scores count a wrong answer as costing ``penalty`` correct ones: :func:`check_cost` keeps
+that cost where a score stays a number.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import Dict, Optional, Tuple
+
+from .records import GroundlabError
 
 
 class UndefinedRateWarning(UserWarning):
@@ -180,3 +184,29 @@ def _z(confidence: float) -> float:
 
         z = _Z[confidence] = NormalDist().inv_cdf(1 - (1 - confidence) / 2)
     return z
+
+
+#: The most a wrong answer may cost, in correct ones (penalty times its weight): beyond it the score
+#: of a large log, or its figure per 100 answers, could run past what a number holds, and JSON
+#: cannot write what is left (-Infinity).
+MAX_COST = 1e100
+
+
+def check_cost(penalty: float, weights: Optional[Dict[str, float]] = None) -> None:
+    """Refuse, in one sentence, a penalty (and weights) that would make a risk score infinite.
+
+    >>> check_cost(3, {"amount": 5})
+    >>> check_cost(3, {"amount": 1e308})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    groundlab.core.records.GroundlabError: the penalty 3 times the weight of amount, 1e+308, makes a wrong answer cost ...
+    """
+    named = {k: float(v) for k, v in (weights or {}).items()}
+    kind, heaviest = max(named.items(), key=lambda kv: kv[1], default=(None, 1.0))
+    heaviest = max(heaviest, 1.0)  # a kind not listed weighs 1
+    cost = penalty * heaviest
+    if math.isnan(cost) or cost > MAX_COST:
+        weight = f" times the weight of {kind}, {heaviest:g}," if kind is not None and heaviest > 1 else ""
+        shown = f"{cost:g}" if math.isfinite(cost) else f"{penalty:g} x {heaviest:g}"
+        raise GroundlabError(f"the penalty {penalty:g}{weight} makes a wrong answer cost {shown} correct ones, more "
+                             f"than the {MAX_COST:g} a risk score counts (past it a log's score can run beyond what a "
+                             "number holds, which JSON cannot write); give a smaller penalty or smaller weights.")

@@ -89,8 +89,9 @@ def summary_of_counts(counts: "Counts", penalty: float = 1.0, *, margin: float =
     - ``answers_needed``: for each headline, the answers a ±``margin`` range needs at its rate (a
       simple random sample; the hallucination rate's only when people labeled every answer).
     """
-    from ..core.stats import Rate
+    from ..core.stats import Rate, check_cost
 
+    check_cost(penalty)  # a score past what a number holds is no figure, and JSON cannot write it
     o = counts.outcomes()
     supported, judged = counts.get("faithfulness")
     precision = counts.rate("citation_precision")
