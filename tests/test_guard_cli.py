@@ -251,3 +251,16 @@ def test_a_closed_pipe_and_ctrl_c_end_quietly():
         proc.kill()
         proc.wait()
 
+
+
+def test_line_separators_in_a_record_are_escaped_so_each_result_stays_one_line(cli, monkeypatch):
+    """U+2028, U+2029 and U+0085 are legal raw in a JSON string, but a reader of lines (Python's
+    splitlines, JavaScript before ES2019) splits there: every JSON line groundlab writes escapes them."""
+    odd = {**GOOD, "id": "s\u2028p", "answer": "The team lead approves refunds\u2028over 500 EUR [KB-7].\u2029"
+                                                 "Refunds can be\x85paid in cash [KB-7]."}
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(_line(odd) + _line(GOOD)), encoding="utf-8"))
+    code, out, err = cli("guard")
+    assert code == 0, err
+    assert not any(c in out for c in "\u2028\u2029\x85") and "\\u2028" in out
+    first, second = (json.loads(line) for line in out.splitlines())
+    assert first["id"] == "s\u2028p" and "\u2029" in first["text"] and second["id"] == "a1"

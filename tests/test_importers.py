@@ -564,3 +564,30 @@ def test_a_utf16_cases_file_is_named_as_such(cli, tmp_path):
     code, _, err = cli("score", "--cases", path, "--passages", NOTES)
     assert code == 2 and err.count("\n") == 1, err
     assert "cases.jsonl is UTF-16-LE text, not UTF-8; save it as UTF-8" in err and "groundlab import" in err, err
+
+
+def test_every_json_lines_output_escapes_line_separators(cli, tmp_path):
+    """U+2028, U+2029 and U+0085 may stand raw in a JSON string, but a reader of lines splits there:
+    an import, the SAP dataset and an incident write them escaped, and an incident added to a file
+    that holds them raw reads it line by line as JSON Lines means (at \\n)."""
+    odd = "Refunds are approved\u2028by the team lead.\u2029 Never\x85in cash."
+    src = write_jsonl(tmp_path / "log.jsonl", [{"id": "q1", "question": "Who approves\u2028refunds?",
+                                                 "passages": [odd], "answer": "The team lead\u2028approves them [P1]."}])
+    code, out, err = cli("import", "log", src, "--out", tmp_path / "cases.jsonl")
+    assert code == 0, err
+    written = (tmp_path / "cases.jsonl").read_text(encoding="utf-8")
+    assert not any(c in written for c in "\u2028\u2029\x85") and len(written.splitlines()) == 1
+    assert json.loads(written)["retrieved"][0]["text"] == odd
+    code, out, err = cli("sap", "dataset", "--cases", tmp_path / "cases.jsonl", "--out", tmp_path / "eval",
+                         "--format", "jsonl")
+    assert code == 0, err
+    dataset = (tmp_path / "eval" / "testdata" / "cases.jsonl").read_text(encoding="utf-8")
+    assert not any(c in dataset for c in "\u2028\u2029\x85") and len(dataset.splitlines()) == 1
+    raw = tmp_path / "raw.jsonl"  # a cases file another tool wrote with the separators raw
+    raw.write_text(json.dumps(json.loads(written), ensure_ascii=False) + "\n", encoding="utf-8")
+    code, out, err = cli("incident", "--cases", raw, "--id", "i1", "--question", "Who pays\u2028refunds?",
+                         "--answer", "Accounting pays them [P1].", "--passage", "P1=Accounting pays\u2028refunds.",
+                         "--labels", "supported")
+    assert code == 0, err
+    lines = raw.read_text(encoding="utf-8").split("\n")
+    assert lines[1].count("\u2028") == 0 and json.loads(lines[1])["question"] == "Who pays\u2028refunds?"

@@ -15,7 +15,7 @@ import math
 import sys
 from typing import BinaryIO, Iterator, Optional, Tuple
 
-from ..core.io import long_number_message, nesting_message
+from ..core.io import json_line, long_number_message, nesting_message
 from ..core.records import GroundlabError
 from .options import claim_options, judge_options, positive_int
 
@@ -161,7 +161,7 @@ def _answer(number: int, raw: Optional[bytes], args: argparse.Namespace, judge, 
 def _encode(body: dict) -> bytes:
     """One strict JSON line (no NaN or Infinity: :class:`ValueError`), UTF-8."""
     try:
-        return (json.dumps(body, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+        return json_line(body, allow_nan=False).encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate ("\\ud800") in the record: only escaped JSON can carry it
         return (json.dumps(body, allow_nan=False) + "\n").encode("ascii")
 

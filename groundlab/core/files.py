@@ -1,19 +1,43 @@
 """Write files safely and keep them as private as their inputs: refuse an output that exists or
 is an input, write through a temporary file and a rename, give new files the mode the umask (or the
-most private input) allows; and the sha256 of a text or a file.
+most private input) allows; the sha256 of a text or a file; and a JSON Lines line that stays one
+line (:func:`json_line`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import re
 import stat
 import tempfile
 from pathlib import Path
-from typing import Callable, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 from .reading import PathLike, _display, is_stdin
 from .records import InputError
+
+
+#: Characters inside a JSON string that a reader of lines may take for a line's end (Python's
+#: ``str.splitlines``, JavaScript before ES2019, editors): written as escapes in every JSON line.
+_LINE_BREAKS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
+_LINE_BREAK = re.compile("[\u2028\u2029\x85]")
+
+
+def json_line(value: Any, **options: Any) -> str:
+    r"""``value`` as one line of JSON Lines, newline-ended (``options`` go to :func:`json.dumps`, whose
+    ``ensure_ascii`` is off unless given): U+2028, U+2029 and U+0085, which JSON may leave raw in a
+    string but a reader of lines splits at, are escaped, so each record stays one line.
+
+    >>> json_line({"text": "one\u2028two"}, allow_nan=False)
+    '{"text": "one\\u2028two"}\n'
+    """
+    options.setdefault("ensure_ascii", False)
+    text = json.dumps(value, **options)
+    if not options["ensure_ascii"] and _LINE_BREAK.search(text):
+        text = _LINE_BREAK.sub(lambda m: _LINE_BREAKS[m.group()], text)
+    return text + "\n"
 
 
 def check_output(path: PathLike, force: bool, inputs: Sequence[PathLike] = ()) -> Path:

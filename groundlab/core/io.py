@@ -19,7 +19,7 @@ from typing import (TYPE_CHECKING, Any, BinaryIO, Callable, Dict, Iterable, Iter
 
 from . import reading as _reading
 from ._gc import paused_gc
-from .files import (check_output, input_mode, narrower_umask, new_file_mode, outputs_like,  # noqa: F401
+from .files import (check_output, input_mode, json_line, narrower_umask, new_file_mode, outputs_like,  # noqa: F401
                     replace_atomic, sha256_file, sha256_text, write_atomic)
 from .reading import (IMPORT_HINT, MAX_DOCUMENT_BYTES, MAX_LINE_BYTES, MAX_LINES, STDIN, PathLike,  # noqa: F401
                       Span, _display, _line_error, _mb, decode_text, display_name, is_regular_file,

@@ -43,7 +43,8 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, 
 
 from ..core.claims import ClaimSplitter, positional_aliases
 from ..core.io import (MAX_LINE_BYTES, PathLike, _mb, cases_of_rows, check_output, display_name, is_stdin,
-                       outputs_like, passage_table, plural, sha256_text, write_atomic)
+                       json_line, outputs_like, passage_table, plural, sha256_text,
+                       write_atomic)
 from ..core.io import load_cases as read_cases
 from ..core.records import Case, InputError, Passage
 from . import deepeval, langfuse, langsmith, log, openinference, promptfoo, ragas, sap, sap_eval, trulens
@@ -395,7 +396,7 @@ def _case(draft: Draft, k: int, seen: Mapping[str, str], passage_ids: str, split
     if meta:
         case["meta"] = meta
     try:
-        line = json.dumps(case, ensure_ascii=False, allow_nan=False)
+        line = json_line(case, allow_nan=False)
     except RecursionError:
         raise _Reject("it nests lists or objects more deeply than groundlab writes; flatten it") from None
     except ValueError as exc:  # pragma: no cover - plain() leaves no NaN
@@ -519,7 +520,7 @@ def import_cases(path: PathLike, out: PathLike, *, tool: Optional[str] = None, f
         raise InputError(f"{display_name(path)}: none of its {plural(len(src.records), 'row', 'rows')} can be used"
                          f"{why}; nothing was written.")
     with outputs_like(path):
-        write_atomic(out, "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in conversion.cases))
+        write_atomic(out, "".join(map(json_line, conversion.cases)))
     return ImportReport(conversion, display_name(path), out, passage_ids)
 
 
@@ -624,7 +625,7 @@ def import_evaluation(path: PathLike, out: PathLike, *, run: Optional[str] = Non
         reports = []
         with outputs_like(path):
             for r, t, conversion in written:
-                write_atomic(t, "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in conversion.cases))
+                write_atomic(t, "".join(map(json_line, conversion.cases)))
                 reports.append((r, ImportReport(conversion, f"{name} run {r.name!r}", t, passage_ids)))
         what = (f"an SAP AI Core evaluation's results.db (tables {', '.join(results.tables)}; "
                 f"{plural(len(results.runs), 'run', 'runs')})")
@@ -639,7 +640,7 @@ def import_evaluation(path: PathLike, out: PathLike, *, run: Optional[str] = Non
     if append and target.exists():
         check_output(target, True, inputs=[path])
         new = {(a.execution_id, a.run, a.metric) for a in aggregates}
-        for k, line in enumerate(target.read_text(encoding="utf-8").splitlines(), 1):
+        for k, line in enumerate(target.read_text(encoding="utf-8").split("\n"), 1):  # U+2028 ends no line
             if not line.strip():
                 continue
             try:
@@ -656,7 +657,7 @@ def import_evaluation(path: PathLike, out: PathLike, *, run: Optional[str] = Non
     rows = kept + [a.row() for a in aggregates]
     rows.sort(key=lambda r: (r.get("timestamp") or "", r["execution_id"], r["run"], r["metric"]))
     with outputs_like(path):
-        write_atomic(target, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+        write_atomic(target, "".join(map(json_line, rows)))
     executions = len({a.execution_id for a in aggregates})
     what = (f"the tracking API's aggregated metrics of {plural(executions, 'execution', 'executions')}")
     return EvaluationImport(name, what, trend=target, aggregates=aggregates, kept=len(kept))

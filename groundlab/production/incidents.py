@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence
 
 from ..core.claims import ClaimSplitter
-from ..core.io import PathLike, _json_type, load_cases, parse_labels, read_text, write_atomic
+from ..core.io import PathLike, _json_type, json_line, load_cases, parse_labels, read_text, write_atomic
 from ..core.records import InputError
 
 ORIGIN = "incident"
@@ -179,12 +179,12 @@ def add_incident(cases_path: PathLike, case: Mapping[str, Any], labels: Sequence
     if note:
         meta["incident"] = note
     new["meta"] = meta
-    line = json.dumps(new, ensure_ascii=False)
+    line = json_line(new).rstrip("\n")
     load_cases([new])  # the new line is checked as every case is
     with cases_lock(path, waiting):  # read, checked and rewritten by one run at a time
         _writable(path)
         existing = read_text(path, "cases") if path.exists() else ""
-        lines = existing.splitlines()
+        lines = existing.split("\n")  # JSON Lines end at \n only: a string may hold U+2028
         _check_new_id(path, lines, cid)
         mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
         text = existing + ("" if not existing or existing.endswith("\n") else "\n") + line + "\n"
@@ -221,7 +221,7 @@ def read_record(path: PathLike, case: Optional[str] = None) -> Dict[str, Any]:
     case of that id in a cases file or an import's output."""
     text = read_text(path, "incident")
     if case is None:
-        rows = [line for line in text.splitlines() if line.strip()]
+        rows = [line for line in text.split("\n") if line.strip()]
         if len(rows) != 1:
             raise InputError(f"{path} holds {len(rows)} lines; pass a file with the one reported record, or name the "
                              "case with --case ID.")
@@ -229,7 +229,7 @@ def read_record(path: PathLike, case: Optional[str] = None) -> Dict[str, Any]:
             return json.loads(rows[0])
         except ValueError:
             raise InputError(f"{path} is not one JSON object; pass the record the guard read.") from None
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:

@@ -33,7 +33,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
-from ..core.io import PathLike, check_output, display_name, load_cases, outputs_like, plural, sha256_text, write_atomic
+from ..core.io import (PathLike, check_output, display_name, json_line, load_cases, outputs_like, plural, sha256_text,
+                       write_atomic)
 from ..measure.policy import MaskedCase, apply_policy, gates
 from ..core.records import Case, Evidence, GroundlabError
 from ..core.redact import without_userinfo
@@ -181,7 +182,7 @@ def write_dataset(cases: PathLike, out: PathLike, *, passages: Optional[PathLike
     report.rows = len(rows)
     with outputs_like(cases):
         if fmt == "jsonl":
-            write_atomic(target, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+            write_atomic(target, "".join(map(json_line, rows)))
         else:
             buffer = io.StringIO()
             writer = csv.DictWriter(buffer, fieldnames=list(COLUMNS), lineterminator="\n")
