@@ -339,3 +339,27 @@ def test_the_checks_of_a_counts_file_allow_what_judge_errors_leave_undecided():
     assert counts.count("judge_errors") > 0 and counts.get("hallucination_rate")[1] < counts.count("answered_cases")
     again = Counts.from_json(json.loads(json.dumps(counts.to_json())), "flaky.counts.json")
     assert again.get("hallucination_rate") == counts.get("hallucination_rate")
+
+
+def test_identities_that_differ_by_a_null_key_are_refused_naming_the_key(cli, tmp_path):
+    """Counts whose judge identities differ only by a key one holds as null: the sentence names the
+    key (and within nested settings, its dotted path), never "with other )"."""
+    lines = CASES.read_text(encoding="utf-8").splitlines()
+    parts = []
+    for k, chunk in enumerate((lines[:6], lines[6:])):
+        cases, counts = tmp_path / f"p{k}.jsonl", tmp_path / f"p{k}.counts.json"
+        cases.write_text("\n".join(chunk) + "\n", encoding="utf-8")
+        code, _, err = cli("score", "--cases", cases, "--passages", NOTES, "--counts-out", counts)
+        assert code == 0, err
+        parts.append(counts)
+    for change, named in ((lambda i: i.update(model=None), "model (null in one, not given in the other)"),
+                          (lambda i: i["splitting"].update(extra=None), "splitting.extra (null in one, not given in "
+                                                                          "the other)"),
+                          (lambda i: i["settings"].update(threshold=0.6), "settings.threshold")):
+        doc = json.loads(parts[1].read_text(encoding="utf-8"))
+        change(doc["judge_identity"])
+        other = tmp_path / "other.counts.json"
+        other.write_text(json.dumps(doc), encoding="utf-8")
+        code, _, err = cli("merge", parts[0], other)
+        assert code == 2 and err.count("\n") == 1
+        assert f"(the same judge (signals) with other {named}); counts of different judges do not add up" in err, err

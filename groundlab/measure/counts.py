@@ -505,8 +505,28 @@ def same_judge(a: Counts, b: Counts) -> Optional[str]:
     ia, ib = a.identity or {}, b.identity or {}
     if ia == ib:
         return None
-    differ = sorted(k for k in set(ia) | set(ib) if ia.get(k) != ib.get(k))
-    return f"the same judge ({a.judge}) with other {', '.join(differ)}"
+    return f"the same judge ({a.judge}) with other {', '.join(_differences(ia, ib)) or 'settings'}"
+
+
+def _differences(a: Dict[str, Any], b: Dict[str, Any], prefix: str = "") -> List[str]:
+    """The keys (dotted, within nested settings) whose values differ between two identities; a key
+    one of them holds and the other does not is named so, even when the one holds null.
+
+    >>> _differences({"model": None, "splitting": {"x": 1}}, {"splitting": {"x": 2}})
+    ['model (null in one, not given in the other)', 'splitting.x']
+    """
+    out = []
+    for key in sorted(set(a) | set(b), key=str):
+        name = f"{prefix}{key}"
+        if (key in a) != (key in b):
+            held = a[key] if key in a else b[key]
+            what = "null" if held is None else "given"
+            out.append(f"{name} ({what} in one, not given in the other)")
+        elif isinstance(a[key], dict) and isinstance(b[key], dict):
+            out.extend(_differences(a[key], b[key], f"{name}."))
+        elif a[key] != b[key]:
+            out.append(name)
+    return out
 
 
 def merge_counts(parts: Sequence[Counts], names: Optional[Sequence[str]] = None) -> Counts:
