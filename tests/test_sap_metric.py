@@ -328,7 +328,10 @@ def test_the_cleaning_removes_every_encoding_and_leaves_ordinary_text_alone():
              base64.b64encode(b"xy" + SECRET.encode()).decode(), quote(SECRET, safe=""), quote_plus(SECRET),
              quote(quote(SECRET, safe=""), safe=""), quote(SECRET, safe="").lower(), json.dumps(SECRET)[1:-1],
              SECRET.replace("$", "&#36;"), SECRET.replace("-", "\\u002d"), f"Bearer {TOKEN}", quote(TOKEN, safe=""),
-             base64.b64encode(TOKEN.encode()).decode()]
+             base64.b64encode(TOKEN.encode()).decode(), SECRET.encode().hex(), SECRET.encode().hex().upper(),
+             "\r\n".join(base64.b64encode(pair).decode()[i:i + 16] for i in range(0, 80, 16)),  # wrapped
+             base64.b64encode(pair).decode()[:60],  # cut: 12 of the secret's bytes and more
+             base64.b64encode(SECRET[:14].encode()).decode()]
     for form in forms:
         cleaned = r.text(f"echo: {form} end")
         assert cleaned.startswith("echo: ") and cleaned.endswith(" end") and "[key removed]" in cleaned, (form, cleaned)

@@ -11,12 +11,14 @@ ways a request carries it, so :class:`Redactor` removes each of them:
   :data:`_TAIL_ANYWHERE` or more of them anywhere in a run;
 - the secret escaped: a JSON string's ``\\u0024`` and ``\\/``, a URL's or form's ``%24`` (a form
   body echoed, ``client_secret=…``), an HTML character reference (``&#36;``), even escaped twice;
-- the secret in base64 (standard or URL-safe alphabet, padded or not): ``Basic <base64 of
-  client_id:client_secret>`` as an ``Authorization`` header carries it, the secret alone, or the
-  secret anywhere inside a longer base64 text. A base64 text is three texts, one for each way its
-  bytes can fall against the groups of three bytes that base64 writes as four characters; the part
-  of the encoding that only the secret's bytes decide is the same whatever comes before or after
-  it, so a base64 run holding any of those three parts holds the secret and is removed whole.
+- the secret in base64 (standard or URL-safe alphabet, padded or not, wrapped into lines or not):
+  ``Basic <base64 of client_id:client_secret>`` as an ``Authorization`` header carries it, the
+  secret alone, the secret anywhere inside a longer base64 text, or :data:`_B64_BYTES` of its
+  bytes in a row (a cut copy). A secret's bytes can fall three ways against the groups of three
+  bytes that base64 writes as four characters; for each, the part of the encoding that only the
+  secret's bytes decide is the same whatever comes before or after it, so a base64 run holding any
+  of those parts holds the secret and is removed whole;
+- the secret's bytes in hex, as a dump of a request shows them.
 
 A text in which nothing is found is returned as it was, escapes and all.
 
@@ -51,7 +53,9 @@ _TAIL_ANYWHERE = 6
 _B64_MIN = 8
 
 _ESCAPE = re.compile(r"\\[uU]([0-9a-fA-F]{4})|\\(/)|(?:%[0-9A-Fa-f]{2})+|&#(?:[xX]([0-9A-Fa-f]{1,6})|(\d{1,7}));")
-_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{4,}={0,2}")
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{4,}={0,2}(?:\r?\n[A-Za-z0-9+/_-]{4,}={0,2})*")
+#: The bytes of a secret in a row whose base64 is looked for, as the plain text's :data:`_WINDOW`.
+_B64_BYTES = 12
 _STANDARD_TO_URLSAFE = str.maketrans("+/", "-_")
 
 
@@ -68,28 +72,37 @@ class _Secret:
             self.grams, self.runs = set(), None
         raw = secret.encode("utf-8", "surrogatepass")
         cores = set()
-        for offset in range(3):  # the secret's bytes at each place within a group of three
-            encoded = base64.b64encode(b"\0" * offset + raw).decode("ascii")
-            start = -(-8 * offset // 6)  # the first character decided by the secret's bytes alone
-            end = 8 * (offset + len(raw)) // 6  # and the one after the last
-            core = encoded[start:end]
-            if len(core) >= _B64_MIN:
-                cores.update((core, core.translate(_STANDARD_TO_URLSAFE)))
-        self.cores = tuple(sorted(cores))
+        # the whole secret, and every _B64_BYTES of it in a row (a cut copy, as the plain text's
+        # window), each at the three places its bytes may fall within base64's groups of three
+        pieces = {raw} | {raw[i:i + _B64_BYTES] for i in range(max(0, len(raw) - _B64_BYTES + 1))}
+        for piece in pieces:
+            for offset in range(3):
+                encoded = base64.b64encode(b"\0" * offset + piece).decode("ascii")
+                start = -(-8 * offset // 6)  # the first character decided by the piece's bytes alone
+                end = 8 * (offset + len(piece)) // 6  # and the one after the last
+                core = encoded[start:end]
+                if len(core) >= _B64_MIN:
+                    cores.update((core, core.translate(_STANDARD_TO_URLSAFE)))
+        self.cores = re.compile("|".join(map(re.escape, sorted(cores, key=lambda c: (-len(c), c))))) if cores else None
         whole = {base64.b64encode(raw).decode("ascii")}
         whole.update(base64.b64encode(f"{u}:{secret}".encode("utf-8", "surrogatepass")).decode("ascii")
                      for u in users if u)
         self.whole = frozenset({w.rstrip("=") for w in whole} |
                                {w.translate(_STANDARD_TO_URLSAFE).rstrip("=") for w in whole})
+        hexed = raw.hex()
+        self.plain_forms = tuple(f for f in (hexed, hexed.upper()) if len(secret) >= _WINDOW)
 
     def base64(self, match: "re.Match[str]") -> str:
         run = match.group(0)
-        if run.rstrip("=") in self.whole or any(core in run for core in self.cores):
+        joined = run.replace("\r", "").replace("\n", "") if "\n" in run else run  # base64 wrapped into lines
+        if joined.rstrip("=") in self.whole or (self.cores is not None and self.cores.search(joined)):
             return REDACTED
         return run
 
     def plain(self, text: str) -> str:
         text = text.replace(self.secret, REDACTED)
+        for form in self.plain_forms:  # its bytes in hex, as a dump of the request shows them
+            text = text.replace(form, REDACTED)
         if self.runs is None:
             return text
         return self.runs.sub(self._run, text)
@@ -157,8 +170,7 @@ class Redactor:
             seen = read
         out = seen
         for secret in self._secrets:
-            if secret.cores or secret.whole:
-                out = _BASE64_RUN.sub(secret.base64, out)
+            out = _BASE64_RUN.sub(secret.base64, out)
             out = secret.plain(out)
         return text if out == seen else out
 
