@@ -229,6 +229,13 @@ def test_run_names_that_differ_only_in_letter_case_get_file_names_that_differ_ot
     assert ratings[GROUNDEDNESS]["rating"] == 1
     code, out, err = cli("import", db, "--out", tmp_path / "runs", "--force")  # the same names again
     assert code == 0 and sorted(p.name for p in (tmp_path / "runs").iterdir()) == names
+    devices = [RunSpec("dddd4444000000000000000000000000", "CON", [_row("c01")]),
+               RunSpec("eeee5555000000000000000000000000", "nul.", [_row("c01")])]
+    code, out, err = cli("import", files.results_db(tmp_path / "devices.db", devices), "--out", tmp_path / "dev")
+    assert code == 0, err
+    assert sorted(p.name for p in (tmp_path / "dev").iterdir()) == sorted(
+        f"{r.name.rstrip('.')}-{hashlib.sha256(r.id.encode()).hexdigest()[:8]}.jsonl" for r in devices)
+    assert "as 'CON' names a device on Windows, not a file." in out
 
 
 def test_a_trailing_slash_names_a_folder_whatever_its_name_ends_in(cli, evaluation):
@@ -456,12 +463,13 @@ def test_labels_hold_only_over_the_passages_people_judged(cli, tmp_path):
             _labeled_row("renamed", [("doc-1", "The credit analyst releases orders.")]),
             _labeled_row("contradicts", [("D01", "The buyer releases orders; the credit analyst never does.")]),
             _labeled_row("more", [("D01", "The credit analyst releases orders."), ("D02", "Orders over 10,000 EUR.")]),
-            _labeled_row("unsaid", [("D01", "The credit analyst releases orders.")], judged=None)]
+            _labeled_row("unsaid", [("D01", "The credit analyst releases orders.")], judged=None),
+            _labeled_row("none", [], judged=())]  # people judged it over no passage, and the run retrieved none
     db = files.results_db(tmp_path / "results.db", _one_run(rows))
     code, out, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
     assert code == 0, err
     cases = {c["id"]: c for c in _read(tmp_path / "cases.jsonl")}
-    for cid in ("same", "renamed"):
+    for cid in ("same", "renamed", "none"):
         assert cases[cid]["labels"] == ["supported"] and cases[cid]["answerable"] is True
     for cid in ("contradicts", "more", "unsaid"):
         assert "labels" not in cases[cid] and "answerable" not in cases[cid], cid

@@ -384,6 +384,24 @@ def test_masking_masks_the_passage_ids_alike_in_the_dataset_and_the_metrics_exam
     assert '"The branch pays them in cash."' in second["explanation"]
 
 
+def test_two_passage_ids_that_mask_alike_stay_apart_where_the_answer_cites_them(cli, tmp_path):
+    cases = tmp_path / "two.jsonl"
+    cases.write_text(json.dumps({
+        "id": "m1", "question": "Who approves refunds?", "labels": ["supported", "supported"],
+        "retrieved": [{"id": "mail from anna@example.com", "text": "Refunds are approved by the team lead."},
+                      {"id": "mail from ANNA@example.com", "text": "Refunds are paid by accounting."}],
+        "answer": "The team lead approves refunds [mail from anna@example.com]. Accounting pays them "
+                  "[mail from ANNA@example.com]."}) + "\n", encoding="utf-8")
+    code, out, err = cli("sap", "metric", "--examples", cases, "--out", tmp_path / "m.json", "--mask")
+    assert code == 0, err
+    (example,) = json.loads((tmp_path / "m.json").read_text())["spec"]["configuration"]["promptConfiguration"][
+        "examples"]
+    assert example["groundingOutput"] == ("[mail from MASKED_EMAIL_1] Refunds are approved by the team lead.\n\n"
+                                          "[mail from MASKED_EMAIL_1'] Refunds are paid by accounting.")
+    assert example["response"] == ("The team lead approves refunds [mail from MASKED_EMAIL_1]. Accounting pays them "
+                                   "[mail from MASKED_EMAIL_1'].")
+
+
 @pytest.mark.parametrize("reply, shown", [
     (b'["9b349f8e-cd39-486d-809c-3dcfa3b15ac7"]', "a list: ['9b349f8e-cd39-486d-809c-3dcfa3b15ac7']"),
     (b'"Metric created"', "a string: Metric created"),
@@ -431,3 +449,11 @@ def test_an_endpoint_with_a_user_and_password_never_prints_them(cli, tmp_path, m
     assert code == 2 and "'https://host:port'" in err
     for text in shown:
         assert "pa55word" not in text and "anna" not in text
+
+
+def test_a_201_whose_id_is_long_or_holds_line_breaks_shows_it_on_one_short_line(cli, tenant):
+    tenant.metric_answer = lambda headers, body: (201, json.dumps({"id": "9b34\nforged line" + "x" * 5000}).encode())
+    code, out, err = cli("sap", "metric", "--push")
+    assert code == 0, err
+    line = next(line for line in out.splitlines() if line.startswith("created metric"))
+    assert "(id '9b34\\nforged linexxx" in line and "...'" in line and len(line) < 400

@@ -529,11 +529,16 @@ def _slug(name: str) -> str:
     return slug[:80] or "run"
 
 
+#: Names Windows keeps for devices, whatever extension follows.
+_DEVICES = frozenset(["con", "prn", "aux", "nul", *(f"com{k}" for k in range(1, 10)), *(f"lpt{k}" for k in range(1, 10))])
+
+
 def _run_files(runs: Sequence[Any], folder: Path) -> Tuple[List[Path], Dict[int, str]]:
     """One file a run in ``folder``, named after the run, and what to say of the names changed. Two
     names that a file system may take for one (``RUN-X`` and ``run-x`` on a case-insensitive one,
     as macOS and Windows have; two long names cut alike) are each given a stable suffix, the first
-    8 hex digits of the SHA-256 of the run's id, so no run's cases overwrite another's."""
+    8 hex digits of the SHA-256 of the run's id, so no run's cases overwrite another's; so is a name
+    Windows keeps for a device (``CON``, ``nul``)."""
     def fold(stem: str) -> str:
         return unicodedata.normalize("NFKC", stem).casefold()
 
@@ -551,6 +556,11 @@ def _run_files(runs: Sequence[Any], folder: Path) -> Tuple[List[Path], Dict[int,
             renamed[id(runs[k])] = (f"file name: {stems[k]}.jsonl, the run's name and a suffix from its id, as the runs "
                                     f"{names} would give file names that a case-insensitive file system (macOS, "
                                     "Windows) or the cut to 80 characters makes one.")
+    for k, stem in enumerate(stems):
+        if fold(stem).split(".")[0] in _DEVICES:  # CON.jsonl, nul.jsonl: a device on Windows, no file
+            stems[k] = f"{stem}-{sha256_text(str(runs[k].id))[:8]}"
+            renamed[id(runs[k])] = (f"file name: {stems[k]}.jsonl, the run's name and a suffix from its id, as "
+                                    f"{runs[k].name!r} names a device on Windows, not a file.")
     if len({fold(stem) for stem in stems}) < len(stems):
         raise InputError("two runs' names and ids give the same file name; import them one at a time with --run.")
     return [folder / f"{stem}.jsonl" for stem in stems], renamed

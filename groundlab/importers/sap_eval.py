@@ -457,7 +457,7 @@ def _run(name: str, run_id: str, run_name: str, model: Optional[str], submission
             if person:  # people's labels hold for the passages they read: compared once the run's are known
                 judged = _json(variables.get(PASSAGES))
                 try:
-                    person.passages = passages(judged, PASSAGES) if isinstance(judged, list) and judged else None
+                    person.passages = passages(judged, PASSAGES) if isinstance(judged, list) else None
                 except RowError:
                     person.passages = None
                 labeled[k] = person

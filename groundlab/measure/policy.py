@@ -38,7 +38,8 @@ case frame's ``held_back`` column and the report count such cases.
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass, replace
+import re
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -396,6 +397,7 @@ class MaskedCase:
     table: Table
     evidence: Evidence
     ids: Dict[str, str]  # a passage's id as sent -> its own id
+    apart: Dict[str, str] = field(default_factory=dict)  # an id kept apart from one that masks alike -> as sent
 
     @classmethod
     def of(cls, masker: Masker, evidence: Evidence, claims: Sequence[str]) -> "MaskedCase":
@@ -404,21 +406,38 @@ class MaskedCase:
         if not table:
             return cls(table, evidence, {})
         ids: Dict[str, str] = {}
+        apart: Dict[str, str] = {}
         passages = []
         for p in evidence.passages:
             sent = masker.mask(p.id, table)
             if sent != p.id:
                 while sent in ids and ids[sent] != p.id:  # two ids that mask alike stay two
                     sent += "'"
+                    apart[p.id] = sent
                 ids[sent] = p.id
             passages.append(replace(p, id=sent, text=masker.mask(p.text, table)))
-        masked = Evidence(masker.mask(evidence.question, table), tuple(passages),
-                          None if evidence.answer is None else masker.mask(evidence.answer, table),
-                          evidence.classification)
-        return cls(table, masked, ids)
+        case = cls(table, evidence, ids, apart)
+        case.evidence = Evidence(masker.mask(evidence.question, table), tuple(passages),
+                                 None if evidence.answer is None else case.mask(masker, evidence.answer),
+                                 evidence.classification)
+        return case
+
+    def mask(self, masker: Masker, text: str) -> str:
+        """``text`` of the case (its answer, a claim) masked, each citation of a passage id kept
+        apart from another that masks alike written as that passage is sent (``…MASKED_EMAIL_1'``)."""
+        if not self.table or not text:
+            return text
+        if not self.apart or not any(i in text for i in self.apart):
+            return masker.mask(text, self.table)
+        pattern = re.compile("|".join(map(re.escape, sorted(self.apart, key=lambda i: (-len(i), i)))))
+        out, at = [], 0
+        for found in pattern.finditer(text):
+            out += [masker.mask(text[at:found.start()], self.table), self.apart[found.group()]]
+            at = found.end()
+        return "".join(out) + masker.mask(text[at:], self.table)
 
     def pair(self, masker: Masker, text: str) -> Tuple[str, Evidence]:
-        return (masker.mask(text, self.table) if self.table else text), self.evidence
+        return self.mask(masker, text), self.evidence
 
     def unmasked(self, verdict: Verdict) -> Verdict:
         """``verdict`` with its texts and passage ids as the case writes them."""

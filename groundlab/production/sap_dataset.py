@@ -138,7 +138,7 @@ def outgoing(cases: Sequence[Case], *, model: str = "", endpoint: Optional[str] 
                 if sent.table:
                     question, answer = sent.evidence.question, sent.evidence.answer or ""
                     texts = [(p.id, p.text) for p in sent.evidence.passages]
-                    masked, mask = True, partial(gate.masker.mask, table=sent.table)
+                    masked, mask = True, partial(sent.mask, gate.masker)
         out.append(Outgoing(case, question, tuple(texts), answer, masked, mask))
     return out, held
 

@@ -412,7 +412,9 @@ def push_metric(body: Dict[str, Any], tenant: Optional[Tenant] = None, *, timeou
             answer, kind = None, "text that is not JSON"
         given = answer.get("id") if isinstance(answer, dict) else None
         if isinstance(given, (str, int)) and not isinstance(given, bool) and str(given).strip():
-            return Pushed(str(name), str(version), one_line(redact(str(given))), metrics_host)
+            shown = redact(str(given))
+            return Pushed(str(name), str(version), one_line(shown[:120] + ("..." if len(shown) > 120 else "")),
+                          metrics_host)
         if kind is None:
             kind = ("an object without an id" if isinstance(answer, dict) else
                     {list: "a list", str: "a string", bool: "true or false", type(None): "null"}.get(
