@@ -167,6 +167,8 @@ def test_against_names_what_is_wrong_in_one_sentence(cli, evaluation):
     ({"rating": 2, "scale": ["low", "high"]}, "its 'Pointwise RAG Groundedness' rating has the scale ['low', 'high'], "
                                               "not two numbers"),
     ("3", "its 'Pointwise RAG Groundedness' rating (meta.platform.ratings) is '3', not an object"),
+    ({"rating": 2, "scale": [1, float("nan")]}, "its 'Pointwise RAG Groundedness' rating has the scale [1, nan], not "
+                                                 "two numbers"),
 ])
 def test_against_ratings_that_are_no_ratings_are_one_sentence(cli, tmp_path, entry, message):
     """A cases file whose platform rating is an object, a text, true, off its scale, or no object at
@@ -180,6 +182,17 @@ def test_against_ratings_that_are_no_ratings_are_one_sentence(cli, tmp_path, ent
     code, out, err = cli("agree", "--cases", tmp_path / "cases.jsonl", "--against", f"sap:{GROUNDEDNESS}")
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
     assert f"case c02: {message}" in err
+
+
+def test_against_an_answer_without_rating_or_error_is_counted_as_unrated_and_said_so(cli, tmp_path):
+    db = files.results_db(tmp_path / "results.db", _one_run([_row("c01"), _row("c02")]))
+    code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
+    cases = _read(tmp_path / "cases.jsonl")
+    cases[1]["meta"]["platform"]["ratings"][GROUNDEDNESS] = {}
+    (tmp_path / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+    code, out, err = cli("agree", "--cases", tmp_path / "cases.jsonl", "--against", f"sap:{GROUNDEDNESS}")
+    assert code == 0, err
+    assert "could not rate (c02: no rating recorded)" in out
 
 
 # ---------------------------------------------------------------- bad results.db

@@ -344,10 +344,11 @@ def compare_platform(claims: "pd.DataFrame", cases: "pd.DataFrame", metric: str,
         outside = next((r for r in ratings.itertuples() if r.rating is not None and not math.isnan(r.rating)
                         and not scale[0] <= r.rating <= scale[1]), None)
         if outside is not None:
-            raise GroundlabError(f"case {one_line(outside.case_id)}: its {metric!r} rating {outside.rating:g} is outside "
-                                 f"the metric's scale, {scale[0]:g} to {scale[1]:g}, so it is not a rating that metric "
-                                 "gives; import the evaluation's results again, or correct that case.")
-    errors = [(str(r.case_id), str(r.error)) for r in ratings.itertuples()
+            raise GroundlabError(f"case {one_line(outside.case_id)}: its {metric!r} rating {outside.rating:g} is "
+                                 f"outside the metric's scale, {scale[0]:g} to {scale[1]:g}, so it is not a rating "
+                                 "that metric gives; import the evaluation's results again, or correct that case.")
+    errors = [(str(r.case_id), "no rating recorded" if r.error is None or r.error != r.error else str(r.error))
+              for r in ratings.itertuples()
               if r.rating is None or (isinstance(r.rating, float) and math.isnan(r.rating))]
     rated = ratings[[not (r is None or (isinstance(r, float) and math.isnan(r))) for r in ratings["rating"]]]
     frame = cases.set_index("case_id")
