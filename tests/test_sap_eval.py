@@ -329,8 +329,8 @@ def test_a_fraction_on_a_scale_of_whole_ratings_is_one_sentence(cli, tmp_path, m
     code, _, err = cli("import", db, "--out", tmp_path / "cases.jsonl")
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
     assert (f"results.db run 'Run-one' submission 11112222000000000000000000000001 (case c02): {metric} rated 2.5 "
-            "(evaluation_result row 2), not a whole number, while its judge rates in whole numbers from 1 to 3; this is not a rating that metric "
-            "gives") in err
+            "(evaluation_result row 2), not a whole number, while its judge rates in whole numbers from 1 to 3; this "
+            "is not a rating that metric gives") in err
     assert not (tmp_path / "cases.jsonl").exists()
     if metric == GROUNDEDNESS:  # no definitions: the built-in metric's documented scale is of whole ratings too
         connection = sqlite3.connect(db)

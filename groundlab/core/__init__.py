@@ -6,7 +6,8 @@ Records (:mod:`.records`), reading cases and writing files (:mod:`.reading`, :mo
 (:mod:`.claims`, :mod:`.premise`), numbers and kinds (:mod:`.numbers`, :mod:`.kinds`), the
 measures and their ranges (:mod:`.metrics`, :mod:`.stats`, :mod:`.weighted`, :mod:`.curves`), how
 figures read (:mod:`.formatting`), the judge's identity (:mod:`.identity`), personal-data masking
-(:mod:`.masking`), secrets kept out of what is printed (:mod:`.redact`), worker processes (:mod:`.parallel`) and a platform's rating (:mod:`.platform`).
+(:mod:`.masking`), secrets kept out of what is printed (:mod:`.redact`), worker processes
+(:mod:`.parallel`) and a platform's rating (:mod:`.platform`).
 Running a judge over cases and the figures of a run stand a floor above the judges, in
 :mod:`groundlab.measure`.
 

@@ -368,8 +368,8 @@ def read_results(path: PathLike, *, passage_id_key: Optional[str] = None, metric
                    metric, whole)
         if alike.get(run_id):
             n = alike[run_id]
-            run.notes.append(f"ratings: {n} evaluation_result row{'s' * (n != 1)} repeat{'s' * (n == 1)} a rating given "
-                             "alike before (the same submission, repetition and metric), read once.")
+            run.notes.append(f"ratings: {n} evaluation_result row{'s' * (n != 1)} repeat{'s' * (n == 1)} a rating "
+                             "given alike before (the same submission, repetition and metric), read once.")
         if unread:  # read on as without definitions: SAP's documented scales for its built-in metrics
             run.notes.insert(0, f"note: run {run_name!r}: {'; '.join(unread)}, so its metrics' scales are read "
                                 "without those definitions (a built-in metric's as SAP documents it; another's is "
@@ -575,8 +575,9 @@ def _twice(name: str, metric: str, key: Tuple[str, str, int], first: Mapping[str
              for r in (reading(first), reading(again))]
     run, sid, repetition = key
     raise InputError(f"{name}: evaluation_result rows {first['row']} and {again['row']} both rate submission "
-                     f"{one_line(sid)} (run {one_line(run)}, repetition {repetition}) by {metric}, {shown[0]} and "
-                     f"{shown[1]}, and the file cannot say which holds; delete the row that does not (sqlite3 "
+                     f"{one_line(sid)} (run {one_line(run)}, repetition {repetition}) by {one_line(metric)}, "
+                     f"{shown[0]} and {shown[1]}, and the file cannot say which holds; delete the row that does not "
+                     f"(sqlite3 "
                      f"{shlex.quote(name)} \"DELETE FROM "
                      f"evaluation_result WHERE rowid = {again['row']}\", or {first['row']}), or import another metric "
                      "with --metric.")
@@ -603,7 +604,7 @@ def same_passages(judged: Sequence[Mapping[str, Any]], given: Sequence[Mapping[s
     """Whether ``given`` are the passages people ``judged``, by their content: the same texts (in
     any order, their spaces and line breaks aside), whatever ids they go by.
 
-    >>> same_passages([{"id": "D1", "text": "Refunds in 30 days."}], [{"id": "doc-1", "text": " Refunds  in 30 days. "}])
+    >>> same_passages([{"id": "D1", "text": "Refunds in 30 days."}], [{"id": "doc-1", "text": "Refunds  in 30 days. "}])
     True
     >>> same_passages([{"id": "D1", "text": "Refunds in 30 days."}], [{"id": "D1", "text": "Refunds in 14 days."}])
     False
@@ -623,7 +624,7 @@ def _ratings(name: str, run_name: str, ref: str, cid: str, found: Mapping[str, d
         if only is not None and metric != only:
             continue
         result = row["result"] if isinstance(row["result"], Mapping) else {}
-        where = f"{name} run {run_name!r} {ref}: {metric}"
+        where = f"{name} run {run_name!r} {ref}: {one_line(metric)}"
         fix = f"the file cannot be read as it is: correct or delete evaluation_result row {row['row']}."
         rating, bad = _rating(row["value"], result)
         if bad is not None:
