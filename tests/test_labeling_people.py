@@ -138,6 +138,29 @@ def test_two_peoples_sheets_give_their_agreement_and_what_to_settle(cli, tmp_pat
     assert "left to settle" not in stdout and "labels for 20 claims of 10 cases" in stdout
 
 
+def test_two_people_who_write_answerable_differently_leave_it_as_the_cases_file_has_it(cli, tmp_path, unlabeled,
+                                                                                         sheet):
+    rows = read_rows(sheet)
+    first = person(rows, "anna")
+    second = person(rows, "ben", SECOND)
+    head = rows[0]
+    for row in second[1:]:
+        if row[0] == "c02" and row[1] == "1":
+            row[head.index("answerable")] = "false"
+    out = tmp_path / "o.jsonl"
+    code, stdout, err = cli("label", "import", save_rows(tmp_path / "a.csv", first), save_rows(tmp_path / "b.csv", second),
+                            "--cases", unlabeled, "--out", out)
+    assert code == 0, err
+    assert "People wrote answerable differently for 1 case (c02); it keeps what the cases file had." in stdout
+    assert next(o for o in records(out) if o["id"] == "c02")["answerable"] is True
+
+
+def test_the_sheet_to_settle_needs_a_name_of_its_own(cli, tmp_path, unlabeled, sheet):
+    out = tmp_path / "o.jsonl"
+    code, _, err = cli("label", "import", sheet, "--cases", unlabeled, "--out", out, "--to-settle", out, "--partial")
+    assert code == 2 and "--to-settle and --out both name" in err and not out.exists()
+
+
 def test_settling_a_claim_twice_differently_is_refused(cli, tmp_path, unlabeled, sheet):
     rows = read_rows(sheet)
     head = rows[0]

@@ -151,6 +151,8 @@ def test_the_view_never_writes_over_a_sheet_changed_on_disk(labeling_round):
     choices, _ = _toggles(v)
     choices[0].value = "unsupported"  # through a button: the message shows, nothing is written
     assert "changed on disk" in v._status.value and labeling_round.sheet.read_bytes() == saved
+    assert v.frame.at[v.claim_rows()[0], "label"] == ""  # and the view does not show what the sheet lacks
+    assert _toggles(v)[0][0].value == ""
 
 
 def test_the_view_is_blind_unless_the_sheet_shows_the_judge(tmp_path, log):

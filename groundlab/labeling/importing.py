@@ -576,7 +576,10 @@ def import_labels(sheet_path: Union[PathLike, Sequence[PathLike]], cases_path: P
     paths = [sheet_path] if isinstance(sheet_path, (str, Path)) else list(sheet_path)
     check_output(out, force, [*paths, cases_path] + ([passages] if passages else []))
     if to_settle is not None:
-        check_output(to_settle, force, [*paths, cases_path, out])
+        if Path(to_settle).resolve() == Path(out).resolve():
+            raise InputError(f"--to-settle and --out both name {to_settle}; give the sheet of claims to settle a name "
+                             "of its own.")
+        check_output(to_settle, force, [*paths, cases_path])
     splitter = splitter or ClaimSplitter()
     table = _AnyPassage() if passages is None else passages
     cases, records = load_cases_with_records(cases_path, table)  # one read: the cases may come from a pipe

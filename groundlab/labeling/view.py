@@ -158,27 +158,36 @@ class LabelingView:
         if value and value not in PERSON_LABELS:
             raise GroundlabError(f"{verdict!r} is not a label; choose {', '.join(PERSON_LABELS)}.")
         row = self._claim_row(claim_no, answer)
-        self.frame.at[row, "label"] = value or ""
-        if self.annotator:
-            self.frame.at[row, "annotator"] = self.annotator
-        self.save()
+        changes = [(row, "label", value or "")] + ([(row, "annotator", self.annotator)] if self.annotator else [])
+        self._write(changes)
         if value:
             self.times.append(time.monotonic())
 
     def write_note(self, claim_no: int, note: str, answer: Optional[int] = None) -> None:
         """A claim's note (why), saved."""
-        row = self._claim_row(claim_no, answer)
-        self.frame.at[row, "note"] = note
-        self.save()
+        self._write([(self._claim_row(claim_no, answer), "note", note)])
 
     def set_answerable(self, value: Optional[bool], answer: Optional[int] = None) -> None:
         """Whether the passages hold the answer (``None``: unknown), on the answer's first row, saved."""
         rows = self.answers[self.position if answer is None else answer][1]
-        for k, row in enumerate(rows):
-            self.frame.at[row, "answerable"] = ("" if value is None else str(bool(value)).lower()) if k == 0 else ""
+        changes = [(row, "answerable", ("" if value is None else str(bool(value)).lower()) if k == 0 else "")
+                   for k, row in enumerate(rows)]
         if self.annotator:
-            self.frame.at[rows[0], "annotator"] = self.annotator
-        self.save()
+            changes.append((rows[0], "annotator", self.annotator))
+        self._write(changes)
+
+    def _write(self, changes: List[Tuple[int, str, str]]) -> None:
+        """Make ``changes`` (row, column, value) and save them; when the sheet cannot be written,
+        undo them, so the view never shows a label the sheet does not hold."""
+        before = [(row, column, self.frame.at[row, column]) for row, column, _ in changes]
+        for row, column, value in changes:
+            self.frame.at[row, column] = value
+        try:
+            self.save()
+        except BaseException:
+            for row, column, value in reversed(before):
+                self.frame.at[row, column] = value
+            raise
 
     def keys(self, typed: str) -> None:
         """Act on shortcut keys typed in the shortcut box (the module docstring lists them)."""
@@ -436,6 +445,9 @@ class LabelingView:
             action()
         except GroundlabError as error:
             self.message = str(error)
+        except OSError as error:  # a folder one may not write to, a full disk
+            self.message = (f"{self.path} could not be written ({error.strerror or error}); nothing was saved: "
+                            "free the place, then label again.")
         self._refresh()
 
     def _on_keys(self, change) -> None:
