@@ -402,3 +402,26 @@ def test_the_run_writes_a_blind_sheet_a_second_persons_share_and_the_guidelines(
                        "--out", "seeing", "--judge", "rules", "--show-judge")
     assert code == 0, err
     assert read_rows(tmp_path / "seeing" / "labeling" / "sheet.csv")[0][6:8] == ["judge_verdict", "judge_reason"]
+
+
+def test_a_label_studio_project_of_its_own_making_reads_back(cli, tmp_path, unlabeled):
+    """Tasks a team made itself from the sheet (case_id, claim_no and claim only) in a project whose
+    config names its controls otherwise: the one choice that is a verdict is the label, a text area
+    the note; answerable, not asked, stays as the cases file has it."""
+    tasks = json.loads((TOOLS / "label-studio-export.json").read_text(encoding="utf-8"))
+    for task in tasks:
+        task["data"] = {k: task["data"][k] for k in ("case_id", "claim_no", "claim")}
+        task["data"]["claim_no"] = "" if task["data"]["claim_no"] is None else str(task["data"]["claim_no"])
+        for annotation in task["annotations"]:
+            annotation["result"] = [dict(r, from_name={"verdict": "label", "note": "comment"}[r["from_name"]])
+                                    for r in annotation["result"] if r["from_name"] != "answerable"]
+    own = tmp_path / "own.json"
+    own.write_text(json.dumps(tasks), encoding="utf-8")
+    out = tmp_path / "o.jsonl"
+    code, stdout, err = cli("label", "import", own, "--cases", unlabeled, "--out", out, "--partial")
+    assert code == 0, err
+    assert "the same verdict on 6 of 8 claims" in stdout and "answerable set on 0" in stdout
+    got = {o["id"]: o for o in records(out)}
+    assert got["c01"]["labels"] == SAMPLE_LABELS["c01"] and got["c04"]["answerable"] is False
+    notes = {p["annotator"]: p.get("notes") for p in got["c08"]["meta"]["labeling"]["people"]}
+    assert notes["ben@example.com"] == ["the note does not say which block applies"]

@@ -193,6 +193,9 @@ class _SheetCase:
     guidelines: Dict[str, str] = field(default_factory=dict)  # fingerprint -> where first seen
     seen: Dict[Tuple[str, int], Tuple[str, str, bool]] = field(default_factory=dict)  # -> (source, where, labeled)
     context: Optional[LabelRow] = None
+    #: Whether a sheet row names the case: a sheet prefills answerable, so one left empty there
+    #: means unknown; a tool asks it without a prefill, so none given there keeps the cases file's.
+    in_sheet: bool = False
     claim_texts: Dict[int, str] = field(default_factory=dict)
 
 
@@ -336,6 +339,7 @@ def _read_row(row: LabelRow, source: Source, found: Dict[str, _SheetCase], by_id
 
 def _note_row(entry: _SheetCase, row: LabelRow) -> None:
     entry.blind.add(row.blind)
+    entry.in_sheet = entry.in_sheet or row.encoded
     if row.guidelines and (row.label.strip() or row.settled.strip() or row.answerable.strip()):
         entry.guidelines.setdefault(row.guidelines, row.where)
     if entry.context is None:
@@ -458,7 +462,7 @@ def apply_labels(records: List[dict], cases: Sequence[Case], found: Mapping[str,
                     answerable_set += 1
                 else:
                     differs.append(case.id)
-            else:
+            elif entry.in_sheet:
                 record.pop("answerable", None)
             decided = []
             for k in range(1, n + 1):

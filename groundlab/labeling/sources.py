@@ -26,6 +26,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..core.io import PathLike, read_csv
 from ..core.reading import _display, parse_csv, read_text
+from ..core.people import PERSON_LABELS, person_label
 from ..core.records import InputError
 from .sheet import READ_COLUMNS, is_current
 
@@ -218,21 +219,31 @@ def _who(annotation: Mapping[str, Any]) -> str:
     return f"user {by}"
 
 
+def _choices(item: Any) -> str:
+    value = item.get("value") or {} if isinstance(item, dict) else {}
+    choices = value.get("choices") if isinstance(value, dict) else None
+    if isinstance(choices, list) and choices:
+        return str(choices[0])
+    return choices if isinstance(choices, str) else ""
+
+
 def _choice(result: Sequence[Any], name: str) -> str:
+    """The choice of the control ``name``; for the verdict, in a project whose config names its
+    controls otherwise, the one choice that is a verdict or "can't tell"."""
     for item in result:
         if isinstance(item, dict) and item.get("from_name") == name:
-            value = item.get("value") or {}
-            choices = value.get("choices") if isinstance(value, dict) else None
-            if isinstance(choices, list) and choices:
-                return str(choices[0])
-            if isinstance(choices, str):
-                return choices
+            return _choices(item)
+    if name == VERDICT:
+        found = [_choices(item) for item in result if isinstance(item, dict) and item.get("type") == "choices"
+                 and person_label(_choices(item)) in PERSON_LABELS]
+        if len(found) == 1:
+            return found[0]
     return ""
 
 
 def _note(result: Sequence[Any]) -> str:
     for item in result:
-        if isinstance(item, dict) and item.get("from_name") == NOTE:
+        if isinstance(item, dict) and (item.get("from_name") == NOTE or item.get("type") == "textarea"):
             value = item.get("value") or {}
             text = value.get("text") if isinstance(value, dict) else None
             if isinstance(text, list):
@@ -305,18 +316,31 @@ def _argilla(records: List[Dict[str, Any]], name: str) -> List[LabelRow]:
             given = {**fields_given, **metadata}
         fields = _task_fields(given, where)
         by_user: Dict[str, Dict[str, str]] = {}
-        for question in (VERDICT, NOTE, ANSWERABLE):
+        questions = [VERDICT, NOTE, ANSWERABLE]
+        if not _responses(record, VERDICT, where):  # a dataset whose verdict question is named otherwise
+            questions[0] = next((q for q in _questions(record) if q not in (NOTE, ANSWERABLE) and any(
+                person_label(str(v)) in PERSON_LABELS for _, v, _ in _responses(record, q, where) if v is not None)),
+                VERDICT)
+        for question in questions:
             for user, value, status in _responses(record, question, where):
                 if status in _NOT_SUBMITTED:
                     continue
                 if value is None:  # a response left without a value (discarded, in the nested export)
                     continue
-                by_user.setdefault(user, {})[question] = str(value)
+                by_user.setdefault(user, {})[VERDICT if question == questions[0] else question] = str(value)
         for user, answers in by_user.items():
             rows.append(LabelRow(where=f"{where} (user {user})", source=name, annotator=user,
                                  label=answers.get(VERDICT, ""), note=answers.get(NOTE, "").strip(),
                                  answerable=answers.get(ANSWERABLE, ""), **fields))
     return rows
+
+
+def _questions(record: Mapping[str, Any]) -> List[str]:
+    """The questions a record holds responses to, nested or flat."""
+    responses = record.get("responses")
+    if isinstance(responses, dict):
+        return list(responses)
+    return [key[:-len(".responses")] for key in record if key.endswith(".responses")]
 
 
 def _responses(record: Mapping[str, Any], question: str, where: str) -> List[Tuple[str, Any, Optional[str]]]:
