@@ -458,7 +458,7 @@ def test_no_cell_starts_a_formula_whatever_the_separator(cli, tmp_path):
     """A formula after a `;`, a `,`, a tab or a line break inside a cell is marked like one at its
     start: no field a spreadsheet splits off starts with = + - @; the labels still read back, and
     the sheet reads back as written."""
-    texts = ["Post it;=1+1;done [P1].", "Sum, @SUM(A1:A9), is shown [P1].", "Total\t-2+3 is booked [P1]."]
+    texts = ["Post it;=1+1;done [P1].", "Sum, @SUM(A1:A9), is shown [P1].", 'Total;"-2+3" is booked [P1].']
     objs = [{"id": f"f{k}", "question": "Q; =HYPERLINK(\"http://x\")?\t@A1",
              "retrieved": [{"id": "P1", "text": "Rows:\n=cmd|' /C calc'!A0\n+1 more; -2 less"}],
              "answer": text} for k, text in enumerate(texts)]
@@ -469,7 +469,7 @@ def test_no_cell_starts_a_formula_whatever_the_separator(cli, tmp_path):
         live = [f for f in _naive_fields(sheet, separator) if f.startswith(("=", "+", "-", "@"))]
         assert not live, (separator, live)
     frame = read_sheet(sheet)
-    assert list(frame["claim"]) == ["Post it;=1+1;done.", "Sum, @SUM(A1:A9), is shown.", "Total -2+3 is booked."]
+    assert list(frame["claim"]) == ["Post it;=1+1;done.", "Sum, @SUM(A1:A9), is shown.", 'Total;"-2+3" is booked.']
     assert frame.loc[0, "question"] == objs[0]["question"]
     assert frame.loc[0, "passages"] == "[P1] " + objs[0]["retrieved"][0]["text"]
     rows = read_rows(sheet)

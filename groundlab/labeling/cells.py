@@ -8,7 +8,7 @@ enough: a spreadsheet whose list separator is ``;`` (German or French Excel open
 splits ``a;=1+1`` into two cells, the second a live formula, whatever quotes the file puts around
 the whole. So every place a cell may start is neutralised: the start of the text, and every place
 right after a character some spreadsheet splits at (``,``, ``;``, a tab, a line break), after any
-spaces there. Where such a place holds a formula sign, or a ``'`` (so that the mark is never
+spaces and double quotes there (a spreadsheet takes ``"=1+1"`` for the formula it quotes). Where such a place holds a formula sign, or a ``'`` (so that the mark is never
 mistaken for text), a ``'`` is put before it; a spreadsheet shows ``'=1+1`` as text. Reading a
 cell back (:func:`from_cell`) takes exactly those marks out again. Sheets written before every
 such place was marked (they carry no ``guidelines`` column) marked the start of a cell only; they
@@ -34,6 +34,8 @@ CUT = " [... cut here: a spreadsheet cell holds at most 32,767 characters; see t
 
 _NUL = "\u2400"
 _MARKED = FORMULA_START + ("'",)
+#: What may stand between a cell's start and its formula sign: spaces, and the quotes of a quoted field.
+_LEADING = (" ", '"')
 
 
 def shown(text: str) -> str:
@@ -55,7 +57,7 @@ def to_cell(text: str) -> str:
     out = []
     at_start = True
     for ch in text:
-        if at_start and ch == " ":
+        if at_start and ch in _LEADING:
             out.append(ch)
             continue
         if at_start and ch in _MARKED:
@@ -70,7 +72,7 @@ def from_cell(text: str, fragments: bool = True) -> str:
     when saving it, which leaves the text as it was. ``fragments=False`` reads a sheet of the
     earlier kind, whose cells were marked at their start only.
 
-    >>> all(from_cell(to_cell(t)) == t for t in ("=1+1", "a;=1+1", "'=x", "''", "a\\t\\t=b", "x; '@y", "-"))
+    >>> all(from_cell(to_cell(t)) == t for t in ("=1+1", "a;=1+1", "'=x", "''", "a\\t\\t=b", "x; '@y", "-", "a;\\"'x\\""))
     True
     """
     if "'" not in text:
@@ -82,7 +84,7 @@ def from_cell(text: str, fragments: bool = True) -> str:
     i, n = 0, len(text)
     while i < n:
         ch = text[i]
-        if at_start and ch == " ":
+        if at_start and ch in _LEADING:
             out.append(ch)
             i += 1
             continue
