@@ -121,7 +121,8 @@ def test_the_config_is_used_by_every_judging_command(cli, calibrated, labeled, t
     other.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     compared = cli.json("compare", labeled, other, "--judge-config", config)
     assert compared["judge_identity"]["config_sha256"] == agree["judge_identity"]["config_sha256"]
-    code, _, err = cli("label", "export", "--cases", labeled, "--out", tmp_path / "sheet.csv", "--judge-config", config)
+    code, _, err = cli("label", "export", "--cases", labeled, "--out", tmp_path / "sheet.csv", "--show-judge",
+                       "--judge-config", config)
     assert code == 0, err
     # the notebooks' way: the same verdicts
     comparison = judged_cases(labeled, None, ["signals"], judge_config=config)

@@ -12,13 +12,27 @@ import sys
 import pytest
 
 from groundlab import GroundlabError, load_cases
-from groundlab.labeling import SHEET_COLUMNS, fill_labels, read_sheet, sheet_frame, work_dir, write_sheet
+from groundlab.labeling import (SHEET_COLUMNS, SHEET_COLUMNS_WITH_JUDGE, fill_labels, read_sheet, sheet_frame, work_dir,
+                                write_sheet)
 
 from conftest import CASES, NOTES, ROOT
 
 
 def records(path):
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def without_labeling(objs):
+    """The records as they were before the import recorded who labeled them (``meta.labeling``)."""
+    out = []
+    for obj in objs:
+        obj = dict(obj)
+        meta = {k: v for k, v in (obj.get("meta") or {}).items() if k != "labeling"}
+        obj.pop("meta", None)
+        if meta:
+            obj["meta"] = meta
+        out.append(obj)
+    return out
 
 
 def write_records(path, objs):
@@ -75,37 +89,60 @@ SAMPLE_LABELS = {obj["id"]: obj["labels"] for obj in records(CASES)}
 
 
 def test_export_layout(cli, tmp_path):
+    """Blind by default: no judge column; the guidelines beside the sheet, their fingerprint and the
+    passages' on every row."""
+    from groundlab.core.io import sha256_file
+
     out = tmp_path / "sheet.csv"
     code, stdout, err = cli("label", "export", "--cases", CASES, "--passages", NOTES, "--out", out)
     assert code == 0, err
     assert stdout.startswith(f"wrote 22 rows to {out}: 20 claims of 12 cases, plus 2 rows for answers "
-                             "without claims (set answerable there); judge signals suggestions.")
+                             "without claims (set answerable there); no judge suggestions (blind).")
+    assert f"wrote the guidelines {tmp_path / 'GUIDELINES.md'} (sha256:" in stdout
     data = out.read_bytes()
     assert b"\r\n" in data  # spreadsheet line ends between rows
+    assert data.startswith(b'\xef\xbb\xbf"case_id","claim_no",')  # every cell quoted
     rows = read_rows(out)
-    assert tuple(rows[0]) == SHEET_COLUMNS
+    assert tuple(rows[0]) == SHEET_COLUMNS and "judge_verdict" not in rows[0]
     body = [dict(zip(rows[0], r)) for r in rows[1:]]
-    assert len(body) == 22 and all(r["label"] == "" for r in body)
+    assert len(body) == 22 and all(r["label"] == "" and r["annotator"] == "" for r in body)
     c01 = [r for r in body if r["case_id"] == "c01"]
     assert [r["claim_no"] for r in c01] == ["1", "2", "3"]
     assert [r["answerable"] for r in c01] == ["true", "", ""]  # once per case
     assert c01[0]["claim"] == "The supplier delivered 90 of 100 pieces but invoiced all 100."
-    assert c01[0]["cites"] == "D07" and c01[0]["judge_verdict"] == "supported"
+    assert c01[0]["cites"] == "D07" and c01[0]["retrieved"] == "D07, D06"
     assert c01[0]["passages"].startswith("[D07] Case: quantity variance") and "\n\n[D06] " in c01[0]["passages"]
+    guidelines = "sha256:" + sha256_file(tmp_path / "GUIDELINES.md")
+    assert {r["guidelines"] for r in body} == {guidelines}
+    assert all(r["passages_sha256"].startswith("sha256:") and len(r["passages_sha256"]) == 23 for r in body)
     c04 = [r for r in body if r["case_id"] == "c04"]
     assert len(c04) == 1 and c04[0]["claim_no"] == "" and c04[0]["answerable"] == "false"
     assert c04[0]["claim"].startswith("(no claim to label; set answerable only) I can't find the credit limit")
+
+    shown = tmp_path / "seeing.csv"
+    code, stdout, err = cli("label", "export", "--cases", CASES, "--passages", NOTES, "--out", shown, "--show-judge")
+    assert code == 0, err
+    assert "judge signals suggestions shown (--show-judge: labels made seeing them)" in stdout
+    assert "labeled by the guidelines" in stdout  # the file beside it is kept, not written again
+    rows = read_rows(shown)
+    assert tuple(rows[0]) == SHEET_COLUMNS_WITH_JUDGE
+    body = [dict(zip(rows[0], r)) for r in rows[1:]]
+    assert body[0]["judge_verdict"] == "supported"
     c08 = next(r for r in body if r["case_id"] == "c08")
     assert c08["judge_verdict"] == "contradicted" and "not" in c08["judge_reason"]
 
 
 def test_export_blind(cli, tmp_path):
+    """--blind, the default now, is still accepted; a judge named without --show-judge is refused."""
     out = tmp_path / "sheet.csv"
     code, stdout, _ = cli("label", "export", "--cases", CASES, "--passages", NOTES, "--out", out, "--blind")
     assert code == 0 and "no judge suggestions (blind)" in stdout
-    rows = read_rows(out)
-    k, r = rows[0].index("judge_verdict"), rows[0].index("judge_reason")
-    assert all(row[k] == "" and row[r] == "" for row in rows[1:])
+    assert "judge_verdict" not in read_rows(out)[0]
+    code, _, err = cli("label", "export", "--cases", CASES, "--out", tmp_path / "b.csv", "--blind", "--show-judge")
+    assert code == 2 and "--blind and --show-judge say opposite things" in err
+    code, _, err = cli("label", "export", "--cases", CASES, "--out", tmp_path / "c.csv", "--judge", "rules")
+    assert code == 2 and "--judge chooses the judge whose suggestions the sheet shows" in err and "--show-judge" in err
+    assert not (tmp_path / "b.csv").exists() and not (tmp_path / "c.csv").exists()
 
 
 def test_export_never_overwrites(cli, tmp_path):
@@ -139,8 +176,12 @@ def test_round_trip_reproduces_the_sample_labels(cli, tmp_path, unlabeled, sheet
     assert code == 0, err
     assert stdout.startswith("read 22 rows from ") and "labels for 20 claims of 10 cases" in stdout
     assert "answerable set on 12" in stdout and "remain unlabeled" not in stdout
-    # Exactly the sample set: the labels, and every other field, passage ids still ids.
-    assert records(out) == records(CASES)
+    # Exactly the sample set: the labels, and every other field, passage ids still ids; who labeled
+    # each answer beside (no name written: the sheet stands for the person).
+    assert without_labeling(records(out)) == records(CASES)
+    c01 = next(o for o in records(out) if o["id"] == "c01")["meta"]["labeling"]
+    assert c01["people"] == [{"annotator": "filled", "labels": SAMPLE_LABELS["c01"], "answerable": True}]
+    assert c01["blind"] is True and c01["guidelines"].startswith("sha256:")
     assert [c.labels for c in load_cases(out, NOTES)] == [c.labels for c in load_cases(CASES, NOTES)]
 
 
@@ -151,7 +192,7 @@ def test_fill_labels_round_trip(tmp_path, cli, unlabeled):
     code, _, err = cli("label", "import", tmp_path / "filled.csv", "--cases", unlabeled,
                        "--out", tmp_path / "labeled.jsonl")
     assert code == 0, err
-    assert records(tmp_path / "labeled.jsonl") == records(CASES)
+    assert without_labeling(records(tmp_path / "labeled.jsonl")) == records(CASES)
 
 
 def test_answerable_from_the_sheet(cli, tmp_path, unlabeled, sheet):
@@ -387,7 +428,7 @@ def test_label_import_reads_the_cases_from_standard_input(tmp_path, unlabeled, s
                            "--out", str(out)], input=unlabeled.read_bytes(), capture_output=True, cwd=ROOT,
                           env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert proc.returncode == 0, proc.stderr
-    assert records(out) == records(CASES)
+    assert without_labeling(records(out)) == records(CASES)
 
 
 def test_a_cell_starting_with_a_tab_or_carriage_return_is_text_in_the_sheet_and_comes_back_as_written():
@@ -399,3 +440,188 @@ def test_a_cell_starting_with_a_tab_or_carriage_return_is_text_in_the_sheet_and_
         cell = _to_cell(text)
         assert cell.startswith("'") == (text != "plain")
         assert _from_cell(cell) == text
+
+
+# ---------------------------------------------------------------- sheets that survive spreadsheets
+
+
+def _naive_fields(path, separator):
+    """What a spreadsheet that splits every line at ``separator`` (ignoring the quotes, as German
+    or French Excel does with a comma-separated file) makes of the sheet: every field, its quotes
+    and the spaces around it taken off."""
+    text = path.read_bytes().decode("utf-8-sig")
+    return [field.strip().strip('"').strip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+            for field in line.split(separator)]
+
+
+def test_no_cell_starts_a_formula_whatever_the_separator(cli, tmp_path):
+    """A formula after a `;`, a `,`, a tab or a line break inside a cell is marked like one at its
+    start: no field a spreadsheet splits off starts with = + - @; the labels still read back, and
+    the sheet reads back as written."""
+    texts = ["Post it;=1+1;done [P1].", "Sum, @SUM(A1:A9), is shown [P1].", 'Total;"-2+3" is booked [P1].']
+    objs = [{"id": f"f{k}", "question": "Q; =HYPERLINK(\"http://x\")?\t@A1",
+             "retrieved": [{"id": "P1", "text": "Rows:\n=cmd|' /C calc'!A0\n+1 more; -2 less"}],
+             "answer": text} for k, text in enumerate(texts)]
+    cases = write_records(tmp_path / "cases.jsonl", objs)
+    sheet = tmp_path / "sheet.csv"
+    assert cli("label", "export", "--cases", cases, "--out", sheet)[0] == 0
+    for separator in (",", ";", "\t"):
+        live = [f for f in _naive_fields(sheet, separator) if f.startswith(("=", "+", "-", "@"))]
+        assert not live, (separator, live)
+    frame = read_sheet(sheet)
+    assert list(frame["claim"]) == ["Post it;=1+1;done.", "Sum, @SUM(A1:A9), is shown.", 'Total;"-2+3" is booked.']
+    assert frame.loc[0, "question"] == objs[0]["question"]
+    assert frame.loc[0, "passages"] == "[P1] " + objs[0]["retrieved"][0]["text"]
+    rows = read_rows(sheet)
+    for row in rows[1:]:
+        row[rows[0].index("label")] = "supported"
+    code, _, err = cli("label", "import", save_rows(tmp_path / "filled.csv", rows), "--cases", cases,
+                       "--out", tmp_path / "out.jsonl")
+    assert code == 0, err
+    assert [o["labels"] for o in records(tmp_path / "out.jsonl")] == [["supported"]] * 3
+
+
+def _sheet_filled(cli, tmp_path, cases, labels, name="filled.csv", passages=None):
+    sheet = tmp_path / f"export-{name}"
+    extra = ["--passages", passages] if passages else []
+    code, _, err = cli("label", "export", "--cases", cases, "--out", sheet, *extra)
+    assert code == 0, err
+    return save_rows(tmp_path / name, fill(read_rows(sheet), labels))
+
+
+def _other_configuration(objs, case_id, text=None, ids=None):
+    out = []
+    for obj in objs:
+        obj = json.loads(json.dumps(obj))
+        if obj["id"] == case_id:
+            if text is not None:
+                obj["retrieved"][0]["text"] = text
+            if ids is not None:
+                obj["retrieved"] = ids
+        out.append(obj)
+    return out
+
+
+INLINE = [{"id": "r1", "question": "Can refunds be paid in cash?", "answer": "Refunds are paid to the card [K1].",
+           "retrieved": [{"id": "K1", "text": "Refunds are paid to the card used."}]},
+          {"id": "r2", "question": "Who approves refunds?", "answer": "The team lead approves refunds [K2].",
+           "retrieved": [{"id": "K2", "text": "The team lead approves refunds."}]},
+          {"id": "r3", "question": "When do refunds arrive?", "answer": "I can't find that in the notes.",
+           "retrieved": [{"id": "K3", "text": "Refunds arrive within five days."}], "answerable": True}]
+
+
+def test_labels_are_never_read_back_onto_other_passages(cli, tmp_path):
+    """A sheet labeled against configuration A, read into B's log (same ids and answers, another
+    retriever): the rows whose passages differ are refused, named, or with --partial left
+    unlabeled and counted; answerable too."""
+    a = write_records(tmp_path / "a.jsonl", INLINE)
+    filled = _sheet_filled(cli, tmp_path, a, {"r1": ["supported"], "r2": ["supported"]})
+    rows = list(csv.reader(io.StringIO(filled.read_text(encoding="utf-8"), newline="")))
+    rows[3][rows[0].index("answerable")] = "true"
+    filled = save_rows(filled, rows)
+    b = write_records(tmp_path / "b.jsonl", _other_configuration(
+        _other_configuration(INLINE, "r1", text="Refunds can be paid in cash at the desk."), "r3",
+        text="Nothing on refund times."))
+    out = tmp_path / "labeled.jsonl"
+    code, stdout, err = cli("label", "import", filled, "--cases", b, "--out", out)
+    assert code == 2 and not out.exists() and err.count("\n") == 1
+    assert ("2 rows (" in err and "filled.csv row 2, " in err and "filled.csv row 4) were labeled against other passages "
+            "than the cases file gives their answers" in err and "pass --partial" in err), err
+    code, stdout, err = cli("label", "import", filled, "--cases", b, "--out", out, "--partial")
+    assert code == 0, err
+    got = {o["id"]: o for o in records(out)}
+    assert "labels" not in got["r1"] and got["r2"]["labels"] == ["supported"]
+    assert got["r3"]["answerable"] is True  # kept as B's cases file has it, not the sheet's
+    assert "2 rows were labeled against other passages than" in stdout and "those answers are left unlabeled" in stdout
+    # A's own log takes every label
+    code, _, err = cli("label", "import", filled, "--cases", a, "--out", tmp_path / "a-labeled.jsonl")
+    assert code == 0, err
+
+
+def test_passages_by_id_are_checked_by_content_with_the_passages_file_and_by_id_without(cli, tmp_path):
+    unlabeled = [dict(o) for o in records(CASES)]
+    for o in unlabeled:
+        o.pop("labels")
+    cases = write_records(tmp_path / "cases.jsonl", unlabeled)
+    filled = _sheet_filled(cli, tmp_path, cases, SAMPLE_LABELS, passages=NOTES)
+    other_ids = write_records(tmp_path / "b.jsonl", _other_configuration(unlabeled, "c02", ids=["D09", "D06"]))
+    code, _, err = cli("label", "import", filled, "--cases", other_ids, "--out", tmp_path / "o.jsonl")
+    assert code == 2 and "labeled against other passages" in err and "row 5" in err
+    notes = [json.loads(line) for line in NOTES.read_text(encoding="utf-8").splitlines() if line.strip()]
+    for note in notes:
+        if note["id"] == "D07":
+            note["text"] = note["text"].replace("90 of 100", "95 of 100")
+    changed = write_records(tmp_path / "notes-b.jsonl", notes)
+    code, _, err = cli("label", "import", filled, "--cases", cases, "--passages", changed, "--out", tmp_path / "p.jsonl")
+    assert code == 2 and "labeled against other passages" in err
+    code, _, err = cli("label", "import", filled, "--cases", cases, "--passages", NOTES, "--out", tmp_path / "q.jsonl")
+    assert code == 0, err
+
+
+def test_a_claim_cut_to_the_cell_limit_still_reads_back(cli, tmp_path):
+    """A claim longer than a spreadsheet cell is cut on export; the person's labels still come in,
+    with and without --partial: the claim is found by its beginning."""
+    from groundlab.labeling import CELL_LIMIT
+
+    long_claim = "The approval rule covers " + " and ".join(f"item {k}" for k in range(6000)) + " [P1]."
+    objs = [{"id": "x1", "question": "Q?", "retrieved": [{"id": "P1", "text": "The approval rule covers items."}],
+             "answer": long_claim + " The team lead approves [P1]."}]
+    cases = write_records(tmp_path / "long.jsonl", objs)
+    sheet = tmp_path / "sheet.csv"
+    code, stdout, err = cli("label", "export", "--cases", cases, "--out", sheet)
+    assert code == 0 and "1 cell was longer than a spreadsheet cell holds and cut" in stdout, err
+    rows = read_rows(sheet)
+    assert len(rows[1][rows[0].index("claim")]) == CELL_LIMIT
+    rows = fill(rows, {"x1": ["unsupported", "supported"]})
+    filled = save_rows(tmp_path / "filled.csv", rows)
+    for extra in ([], ["--partial"]):
+        out = tmp_path / f"out{len(extra)}.jsonl"
+        code, stdout, err = cli("label", "import", filled, "--cases", cases, "--out", out, *extra)
+        assert code == 0, err
+        assert records(out)[0]["labels"] == ["unsupported", "supported"]
+    # a cut claim that no longer begins as the answer's does is still refused
+    objs[0]["answer"] = objs[0]["answer"].replace("covers item 0", "covers thing 0")
+    code, _, err = cli("label", "import", filled, "--cases", write_records(tmp_path / "changed.jsonl", objs),
+                       "--out", tmp_path / "changed-out.jsonl")
+    assert code == 2 and "does not match the answer's" in err
+
+
+def test_a_sheet_saved_with_carriage_returns_alone_reads(cli, tmp_path, unlabeled, sheet):
+    """Excel for Mac's "CSV (Macintosh)" ends every line, in a cell or between rows, with CR alone."""
+    filled = save_rows(tmp_path / "filled.csv", fill(read_rows(sheet), SAMPLE_LABELS))
+    mac = tmp_path / "mac.csv"
+    mac.write_bytes(filled.read_bytes().replace(b"\r\n", b"\r").replace(b"\n", b"\r"))
+    assert b"\n" not in mac.read_bytes()
+    out = tmp_path / "labeled.jsonl"
+    code, stdout, err = cli("label", "import", mac, "--cases", unlabeled, "--out", out)
+    assert code == 0, err
+    assert "read 22 rows" in stdout and without_labeling(records(out)) == records(CASES)
+
+
+def _earlier_cell(text):
+    """A cell as the sheets of the previous version wrote it: marked at its start only."""
+    text = text.replace("\0", "\u2400")
+    return "'" + text if text.startswith(("=", "+", "-", "@", "\t", "\r", "'")) else text
+
+
+def test_a_sheet_of_the_previous_version_still_imports(cli, tmp_path, unlabeled):
+    """The previous version's sheet (the judge's columns, no annotator, note or fingerprints; cells
+    marked at their start only) reads back as before, and the labels say they were made seeing the
+    judge's verdicts."""
+    from groundlab.labeling.sheet import EARLIER_COLUMNS
+
+    frame = sheet_frame(load_cases(unlabeled, NOTES), judge="rules")
+    with open(tmp_path / "old.csv", "w", encoding="utf-8-sig", newline="") as fh:
+        writer = csv.writer(fh, lineterminator="\r\n")
+        writer.writerow(EARLIER_COLUMNS)
+        for row in frame.to_dict("records"):
+            writer.writerow([_earlier_cell(row[c]) for c in EARLIER_COLUMNS])
+    rows = fill(read_rows(tmp_path / "old.csv"), SAMPLE_LABELS)
+    out = tmp_path / "labeled.jsonl"
+    code, stdout, err = cli("label", "import", save_rows(tmp_path / "old-filled.csv", rows), "--cases", unlabeled,
+                            "--out", out)
+    assert code == 0, err
+    assert without_labeling(records(out)) == records(CASES)
+    assert "labels made seeing the judge's verdicts" in stdout
+    made = next(o for o in records(out) if o["id"] == "c01")["meta"]["labeling"]
+    assert made["blind"] is False and "guidelines" not in made

@@ -477,7 +477,7 @@ def test_label_export_after_score_sends_nothing_and_suggests_the_same_verdicts(m
     cache = tmp_path / "c"
     cli.json("score", "--judge", "llm", "--cases", CASES, "--passages", NOTES, "--cache", cache)
     assert len(messages_stub.requests) == ANSWERED
-    code, out, err = cli("label", "export", "--judge", "llm", "--cache", cache, "--concurrency", "2",
+    code, out, err = cli("label", "export", "--show-judge", "--judge", "llm", "--cache", cache, "--concurrency", "2",
                          "--cases", CASES, "--passages", NOTES, "--out", tmp_path / "sheet.csv")
     assert code == 0, err
     assert len(messages_stub.requests) == ANSWERED  # every reply came from score's cache
@@ -491,7 +491,7 @@ def test_label_export_after_score_sends_nothing_and_suggests_the_same_verdicts(m
 
 
 def test_label_export_alone_asks_once_per_case_and_takes_the_model_options(messages_stub, cli, tmp_path):
-    code, out, err = cli("label", "export", "--judge", "llm", "--no-cache", "--model", "claude-other",
+    code, out, err = cli("label", "export", "--show-judge", "--judge", "llm", "--no-cache", "--model", "claude-other",
                          "--cases", CASES, "--passages", NOTES, "--out", tmp_path / "sheet.csv")
     assert code == 0, err
     assert len(messages_stub.requests) == ANSWERED
@@ -505,8 +505,8 @@ def test_label_export_refuses_model_options_it_cannot_use(cli, tmp_path):
     out = tmp_path / "sheet.csv"
     code, _, err = cli("label", "export", "--blind", "--model", "x", "--cases", CASES, "--passages", NOTES,
                        "--out", out)
-    assert code == 2 and "--model does not apply with --blind" in err and not out.exists()
-    code, _, err = cli("label", "export", "--judge", "rules", "--cache", tmp_path / "c", "--cases", CASES,
+    assert code == 2 and "--model chooses the judge whose suggestions the sheet shows" in err and not out.exists()
+    code, _, err = cli("label", "export", "--show-judge", "--judge", "rules", "--cache", tmp_path / "c", "--cases", CASES,
                        "--passages", NOTES, "--out", out)
     assert code == 2 and "--cache does not apply to the rules judge" in err and not out.exists()
 
@@ -530,7 +530,7 @@ def test_a_cache_that_cannot_be_a_folder_is_one_sentence_before_any_request(mess
     blocker.write_text("not a folder")
     cache = blocker if where == "file" else blocker / "sub"
     for argv in (["score"], ["score", "--dry-run"], ["agree"],
-                 ["label", "export", "--out", tmp_path / "sheet.csv"]):
+                 ["label", "export", "--show-judge", "--out", tmp_path / "sheet.csv"]):
         code, out, err = cli(*argv, "--judge", "llm", "--cache", cache, "--cases", CASES, "--passages", NOTES)
         assert code == 2 and out == "" and err.count("\n") == 1, (argv, err)
         assert f"the cache folder {cache}" in err and "--no-cache" in err and "Traceback" not in err
@@ -547,9 +547,10 @@ def test_a_run_with_no_claim_judged_stops_with_one_sentence(messages_stub, cli, 
     assert not report.exists()
     assert "could not judge any of the 20 claims (the first: the reply held no JSON object of verdicts" in stop
     assert "10 requests sent" in err.splitlines()[0]  # what the run spent, before the sentence
-    code, out, err = cli("label", "export", "--judge", "llm", "--no-cache", "--out", sheet, "--cases", CASES,
-                         "--passages", NOTES)
-    assert code == 2 and not sheet.exists() and "could not judge any of the 20 claims" in err and "--blind" in err
+    code, out, err = cli("label", "export", "--show-judge", "--judge", "llm", "--no-cache", "--out", sheet, "--cases",
+                         CASES, "--passages", NOTES)
+    assert code == 2 and not sheet.exists() and "could not judge any of the 20 claims" in err
+    assert "export without --show-judge (no suggestions)" in err and not (tmp_path / "GUIDELINES.md").exists()
     messages_stub.default = steady
     messages_stub.script = [lambda body: tool_reply([], body)] * 9  # one case of ten still judged
     code, out, err = cli("score", "--judge", "llm", "--no-cache", "--concurrency", "1", "--cases", CASES,

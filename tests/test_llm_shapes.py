@@ -330,8 +330,8 @@ def test_label_export_blind_refuses_every_model_option_in_one_sentence(cli, tmp_
                        "--price-table", "p.json", "--model-table", "m.json", "--cases", CASES, "--passages", NOTES,
                        "--out", out)
     assert code == 2 and err.count("\n") == 1 and not out.exists()
-    assert ("--timeout, --base-url, --batch, --price-table, --model-table do not apply with --blind, which asks no "
-            "judge; drop them or drop --blind.") in err
-    code, _, err = cli("label", "export", "--blind", "--concurrency", "2", "--cases", CASES, "--passages", NOTES,
+    assert ("--timeout, --base-url, --batch, --price-table, --model-table choose the judge whose suggestions the sheet "
+            "shows, and the sheet is blind by default; add --show-judge to show them, or drop them.") in err
+    code, _, err = cli("label", "export", "--concurrency", "2", "--cases", CASES, "--passages", NOTES,
                        "--out", out)
-    assert code == 2 and "--concurrency does not apply with --blind" in err and "drop it or drop --blind" in err
+    assert code == 2 and "--concurrency chooses the judge" in err and "add --show-judge to show them, or drop it" in err

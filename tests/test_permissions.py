@@ -71,7 +71,7 @@ def test_import_score_and_sheets_are_as_private_as_their_input(cli, tmp_path, op
         assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
     assert stat.S_IMODE((tmp_path / "r").stat().st_mode) == 0o700
     sheet = tmp_path / "sheet.csv"
-    assert cli("label", "export", "--cases", out, "--judge", "rules", "--out", sheet)[0] == 0
+    assert cli("label", "export", "--cases", out, "--show-judge", "--judge", "rules", "--out", sheet)[0] == 0
     assert stat.S_IMODE(sheet.stat().st_mode) == 0o600
     # A readable input keeps what the umask gives.
     public = _private(tmp_path, SAP / "records_v1.jsonl", "public.jsonl", 0o644)

@@ -342,13 +342,13 @@ def _workbook(tmp_path: Path, *names: str) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("blind", ["false", "true"])
-def test_notebook_04_judges_its_sample_behind_the_policy(cli, messages_stub, tmp_path, blind):  # noqa: F811
+@pytest.mark.parametrize("show_judge", ["true", "false"])
+def test_notebook_04_judges_its_sample_behind_the_policy(cli, messages_stub, tmp_path, show_judge):  # noqa: F811
     """Notebook 04 judges its drawn sample again (the sheet's suggestions, the labeled sample weighed
     back): that judge stands behind the run's policy too, blind or not."""
     cases = _cases(tmp_path)
     policy = _policy(tmp_path, messages_stub.url)
-    code, _, err = cli("run", "--judge", "llm", "--cases", cases, "--policy", policy, "-p", "blind", blind,
+    code, _, err = cli("run", "--judge", "llm", "--cases", cases, "--policy", policy, "-p", "show_judge", show_judge,
                        "-p", "n_sample", "12", "--notebooks", _workbook(tmp_path, "04-labeling.ipynb"),
                        "--out", tmp_path / "out")
     assert code == 0, err

@@ -299,7 +299,11 @@ def test_a_round_never_writes_over_a_sheet_someone_filled(tmp_path):
     design = stratified_sample(evaluate(log, "rules").cases, 8, seed=0)
     first = write_round(CASES, design, tmp_path, passages=NOTES)
     assert (first.sample.name, first.sheet.name, first.labeled.name) == ("sample.jsonl", "sheet.csv", "labeled.jsonl")
-    assert set(first.written) == {first.sample, first.sheet}
+    # the 6 drawn answers with claims hold 11, fewer than kappa within ±0.15 needs: all go to a second person too
+    assert first.second.name == "second-person.csv" and (first.share.answers, first.share.claims) == (6, 11)
+    assert "fewer than the 108 claims that would put Cohen's kappa within \u00b10.15, so within about \u00b10.47" \
+        in str(first)
+    assert set(first.written) == {first.sample, first.sheet, first.second, tmp_path / "GUIDELINES.md"}
     again = write_round(CASES, design, tmp_path, passages=NOTES)
     assert again.written == () and again.sheet == first.sheet and "nothing was rewritten" in str(again)
 
@@ -308,8 +312,8 @@ def test_a_round_never_writes_over_a_sheet_someone_filled(tmp_path):
     write_sheet(sheet, first.sheet, force=True)  # filled in place, against the advice
     filled = first.sheet.read_bytes()
     second = write_round(CASES, design, tmp_path, passages=NOTES)
-    assert (second.sample.name, second.sheet.name, second.labeled.name) == \
-        ("sample-2.jsonl", "sheet-2.csv", "labeled-2.jsonl")
+    assert (second.sample.name, second.sheet.name, second.labeled.name, second.second.name) == \
+        ("sample-2.jsonl", "sheet-2.csv", "labeled-2.jsonl", "second-person-2.csv")
     assert first.sheet.read_bytes() == filled and "left as it is" in str(second)
     read = read_back(second.sheet, second.sample, second.labeled, filled_sheet=first.sheet, cases=log)
     assert isinstance(read, ImportReport) and read.labeled_claims > 0

@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 #: The options that name files a command reads: what it writes is no more readable than they are.
-INPUT_OPTIONS = ("cases", "cases_b", "passages", "passages_b", "input", "sheet", "a", "b", "examples")
+INPUT_OPTIONS = ("cases", "cases_b", "passages", "passages_b", "input", "sheet", "sheets", "a", "b", "examples")
 
 
 def input_files(args: argparse.Namespace) -> List[str]:

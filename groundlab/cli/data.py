@@ -84,26 +84,49 @@ def add_commands(sub) -> None:
     claim_options(p.add_argument_group("claims"))
     p.set_defaults(func=cmd_incident)
 
-    label = sub.add_parser("label", help="a labeling sheet for people: export it, fill it, import it")
+    label = sub.add_parser("label", help="labeling for people: export a sheet (or Label Studio / Argilla tasks), "
+                                         "fill it, import the labels")
     steps = label.add_subparsers(dest="step", metavar="STEP", parser_class=Parser, required=True)
 
-    p = steps.add_parser("export", help="write a CSV sheet with one row per claim and an empty label column")
+    p = steps.add_parser("export", help="write a CSV sheet with one row per claim and an empty label column, blind "
+                                        "(or tasks for Label Studio or Argilla)")
     common_options(p)
-    p.add_argument("--out", required=True, metavar="SHEET.csv", help="the sheet to write")
-    p.add_argument("--blind", action="store_true",
-                   help="leave the judge's verdict and reason out, so labels are not anchored on them "
-                        "(use it when the labels will check the judge)")
+    p.add_argument("--out", required=True, metavar="SHEET.csv|DIR",
+                   help="the sheet to write; with --format label-studio or argilla, the folder to write")
+    p.add_argument("--format", choices=("csv", "label-studio", "argilla"), default="csv",
+                   help="csv: a sheet for a spreadsheet or the labeling view (default); label-studio: tasks.json and "
+                        "label-config.xml for a Label Studio project; argilla: records and settings for an Argilla "
+                        "2.x dataset (Dataset.from_disk)")
+    p.add_argument("--show-judge", action="store_true",
+                   help="show the judge's verdict and reason beside each claim (labels made so lean towards the "
+                        "judge, and the report says they were made seeing it); without it the sheet is blind")
+    p.add_argument("--blind", action="store_true", help=argparse.SUPPRESS)  # the default now; kept for old scripts
+    p.add_argument("--guidelines", metavar="FILE",
+                   help="the guidelines people label by (default: GUIDELINES.md beside the sheet, written when "
+                        "missing); their fingerprint goes on every row")
     p.add_argument("--force", action="store_true", help="replace --out if it exists")
     judge_options(p, dry_run=False)
     p.set_defaults(func=cmd_label_export)
 
-    p = steps.add_parser("import", help="write the sheet's labels and answerable into a new cases file")
-    p.add_argument("sheet", metavar="SHEET.csv", help="the filled sheet")
+    p = steps.add_parser("import", help="write the labels and answerable of filled sheets (or Label Studio / Argilla "
+                                        "exports) into a new cases file, with two people's agreement")
+    p.add_argument("sheets", nargs="+", metavar="LABELS",
+                   help="the filled sheet(s): a CSV sheet, Label Studio's JSON export or Argilla's exported records; "
+                        "two people's (the second person's sheet beside the first) give their agreement")
     p.add_argument("--cases", required=True, metavar="FILE", help="the cases file the sheet was exported from")
+    p.add_argument("--passages", metavar="FILE",
+                   help="the passages file the cases' ids refer to, so each row's passages are checked by content "
+                        "(inline passages always are; without it, ids are compared)")
     p.add_argument("--out", required=True, metavar="FILE", help="the cases file to write")
     p.add_argument("--partial", action="store_true",
-                   help="accept empty labels and missing rows; only fully labeled cases get labels")
-    p.add_argument("--force", action="store_true", help="replace --out if it exists")
+                   help="accept empty labels and missing rows (only fully labeled cases get labels), and leave "
+                        "unlabeled the answers labeled against other passages")
+    p.add_argument("--mixed-guidelines", action="store_true",
+                   help="accept labels made under different guidelines (refused otherwise)")
+    p.add_argument("--to-settle", metavar="FILE.csv",
+                   help="write the claims people disagree on (or could not tell) as a sheet, to settle in its "
+                        "settled column and import beside the others")
+    p.add_argument("--force", action="store_true", help="replace --out (and --to-settle) if it exists")
     claim_options(p.add_argument_group("claims (as given to 'label export')"))
     p.set_defaults(func=cmd_label_import)
 
@@ -172,30 +195,44 @@ def cmd_incident(args: argparse.Namespace) -> int:
 
 
 def cmd_label_export(args: argparse.Namespace) -> int:
+    from ..judges import DEFAULT_JUDGE
     from ..labeling.sheet import export_sheet
-
+    from ..labeling.tools import export_for_tool
 
     cases, passages = input_paths(args)
     judge = None
-    if args.blind:
-        given = model_options_given(args)
+    if args.blind and args.show_judge:
+        raise GroundlabError("--blind and --show-judge say opposite things; the sheet is blind by default: drop one.")
+    if not args.show_judge:
+        given = model_options_given(args) + (["--judge"] if args.judge != DEFAULT_JUDGE else [])
         if given:
-            raise GroundlabError(f"{', '.join(given)} do{'es' * (len(given) == 1)} not apply with --blind, which asks "
-                                 f"no judge; drop {'it' if len(given) == 1 else 'them'} or drop --blind.")
+            one = len(given) == 1
+            raise GroundlabError(f"{', '.join(given)} choose{'s' * one} the judge whose suggestions the sheet shows, and "
+                                 "the sheet is blind by default; add --show-judge to show them, or drop "
+                                 f"{'it' if one else 'them'}.")
     else:
         # The options of `score`, so replies a `score --judge llm` run cached are found again.
         judge = make_judge(args)
     with spending(judge):
-        report = export_sheet(cases, args.out, passages=passages, judge=judge, splitter=splitter_from(args),
-                              force=args.force)
-    emit(f"{report}\nFill the label column, then run 'groundlab label import {report.out} --cases {cases} "
-          "--out LABELED.jsonl'.")
+        if args.format == "csv":
+            report = export_sheet(cases, args.out, passages=passages, judge=judge, splitter=splitter_from(args),
+                                  force=args.force, guidelines=args.guidelines)
+        else:
+            report = export_for_tool(cases, args.out, args.format, passages=passages, judge=judge,
+                                     splitter=splitter_from(args), force=args.force, guidelines=args.guidelines)
+    if args.format == "csv":
+        emit(f"{report}\nFill the label column (or open it in the labeling view: groundlab.labeling.view), then run "
+             f"'groundlab label import {report.out} --cases {cases} --out LABELED.jsonl'.")
+    else:
+        emit(f"{report}\nLabel them there, export the results as JSON, then run 'groundlab label import EXPORT.json "
+             f"--cases {cases} --out LABELED.jsonl'.")
     return 0
 
 
 def cmd_label_import(args: argparse.Namespace) -> int:
-    from ..labeling.sheet import import_labels
+    from ..labeling.importing import import_labels
 
-    emit(str(import_labels(args.sheet, args.cases, args.out, partial=args.partial, force=args.force,
-                            splitter=splitter_from(args))))
+    emit(str(import_labels(args.sheets, args.cases, args.out, partial=args.partial, force=args.force,
+                           splitter=splitter_from(args), passages=args.passages,
+                           mixed_guidelines=args.mixed_guidelines, to_settle=args.to_settle)))
     return 0

@@ -49,6 +49,9 @@ def add_commands(sub) -> None:
     p.add_argument("--label-budget", type=int, metavar="N",
                    help="how many answers the labeling sheet asks people to label (default: as many as a range of "
                         "\u00b15 points on the hallucination rate needs, -p margin for another precision)")
+    p.add_argument("--show-judge", action="store_true",
+                   help="show the judge's verdict and reason in the labeling sheet (labels then lean towards it, and "
+                        "the report says they were made seeing it); without it the sheet is blind")
     p.add_argument("--slides", action="store_true",
                    help="also write every chart of the report at slide size into slides/ (16:9 full and half "
                         "slide, PNG on white, transparent PNG and SVG)")
@@ -208,6 +211,10 @@ def _run(args: argparse.Namespace) -> int:
                                  "\u00b15 points).")
         parameters["n_sample"] = parameters["label_budget"] = args.label_budget
     parameters.setdefault("label_sheet", "labeling/sheet.csv")
+    if args.show_judge:
+        if "show_judge" in parameters:
+            raise GroundlabError("--show-judge and -p show_judge both set show_judge; give it once.")
+        parameters["show_judge"] = True
     check_values({k: v for k, v in parameters.items() if k == "judge" or k in options}, options)
     notebooks = find_notebooks(Path(args.notebooks) if args.notebooks else None)
     check_parameter_names(notebooks, [name for name, _ in args.parameter])
@@ -387,7 +394,7 @@ def _run(args: argparse.Namespace) -> int:
         parts.append(f"{plural(len(slides), 'slide', 'slides')} (PNG, transparent PNG and SVG) in {SLIDES_DIR}/")
     emit(f"wrote {shown.rstrip('/')}/: " + ", ".join(parts) + "."
          + "".join(f" {name} was skipped ({why})." for name, why in skipped.items()))
-    request = _label_request_line(summary, out, shown, command["cases"])
+    request = _label_request_line(summary, out, shown, command["cases"], command["passages"])
     if request:
         emit(request)
     return 0
@@ -413,12 +420,14 @@ def _run_summary(comparison, main: str, parameters: Dict[str, object]) -> Option
         raise GroundlabError(f"{str(error).rstrip('.')}; nothing was run.") from None
 
 
-def _label_request_line(s: Optional[Dict[str, Any]], out: Path, shown: str, log: str) -> str:
+def _label_request_line(s: Optional[Dict[str, Any]], out: Path, shown: str, log: str, passages: str = "") -> str:
     """What the run asks people to label, in a line, when the hallucination rate needs labels
     (``s``: :func:`_run_summary`), and where to read the labels back: into the sample drawn (its
     weights give the log's rate so far) on a first round; into the log itself (``log``, as the run
     names it) once it holds labels, since this round's sample holds only the answers drawn now and
-    the rate rests on all of them. Paths are quoted as a shell needs them."""
+    the rate rests on all of them. A second person's sheet, when the round set one aside, is named
+    with its answers and read back beside the first; the passages file goes with the import, so that
+    each row's passages are checked by content. Paths are quoted as a shell needs them."""
     from shlex import quote
 
     from ..present.headline import label_request_words
@@ -430,11 +439,20 @@ def _label_request_line(s: Optional[Dict[str, Any]], out: Path, shown: str, log:
     where = f"{shown.rstrip('/')}/labeling"
     words = label_request_words(s, f"{where}/sheet.csv")
     sheet = quote(f"{where}/sheet.csv")
+    second = out / "labeling" / "second-person.csv"
+    if second.is_file():
+        from ..labeling.sheet import read_sheet
+
+        answers = len(set(read_sheet(second)["case_id"]))
+        words += (f"; a second person labels the {answers} answers of {where}/second-person.csv as well, for how far "
+                  f"two people agree (both by {where}/GUIDELINES.md)")
+        sheet += " " + quote(f"{where}/second-person.csv")
+    given = f" --passages {quote(passages)}" if passages else ""
     if s["hallucination_rate"]["basis"] is None:
         return (f"the hallucination rate is not measured yet: {words}; then: groundlab label import "
-                f"{sheet} --cases {quote(f'{where}/sample.jsonl')} --out labeled.jsonl --partial")
+                f"{sheet} --cases {quote(f'{where}/sample.jsonl')}{given} --out labeled.jsonl --partial")
     return (f"the hallucination rate is corrected by the labels so far: {words}; then: groundlab label import "
-            f"{sheet} --cases {quote(log)} --out labeled.jsonl --partial (the labels join those {log} holds), "
+            f"{sheet} --cases {quote(log)}{given} --out labeled.jsonl --partial (the labels join those {log} holds), "
             "and run again with --cases labeled.jsonl")
 
 

@@ -13,6 +13,7 @@ import csv
 import io
 import json
 import os
+import re
 import stat
 import sys
 from pathlib import Path
@@ -326,7 +327,9 @@ def parse_csv(text: str, name: str, required: Sequence[str] = (),
     twice is refused, unless ``identical_repeats`` and its cells are the same on every row
     (pandas writes a named index that way); a column without a name (pandas' unnamed index) is
     left out of the rows."""
-    header_line = text.split("\n", 1)[0]
+    # The header ends at the first line break of any kind: a sheet saved by Excel for Mac's "CSV
+    # (Macintosh)" ends its lines with a carriage return alone.
+    header_line = re.split(r"\r\n|\r|\n", text, 1)[0]
     if required:
         delimiter = next((d for d in (",", ";", "\t")
                           if set(required) <= {c.strip() for c in next(csv.reader([header_line], delimiter=d), [])}),

@@ -32,7 +32,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Protocol, Union
 
 import pandas as pd
 
@@ -45,7 +45,6 @@ from ..core.weighted import (STRATA, Correction, WeightedRate, _ordered, _pct, c
 if TYPE_CHECKING:  # imported where used: the labeling module loads the judges
     from ..core.claims import ClaimSplitter
     from ..measure.evaluate import Evaluation
-    from .sheet import ImportReport
 
 #: Where :func:`write_sample` keeps the design in each sampled case.
 SAMPLE_FIELD = "sample"
@@ -385,6 +384,14 @@ def read_design(path: PathLike) -> pd.DataFrame:
 # ---------------------------------------------------------------- a labeling round, read back
 
 
+class ReadBack(Protocol):
+    """What :func:`weigh_back` needs of a round read back: the labeled sample it wrote (an
+    :class:`groundlab.labeling.ImportReport`). This module reads no sheet: the sheet and its
+    import stand on it, never the other way round."""
+
+    out: Path
+
+
 @dataclass(frozen=True)
 class SheetWaiting:
     """A labeling round whose sheet has not come back filled yet: the steps that need labels wait."""
@@ -427,7 +434,7 @@ class LabeledSample:
                 f"{table(self.rates, percents=('rate', 'low', 'high')).to_html()}")
 
 
-def weigh_back(log_cases: pd.DataFrame, read: Union["ImportReport", "SheetWaiting"], judge: Any = DEFAULT_JUDGE,
+def weigh_back(log_cases: pd.DataFrame, read: Union[ReadBack, "SheetWaiting"], judge: Any = DEFAULT_JUDGE,
                passages: Optional[PathLike] = None, splitter: Optional["ClaimSplitter"] = None
                ) -> Union[LabeledSample, "SheetWaiting"]:
     """The labeled sample of a round, judged and weighed back to the log (:class:`LabeledSample`).

@@ -153,13 +153,18 @@ def report_parts(evaluation: Evaluation, penalty: float = 1.0, source: str = "",
                f"false abstention on answerable ones {rate_line(r['false abstention'], 'answerable cases')}."]
     a = agree_summary(evaluation)
     if a["agreement"]["claims"]:
+        from .people import labels_made, people_words
+
         caught = Rate(a["caught"]["caught"], a["caught"]["hallucinated"])
         alarms = Rate(a["false_alarms"]["flagged"], a["false_alarms"]["supported"])
+        who, people = people_words(labels_made(evaluation.cases), a["agreement"]["rate"])
         details.append(
             f"- **How the judge was checked:** against people's labels on {fmt.count(a['agreement']['claims'], 'claim')}"
+            + (f" ({who})" if who else "") +
             f" it caught {rate_line(caught, 'hallucinated claims')} and raised false alarms on "
             f"{rate_line(alarms, 'supported claims')}; the same verdict as people on {a['agreement']['agree']} of "
-            f"{a['agreement']['claims']}" + (f", Cohen's kappa {a['kappa']:.2f}" if a["kappa"] is not None else "") + ".")
+            f"{a['agreement']['claims']}" + (f", Cohen's kappa {a['kappa']:.2f}" if a["kappa"] is not None else "") + "."
+            + people)
     else:
         details.append("- **How the judge was checked:** not yet: no case carries people's labels. The labels the "
                        "hallucination rate asks for check it too (caught and false alarms).")
