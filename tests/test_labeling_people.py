@@ -425,3 +425,4 @@ def test_a_label_studio_project_of_its_own_making_reads_back(cli, tmp_path, unla
     assert got["c01"]["labels"] == SAMPLE_LABELS["c01"] and got["c04"]["answerable"] is False
     notes = {p["annotator"]: p.get("notes") for p in got["c08"]["meta"]["labeling"]["people"]}
     assert notes["ben@example.com"] == ["the note does not say which block applies"]
+

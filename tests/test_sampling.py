@@ -318,3 +318,22 @@ def test_a_round_never_writes_over_a_sheet_someone_filled(tmp_path):
     read = read_back(second.sheet, second.sample, second.labeled, filled_sheet=first.sheet, cases=log)
     assert isinstance(read, ImportReport) and read.labeled_claims > 0
     assert first.sheet.read_bytes() == filled
+
+
+def test_the_sample_and_the_labels_read_back_keep_a_line_separator_on_its_line(tmp_path, sample_cases):
+    """An answer holding U+2028 stays one line of the sample and of the labeled cases: JSON may leave
+    it raw, and a reader of lines splits there."""
+    objs = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines()]
+    objs[0]["question"] = objs[0]["question"] + "\u2028(asked twice)"
+    log = tmp_path / "log.jsonl"
+    log.write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs), encoding="utf-8")
+    ev = evaluate(load_cases(log, NOTES), "rules")
+    design = stratified_sample(ev.cases, 12, seed=0)
+    sample = write_sample(log, design, tmp_path / "sample.jsonl")
+    text = sample.read_text(encoding="utf-8")
+    assert "\u2028" not in text and "\\u2028" in text and len(text.splitlines()) == len(design)
+    sheet = fill_labels(sheet_frame(load_cases(sample, NOTES)), sample_cases)
+    write_sheet(sheet, tmp_path / "sheet.csv")
+    import_labels(tmp_path / "sheet.csv", sample, tmp_path / "labeled.jsonl")
+    labeled = (tmp_path / "labeled.jsonl").read_text(encoding="utf-8")
+    assert "\u2028" not in labeled and len(labeled.splitlines()) == len(design)

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 from ..core.claims import ClaimSplitter
+from ..core.files import json_line
 from ..core.io import PathLike, check_output, load_cases_with_records, outputs_like, plural, write_atomic
 from ..core.people import CANT_TELL, PeopleAgreement, people_agreement, person_label
 from ..core.records import VERDICTS, Case, InputError, Passage
@@ -597,7 +598,7 @@ def import_labels(sheet_path: Union[PathLike, Sequence[PathLike]], cases_path: P
     new_records, report = apply_labels(records, cases, found, claims)
     inputs = [*paths, cases_path]
     with outputs_like(*inputs):
-        write_atomic(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in new_records))
+        write_atomic(out, "".join(json_line(r) for r in new_records))
     settle_path = None
     if to_settle is not None and report.to_settle:
         settle_path = settle_sheet(found, report.to_settle, to_settle, force=force, inputs=inputs)

@@ -28,7 +28,6 @@ hallucinations) still counts as uncertain instead of claiming a precision it doe
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Protocol, Union
 
 import pandas as pd
 
+from ..core.files import json_line
 from ..core.io import PathLike, check_output, iter_jsonl, write_atomic
 from ..judges import DEFAULT_JUDGE
 from ..core.records import GroundlabError
@@ -359,7 +359,7 @@ def sample_text(cases_path: PathLike, design: pd.DataFrame) -> str:
     lines = {}
     for _, obj in iter_jsonl(cases_path, "cases"):
         if obj.get("id") in by_id:
-            lines[obj["id"]] = json.dumps(dict(obj, **{SAMPLE_FIELD: by_id[obj["id"]]}), ensure_ascii=False)
+            lines[obj["id"]] = json_line(dict(obj, **{SAMPLE_FIELD: by_id[obj["id"]]})).rstrip("\n")
     # In the design's order: a sheet drawn by request_sample lists the strata interleaved.
     lines = [lines[cid] for cid in design["case_id"] if cid in lines]
     if len(lines) != len(by_id):
