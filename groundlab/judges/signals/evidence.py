@@ -181,8 +181,7 @@ class _Context:
                  "language", "told")
 
     def __init__(self, question: Optional[_Question], pieces: Sequence[_Piece]) -> None:
-        languages = [p.language for p in pieces]
-        self.language = max(set(languages), key=languages.count) if languages else "english"
+        self.language = _majority_language(pieces)
         self.told = any(p.told for p in pieces)  # else its language is English by default
         if len(pieces) == 1:
             self.stems, self.pairs = pieces[0].stems, pieces[0].pairs
@@ -204,6 +203,20 @@ class _Context:
                 for st in s.stemset:
                     index.setdefault(st, []).append(k)
         self.index = index
+
+
+def _majority_language(pieces: Sequence[_Piece]) -> str:
+    """The language most of the passages are read in, counting those that tell theirs (all when none
+    does). A tie never depends on the order of the passages nor on how a set iterates: the other
+    languages go before English (a piece that tells none reads as English by default, so English is
+    what a tie cannot decide), then by name."""
+    told = [p.language for p in pieces if p.told] or [p.language for p in pieces]
+    if not told:
+        return "english"
+    counts: Dict[str, int] = {}
+    for lang in told:
+        counts[lang] = counts.get(lang, 0) + 1
+    return min(counts, key=lambda lang: (-counts[lang], lang == "english", lang))
 
 
 def _with_question(base: _Context, question: _Question) -> _Context:
