@@ -93,6 +93,12 @@ _FOREIGN_WORD = r"(?:" + "|".join(v for w in sorted(FOREIGN_WORD_VALUES, key=len
 _WORDS = (r"(?:(?i:\b(?:a\s+(?=(?:hundred|thousand|million|billion|dozen)\b))?" + _NUMBER_WORD +
           r"(?:(?:\s+and\s+|[\s-]+)" + _NUMBER_WORD + r")*\b)|\b" + _FOREIGN_WORD + r"\b)")
 _MONTH = r"(?i:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")"
+# A month of a date without its year ("10 May", "31. März", "1er mars", "June 9", "the 12th of March"):
+# a month written in full (but "may", a month only as "May"), or an abbreviation with a capital.
+_MONTH_ABBREVIATIONS = frozenset("jan feb mar apr jun jul aug sep sept oct nov dec".split())
+_FULL_MONTHS = sorted((m for m in _MONTHS if m not in _MONTH_ABBREVIATIONS and m != "may"), key=len, reverse=True)
+_SHORT_MONTHS = sorted((m.capitalize() for m in _MONTH_ABBREVIATIONS), key=len, reverse=True)
+_DAY_MONTH = r"(?:(?i:" + "|".join(_FULL_MONTHS) + r")|May|(?:" + "|".join(_SHORT_MONTHS) + r")\.?)"
 _PERCENT = r"(?i:\s?%|\s?(?:percent|per\s?cent|pct|prozent|pour\s?cent|por\s?ciento)\b)"
 _CODE3 = "(?:" + "|".join(_CURRENCY_CODES) + r")"
 _SYMBOL = "[" + "".join(_SYMBOLS) + "]"
@@ -154,6 +160,8 @@ _MENTION = re.compile(_STARTS + r"(?:"
     r"|(?P<dmy>(?<![\w.])\d{1,2}(?:st|nd|rd|th)?\.?\s+" + _MONTH + r"\.?,?\s+\d{4}(?!\w))"
     r"|(?P<mdy>\b" + _MONTH + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}(?!\w))"
     r"|(?P<my>\b" + _MONTH + r"\s+\d{4}(?![\w]|[.,]\d))"
+    r"|(?P<dm>(?<![\w.,])\d{1,2}(?:st|nd|rd|th|er)?\.?\s+(?:of\s+)?" + _DAY_MONTH + r"(?!\w|\.?\s*\d))"
+    r"|(?P<md>\b" + _DAY_MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?(?![\w]|[.,:]\d))"
     r"|(?P<cnscale>(?<!" + _W + r")(?<![.,/-])\d+(?:\.\d+)?[万亿])"
     r"|(?P<pre>(?:\b" + _CODE3 + r"\s?|" + _SYMBOL + r"\s?)(?<![\w.,/-]\d)" + _AMOUNT
     + "(?:" + _SHORT_MONEY + "|" + _END + "(?:" + _SCALE + ")?))"
@@ -168,6 +176,9 @@ _HAS_DIGIT = re.compile(r"\d")
 _DIGITS = re.compile(r"[\d.,\u00a0\u202f ]*\d(?:[.,]\d+)?")
 _UNIT_AFTER = re.compile(r"\s+([^\W\d_]+)")
 _DATE_PARTS = re.compile(r"\d+|[^\W\d_]+")
+_DIGIT_RUN = re.compile(r"\d+")
+#: The most days each month has (0: no month).
+_MONTH_DAYS = (0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
 def _decimal(digits: str, money: bool = False) -> Optional[Decimal]:
@@ -292,13 +303,24 @@ def _date(year: str, month: int, day: Optional[str]) -> Optional[Tuple[str, Tupl
     d = int(day)
     if not 1 <= d <= 31:
         return None
-    return f"{y:04d}-{month:02d}-{d:02d}", (str(y), str(d), f"{y:04d}-{month:02d}")
+    # its year, its day, its year and month, its month and day: what a claim may say of it
+    return f"{y:04d}-{month:02d}-{d:02d}", (str(y), str(d), f"{y:04d}-{month:02d}", f"--{month:02d}-{d:02d}")
 
 
 def _mention(m: "re.Match[str]", text: str) -> Optional[Mention]:
     kind = m.lastgroup
     surface = m.group()
     start, end = m.span()
+    if kind in ("dm", "md"):  # a day of a month, no year: "--05-10" (ISO 8601's date without its year)
+        parts = _DATE_PARTS.findall(surface.casefold())
+        day = next(p for p in parts if p.isdigit())
+        month = next((_MONTHS[p] for p in parts if p in _MONTHS), 0)
+        if not 1 <= int(day) <= _MONTH_DAYS[month]:  # "30. Februar": no date; its number as written
+            digits = _DIGIT_RUN.search(surface)
+            return Mention(str(int(day)), digits.group(), start + digits.start(), start + digits.end(), "number",
+                           str(int(day)))
+        value = f"--{month:02d}-{int(day):02d}"
+        return Mention(value, surface, start, end, "date", value, (str(int(day)),))
     if kind in ("iso", "dotted", "dmy", "mdy", "my"):
         # casefold: the pattern ignores case as Unicode does ("ſept" is "sept")
         parts = _DATE_PARTS.findall(surface.casefold())

@@ -61,7 +61,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 from ...core.sentences import CJK_CHARS, character_pairs, split_sentences  # noqa: F401
 from ...core.numbers import Mention, digit_shape, distinct, mentions, ordinal_words  # noqa: F401
 from ...core.records import Evidence, GroundlabError, Verdict  # noqa: F401
-from ..rules import _quote, _written, number_verdict
+from ..rules import _quote, _written, check_numbers, number_verdict  # noqa: F401
 from .claim import _Claim, _claim, _claim_language, _claim_words, _framed  # noqa: F401
 from .config import (CONFIG_KIND, DEFAULT_CONFIG, FEATURE_SIGNS, FEATURES, JUDGE_NAME, JUDGE_VERSION,  # noqa: F401
                      MAX_CONFIG_BYTES, JudgeConfig, _shipped, check_config, load_config)
@@ -172,14 +172,16 @@ class SignalsJudge:
         base = _passages_context(texts)
         base = in_claims_language(base, texts, _claim_language(digit_shape(text), base.language))
         context = _with_question(base, _question(evidence.question))
-        route, signals, _ = _decide(_claim(text, context.language), context, _passage_ids(evidence))
+        route, signals, _, _ = _decide(_claim(text, context.language), context, _passage_ids(evidence))
         return route, signals
 
     def _judge(self, claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset()) -> Verdict:
-        route, signals, detail = _decide(claim, context, ids)
+        route, signals, detail, derived = _decide(claim, context, ids)
         if route == "framing":
             return _framing_verdict(claim.framed.set_aside)
         aside = _aside(claim.framed.set_aside)
+        if derived:  # the reason shows the computation that backs a number no passage writes
+            aside = f"; computed: {'; '.join(derived)}{aside}"
         if route == "empty":
             return Verdict("supported", f"no content words to check{aside}", 1.0)
         if route == "model":
@@ -285,26 +287,29 @@ _DIGIT_NAME = re.compile(r"\d[A-Z]{2,}")
 
 
 def _decide(claim: _Claim, context: _Context,
-            ids: FrozenSet[str] = frozenset()) -> Tuple[str, Optional[Signals], Any]:
-    """Which step decides a claim (see the module docstring), its signals when measured, and what
-    the step found: the number verdict, the negated evidence sentence, or the missing clause."""
+            ids: FrozenSet[str] = frozenset()) -> Tuple[str, Optional[Signals], Any, Tuple[str, ...]]:
+    """Which step decides a claim (see the module docstring), its signals when measured, what the
+    step found (the number verdict, the negated evidence sentence, or the missing clause), and the
+    computations that back numbers no passage writes (:mod:`groundlab.core.arithmetic`)."""
     if claim.framed.framing:
-        return "framing", None, None
+        return "framing", None, None, ()
     numbers = _stated_numbers(claim, ids)
+    derived: Tuple[str, ...] = ()
     if numbers:
-        flagged = number_verdict(numbers, context.numbers, _aside(claim.framed.set_aside))
+        flagged, derived = check_numbers(numbers, context.numbers, _aside(claim.framed.set_aside),
+                                         text=claim.framed.text)
         if flagged is not None:
-            return "number", None, flagged
+            return "number", None, flagged, ()
     if not claim.stems:
-        return "empty", None, None
+        return "empty", None, None, derived
     signals = _signals(claim, context)
     flipped = _negation_flip(claim, context, signals.best)
     if flipped is not None:
-        return "negation", signals, flipped
+        return "negation", signals, flipped, derived
     conflict = _conflict(claim, context, signals.best)
     if conflict is not None:
-        return "conflict", signals, conflict
-    return "model", signals, None
+        return "conflict", signals, conflict, derived
+    return "model", signals, None, derived
 
 
 def _aside(set_aside: Tuple[str, ...]) -> str:

@@ -89,7 +89,7 @@ class _Piece:
         self.told = language_told(text, read)
         self.language = lang = lang or read
         # the evidence's "third" is the claim's "3rd"
-        self.numbers = _Numbers(found + ordinal_words(text))
+        self.numbers = _Numbers(found + ordinal_words(text), text)
         sentences = []
         if one_sentence:
             sentences.append(_Sentence(text, found, lang))
@@ -153,7 +153,7 @@ class _Question:
     @property
     def numbers(self) -> _Numbers:
         if self._numbers is None:
-            self._numbers = _Numbers(self._mentions() + ordinal_words(self.text))
+            self._numbers = _Numbers(self._mentions() + ordinal_words(self.text), self.text, said=True)
         return self._numbers
 
     @property
@@ -255,8 +255,8 @@ def _question_key(claim: "_Claim", question: _Question, base: _Context) -> Tuple
             every = every and given
             found.append((given, mine[value] if value in mine else theirs.get(value)))
         numbers = tuple(found)
-        if not every:
-            numbers = (numbers, _Numbers.union([own, have]).listed())
+        if not every:  # the reason lists the evidence's numbers, and the question's may compute the missing one
+            numbers = (numbers, _Numbers.union([own, have]).listed(), question.text)
     asked = claim.stemset - base.stems
     return numbers, (asked & question.stems if asked else asked)
 

@@ -255,7 +255,7 @@ class _Words:
                 first = False
         self.stems = tuple(stems)
         self.surfaces = tuple(surfaces)
-        self.names = frozenset(names)
+        self.names = tuple(dict.fromkeys(names))  # in the order written: a reason lists them so on every run
         self.clauses = tuple(clauses)
         self.negated = frozenset(negated)
         self.has_negation = has_negation
