@@ -472,17 +472,20 @@ def _search_named(target: Quantity, pool: Sequence[Quantity], cue: bool, named: 
 
 def _typed(claim: Sequence[Quantity], evidence: Sequence[Quantity]) -> List[Quantity]:
     """The claim's bare numbers with the unit the evidence gives the same number ("30" of "30 × 4 ÷
-    5" is the passage's "30 days"), where it gives it one unit only."""
+    5" is the passage's "30 days"), and its amounts with the rate ("0.30 EUR" of "500 km × 0.30 EUR"
+    is the passage's "0.30 EUR per km"), where the evidence gives one only."""
     units: Dict[float, set] = {}
     for q in evidence:
         if q.unit and q.unit != "date":
             units.setdefault(q.value, set()).add((q.unit, q.per))
     out = []
     for q in claim:
-        found = units.get(q.value) if not q.unit and q.date is None else None
-        if found and len(found) == 1:
-            (unit, per), = found
-            q = q._replace(unit=unit, per=per)
+        found = units.get(q.value) if q.date is None and not q.per else None
+        if found:
+            # a bare number takes the passage's unit, an amount the rate it is ("0.30 EUR" per km)
+            fits = [(unit, per) for unit, per in found if not q.unit or unit == q.unit]
+            if len(fits) == 1:
+                q = q._replace(unit=fits[0][0], per=fits[0][1])
         out.append(q)
     return out
 
@@ -577,7 +580,10 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence, eviden
                 continue
             known = [q for q in claim if not any(q is w for w in wanted)]
             known += [wanted[i]._replace(said=True) for i in list(found) + premises if i != k]
-            step = _search(target, _pool(known, evidence), cue, named)
+            # a result written after a computation of the claim's own numbers takes its operations
+            # ("30 × 4 ÷ 5 = 26" is no difference); a number before it (an operand) any accepted one
+            before = sum(1 for q in claim if -1 < text.find(q.surface) < text.find(target.surface))
+            step = _search(target, _pool(known, evidence), cue, named if before >= 2 else frozenset())
             if step is not None:
                 found[k] = step
         if len(found) == len(wanted):
@@ -630,12 +636,14 @@ def _past_bound(step: _Step, target: Quantity, claim: Sequence[Quantity], eviden
     """The cap (or floor) of the passages that an amount computed passes, when the claim names none
     ("500 km × 0.30 EUR" is 150 EUR, but the passage caps it at 130 EUR): the computation holds,
     the amount the claim gives does not."""
-    if not _money(target.unit) or any(q.unit == target.unit and q is not target and q.value < target.value
-                                      for q in claim):
+    if not _money(target.unit):
         return None
-    groups = {o.group for o in step.operands if o.group}
+    # the sentences of the passages that give the step's numbers (the claim may write them too)
+    keys = {(o.unit, o.value) for o in step.operands}
+    groups = {e.group for e in evidence if (e.unit, e.value) in keys}
     for q in evidence:
-        if q.unit != target.unit or q.per or not q.bound or q.said or q.group not in groups:
+        if q.unit != target.unit or q.per or not q.bound or q.said or q.group not in groups or \
+                any(c.unit == q.unit and c.value == q.value for c in claim):  # the claim names the cap
             continue
         if q.bound == "max" and step.value > q.value + 1e-9 and not q.shown in step.expression:
             return f"capped at {q.shown}"

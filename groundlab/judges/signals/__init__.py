@@ -65,7 +65,8 @@ from ..rules import _quote, _written, check_numbers, number_verdict  # noqa: F40
 from .claim import _Claim, _claim, _claim_language, _claim_words, _framed  # noqa: F401
 from .config import (CONFIG_KIND, DEFAULT_CONFIG, FEATURE_SIGNS, FEATURES, JUDGE_NAME, JUDGE_VERSION,  # noqa: F401
                      MAX_CONFIG_BYTES, JudgeConfig, _shipped, check_config, load_config)
-from .conflicts import _AMOUNT_NEXT, _LOWER_WORD, CONFLICTS, _conflict, _conflict_terms, _terms  # noqa: F401
+from .conflicts import (_AMOUNT_NEXT, _LOWER_WORD, CONFLICTS, _conflict, _conflict_terms, _terms,  # noqa: F401
+                        restated_limit, without_limit)
 from .evidence import (_Context, _context, _passage_piece, _passages_context, _question, in_claims_language,  # noqa: F401
                        _question_key, _with_question)
 from .framing import _LETTERS, _REFERENCE_HINT, FRAMING, LEAD_IN, PASSAGE_REFERENCE, Framed, frame  # noqa: F401
@@ -125,7 +126,7 @@ class SignalsJudge:
                 plain = base = _passages_context(texts)  # each passage in the language it tells
                 ids = _ids(tuple([p.id for p in passages]))
                 context = question = None  # the question is read only when a claim needs it
-            if not plain.told:  # no passage tells its language: read them in the claim's, if it tells one
+            if not all(plain.each_told):  # a passage tells no language: read it in the claim's, if that tells one
                 read = in_claims_language(plain, texts, _claim_language(digit_shape(text), plain.language))
                 if read is not base:
                     base, context = read, None
@@ -181,7 +182,10 @@ class SignalsJudge:
             return _framing_verdict(claim.framed.set_aside)
         aside = _aside(claim.framed.set_aside)
         if derived:  # the reason shows the computation that backs a number no passage writes
-            aside = f"; computed: {'; '.join(derived)}{aside}"
+            notes = [d for d in derived if not d.startswith("the claim restates")]
+            aside = "".join([f"; computed: {'; '.join(notes)}" if notes else "",
+                             "; the claim restates the limit the other way round" if len(notes) < len(derived) else "",
+                             aside])
         if route == "empty":
             return Verdict("supported", f"no content words to check{aside}", 1.0)
         if route == "model":
@@ -303,6 +307,12 @@ def _decide(claim: _Claim, context: _Context,
     if not claim.stems:
         return "empty", None, None, derived
     signals = _signals(claim, context)
+    if signals.best >= 0 and restated_limit(claim.framed.text, context.sentences[signals.best].text):
+        # its words without the bound and the negation are what the evidence must back
+        plain = _Claim(without_limit(claim.framed.text), claim.language)
+        if plain.stems:
+            signals = _signals(plain, context)
+        return "model", signals, None, derived + ("the claim restates the limit the other way round",)
     flipped = _negation_flip(claim, context, signals.best)
     if flipped is not None:
         return "negation", signals, flipped, derived

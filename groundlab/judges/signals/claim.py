@@ -16,9 +16,10 @@ from .words import _WORDS_OF, ENGLISH_HINTS, _claim_pairs, _read_words, clean_te
 
 
 class _Claim:
-    __slots__ = ("framed", "words", "stems", "stemset", "pairs", "numbers", "negated", "clauses")
+    __slots__ = ("framed", "words", "stems", "stemset", "pairs", "numbers", "negated", "clauses", "language")
 
     def __init__(self, text: str, lang: str = "english") -> None:
+        self.language = lang
         framed = _framed(clean_text(text))
         self.framed = framed
         found = mentions(framed.text)

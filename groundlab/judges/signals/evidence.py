@@ -178,11 +178,12 @@ class _Context:
     it without reading the passages again."""
 
     __slots__ = ("stems", "pairs", "numbers", "sentences", "windows", "index", "asked", "initials", "acronyms",
-                 "language", "told")
+                 "language", "told", "each_told")
 
     def __init__(self, question: Optional[_Question], pieces: Sequence[_Piece]) -> None:
         self.language = _majority_language(pieces)
         self.told = any(p.told for p in pieces)  # else its language is English by default
+        self.each_told = tuple(p.told for p in pieces)
         if len(pieces) == 1:
             self.stems, self.pairs = pieces[0].stems, pieces[0].pairs
             self.initials, self.acronyms = pieces[0].initials, pieces[0].acronyms
@@ -230,7 +231,7 @@ def _with_question(base: _Context, question: _Question) -> _Context:
     ctx = _Context.__new__(_Context)
     ctx.stems, ctx.pairs, ctx.sentences, ctx.windows = base.stems, base.pairs, base.sentences, base.windows
     ctx.index, ctx.initials, ctx.acronyms, ctx.language = base.index, base.initials, base.acronyms, base.language
-    ctx.told = base.told
+    ctx.told, ctx.each_told = base.told, base.each_told
     ctx.numbers = _Numbers.union([numbers, base.numbers]) if numbers.values else base.numbers
     ctx.asked = asked
     return ctx
@@ -275,18 +276,20 @@ def _question(question: str) -> _Question:
 def _passages_context(texts: Tuple[str, ...], lang: Optional[str] = None) -> _Context:
     """The passages ``texts`` put together, without a question: kept per set of passages. ``lang``:
     read in that language (a claim's, when no passage tells its own: :func:`in_claims_language`)."""
+    own = [_passage_piece(t) for t in texts]
     if lang is None:  # one entry a passage in the cache, however it is called
-        return _Context(None, [_passage_piece(t) for t in texts])
-    return _Context(None, [_passage_piece(t, lang) for t in texts])
+        return _Context(None, own)
+    # a passage that tells its language is read in it; the others in ``lang``
+    return _Context(None, [p if p.told else _passage_piece(t, lang) for t, p in zip(texts, own)])
 
 
 def in_claims_language(base: _Context, texts: Tuple[str, ...], claim_language: str) -> _Context:
-    """``base`` (the passages ``texts``), or the passages read in the claim's language when none of
-    them tells its own and the claim does ("Die Gutschrift verfällt nicht." against the one
-    sentence "Die Gutschrift verfällt nach zwölf Monaten.", English by default): both sides are
-    then stemmed alike."""
-    if base.told or claim_language == base.language:
-        return base
+    """``base`` (the passages ``texts``), or with the passages that tell no language read in the
+    claim's ("Die Gutschrift verfällt nicht." against the one sentence "Die Gutschrift verfällt nach
+    zwölf Monaten.", English by default; "Bis zu 5 Tage können übertragen werden." beside English
+    passages): both sides are then stemmed alike. Passages that tell theirs keep it."""
+    if claim_language == "english" or all(p_told for p_told in base.each_told):
+        return base  # a passage that tells no language is read as English already
     return _passages_context(texts, claim_language)
 
 
