@@ -41,4 +41,4 @@ def test_restated_limit_needs_the_same_number_and_one_side_negated():
 def test_a_german_claim_reads_a_german_passage_that_tells_no_language_beside_english_ones():
     verdict = get_judge("signals").judge("Bis zu 5 Tage können übertragen werden.",
                                          Evidence("Wie viel Urlaub kann ich übertragen?", PASSAGES))
-    assert verdict.label == "supported" and "5/5 content words" in verdict.reason
+    assert verdict.label == "supported" and "content words in the evidence" in verdict.reason

@@ -62,6 +62,7 @@ from ...core.sentences import CJK_CHARS, character_pairs, split_sentences  # noq
 from ...core.numbers import Mention, digit_shape, distinct, mentions, ordinal_words  # noqa: F401
 from ...core.records import Evidence, GroundlabError, Verdict  # noqa: F401
 from ..rules import _quote, _written, check_numbers, number_verdict  # noqa: F401
+from .across import across
 from .claim import _Claim, _claim, _claim_language, _claim_words, _framed  # noqa: F401
 from .config import (CONFIG_KIND, DEFAULT_CONFIG, FEATURE_SIGNS, FEATURES, JUDGE_NAME, JUDGE_VERSION,  # noqa: F401
                      MAX_CONFIG_BYTES, JudgeConfig, _shipped, check_config, load_config)
@@ -188,6 +189,10 @@ class SignalsJudge:
                              aside])
         if route == "empty":
             return Verdict("supported", f"no content words to check{aside}", 1.0)
+        if route == "across":
+            numbers = _stated_numbers(claim, ids)
+            found = f"; numbers {', '.join(_written(m.surface) for m in numbers)} found" if numbers else ""
+            return across(claim.framed.text, claim.language, context.passages, found + aside)
         if route == "model":
             p = self.score(signals)
             label = "supported" if p >= self.threshold else "unsupported"
@@ -304,6 +309,9 @@ def _decide(claim: _Claim, context: _Context,
                                          text=claim.framed.text)
         if flagged is not None:
             return "number", None, flagged, ()
+    if claim.told and any(context.each_told) and all(lang != claim.language for _, lang in context.passages):
+        # a claim in another language than every passage: judged on what carries across
+        return "across", None, None, derived
     if not claim.stems:
         return "empty", None, None, derived
     signals = _signals(claim, context)

@@ -12,15 +12,19 @@ from typing import Dict
 from ...core.numbers import digit_shape, distinct, mentions
 from ..rules import _without_numbers
 from .framing import Framed, frame
-from .words import _WORDS_OF, ENGLISH_HINTS, _claim_pairs, _read_words, clean_text, language
+from .across import glossary_language
+from .words import _WORDS_OF, ENGLISH_HINTS, _claim_pairs, _read_words, clean_text, language, language_told
 
 
 class _Claim:
-    __slots__ = ("framed", "words", "stems", "stemset", "pairs", "numbers", "negated", "clauses", "language")
+    __slots__ = ("framed", "words", "stems", "stemset", "pairs", "numbers", "negated", "clauses", "language", "told")
 
     def __init__(self, text: str, lang: str = "english") -> None:
         self.language = lang
         framed = _framed(clean_text(text))
+        # whether its own words tell its language (else it is read in its passages')
+        shape = digit_shape(framed.text)
+        self.told = language_told(shape) or glossary_language(shape) == lang
         self.framed = framed
         found = mentions(framed.text)
         self.words, self.stems, self.stemset, self.pairs, self.clauses = _claim_words(
@@ -69,8 +73,12 @@ def _claim_language(text: str, evidence_language: str) -> str:
     """The language a claim is read in (see :func:`_claim`): read in its words alone, so the same for
     the claim and its shape (:func:`~groundlab.core.numbers.digit_shape`)."""
     lang = language(text)
+    if lang == "english" and not language_told(text, lang):
+        # a short claim: its glossary words and function words may tell what two hints cannot
+        lang = glossary_language(text) or lang
     if lang == "english" and evidence_language != "english" and \
-            sum(1 for w in _WORDS_OF.findall(text.lower()) if w in _ENGLISH_HINTS) < 2:
+            sum(1 for w in _WORDS_OF.findall(text.lower()) if w in _ENGLISH_HINTS) < 2 and \
+            glossary_language(text) != "english":
         lang = evidence_language
     return lang
 

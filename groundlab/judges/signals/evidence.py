@@ -78,10 +78,12 @@ class _Piece:
     """A question or a passage, analysed once: stems, pairs, numbers, sentences, and for each
     sentence the stems of it and the next one (a window of two sentences in a row)."""
 
-    __slots__ = ("stems", "pairs", "numbers", "sentences", "windows", "initials", "acronyms", "language", "told")
+    __slots__ = ("stems", "pairs", "numbers", "sentences", "windows", "initials", "acronyms", "language", "told",
+                 "text")
 
     def __init__(self, text: str, one_sentence: bool, lang: Optional[str] = None) -> None:
         text = clean_text(text)
+        self.text = text
         found = mentions(text)
         # a passage is mostly long enough to tell its language; its sentences are read in it (or in
         # ``lang``, the claim's, when it tells none: see _passages_context)
@@ -178,12 +180,14 @@ class _Context:
     it without reading the passages again."""
 
     __slots__ = ("stems", "pairs", "numbers", "sentences", "windows", "index", "asked", "initials", "acronyms",
-                 "language", "told", "each_told")
+                 "language", "told", "each_told", "passages")
 
     def __init__(self, question: Optional[_Question], pieces: Sequence[_Piece]) -> None:
         self.language = _majority_language(pieces)
         self.told = any(p.told for p in pieces)  # else its language is English by default
         self.each_told = tuple(p.told for p in pieces)
+        # each passage as it is read, in its language: what a claim in another language is judged on
+        self.passages = tuple((p.text, p.language) for p in pieces)
         if len(pieces) == 1:
             self.stems, self.pairs = pieces[0].stems, pieces[0].pairs
             self.initials, self.acronyms = pieces[0].initials, pieces[0].acronyms
@@ -231,7 +235,7 @@ def _with_question(base: _Context, question: _Question) -> _Context:
     ctx = _Context.__new__(_Context)
     ctx.stems, ctx.pairs, ctx.sentences, ctx.windows = base.stems, base.pairs, base.sentences, base.windows
     ctx.index, ctx.initials, ctx.acronyms, ctx.language = base.index, base.initials, base.acronyms, base.language
-    ctx.told, ctx.each_told = base.told, base.each_told
+    ctx.told, ctx.each_told, ctx.passages = base.told, base.each_told, base.passages
     ctx.numbers = _Numbers.union([numbers, base.numbers]) if numbers.values else base.numbers
     ctx.asked = asked
     return ctx
