@@ -32,7 +32,7 @@ BACKED = [
      "16.80 EUR = 28 EUR − 11.20 EUR"),
     ("Three nights cost at most 360 EUR.", ["360 EUR"], "I stay three nights.", "360 EUR = 120 EUR × three nights"),
     ("Bei 3 Tagen pro Woche sind das 18 Urlaubstage.", ["18"], "Ich arbeite 3 Tage pro Woche.",
-     "18 = 30 days × 3 Tage ÷ 5 days"),
+     "18 Urlaubstage = 30 days × 3 Tage ÷ 5 days"),
     # the claim's own example ("with 3 days a week") is backed by what follows from it
     ("With 3 days a week you get 18 days.", ["3", "18"], "", "18 days = 30 days × 3 days ÷ 5 days"),
     ("For 600 km you get 130 EUR.", ["600"], "", "180 EUR, capped at 130 EUR"),

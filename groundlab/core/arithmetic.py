@@ -44,7 +44,7 @@ from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from .numbers import mentions
 
-__all__ = ["Computed", "Quantity", "compute", "compute_mentions", "quantities"]
+__all__ = ["Computed", "Quantity", "compute", "compute_mentions", "quantities", "without_computation"]
 
 #: The most quantities one search reads (the claim's and the question's first): a claim with many
 #: numbers stays fast (one step looks at every pair of them, a share of a whole at every three of
@@ -70,6 +70,8 @@ class Quantity(NamedTuple):
     date: Optional[Tuple[int, int, int]] = None
     bound: str = ""  # "max" for a cap ("capped at 130 EUR", "up to 120 EUR"), "min" for a floor
     group: str = ""  # the sentence it stands in: a cap bounds what its own sentence's rate gives
+    approx: bool = False  # written as a round figure: "about three months", "ca. sechs Monate"
+    start: int = -1  # where it stands in its text
 
 
 class Computed(NamedTuple):
@@ -113,9 +115,15 @@ _PER = re.compile(
 _PER_ADJECTIVE = {"weekly": "week", "yearly": "year", "monthly": "month", "daily": "day"}
 
 
+#: German nouns of time glued to what they count ("30 Urlaubstage", "8 Servicestunden", "10 Arbeitstagen").
+_GERMAN_COMPOUND = re.compile(r"\s*-?\s*[A-ZÄÖÜ][a-zäöüß]*?(?P<workday>arbeitstage?n?|werktage?n?)(?![^\W\d_])"
+                              r"|\s*-?\s*[A-ZÄÖÜ][a-zäöüß]+?(?:(?P<day>tage?n?)|(?P<week>wochen?)|(?P<month>monate?n?)"
+                              r"|(?P<hour>stunden?)|(?P<year>jahre?n?))(?![^\W\d_])")
+
+
 def _unit_at(text: str, end: int) -> Tuple[str, str, int]:
     """The unit written after a number that ends at ``end``, and where its words end."""
-    found = _UNIT.match(text, end)
+    found = _UNIT.match(text, end) or _GERMAN_COMPOUND.match(text, end)
     if found is None:
         return "", "", end
     return found.lastgroup or "", found.group().strip(), found.end()
@@ -148,8 +156,14 @@ def quantities(found: Iterable, text: str, said: bool) -> List[Quantity]:
         if kind == "date":
             date = _date_of(m.value)
             if date is not None:
-                out.append(Quantity(0.0, "date", "", m.surface, m.surface, said, date))
+                out.append(Quantity(0.0, "date", "", m.surface, m.surface, said, date, start=m.start))
             continue
+        if kind == "time":  # minutes since midnight
+            out.append(Quantity(float(int(m.value[1:3]) * 60 + int(m.value[4:6])), "time", "", m.surface, m.surface,
+                                said, start=m.start))
+            continue
+        if kind == "code" and m.value.isdigit() and _UNIT.match(text, m.end):
+            kind = "number"  # "a 5-day week", "5-Tage-Woche": a number glued to its unit
         if kind not in ("money", "percent", "number"):
             continue
         value = _float(m.amount)
@@ -168,10 +182,14 @@ def quantities(found: Iterable, text: str, said: bool) -> List[Quantity]:
             bound = "max" if _CAP.search(before) else "min" if _FLOOR.search(before) else ""
         k = bisect.bisect_right(stops, m.start)
         group = text[stops[k - 1] if k else 0:stops[k] if k < len(stops) else len(text)]
-        out.append(Quantity(value, unit, _per_at(text, end), m.surface, shown, said, None, bound, group))
+        per = _per_at(text, end)
+        if not per and unit in ("day", "workday") and _DAY_WEEK.match(text, end):
+            per = "week"  # "a 5-day week", "5-Tage-Woche": days a week
+        out.append(Quantity(value, unit, per, m.surface, shown, said, None, bound, group, start=m.start))
     return out
 
 
+_DAY_WEEK = re.compile(r"[\s-]*(?:work(?:ing)?[\s-]?)?(?:week|woche|semaine)\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?;](?=\s|$)")
 
 
@@ -180,6 +198,12 @@ _CAP = re.compile(r"\b(?:capped at|up to|a maximum of|maximum(?: of)?|max\.?|at 
                   r"hasta)\s*(?:€|EUR|USD|\$|£|CHF)?\s*$", re.IGNORECASE)
 _FLOOR = re.compile(r"\b(?:at least|a minimum of|minimum(?: of)?|min\.?|no less than|mindestens|minimal|au moins|"
                     r"au minimum|al menos)\s*(?:€|EUR|USD|\$|£|CHF)?\s*$", re.IGNORECASE)
+#: A conditional clause the claim's own number stands in ("if the lock started at 9:10, ..."): an
+#: example it takes, as with "with" or "for" before the number.
+_CONDITION = re.compile(r"\b(?:if|when|whenever|assuming|suppose|wenn|falls|sofern|si|lorsque|quand)\b[^,;.:!?]*$",
+                        re.IGNORECASE)
+_APPROX = re.compile(r"\b(?:about|approx\.?|approximately|roughly|around|nearly|almost|some|ca\.|circa|rund|etwa|"
+                     r"ungefähr|knapp|gut|environ|presque|à peu près|près de|aproximadamente|unos)\s*$", re.IGNORECASE)
 #: Words before a number of the claim's own that it takes as given ("with 3 days a week", "for 600
 #: km", "bei 4 Tagen"): an example the claim computes from, not a fact it states.
 _PREMISE = re.compile(r"\b(?:with|if|for|when|assuming|say|e\.\s?g\.|for example|for instance|bei|für|wenn|mit|"
@@ -200,7 +224,9 @@ _CUE = re.compile(
     r"leaves?|leaving|comes? to|amounts? to|adds? up to|totals?|totalling|in total|altogether|in all|combined|"
     r"times|multiplied|divided|minus|plus|pro rata|proportionally|remaining|the difference|capped|"
     r"das heißt|ergibt|ergeben|bleiben|verbleiben|übrig|insgesamt|zusammen|abzüglich|zuzüglich|mal|geteilt|"
-    r"anteilig|gedeckelt|soit|c'est-à-dire|ce qui fait|au total|reste|moins|fois|au prorata)\b"
+    r"anteilig|gedeckelt|soit|c'est-à-dire|ce qui fait|au total|reste|moins|fois|au prorata|"
+    r"equals?|equal to|entspricht|entsprechen|correspond|longer|shorter|later|earlier|länger|kürzer|später|früher|"
+    r"de plus|plus tard|plus tôt)\b"
     r"|\d\s?[x*/]\s?\d|\s[x*/]\s",
     re.IGNORECASE)
 #: The words of one operation, for the right value of a computation written out wrong.
@@ -214,6 +240,10 @@ _OPERATORS = (
     ("date", re.compile(r"\b(?:after|before|later|earlier|from|within|nach|vor|später|innerhalb|après|avant|dans)\b",
                         re.IGNORECASE)),
 )
+#: What stands before the result of a computation written out: "= 150 EUR", "gives 18 days", "i.e. by 9 June".
+_RESULT_BEFORE = re.compile(r"(?:[=→≈:]|\b(?:is|are|was|gives?|makes?|leaves?|leaving|equals?|totals?|comes to|amounts to|"
+                            r"i\.\s?e\.|that is|ergibt|ergeben|sind|ist|macht|bleiben|also|d\.\s?h\.|soit|fait|donne|reste))"
+                            r"\s*(?:[^\W\d_]+\s+){0,2}$", re.IGNORECASE)
 _BEFORE = re.compile(r"\b(?:before|earlier|vor|avant)\b", re.IGNORECASE)
 
 # ------------------------------------------------------------------ steps
@@ -223,6 +253,13 @@ _CONVERSIONS = {  # (from, to): factor
     ("week", "day"): 7.0, ("day", "week"): 1 / 7, ("year", "month"): 12.0, ("month", "year"): 1 / 12,
     ("year", "week"): 52.0, ("week", "year"): 1 / 52, ("day", "hour"): 24.0, ("hour", "day"): 1 / 24,
     ("hour", "minute"): 60.0, ("minute", "hour"): 1 / 60,
+}
+
+
+#: Conversions a reader makes only as a round figure ("93 days, about three months").
+_ROUND_CONVERSIONS = {
+    ("day", "month"): 1 / 30.44, ("month", "day"): 30.44, ("day", "year"): 1 / 365.25, ("workday", "week"): 1 / 5,
+    ("week", "month"): 1 / 4.345, ("month", "week"): 4.345, ("workday", "day"): 7 / 5, ("year", "day"): 365.25,
 }
 
 
@@ -256,6 +293,15 @@ def _one_steps_of(a: Quantity, b: Quantity) -> List[_Step]:
     ua, ub = a.unit, b.unit
     va, vb = a.value, b.value
     fa, fb = a.shown, b.shown
+    if "time" in (ua, ub):  # a time of day and a period of hours or minutes, or two times apart
+        if ua == "time" and ub in ("hour", "minute") and vb:
+            delta = vb * (60 if ub == "hour" else 1)
+            out.append(_Step((va + delta) % 1440, "time", f"{fa} + {fb}", "+", said))
+            out.append(_Step((va - delta) % 1440, "time", f"{fa} − {fb}", "−", said))
+        elif ua == ub == "time" and va > vb:
+            out.append(_Step((va - vb) / 60, "hour", f"{fa} − {fb}", "−", said))
+            out.append(_Step(va - vb, "minute", f"{fa} − {fb}", "−", said))
+        return out
     if ua == ub and _per(a) == _per(b) and ua != "%":
         out.append(_Step(va + vb, ua, f"{fa} + {fb}", "+", said))
         out.append(_Step(va - vb, ua, f"{fa} − {fb}", "−", said))
@@ -292,8 +338,8 @@ def _one_steps_of(a: Quantity, b: Quantity) -> List[_Step]:
     return out
 
 
-def _conversions(q: Quantity, unit: str) -> Optional[_Step]:
-    factor = _CONVERSIONS.get((q.unit, unit))
+def _conversions(q: Quantity, unit: str, approx: bool = False) -> Optional[_Step]:
+    factor = _CONVERSIONS.get((q.unit, unit)) or (_ROUND_CONVERSIONS.get((q.unit, unit)) if approx else None)
     if factor is None:
         return None
     return _Step(q.value * factor, unit, f"{q.shown} in {unit}s", "×", q.said, None, (q,))
@@ -303,8 +349,10 @@ def _share(a: Quantity, b: Quantity, c: Quantity) -> Optional[_Step]:
     """``a × b ÷ c`` with ``b`` and ``c`` alike: a share of a whole (pro rata)."""
     if not c.value or not b.value or b.value == c.value or "date" in (a.unit, b.unit, c.unit):
         return None
-    if (b.unit, b.per) != (c.unit, c.per) or _money(b.unit) or b.unit == "%":
+    if _money(b.unit) or _money(c.unit) or "%" in (b.unit, c.unit):
         return None
+    if b.unit and c.unit and (b.unit, b.per) != (c.unit, c.per):
+        return None  # b and c alike: the same unit, or a bare number beside one
     return _Step(a.value * b.value / c.value, a.unit, f"{a.shown} × {b.shown} ÷ {c.shown}", "×÷",
                  a.said or b.said or c.said, None, (a, b, c))
 
@@ -369,7 +417,7 @@ def _decimals(target: Quantity) -> int:
 
 def _units_fit(step: _Step, target: Quantity) -> bool:
     unit = target.unit
-    if _money(unit) or unit == "%":
+    if _money(unit) or unit in ("%", "time"):
         return step.unit == unit
     if _money(step.unit) or step.unit in ("%", "date"):
         return False
@@ -388,6 +436,8 @@ def _matches(step: _Step, target: Quantity) -> bool:
         return (tm, td) == (sm, sd) and (not ty or not sy or ty == sy)
     if step.date is not None or not _units_fit(step, target) or abs(step.value) < 1e-12:
         return False
+    if target.approx:  # "about three months", "approx. two weeks": near enough, as a reader rounds
+        return abs(step.value - target.value) <= max(0.12 * abs(target.value), 0.5 * 10 ** -_decimals(target))
     return abs(step.value - target.value) <= 0.5 * 10 ** -_decimals(target) + 1e-9
 
 # ------------------------------------------------------------------ the search
@@ -426,7 +476,7 @@ def _search(target: Quantity, pool: Sequence[Quantity], cue: bool, named: frozen
                             return step
         return None
     for q in pool:
-        step = _conversions(q, target.unit)
+        step = _conversions(q, target.unit, target.approx)
         if step is not None and (step.said or cue) and _matches(step, target):
             return step
     for i, a in enumerate(pool):
@@ -508,9 +558,8 @@ def _written_out(text: str, target: Quantity, claim: Sequence[Quantity]) -> Opti
     """The right value of a computation the claim writes out with its own numbers before the result
     and gets wrong: the step its operator words name, nearest the claim's result."""
     ops = {name for name, pattern in _OPERATORS if pattern.search(text)}
-    at = text.find(target.surface)
-    before = [q for q in claim if q is not target and -1 < text.find(q.surface) < at]
-    if not ops or len(before) < 2:
+    before = [q for q in claim if q.start < target.start]
+    if not ops or len(before) < 2 or not _RESULT_BEFORE.search(text, 0, target.start):
         return None
     candidates: List[_Step] = []
     if target.unit == "date":
@@ -533,8 +582,10 @@ def _written_out(text: str, target: Quantity, claim: Sequence[Quantity]) -> Opti
     candidates = [c for c in candidates if c.value > 0]
     if not candidates:
         return None
-    ordered = [c for c in candidates if _in_order(c.expression, text)]
-    return min(ordered or candidates, key=lambda c: abs(c.value - target.value))
+    # the computation the claim writes: its numbers in its order, as many of them as it writes
+    ordered = [c for c in candidates if _in_order(c.expression, text)] or candidates
+    most = max(len(c.operands) for c in ordered)
+    return min((c for c in ordered if len(c.operands) == most), key=lambda c: abs(c.value - target.value))
 
 
 def _in_order(expression: str, text: str) -> bool:
@@ -548,6 +599,9 @@ def _in_order(expression: str, text: str) -> bool:
 
 
 def _result(step: _Step, target: Quantity) -> str:
+    if step.unit == "time":
+        minutes = int(round(step.value)) % 1440
+        return f"{minutes // 60}:{minutes % 60:02d}"
     if step.date is not None:
         y, m, d = step.date
         return f"{d} {calendar.month_name[m]}" + (f" {y}" if y else "")
@@ -567,30 +621,39 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence, eviden
     claim = _typed(quantities(claim_found, text, False), evidence)
     if not claim:
         return NOTHING
-    wanted = [next((q for q in claim if q.surface == m.surface), None) for m in targets]
-    if not wanted or any(q is None for q in wanted):
+    at = {q.start: i for i, q in enumerate(claim)}
+    if any(m.start not in at for m in targets) or not targets:
         return NOTHING  # a code, or a number arithmetic does not read: no computation backs it
+    # a round figure ("about three months") is compared as one
+    for m in targets:
+        i = at[m.start]
+        claim[i] = claim[i]._replace(approx=bool(_APPROX.search(text, 0, m.start)))
+    order = [at[m.start] for m in targets]  # the targets, as indexes into the claim's quantities
     cue = _CUE.search(text) is not None
     named = frozenset(name for name, pattern in _OPERATORS[:4] if pattern.search(text))
-    premises = [k for k, q in enumerate(wanted) if _PREMISE.search(text, 0, text.find(q.surface))]
+    premises = [i for i in order if _PREMISE.search(text, 0, claim[i].start) or _CONDITION.search(text, 0, claim[i].start)]
+    # the example's number written again ("Bei 4 Tagen: 30 × 4 ÷ 5") is the example
+    premises += [i for i in order if i not in premises and any(claim[i].value == claim[p].value for p in premises)]
     found: Dict[int, _Step] = {}
     for _ in range(2):  # a number backed may be an operand of the next ("18 days ... 6 weeks")
-        for k, target in enumerate(wanted):
+        for k in order:
             if k in found or k in premises:
                 continue
-            known = [q for q in claim if not any(q is w for w in wanted)]
-            known += [wanted[i]._replace(said=True) for i in list(found) + premises if i != k]
+            target = claim[k]
+            known = [q for i, q in enumerate(claim) if i not in order]
+            known += [claim[i]._replace(said=True) for i in list(found) + premises if i != k]
             # a result written after a computation of the claim's own numbers takes its operations
             # ("30 × 4 ÷ 5 = 26" is no difference); a number before it (an operand) any accepted one
-            before = sum(1 for q in claim if -1 < text.find(q.surface) < text.find(target.surface))
+            before = sum(1 for q in claim if q.start < target.start)
             step = _search(target, _pool(known, evidence), cue, named if before >= 2 else frozenset())
             if step is not None:
                 found[k] = step
-        if len(found) == len(wanted):
+        if len(found) == len(order) - len(premises):
             break
+    wanted = claim
     # an example the claim takes is backed when a number it states follows from it
-    used = [k for k in premises if any(wanted[k] in [o for o in found[i].operands] or
-                                       wanted[k]._replace(said=True) in found[i].operands for i in found)]
+    used = [k for k in premises if any(o.start == wanted[k].start and o.surface == wanted[k].surface
+                                       for i in found for o in found[i].operands)]
     capped_examples = []
     for k in premises:
         if k not in used:
@@ -606,7 +669,8 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence, eviden
     derived = tuple(f"{wanted[k].shown} = {_as_written(found[k].expression, text)}" for k in sorted(found))
     derived += tuple(capped_examples)
     backed = tuple(wanted[k].surface for k in sorted(set(found) | set(used)))
-    for k, target in enumerate(wanted):
+    for k in order:
+        target = claim[k]
         if k not in found and k not in used:
             right = _written_out(text, target, claim)
             if right is not None and not _matches(right, target):
@@ -650,6 +714,21 @@ def _past_bound(step: _Step, target: Quantity, claim: Sequence[Quantity], eviden
         if q.bound == "min" and step.value < q.value - 1e-9 and not q.shown in step.expression:
             return f"at least {q.shown}"
     return None
+
+
+#: The words that say a computation, which a passage never writes: a claim whose numbers are computed
+#: is read without them ("For 380 km that makes 114 EUR.": its words are the passage's).
+_COMPUTATION_WORDS = re.compile(
+    r"\b(?:equals?|equal to|makes?|gives?|giving|leaves?|leaving|minus|plus|times|multiplied by|divided by|in total|"
+    r"totals?|altogether|therefore|thus|hence|so|that is|which is|i\.\s?e\.|comes? to|amounts? to|adds? up to|"
+    r"remaining|ergibt|ergeben|macht|machen|also|d\.\s?h\.|das heißt|bleiben|verbleiben|insgesamt|zusammen|damit|"
+    r"somit|abzüglich|zuzüglich|mal|geteilt durch|soit|donc|fait|donne|reste|au total|moins|fois)\b", re.IGNORECASE)
+
+
+def without_computation(text: str) -> str:
+    """A claim without the words that say a computation: what its passages must back besides its
+    numbers."""
+    return _COMPUTATION_WORDS.sub(" ", text)
 
 
 def compute(claim: str, missing: Sequence[str] = (), passages: Sequence[str] = (), question: str = "") -> Computed:

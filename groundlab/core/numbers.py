@@ -160,6 +160,7 @@ _MENTION = re.compile(_STARTS + r"(?:"
     r"|(?P<dmy>(?<![\w.])\d{1,2}(?:st|nd|rd|th)?\.?\s+" + _MONTH + r"\.?,?\s+\d{4}(?!\w))"
     r"|(?P<mdy>\b" + _MONTH + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}(?!\w))"
     r"|(?P<my>\b" + _MONTH + r"\s+\d{4}(?![\w]|[.,]\d))"
+    r"|(?P<time>(?<![\w.:,])(?:[01]?\d|2[0-3])(?::[0-5]\d(?:\s?(?:a\.m\.|p\.m\.|am\b|pm\b|uhr\b|h\b))?|h[0-5]\d)(?![\d:]))"
     r"|(?P<dm>(?<![\w.,])\d{1,2}(?:st|nd|rd|th|er)?\.?\s+(?:of\s+)?" + _DAY_MONTH + r"(?!\w|\.?\s*\d))"
     r"|(?P<md>\b" + _DAY_MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?(?![\w]|[.,:]\d))"
     r"|(?P<cnscale>(?<!" + _W + r")(?<![.,/-])\d+(?:\.\d+)?[万亿])"
@@ -311,6 +312,16 @@ def _mention(m: "re.Match[str]", text: str) -> Optional[Mention]:
     kind = m.lastgroup
     surface = m.group()
     start, end = m.span()
+    if kind == "time":  # a time of day: "T09:10" ("9:10", "9:10 a.m.", "21:10 Uhr", "9h10")
+        digits = _DIGIT_RUN.findall(surface)
+        hour, minute = int(digits[0]), int(digits[1])
+        low = surface.lower()
+        if "p.m" in low or low.endswith("pm"):
+            hour = hour % 12 + 12
+        elif ("a.m" in low or low.endswith("am")) and hour == 12:
+            hour = 0
+        value = f"T{hour:02d}:{minute:02d}"
+        return Mention(value, surface, start, end, "time", value, (str(hour),))
     if kind in ("dm", "md"):  # a day of a month, no year: "--05-10" (ISO 8601's date without its year)
         parts = _DATE_PARTS.findall(surface.casefold())
         day = next(p for p in parts if p.isdigit())
@@ -394,7 +405,7 @@ def _mention(m: "re.Match[str]", text: str) -> Optional[Mention]:
     return Mention(token, written, start, start + len(written), "code", token)
 
 
-_NUMERIC_ORDINAL = re.compile(r"(\d{1,6})(?:st|nd|rd|th)")
+_NUMERIC_ORDINAL = re.compile(r"(\d{1,6})(?:st|nd|rd|th|er|re|e|ème|eme|ième)")
 
 _ORDINAL_ONES = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
                  "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth").split()
@@ -404,6 +415,21 @@ ORDINAL_VALUES = {w: k for k, w in enumerate(_ORDINAL_ONES, 1)}
 ORDINAL_VALUES.update({w: 10 * k for k, w in enumerate(_ORDINAL_TENS, 2)})
 _ORDINAL_WORD = re.compile(r"\b(?:(" + "|".join(_TENS) + r")[\s-])?(" + "|".join(ORDINAL_VALUES) + r")\b",
                            re.IGNORECASE)
+#: German and French ordinal words ("ab dem dritten Tag", "le troisième jour"): a claim's "3." or
+#: "3e" finds them. German ordinals take the endings of adjectives (dritte, dritten, dritter, ...).
+FOREIGN_ORDINAL_VALUES = {w: k for k, w in enumerate(
+    "erst zweit dritt viert fünft sechst siebt acht neunt zehnt elft zwölft".split(), 1)}
+FOREIGN_ORDINAL_VALUES.update({"siebent": 7, "dreizehnt": 13, "vierzehnt": 14, "fünfzehnt": 15, "zwanzigst": 20,
+                               "dreißigst": 30})
+FOREIGN_ORDINAL_VALUES.update({w: k for k, w in enumerate(
+    "premier deuxième troisième quatrième cinquième sixième septième huitième neuvième dixième onzième "
+    "douzième".split(), 1)})
+FOREIGN_ORDINAL_VALUES.update({"première": 1, "seconde": 2, "quinzième": 15, "vingtième": 20,
+                               "trentième": 30})
+_FOREIGN_ORDINAL = re.compile(r"\b(" + "|".join(sorted(FOREIGN_ORDINAL_VALUES, key=len, reverse=True))
+                              + r")(?:e|en|er|es|em)?\b", re.IGNORECASE)
+_FOREIGN_ORDINAL_HINT = re.compile(r"erst|zweit|dritt|viert|fünft|sechst|siebt|acht|neunt|zehnt|elft|zwölft|zigst|"
+                                   r"ßigst|ième|premi|second")
 #: Counts said in words of their own: "twice" (two times), "a pair of", "a couple of".
 COUNT_WORDS = {"twice": 2, "thrice": 3, "a pair of": 2, "a couple of": 2}
 _COUNT_WORD = re.compile(r"\b(?:twice|thrice|a\s+pair\s+of|a\s+couple\s+of)\b", re.IGNORECASE)
@@ -430,6 +456,10 @@ def _ordinal_words(text: str) -> Tuple[Mention, ...]:
         for m in _ORDINAL_WORD.finditer(text):
             value = ORDINAL_VALUES[m.group(2).lower()] + (WORD_VALUES[m.group(1).lower()] if m.group(1) else 0)
             out.append(Mention(str(value), m.group(), m.start(), m.end(), "number", str(value)))
+    if _FOREIGN_ORDINAL_HINT.search(lower):
+        for m in _FOREIGN_ORDINAL.finditer(text):
+            value = str(FOREIGN_ORDINAL_VALUES[m.group(1).lower()])
+            out.append(Mention(value, m.group(), m.start(), m.end(), "number", value))
     if "twice" in lower or "thrice" in lower or "a pair" in lower or "a couple" in lower:
         for m in _COUNT_WORD.finditer(text):
             value = str(COUNT_WORDS[" ".join(m.group().lower().split())])

@@ -60,6 +60,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 # module had before its rooms, and those other modules, tests and bench scripts use, are named here.
 from ...core.sentences import CJK_CHARS, character_pairs, split_sentences  # noqa: F401
 from ...core.numbers import Mention, digit_shape, distinct, mentions, ordinal_words  # noqa: F401
+from ...core.arithmetic import without_computation
 from ...core.records import Evidence, GroundlabError, Verdict  # noqa: F401
 from ..rules import _quote, _written, check_numbers, number_verdict  # noqa: F401
 from .across import across
@@ -288,8 +289,8 @@ def _stated_numbers(claim: _Claim, ids: FrozenSet[str]) -> Tuple[Mention, ...]:
     that start with a digit ("2FA", "3PL": two-factor authentication, third-party logistics)."""
     if not claim.numbers:
         return claim.numbers
-    return tuple(m for m in claim.numbers if m.kind != "code" or (m.value not in ids
-                                                                    and not _DIGIT_NAME.fullmatch(m.surface)))
+    return tuple(m for m in claim.numbers if m.kind != "code" or (m.value not in ids and not _DIGIT_NAME.fullmatch(m.surface)
+                                                                    and not any(i.endswith("-" + m.value) for i in ids)))
 
 
 _DIGIT_NAME = re.compile(r"\d[A-Z]{2,}")
@@ -314,6 +315,10 @@ def _decide(claim: _Claim, context: _Context,
         return "across", None, None, derived
     if not claim.stems:
         return "empty", None, None, derived
+    if derived:  # numbers computed: the words that say the computation are no fact a passage must write
+        plain = _Claim(without_computation(claim.framed.text), claim.language)
+        if plain.stems and len(plain.stems) < len(claim.stems):
+            claim = plain
     signals = _signals(claim, context)
     if signals.best >= 0 and restated_limit(claim.framed.text, context.sentences[signals.best].text):
         # its words without the bound and the negation are what the evidence must back

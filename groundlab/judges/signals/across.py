@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
 from ...core.records import Verdict
+from ...core.sentences import split_sentences
 from .words import FOREIGN_STOP_WORDS, NEGATIONS, STOP_WORDS, clean_text, stem
 
 if sys.version_info >= (3, 11):
@@ -155,18 +156,20 @@ def _compound(word: str, table: Dict[str, Tuple[Tuple[str, FrozenSet[str]], ...]
 
 
 @lru_cache(maxsize=4096)
-def _evidence(texts: Tuple[Tuple[str, str], ...]) -> Tuple[FrozenSet[str], FrozenSet[str], Tuple[bool, ...]]:
-    """The passages (each ``(text, language)``) read across: every English stem any of their words
-    means, every word as written (lower case), and per sentence-ish piece whether it negates."""
-    stems: set = set()
-    written: set = set()
+def _evidence(texts: Tuple[Tuple[str, str], ...]) -> Tuple[Tuple[FrozenSet[str], FrozenSet[str], bool], ...]:
+    """The passages (each ``(text, language)``) read across, a sentence at a time: every English
+    stem any of its words means, every word as written (lower case), and whether it negates."""
+    out = []
     for text, lang in texts:
-        for surface, meanings, _ in _read(text, lang):
-            written.add(surface.lower())
-            for _, m in meanings:
-                stems |= m
-    negates = tuple(bool(_NEGATION.search(text)) for text, _ in texts)
-    return frozenset(stems), frozenset(written), negates
+        for sentence in split_sentences(text):
+            stems: set = set()
+            written: set = set()
+            for surface, meanings, _ in _read(sentence, lang):
+                written.add(surface.lower())
+                for _, m in meanings:
+                    stems |= m
+            out.append((frozenset(stems), frozenset(written), bool(_NEGATION.search(sentence))))
+    return tuple(out)
 
 
 _NEGATION = re.compile(r"\b(?:" + "|".join(sorted(NEGATIONS, key=len, reverse=True)) + r")\b|n't\b", re.IGNORECASE)
@@ -181,20 +184,29 @@ def across(claim: str, claim_language: str, passages: Tuple[Tuple[str, str], ...
     head = f"{_NAMES.get(claim_language, claim_language)} claim, {' and '.join(languages)} passages"
     if not words:
         return Verdict("supported", f"{head}: no content words to check{suffix}", 1.0)
-    stems, written, negates = _evidence(passages)
+    sentences = _evidence(passages)
+    stems = frozenset().union(*(st for st, _, _ in sentences)) if sentences else frozenset()
+    written = frozenset().union(*(w for _, w, _ in sentences)) if sentences else frozenset()
     known = found = 0
     missing: List[str] = []
     shown: List[str] = []
+    hits: List[Tuple[str, FrozenSet[str]]] = []  # each word found: as written, and the stems it was found by
     for surface, meanings, knows in words:
-        meaning = next((phrase for phrase, m in meanings if 2 * len(m & stems) >= len(m)), None)
+        meaning = next(((phrase, m) for phrase, m in meanings if 2 * len(m & stems) >= len(m)), None)
         hit = surface.lower() in written or meaning is not None
         known += knows or hit
         if hit:
             found += 1
-            if meaning is not None and surface.lower() not in written and meaning != surface.lower() and len(shown) < 3:
-                shown.append(f"{surface} = {meaning}")
+            hits.append((surface.lower(), meaning[1] if meaning else frozenset()))
+            if meaning is not None and surface.lower() not in written and meaning[0] != surface.lower() \
+                    and len(shown) < 3:
+                shown.append(f"{surface} = {meaning[0]}")
         else:
             missing.append(surface)
+    # the sentence holding most of the words found: the one whose negation must match the claim's
+    best = max(sentences, key=lambda sen: sum(1 for w, m in hits if w in sen[1] or (m and m & sen[0])),
+               default=None)
+    negates = best[2] if best is not None else False
     n = len(words)
     carried = f"{known}/{n} content words carry across, {found} found"
     if missing:
@@ -206,7 +218,7 @@ def across(claim: str, claim_language: str, passages: Tuple[Tuple[str, str], ...
         return Verdict(None, reason, error=reason)
     claim_negates = bool(_NEGATION.search(claim))
     if found >= SUPPORTED * n:
-        if claim_negates != any(negates):
+        if claim_negates != negates:
             reason = f"{head}: {carried}, but a negation stands on one side only: not decided across languages{suffix}"
             return Verdict(None, reason, error=reason)
         return Verdict("supported", f"{head}: {carried}{suffix}", found / n)
