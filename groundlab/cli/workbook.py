@@ -27,7 +27,7 @@ def add_commands(sub) -> None:
 
     p = sub.add_parser("run", help="run the notebooks (papermill) into a new report folder: notebooks, HTML, "
                                    "figures, report.md and report.html")
-    claim_options(input_options(p))
+    claim_options(input_options(p), language=False)  # the notebooks split each answer in its own
     g = p.add_argument_group("a second configuration, to compare with the first (notebook 05)")
     g.add_argument("--cases-b", metavar="FILE",
                    help="the answers of a second configuration (another prompt, model or retriever) to the same "

@@ -548,7 +548,7 @@ def _alternation(phrases: Sequence[str]) -> Optional[Pattern[str]]:
 
 def claim_splitter(citation_pattern: Optional[str] = "", abstention_phrases: Sequence[str] = (),
                    names: Sequence[str] = ("citation_pattern", "abstention_phrases"),
-                   default_citations: bool = True) -> ClaimSplitter:
+                   default_citations: bool = True, language: str = AUTO_LANGUAGE) -> ClaimSplitter:
     """How answers are split into claims: ``citation_pattern``, a citation style of one's own read
     beside the built-in ones ("" for the built-in ones alone: ``[D07]``, ``[^1]``, ``【1】``,
     ``(Source: KB-3)``, ``(see KB-5)``; ``default_citations=False`` reads it alone), and abstention
@@ -570,6 +570,8 @@ def claim_splitter(citation_pattern: Optional[str] = "", abstention_phrases: Seq
     try:
         return ClaimSplitter(citation_pattern=citation_pattern or None,
                              abstention_phrases=DEFAULT_ABSTENTION_PHRASES + tuple(abstention_phrases),
-                             default_citations=bool(default_citations))
+                             default_citations=bool(default_citations), language=language)
+    except GroundlabError:
+        raise
     except ValueError as exc:
         raise GroundlabError(f"{exc}.") from None

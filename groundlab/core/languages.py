@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-__all__ = ["CODES", "ENGLISH_HINTS", "LANGUAGES", "language", "language_told", "sentencex_code"]
+__all__ = ["ACROSS", "CODES", "ENGLISH_HINTS", "LANGUAGES", "across_languages", "language", "language_told",
+           "sentencex_code"]
 
 # Words frequent in one of the three languages and rare in English: a text holding two or more of
 # one language's (and more than of the others') reads as that language.
@@ -79,3 +80,14 @@ def sentencex_code(lang: str) -> str:
     """The two-letter code of a language :func:`language` names (``"german"`` gives ``"de"``); a
     two-letter code is given back as it is."""
     return CODES.get(lang, lang)
+
+
+#: The words every reason of a claim left undecided across languages holds (a claim in another
+#: language than its passages, too few of whose words carry across): what the figures count by.
+ACROSS = "decide across languages"
+
+
+def across_languages(errors) -> int:
+    """How many of the judge's errors (``(case_id, claim, reason)``) are claims left undecided
+    across languages."""
+    return sum(1 for error in errors if ACROSS in str(error[-1]))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional
 
+from ..core.languages import across_languages
 from ..core.stats import Rate
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -48,7 +49,7 @@ LABEL_REQUEST_FIGURES = ("answers", "labeled", "more", "answered", "margin", "ex
 SCORE_FIGURES = tuple(
     ["cases", "claims", "penalty", "risk_weighted_score", "risk_weighted.answers", "risk_weighted.per_100",
      "risk_weighted.by_person.total", "risk_weighted.by_person.per_100", "contradicted", "unsupported", "errors",
-     "margin"]
+     "errors_across_languages", "margin"]
     + [f"risk_weighted.by_person.outcomes.{k}" for k in ("correct", "abstained", "wrong")]
     + [f"label_request.{k}" for k in LABEL_REQUEST_FIGURES]
     + [f"{group}.{field}" for group, count, total in (
@@ -116,6 +117,8 @@ def summary_of_counts(counts: "Counts", penalty: float = 1.0, *, margin: float =
         "contradicted": counts.count("contradicted"),
         "unsupported": counts.count("unsupported"),
         "errors": counts.count("judge_errors"),
+        # of them, claims in another language than their passages that too few words carried across
+        "errors_across_languages": across_languages(counts.errors),
         "hallucination_rate": headline,
         "hallucination_rate_by_person": (rate_figures(by_person, "hallucinated", "answered")
                                          if by_person.total else None),

@@ -164,8 +164,11 @@ def report_parts(evaluation: Evaluation, penalty: float = 1.0, source: str = "",
         details.append("- **How the judge was checked:** not yet: no case carries people's labels. The labels the "
                        "hallucination rate asks for check it too (caught and false alarms).")
     if s["errors"]:
-        details.append(f"- The judge could not decide {fmt.count(s['errors'], 'claim')}; they are left out of every "
-                       "rate.")
+        across = s.get("errors_across_languages") or 0
+        why = (f" ({across} of them in another language than their passages, too few of whose words carry across "
+               "to decide)" if across else "")
+        details.append(f"- The judge could not decide {fmt.count(s['errors'], 'claim')}{why}; they are left out of "
+                       "every rate.")
     o = s["outcomes"]
     answers = sum(o.values())
     details += [

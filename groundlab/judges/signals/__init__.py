@@ -317,7 +317,9 @@ def _decide(claim: _Claim, context: _Context,
         return "empty", None, None, derived
     if derived:  # numbers computed: the words that say the computation are no fact a passage must write
         plain = _Claim(without_computation(claim.framed.text), claim.language)
-        if plain.stems and len(plain.stems) < len(claim.stems):
+        if not plain.stems:
+            return "empty", None, None, derived
+        if len(plain.stems) < len(claim.stems):
             claim = plain
     signals = _signals(claim, context)
     if signals.best >= 0 and restated_limit(claim.framed.text, context.sentences[signals.best].text):

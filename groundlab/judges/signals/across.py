@@ -25,6 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
+from ...core.languages import ACROSS
 from ...core.records import Verdict
 from ...core.sentences import split_sentences
 from .words import FOREIGN_STOP_WORDS, NEGATIONS, STOP_WORDS, clean_text, stem
@@ -214,15 +215,15 @@ def across(claim: str, claim_language: str, passages: Tuple[Tuple[str, str], ...
     if shown:
         carried += f"; read as {'; '.join(shown)}"
     if known < CARRY * n:
-        reason = f"{head}: only {carried}: too few to decide across languages{suffix}"
+        reason = f"{head}: only {carried}: too few to {ACROSS}{suffix}"
         return Verdict(None, reason, error=reason)
     claim_negates = bool(_NEGATION.search(claim))
     if found >= SUPPORTED * n:
         if claim_negates != negates:
-            reason = f"{head}: {carried}, but a negation stands on one side only: not decided across languages{suffix}"
+            reason = f"{head}: {carried}, but a negation stands on one side only: cannot {ACROSS}{suffix}"
             return Verdict(None, reason, error=reason)
         return Verdict("supported", f"{head}: {carried}{suffix}", found / n)
     if found < UNSUPPORTED * n:
         return Verdict("unsupported", f"{head}: {carried}{suffix}", found / n)
-    reason = f"{head}: {carried}: not decided across languages{suffix}"
+    reason = f"{head}: {carried}: too close to {ACROSS}{suffix}"
     return Verdict(None, reason, error=reason)

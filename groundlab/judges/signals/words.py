@@ -103,12 +103,25 @@ wurden sein seine seiner ihr ihre ihrer ihren ihrem sie wir ich du er es man uns
 ihnen im in zu zum zur von vom mit auf aus bei nach vor für über unter durch gegen ohne um als wie wenn dass
 auch noch nur schon sehr dann dort hier kann können muss müssen soll sollen darf dürfen will wollen hat haben
 hatte hatten alle allen jede jeder jedes diese dieser dieses diesem diesen welche welcher welches bitte
+am ans aufs beim ins vors zu zur zum bzw bzgl ca etc inkl mind max gem ggf evtl usw vgl zzgl
+noch nur schon auch bereits dabei damit danach dadurch dafür dagegen daher darauf darin davon dazu somit
+jedoch allerdings also außerdem zudem sonst trotzdem dann denn doch eben etwa ja nein nun immer wieder
+beide beiden beider jeweils jeweilige jeweiligen jeweiliger selbst sowie sowohl weder einzeln
+wird wirst werde gewesen worden wären wäre würde würden hätte hätten kannst könnte könnten musst müsste
+sollte sollten darfst durfte möchte möchten mag gibt gab gegeben geben gilt gelten galt
+erhalten erhält erhältst bekommen bekommt
+man mein meine meinen meinem meiner unser unsere unserem unseren euer eure dein deine deinen
+dort dorthin hierzu hierfür hiermit wo wann warum weshalb wieso was wer wen wem wessen
 """.split()),
     "french": frozenset("""
 le la les un une des du de et ou mais est sont était étaient sera seront être avoir a ont avait il elle ils
 elles nous vous je tu on se sa son ses leur leurs ce cet cette ces qui que quoi dont où dans sur sous par
 pour avec sans chez vers entre aussi très plus peut peuvent doit doivent faut votre vos notre nos mon ma mes
 tout tous toute toutes si comme
+au aux ce ces cela ceci ça celui celle ceux celles lui leur y en ne pas plus moins très trop déjà encore
+aussi ainsi alors donc puis ensuite toujours jamais seulement notamment environ env ex p
+fait faire fais font peut-être il y a sont été étant ai as avons avez avez-vous recevez reçoit recevoir
+obtenir obtient obtenez donne donnent
 """.split()),
     "spanish": frozenset("""
 el la los las un una unos unas de del y o pero es son era eran será ser estar está están ha han había él ella
@@ -327,7 +340,8 @@ def _foreign_kind(lang: str):
             if lower in stops and not found[2]:
                 found = (_SKIP, "", False, False)
             else:
-                found = (_WORD, _foreign_stem(lower, lang), found[2], found[3])
+                # German capitalises every noun: a capital there marks no name (an acronym still does)
+                found = (_WORD, _foreign_stem(lower, lang), found[2], found[3] and lang != "german")
         if len(kinds) < 200_000:
             kinds[token] = found
         return found
