@@ -222,8 +222,10 @@ def _date_of(value: str) -> Optional[Tuple[int, int, int]]:
 _CUE = re.compile(
     r"[=≈→×÷]|\b(?:i\.\s?e|d\.\s?h)\.|\b(?:that is|which is|which means|this means|that means|gives?|giving|"
     r"leaves?|leaving|comes? to|amounts? to|adds? up to|totals?|totalling|in total|altogether|in all|combined|"
-    r"times|multiplied|divided|minus|plus|pro rata|proportionally|remaining|the difference|capped|"
-    r"das heißt|ergibt|ergeben|bleiben|verbleiben|übrig|insgesamt|zusammen|abzüglich|zuzüglich|mal|geteilt|"
+    r"times|multiplied|divided|minus|plus|pro rata|proportionally|remaining|remains?|left over|still have|"
+    r"the difference|capped|together|"
+    r"das heißt|ergibt|ergeben|bleiben|verbleiben|übrig|restlichen|insgesamt|zusammen|abzüglich|zuzüglich|mal|"
+    r"geteilt|"
     r"anteilig|gedeckelt|soit|c'est-à-dire|ce qui fait|au total|reste|moins|fois|au prorata|"
     r"equals?|equal to|entspricht|entsprechen|correspond|longer|shorter|later|earlier|länger|kürzer|später|früher|"
     r"de plus|plus tard|plus tôt)\b"
@@ -459,6 +461,16 @@ def _pool(known: Sequence[Quantity], evidence: Sequence[Quantity]) -> List[Quant
     return found
 
 
+def _accepted(step: _Step, cue: bool) -> bool:
+    """Whether a reader takes a step for the claim's: a sum or a difference only where the claim says
+    it computes ("in total", "leaves", "="), since like numbers lie a small step apart by chance
+    ("above the limit of 1 percent" is no 2 − 1.5); another step also where one of its numbers is the
+    user's own (a rate times their distance, a date plus the passage's period)."""
+    if step.op in ("+", "−") and not any(o.unit == "time" for o in step.operands):  # times shift like dates
+        return cue
+    return step.said or cue
+
+
 def _search(target: Quantity, pool: Sequence[Quantity], cue: bool, named: frozenset = frozenset()) -> Optional[_Step]:
     """The first computation from ``pool`` that gives ``target`` and that a reader accepts: one of
     the operations the claim names, when it names any ("30 × 4 ÷ 5 = 26" is no difference)."""
@@ -472,18 +484,18 @@ def _search(target: Quantity, pool: Sequence[Quantity], cue: bool, named: frozen
             if d.unit == "date":
                 for n in pool:
                     for step in _date_steps(d, n):
-                        if (step.said or cue) and _matches(step, target):
+                        if _accepted(step, cue) and _matches(step, target):
                             return step
         return None
     for q in pool:
         step = _conversions(q, target.unit, target.approx)
-        if step is not None and (step.said or cue) and _matches(step, target):
+        if step is not None and _accepted(step, cue) and _matches(step, target):
             return step
     for i, a in enumerate(pool):
         for j, b in enumerate(pool):
             if i != j:
                 for step in _one_steps(a, b):
-                    if (step.said or cue) and _matches(step, target):
+                    if _accepted(step, cue) and _matches(step, target):
                         return step
     small = pool[:MAX_TWO_STEP]
     for a in small:
@@ -505,7 +517,7 @@ def _search_named(target: Quantity, pool: Sequence[Quantity], cue: bool, named: 
         for j, b in enumerate(pool):
             if i != j:
                 for step in _one_steps(a, b):
-                    if (set(step.op) & named or step.op == "%" and "×" in named) and (step.said or cue) \
+                    if (set(step.op) & named or step.op == "%" and "×" in named) and _accepted(step, cue) \
                             and _matches(step, target):
                         return step
     if "×" in named or "÷" in named:
