@@ -45,7 +45,8 @@ UNSUPPORTED = 0.4
 _NAMES = {"english": "English", "german": "German", "french": "French", "spanish": "Spanish"}
 _WORD = re.compile(r"[^\W\d_][^\W_]*(?:['\u2019-][^\W\d_]+)*")
 _ACRONYM = re.compile(r"[A-Z][A-Z0-9]{1,}s?")
-_LINKS = ("", "s", "n", "en", "es", "e")  # German compounds join their words so: Reise|kosten, Arbeit|s|zeit
+_LINKS = ("", "s", "n", "en", "es", "e")
+_ELIDED = re.compile(r"(?:l|d|s|n|qu|j|m|t|c)'")  # German compounds join their words so: Reise|kosten, Arbeit|s|zeit
 
 
 @lru_cache(maxsize=1)
@@ -129,10 +130,12 @@ def _read(text: str, lang: str) -> List[Tuple[str, Tuple[FrozenSet[str], ...], b
         else:
             token, low = tokens[k], lows[k]
             k += 1
-            if low in stop or low in NEGATIONS or (len(low) < 3 and not _ACRONYM.fullmatch(token)):
+            if low in stop or low in NEGATIONS or (len(low) < 3 and not _ACRONYM.fullmatch(token) and low not in table):
                 continue
             if low in table and not table[low]:
                 continue  # a function word ("bis", "innerhalb", "jusqu'à")
+            if low not in table and _ELIDED.match(low) and low[low.index("'") + 1:] in table:
+                low = low[low.index("'") + 1:]  # "l'accès" is "accès"
             meanings = table.get(low) or _compound(low, table)
             out.append((token, meanings or (), bool(meanings) or bool(_ACRONYM.fullmatch(token))))
     return out
