@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ from groundlab.core.records import Case
 
 BILINGUAL = Path(__file__).parent / "data" / "bilingual_cases.jsonl"
 SEEDS = ("0", "2", "5")
+DATED = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC")
 
 
 def _run(args, seed, cwd):
@@ -35,7 +37,12 @@ def test_score_and_agree_are_the_same_bytes_under_every_hash_seed(tmp_path):
         score = _run(["score", "--cases", str(BILINGUAL), "--json", "--claims-out", "claims.csv",
                       "--cases-out", "cases.csv"], seed, folder)
         agree = _run(["agree", "--cases", str(BILINGUAL), "--json"], seed, folder)
-        outputs[seed] = (score, agree, (folder / "claims.csv").read_bytes(), (folder / "cases.csv").read_bytes())
+        _run(["score", "--cases", str(BILINGUAL), "--report", "report.md"], seed, folder)
+        # the steering report, but for the line that says when it was made
+        report = "\n".join(line for line in (folder / "report.md").read_text(encoding="utf-8").splitlines()
+                            if not DATED.search(line))
+        outputs[seed] = (score, agree, (folder / "claims.csv").read_bytes(), (folder / "cases.csv").read_bytes(),
+                         report)
     first = outputs[SEEDS[0]]
     for seed in SEEDS[1:]:
         assert outputs[seed] == first, f"PYTHONHASHSEED={seed} gives other output than {SEEDS[0]}"
