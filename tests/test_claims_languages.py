@@ -108,3 +108,10 @@ def test_a_german_sources_line_after_a_list_is_no_claim():
 def test_whom_to_ask_beside_a_refusal_is_no_claim(answer):
     split = ClaimSplitter().split("c", answer)
     assert split.abstains and split.claims == ()
+
+
+def test_german_and_french_references_in_brackets_are_citations():
+    split = ClaimSplitter().split("c", "Bestellen Sie über den Katalog (siehe KB0020452). Commandez au catalogue "
+                                       "(voir KB0020453).")
+    assert [(c.text, c.cites) for c in split.claims] == [("Bestellen Sie über den Katalog.", ("KB0020452",)),
+                                                         ("Commandez au catalogue.", ("KB0020453",))]

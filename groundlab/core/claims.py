@@ -474,7 +474,7 @@ _SOURCES_LINE = re.compile(r"[\s>#*_(-]*(?i:" + _SOURCE_WORDS + r"(?:\s+[a-zA-Z]
                            r"\s*[*_]*\s*:?[\s,;&.*_)]*")
 _FOOTNOTE_DEFINITION = re.compile(r"\s*\[\^[^\]]{1,40}\]:")
 #: Round brackets that may name passages: "(SEC-MFA-2)", "(see KB-3 and KB-4)".
-_ID_IN_BRACKETS = re.compile(r"\s*\(\s*(?:(?i:see|source|sources|ref|cf)\.?:?\s+)?([^()]{1,120}?)\s*\)")
+_ID_IN_BRACKETS = re.compile(r"\s*\(\s*(?:(?i:see|source|sources|ref|cf|siehe|vgl|voir|quelle)\.?:?\s+)?([^()]{1,120}?)\s*\)")
 _BARE_ID = re.compile(r"[A-Za-z_]*[-_.:#/]?\d[\w.:#/-]*")
 #: Markdown emphasis around words: **bold**, __bold__, *italic*, _italic_ (not a * or _ inside a
 #: word, as in "file_name" or "5*3").

@@ -44,13 +44,15 @@ _AND = r"(?:\s*[,;&]\s*|\s+(?:and|und|et|y)\s+)"
 
 #: The citation styles read by default, each with one group that captures the cited id(s): ``[D07]``
 #: and ``[D07, D06]``; Markdown footnotes ``[^1]``; ``【1】`` (and ``【1†source】``); ``(Source: KB-3)``,
-#: ``(Sources: KB-3, KB-4)``, ``(see KB-5)``, ``(cf. KB-5)``, ``(ref. KB-5)``; ``(Passage 2)``,
+#: ``(Sources: KB-3, KB-4)``, ``(see KB-5)``, ``(cf. KB-5)``, ``(ref. KB-5)``, ``(siehe KB-5)``,
+#: ``(voir KB-5)``; ``(Passage 2)``,
 #: ``[Document 3]``, whose number is the passage's position when the passages carry other ids.
 DEFAULT_CITATION_PATTERNS: Tuple[str, ...] = (
     DEFAULT_CITATION_PATTERN,
     r"\[\^\s*(" + _ID + r")\s*\](?!:)",
     "\u3010\\s*(" + _ID + r"(?:\s*[,;]\s*" + _ID + r")*)(?:\s*\u2020[^\u3011]{0,40})?\s*\u3011",
-    r"\(\s*(?i:sources?|refs?\.?|references?|see(?:\s+also)?|cf\.?|quellen?|fuentes?|voir)\s*:?\s*(" + _NUMBERED_ID
+    r"\(\s*(?i:sources?|refs?\.?|references?|see(?:\s+also)?|cf\.?|quellen?|siehe(?:\s+auch)?|vgl\.?|fuentes?|"
+    r"v[ée]ase|voir(?:\s+aussi)?)\s*:?\s*(" + _NUMBERED_ID
     + r"(?:" + _AND + _NUMBERED_ID + r")*)\s*\)",
     r"[(\[]\s*(?i:passages?|documents?|docs?|sources?|snippets?|excerpts?|chunks?)\s+#?\s*(\d{1,3}(?:" + _AND
     + r"\d{1,3})*)\s*[)\]]",
