@@ -160,7 +160,7 @@ _MENTION = re.compile(_STARTS + r"(?:"
     r"|(?P<dmy>(?<![\w.])\d{1,2}(?:st|nd|rd|th)?\.?\s+" + _MONTH + r"\.?,?\s+\d{4}(?!\w))"
     r"|(?P<mdy>\b" + _MONTH + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}(?!\w))"
     r"|(?P<my>\b" + _MONTH + r"\s+\d{4}(?![\w]|[.,]\d))"
-    r"|(?P<time>(?<![\w.:,])(?:[01]?\d|2[0-3])(?::[0-5]\d(?:\s?(?:a\.m\.|p\.m\.|am\b|pm\b|[Uu]hr\b|h\b))?|h[0-5]\d)(?![\d:]))"
+    r"|(?P<time>(?<![\w.:,])\d{1,2}(?::\d\d(?:\s?(?:a\.m\.|p\.m\.|am\b|pm\b|[Uu]hr\b|h\b))?|h\d\d)(?![\d:]))"
     r"|(?P<dm>(?<![\w.,])\d{1,2}(?:st|nd|rd|th|er)?\.?\s+(?:of\s+)?" + _DAY_MONTH + r"(?!\w|\.?\s*\d))"
     r"|(?P<md>\b" + _DAY_MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?(?![\w]|[.,:]\d))"
     r"|(?P<cnscale>(?<!" + _W + r")(?<![.,/-])\d+(?:\.\d+)?[万亿])"
@@ -315,6 +315,9 @@ def _mention(m: "re.Match[str]", text: str) -> Optional[Mention]:
     if kind == "time":  # a time of day: "T09:10" ("9:10", "9:10 a.m.", "21:10 Uhr", "9h10")
         digits = _DIGIT_RUN.findall(surface)
         hour, minute = int(digits[0]), int(digits[1])
+        if hour > 23 or minute > 59:  # "25:99": no time of day; an exact token, as a code is
+            token = surface.lower()
+            return Mention(token, surface, start, end, "code", token)
         low = surface.lower()
         if "p.m" in low or low.endswith("pm"):
             hour = hour % 12 + 12

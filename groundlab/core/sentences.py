@@ -332,12 +332,12 @@ def _sentences(text: str, citation_re: Optional[Pattern[str]],
 
 
 def list_closings(text: str, citation_re: Optional[Pattern[str]] = None) -> List[Tuple[int, int, int]]:
-    """Citations on a line of their own right after a list ("- Hotel: 120 EUR a night\n- Meals: 28
+    r"""Citations on a line of their own right after a list ("- Hotel: 120 EUR a night\n- Meals: 28
     EUR a day\n(Source: HR-14)"): ``(where the list starts, where the citations start, where they
     end)`` for each. A citation closing a list backs each of its items, not the last alone.
 
     >>> list_closings("Costs:\n- Hotel: 120 EUR\n- Meals: 28 EUR\n\n(Source: HR-14)")
-    [(7, 40, 55)]
+    [(7, 41, 56)]
     """
     if "\n" not in text:
         return []

@@ -117,8 +117,6 @@ def summary_of_counts(counts: "Counts", penalty: float = 1.0, *, margin: float =
         "contradicted": counts.count("contradicted"),
         "unsupported": counts.count("unsupported"),
         "errors": counts.count("judge_errors"),
-        # of them, claims in another language than their passages that too few words carried across
-        "errors_across_languages": across_languages(counts.errors),
         "hallucination_rate": headline,
         "hallucination_rate_by_person": (rate_figures(by_person, "hallucinated", "answered")
                                          if by_person.total else None),
@@ -144,6 +142,8 @@ def summary_of_counts(counts: "Counts", penalty: float = 1.0, *, margin: float =
         "false_abstention": needed(false_abstention.rate, margin) if false_abstention.total else None,
         "citation_precision": needed(precision.rate, margin) if precision.total else None,
     }
+    # of the errors, claims in another language than their passages that too few words carried across
+    out["errors_across_languages"] = across_languages(counts.errors)
     if flagged.total and by_person.total < flagged.total:
         out["label_request"] = label_request(counts, margin, label_budget)
     if counts.count("held_back") or "data_policy" in (counts.identity or {}):
