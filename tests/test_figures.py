@@ -123,7 +123,7 @@ def test_score_json_keys_and_figures(cli, sample_args, judge):
                        "hallucination_rate_by_person", "citation_recall", "citation_precision",
                        "abstention", "false_abstention", "outcomes", "accuracy_score", "judge_identity",
                        "hallucination_rate_corrected", "flagged_by_judge", "risk_weighted", "margin",
-                       "answers_needed"]
+                       "answers_needed", "errors_across_languages"]
     e = EXPECTED[judge]
     assert s["judge"] == judge and s["cases"] == 12 and s["claims"] == 20 and s["penalty"] == 3
     assert s["risk_weighted_score"] == e["rw3"]

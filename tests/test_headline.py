@@ -191,3 +191,19 @@ def test_the_run_says_where_to_read_the_labels_back_first_round_and_after(sample
     assert "groundlab label import run/labeling/sheet.csv --cases logs/cases.jsonl --out labeled.jsonl --partial" \
         in later and "run again with --cases labeled.jsonl" in later and "sample.jsonl" not in later
     assert line(sample_cases) == ""  # every answer labeled: nothing to ask
+
+
+def test_the_run_ends_with_the_headline(sample_cases):
+    from types import SimpleNamespace
+
+    from groundlab.cli.workbook import _headline_line, _run_summary
+
+    def line(cases):
+        comparison = SimpleNamespace(evaluations={"signals": evaluate(cases, "signals")})
+        return _headline_line(_run_summary(comparison, "signals", {}))
+
+    assert line(sample_cases).startswith("hallucination rate: 50% (by people's labels on every answer; 95% range "
+                                         "24%\u201376%); flagged by the judge: ")
+    unlabeled = line(_keep_labels(sample_cases, set()))
+    assert unlabeled.startswith("hallucination rate: not measured yet (people's, by their labels); flagged by the "
+                                "judge: ") and "%" in unlabeled

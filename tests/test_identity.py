@@ -17,7 +17,7 @@ def test_rules_identity_names_judge_settings_version_and_splitting():
     from groundlab import __version__
 
     ident = judge_identity(get_judge("rules"))
-    assert ident["name"] == "rules" and ident["version"] == "1" and ident["groundlab"] == __version__
+    assert ident["name"] == "rules" and ident["version"] == "2" and ident["groundlab"] == __version__
     assert ident["settings"] == {"threshold": 0.75}
     split = ident["splitting"]
     assert split["default_citation_pattern"] and split["default_abstention_phrases"]
@@ -123,7 +123,7 @@ def test_the_steering_report_names_the_judge_and_escapes_what_it_quotes(cli, sam
     assert "citations <code>\\[(\\w+)\\]&lt;b&gt;?</code>" in page
     written = write_steering_report(ev, 1.0, tmp_path / "report.md")
     assert line in (tmp_path / "report.md").read_text(encoding="utf-8") and len(written.paths) == 2
-    assert "These figures come from judge rules 1" in (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "These figures come from judge rules 2" in (tmp_path / "report.html").read_text(encoding="utf-8")
     code, _, err = cli("score", *sample_args, "--judge", "lexical", "--abstention-phrase", hostile,
                        "--report", tmp_path / "score.md")
     assert code == 0, err

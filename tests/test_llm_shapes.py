@@ -90,7 +90,7 @@ def test_each_shape_sends_only_what_the_model_accepts():
     # The rules are the same in every shape: only the sentence saying where the verdicts go differs.
     rules = SYSTEM_PROMPT[: SYSTEM_PROMPT.index("Record every claim")]
     assert JSON_SYSTEM_PROMPT.startswith(rules) and JSON_SYSTEM_PROMPT[len(rules):].startswith("Answer with one JSON")
-    assert PROMPT_VERSION == "2"  # the forced tool's prompt did not change
+    assert PROMPT_VERSION == "3"  # the prompt says computations count; replies to the old one stop matching
 
 
 def test_the_cache_key_names_the_shape_and_the_old_shape_keeps_its_old_key():

@@ -206,7 +206,9 @@ def test_run_with_parameters(cli, c06_abstains, tmp_path, monkeypatch):
     assert record["judge_identity"]["name"] == "lexical" and record["judge_line"] == pinned["judge_line"]
     assert set(record["judge_identities"]) == {"lexical", "rules"} and "skipped" not in record
     assert record["command"]["cases_b"] == os.path.relpath(CASES_B, tmp_path)
-    assert stdout == "wrote out/: 6 executed notebooks, 6 HTML copies, 12 figures (PNG and SVG), report.md, report.html.\n"
+    wrote, *after = stdout.splitlines()
+    assert wrote == "wrote out/: 6 executed notebooks, 6 HTML copies, 12 figures (PNG and SVG), report.md, report.html."
+    assert after and after[0].startswith("hallucination rate: "), stdout  # the run ends with the headline
 
 
 def test_run_with_targets_breaks_the_report_down_by_kind_and_process(cli, tmp_path, monkeypatch):
@@ -330,7 +332,7 @@ def test_run_compares_two_configurations_and_escapes_what_they_hold(cli, tmp_pat
     assert code == 0, err
     out = tmp_path / "out"
     assert "groundlab run: judging 5 cases of b.jsonl with rules" in err
-    assert stdout == "wrote out/: 1 executed notebook, 1 HTML copy, 1 figure (PNG and SVG).\n"
+    assert stdout.splitlines()[0] == "wrote out/: 1 executed notebook, 1 HTML copy, 1 figure (PNG and SVG)."
     figure_cells = _figure_cells(out / "05-compare.ipynb")
     assert len(figure_cells) == 1 and any("image/png" in o.get("data", {}) for o in figure_cells[0].outputs)
     assert (out / "figures" / "compare.png").stat().st_size > 10_000
@@ -368,7 +370,7 @@ def test_run_without_a_second_configuration_skips_notebook_05(cli, tmp_path, mon
     why = "it compares two configurations; give the second one's cases with --cases-b FILE"
     assert f"groundlab run: 05-compare.ipynb skipped: {why}\n" in err
     assert "groundlab run: 1 notebook from " in err and "05-compare.ipynb: running" not in err
-    assert stdout.endswith(f"05-compare.ipynb was skipped ({why}).\n")
+    assert stdout.splitlines()[0].endswith(f"05-compare.ipynb was skipped ({why}).")
     assert not (tmp_path / "out" / "05-compare.ipynb").exists() and not (tmp_path / "out" / "judged_b.pkl").exists()
     record = json.loads((tmp_path / "out" / "run.json").read_text(encoding="utf-8"))
     assert record["status"] == "succeeded" and record["skipped"] == {"05-compare.ipynb": why}

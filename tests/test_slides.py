@@ -96,7 +96,9 @@ def test_run_slides_writes_them_beside_the_report(cli, tmp_path, monkeypatch):
     code, out, err = cli("run", "--cases", CASES, "--passages", NOTES, "--notebooks", folder, "--out", "out",
                          "--slides", "--judge", "rules")
     assert code == 0, err
-    assert out.endswith("report.md, report.html, 10 slides (PNG, transparent PNG and SVG) in slides/.\n"), out
+    wrote, headline = out.splitlines()
+    assert wrote.endswith("report.md, report.html, 10 slides (PNG, transparent PNG and SVG) in slides/."), out
+    assert headline.startswith("hallucination rate: 50% (by people's labels on every answer"), out
     written = sorted(p.name for p in (tmp_path / "out" / "slides").iterdir())
     assert len(written) == 5 * 2 * 3 and "breakdown-half-transparent.png" in written
     code, out, err = cli("run", "--cases", CASES, "--passages", NOTES, "--notebooks", folder, "--out", "again",
@@ -125,3 +127,21 @@ def test_a_long_state_leaves_the_decision_slide_readable(size):
         assert not box.overlaps(title_box)
         assert not any(box.overlaps(other) for other in boxes[k + 1:])
     plt.close(fig)
+
+
+def test_the_breakdown_slide_reads_the_targets_as_the_report_does(sample_cases, tmp_path):
+    from groundlab.targets import load_targets, target_table
+
+    path = tmp_path / "targets.toml"
+    path.write_text("[kind]\nquantity = 0.05\n", encoding="utf-8")
+    targets = load_targets(path)
+    ev = evaluate(sample_cases, "rules")
+    table = target_table(targets, ev.claims, ev.cases)
+    status = table.set_index("target").loc["kind quantity", "status"]
+    fig = slides.breakdown_slide(hallucination_breakdown(ev.claims, ev.cases), "full", table)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    plt.close(fig)
+    line = next(t for t in texts if "target at most 5%" in t)
+    assert status == "fail" and line.startswith("\u2717") and "missed" in line, texts
+    # a kind without a target has no state of its own: no "?" where the report says nothing
+    assert not any(t.startswith("?") for t in texts), texts

@@ -296,7 +296,7 @@ def test_two_configurations_of_the_sample_set():
     assert "  - left out: 3 answered by A only; 1 answered by B only; 1 answered by neither" in said
     summary = compared._repr_markdown_()
     assert "12 questions paired by id, both judged by `rules`." in summary
-    assert "These figures come from judge rules 1 \u00b7 threshold 0.75 \u00b7 groundlab " in summary
+    assert "These figures come from judge rules 2 \u00b7 threshold 0.75 \u00b7 groundlab " in summary
 
 
 def test_two_configurations_use_the_runs_shared_results_only_for_their_own_files(tmp_path):
@@ -355,7 +355,7 @@ def test_judge_line_names_every_judge_and_escapes_outside_text(sample_cases):
     ev = evaluate(sample_cases, "lexical")
     assert workbook.judge_line(ev)._repr_markdown_().startswith("These figures come from judge lexical 1 \u00b7 ")
     both = workbook.judge_line(workbook.compare_judges(sample_cases, ["lexical", "rules"]))._repr_markdown_()
-    assert both.startswith("These figures come from:\n\n- judge lexical 1") and "\n- judge rules 1" in both
+    assert both.startswith("These figures come from:\n\n- judge lexical 1") and "\n- judge rules 2" in both
     assert workbook.judge_line(compare(sample_cases, sample_cases))._repr_markdown_().startswith(
         f"These figures come from judge signals 2 \u00b7 threshold {judge_registry.get_judge('signals').threshold:g}")
     hostile = {"name": "llm", "version": "1", "model": "<img src=x onerror=alert(1)>", "groundlab": "0.1.0"}

@@ -46,7 +46,8 @@ def splitter_from(args: argparse.Namespace):
 
     return claim_splitter(args.citation_pattern, args.abstention_phrase,
                           names=("--citation-pattern", "--abstention-phrase"),
-                          default_citations=getattr(args, "default_citations", True))
+                          default_citations=getattr(args, "default_citations", True),
+                          language=getattr(args, "language", "auto") or "auto")
 
 
 def load_inputs(args: argparse.Namespace):

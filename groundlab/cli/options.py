@@ -37,8 +37,9 @@ def common_options(parser: argparse.ArgumentParser) -> None:
     claim_options(g)
 
 
-def claim_options(group: argparse._ArgumentGroup) -> None:
-    """How answers are split into claims: the citation pattern and extra abstention wordings."""
+def claim_options(group: argparse._ArgumentGroup, language: bool = True) -> None:
+    """How answers are split into claims: the citation pattern, extra abstention wordings and (with
+    ``language``) the language to split in."""
     group.add_argument("--citation-pattern", metavar="REGEX",
                        help=r"another way your answers write citations, one group capturing the id(s); read "
                             r"beside the built-in styles (\[D07\], \[D07, D06\], \[^1\], 【1】, (Source: KB-3), "
@@ -48,6 +49,11 @@ def claim_options(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--abstention-phrase", metavar="REGEX", action="append", default=[],
                        help="another wording that means the assistant cannot answer (repeatable; "
                             "added to the built-in ones)")
+    if not language:
+        return
+    group.add_argument("--language", metavar="LANG", default="auto",
+                       help="the language answers are split in, for its dates, ordinals and abbreviations: "
+                            "auto (default: each answer's own), en, de, fr or es")
 
 
 def policy_options(parser: argparse.ArgumentParser) -> None:

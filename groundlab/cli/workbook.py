@@ -27,7 +27,7 @@ def add_commands(sub) -> None:
 
     p = sub.add_parser("run", help="run the notebooks (papermill) into a new report folder: notebooks, HTML, "
                                    "figures, report.md and report.html")
-    claim_options(input_options(p))
+    claim_options(input_options(p), language=False)  # the notebooks split each answer in its own
     g = p.add_argument_group("a second configuration, to compare with the first (notebook 05)")
     g.add_argument("--cases-b", metavar="FILE",
                    help="the answers of a second configuration (another prompt, model or retriever) to the same "
@@ -394,10 +394,26 @@ def _run(args: argparse.Namespace) -> int:
         parts.append(f"{plural(len(slides), 'slide', 'slides')} (PNG, transparent PNG and SVG) in {SLIDES_DIR}/")
     emit(f"wrote {shown.rstrip('/')}/: " + ", ".join(parts) + "."
          + "".join(f" {name} was skipped ({why})." for name, why in skipped.items()))
+    headline = _headline_line(summary)
+    if headline:
+        emit(headline)
     request = _label_request_line(summary, out, shown, command["cases"], command["passages"])
     if request:
         emit(request)
     return 0
+
+
+def _headline_line(s: Optional[Dict[str, Any]]) -> str:
+    """The report's headline in a line, for the terminal a run ends on: people's hallucination rate
+    with its range (or that it is not measured yet), and what the judge flags beside it."""
+    from ..present.headline import flagged_words, hallucination_words
+
+    if s is None:
+        return ""
+    words = hallucination_words(s)
+    if not words.measured:  # the line after says what to label
+        return f"hallucination rate: not measured yet (people's, by their labels); {flagged_words(s)}"
+    return f"hallucination rate: {words.figure} ({words.how}; 95% range {words.range}); {flagged_words(s)}"
 
 
 def _run_summary(comparison, main: str, parameters: Dict[str, object]) -> Optional[Dict[str, Any]]:

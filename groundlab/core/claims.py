@@ -31,17 +31,37 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Pattern, Sequence, Tuple, Union
 
 # The sentences and citations, and the abstentions and closings, each in a room of its own; every
 # name this module had before them is named here too.
 from .abstentions import (ABSTENTION_PHRASES, CLOSING_PHRASES, DEFAULT_ABSTENTION_PHRASES,  # noqa: F401
                           AbstentionPhrase, _has_trigger, is_closing, looks_like_refusal)
+from .languages import CODES, language, sentencex_code
 from .premise import LEADING_ANSWER, bare_answer, fallback, premise  # noqa: F401
 from .records import Claim, GroundlabError
 from .sentences import (ABBREVIATIONS, CJK_CHARS, DEFAULT_CITATION_PATTERN,  # noqa: F401
                         DEFAULT_CITATION_PATTERNS, DEFAULT_LANGUAGE, INVISIBLE, Sentence, _DEFAULT_PATTERN_TEXTS,
-                        _sentences, character_pairs, citation_regex, sentences, split_sentences)
+                        _sentences, character_pairs, citation_regex, list_closings, sentences, split_sentences)
+
+
+#: The ``language`` of a splitter that reads each answer's own.
+AUTO_LANGUAGE = "auto"
+
+
+def check_language(lang: str) -> str:
+    """``lang`` as a splitter takes it: ``"auto"`` or a language groundlab reads, by its two-letter
+    code or its name (``"de"``, ``"german"``); anything else is refused in one sentence."""
+    code = str(lang).strip().lower()
+    code = CODES.get(code, code)
+    if code != AUTO_LANGUAGE and code not in CODES.values():
+        raise GroundlabError(f"the language {lang!r} is not one groundlab splits answers in; give auto (each "
+                             f"answer's own) or one of {', '.join(sorted(CODES.values()))}.")
+    return code
+
+
+_answer_language = lru_cache(maxsize=4096)(language)
 
 
 class _Bare(NamedTuple):
@@ -125,8 +145,10 @@ class ClaimSplitter:
     (:data:`DEFAULT_CITATION_PATTERNS`: ``[D07]``, ``[^1]``, ``【1】``, ``(Source: KB-3)``,
     ``(see KB-5)``, ``(Passage 2)``), or instead of them with ``default_citations=False``.
     ``abstention_phrases``: the wordings that make a sentence an abstention (default: the built-in
-    ones); ``extra_abstention_phrases`` are added to those. ``language``: the sentencex language
-    code whose abbreviations to know. All plain values, so a command or notebook option maps onto
+    ones); ``extra_abstention_phrases`` are added to those. ``language``: the language whose
+    abbreviations, dates and ordinals to know, a two-letter code (``"en"``, ``"de"``, ``"fr"``,
+    ``"es"``) or ``"auto"`` (the default): each answer's own, read in its function words
+    (:func:`groundlab.core.languages.language`). All plain values, so a command or notebook option maps onto
     them directly; a pattern that is not a valid regular expression raises
     :class:`~groundlab.records.GroundlabError` naming it.
 
@@ -148,7 +170,7 @@ class ClaimSplitter:
         abstention_phrases: Optional[Iterable[str]] = None,
         *,
         extra_abstention_phrases: Iterable[str] = (),
-        language: str = DEFAULT_LANGUAGE,
+        language: str = AUTO_LANGUAGE,
         default_citations: bool = True,
     ) -> None:
         if citation_pattern is None:
@@ -174,7 +196,7 @@ class ClaimSplitter:
             raise GroundlabError(f"the citation patterns {list(texts)!r} cannot be read together with the built-in "
                                  f"ones ({exc}); write flags inside a group, like (?i:see), or pass "
                                  "default_citations=False (--no-default-citations)") from None
-        self.language = language
+        self.language = check_language(language)
         # The built-in styles open with a bracket: a sentence without one has no citation to look for.
         self._bracketed = self.citation_re.pattern in _DEFAULT_PATTERN_TEXTS
         self._cites: dict = {}
@@ -221,7 +243,14 @@ class ClaimSplitter:
 
     def sentences(self, answer: str) -> List[Sentence]:
         """The answer's sentences, headings included, with their offsets (see :func:`sentences`)."""
-        return sentences(answer, self.citation_re, self.language)
+        return sentences(answer, self.citation_re, self.language_of(answer))
+
+    def language_of(self, answer: str) -> str:
+        """The two-letter code of the language ``answer`` is split in: the one asked for, or with
+        ``"auto"`` the answer's own (English when its words tell none)."""
+        if self.language != AUTO_LANGUAGE:
+            return self.language
+        return sentencex_code(_answer_language(answer))
 
     def split(self, case_id: str, answer: str, passage_ids: Sequence[str] = (), question: str = "") -> Split:
         """The claims of one answer (numbered from 1) and whether it abstains. ``passage_ids``: the
@@ -319,6 +348,8 @@ class ClaimSplitter:
             return _NO_CLAIM, cites, text, None  # a lone citation, punctuation or list number ("2.") asserts nothing
         if cites and _SOURCES_LINE.fullmatch(text):
             return _SOURCES_ROLE, cites, text, None  # "Sources: [1][2]" names the answer's sources; it asserts nothing
+        if "*" in text or "_" in text:
+            text = strip_emphasis(text)
         if "  " in text or "\n" in text or "\t" in text or text[:1].isspace() or text[-1:].isspace():
             text = " ".join(text.split())
         if text[-2:-1] == " " and text[-1] in ".!?":
@@ -356,7 +387,7 @@ class ClaimSplitter:
         may_abstain = self._extra_re is not None or (
             self._builtin_re is not None and _has_trigger(text_of_claims.lower().replace("\u2019", "'")))
         closings: List[Tuple[int, int]] = []  # (claim index, role index) of closing sentences
-        for start, end, whole, heading in _sentences(text_of_claims, self.citation_re, self.language):
+        for start, end, whole, heading in _sentences(text_of_claims, self.citation_re, self.language_of(text_of_claims)):
             if heading:
                 if explain:
                     roles.append(("heading", whole))
@@ -407,6 +438,12 @@ class ClaimSplitter:
                 claims.append(Claim(case_id, 1, said, bare.cites, (bare.start, bare.end)))
                 if explain:
                     roles[bare.role] = ("claim", roles[bare.role][1])
+        if "\n" in text_of_claims:
+            for list_start, cite_start, cite_end in list_closings(text_of_claims, self.citation_re):
+                closing = self.citations(text_of_claims[cite_start:cite_end])
+                # the citations closing a list back each of its items that cites nothing itself
+                claims = [replace(c, cites=closing) if not c.cites and c.span and
+                          list_start <= c.span[0] < cite_start else c for c in claims]
         if sources:
             # The answer's sources back every claim that names none of its own.
             claims = [c if c.cites else replace(c, cites=sources) for c in claims]
@@ -429,7 +466,7 @@ class ClaimSplitter:
 
 
 #: The words that head a list of sources, in the languages groundlab reads.
-_SOURCE_WORDS = r"(?:sources?|references?|citations?|quellen|fuentes|r\u00e9f\u00e9rences)"
+_SOURCE_WORDS = r"(?:sources?|references?|citations?|quellen?|fuentes?|r\u00e9f\u00e9rences?)"
 #: A line that may head a list of the answer's sources: "Sources:", "**References:**", "## Quellen:".
 _SOURCES_HINT = re.compile(r"(?im)^[ \t>#*_-]*" + _SOURCE_WORDS + r"(?:[ \t]+[a-z]+){0,2}[ \t]*[*_]*[ \t]*:")
 #: What a "Sources: [1][2]" sentence holds once its citations are taken out.
@@ -437,8 +474,27 @@ _SOURCES_LINE = re.compile(r"[\s>#*_(-]*(?i:" + _SOURCE_WORDS + r"(?:\s+[a-zA-Z]
                            r"\s*[*_]*\s*:?[\s,;&.*_)]*")
 _FOOTNOTE_DEFINITION = re.compile(r"\s*\[\^[^\]]{1,40}\]:")
 #: Round brackets that may name passages: "(SEC-MFA-2)", "(see KB-3 and KB-4)".
-_ID_IN_BRACKETS = re.compile(r"\s*\(\s*(?:(?i:see|source|sources|ref|cf)\.?:?\s+)?([^()]{1,120}?)\s*\)")
+_ID_IN_BRACKETS = re.compile(r"\s*\(\s*(?:(?i:see|source|sources|ref|cf|siehe|vgl|voir|quelle)\.?:?\s+)?([^()]{1,120}?)\s*\)")
 _BARE_ID = re.compile(r"[A-Za-z_]*[-_.:#/]?\d[\w.:#/-]*")
+#: Markdown emphasis around words: **bold**, __bold__, *italic*, _italic_ (not a * or _ inside a
+#: word, as in "file_name" or "5*3").
+_EMPHASIS = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1|(?<![\w*])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])"
+                       r"|(?<![\w_])_(?=[^\s_])([^_\n]+?)(?<=[^\s_])_(?![\w_])")
+_LEFTOVER_EMPHASIS = re.compile(r"\*\*|(?<!\w)__|__(?!\w)")
+
+
+def strip_emphasis(text: str) -> str:
+    """``text`` without Markdown's emphasis marks: a reader sees "Receipts:", not "**Receipts:**".
+
+    >>> strip_emphasis("**Receipts:** keep them for _ten_ years; file_name stays.")
+    'Receipts: keep them for ten years; file_name stays.'
+    """
+    if "*" not in text and "_" not in text:
+        return text
+    out = _EMPHASIS.sub(lambda m: m.group(2) or m.group(3) or m.group(4), text)
+    return _LEFTOVER_EMPHASIS.sub("", out) if "**" in out or "__" in out else out
+
+
 _EMPTY_BRACKETS = re.compile(r"\s*(?:\(\s*\)|\[\s*\])")
 #: A line of a list of sources: a list item, a bracketed number or footnote, or a line naming an id.
 _SOURCE_ENTRY = re.compile(r"[ \t]*(?:[-*+\u2022]|\d{1,3}[.)]|\[|\u3010|\(|[A-Za-z_]*[-_.:#/]?\d)")
@@ -492,7 +548,7 @@ def _alternation(phrases: Sequence[str]) -> Optional[Pattern[str]]:
 
 def claim_splitter(citation_pattern: Optional[str] = "", abstention_phrases: Sequence[str] = (),
                    names: Sequence[str] = ("citation_pattern", "abstention_phrases"),
-                   default_citations: bool = True) -> ClaimSplitter:
+                   default_citations: bool = True, language: str = AUTO_LANGUAGE) -> ClaimSplitter:
     """How answers are split into claims: ``citation_pattern``, a citation style of one's own read
     beside the built-in ones ("" for the built-in ones alone: ``[D07]``, ``[^1]``, ``【1】``,
     ``(Source: KB-3)``, ``(see KB-5)``; ``default_citations=False`` reads it alone), and abstention
@@ -514,6 +570,8 @@ def claim_splitter(citation_pattern: Optional[str] = "", abstention_phrases: Seq
     try:
         return ClaimSplitter(citation_pattern=citation_pattern or None,
                              abstention_phrases=DEFAULT_ABSTENTION_PHRASES + tuple(abstention_phrases),
-                             default_citations=bool(default_citations))
+                             default_citations=bool(default_citations), language=language)
+    except GroundlabError:
+        raise
     except ValueError as exc:
         raise GroundlabError(f"{exc}.") from None

@@ -25,6 +25,7 @@ from functools import lru_cache
 from typing import List, NamedTuple, Optional, Tuple
 
 from .claims import CJK_CHARS
+from .months import MONTHS as _MONTHS
 
 __all__ = ["Mention", "digit_shape", "mentions", "number_mentions", "ordinal_words"]
 
@@ -64,21 +65,7 @@ FOREIGN_WORD_VALUES = {
     "doce": 12,
 }
 
-_MONTHS = {
-    # English, German, French, Spanish month names and the usual abbreviations
-    "january": 1, "jan": 1, "januar": 1, "janvier": 1, "enero": 1,
-    "february": 2, "feb": 2, "februar": 2, "février": 2, "fevrier": 2, "febrero": 2,
-    "march": 3, "mar": 3, "märz": 3, "maerz": 3, "mars": 3, "marzo": 3,
-    "april": 4, "apr": 4, "avril": 4, "abril": 4,
-    "may": 5, "mai": 5, "mayo": 5,
-    "june": 6, "jun": 6, "juni": 6, "juin": 6, "junio": 6,
-    "july": 7, "jul": 7, "juli": 7, "juillet": 7, "julio": 7,
-    "august": 8, "aug": 8, "août": 8, "aout": 8, "agosto": 8,
-    "september": 9, "sep": 9, "sept": 9, "septembre": 9, "septiembre": 9,
-    "october": 10, "oct": 10, "oktober": 10, "octobre": 10, "octubre": 10,
-    "november": 11, "nov": 11, "novembre": 11, "noviembre": 11,
-    "december": 12, "dec": 12, "dezember": 12, "décembre": 12, "decembre": 12, "diciembre": 12,
-}
+
 _CURRENCY_CODES = "EUR USD GBP CHF JPY CNY INR AUD CAD SEK NOK DKK PLN CZK HUF".split()
 _SYMBOLS = {"€": "EUR", "$": "USD", "£": "GBP", "¥": "JPY", "₹": "INR"}
 _CURRENCY_WORDS = {"euro": "EUR", "euros": "EUR", "dollar": "USD", "dollars": "USD", "pound": "GBP",
@@ -106,6 +93,12 @@ _FOREIGN_WORD = r"(?:" + "|".join(v for w in sorted(FOREIGN_WORD_VALUES, key=len
 _WORDS = (r"(?:(?i:\b(?:a\s+(?=(?:hundred|thousand|million|billion|dozen)\b))?" + _NUMBER_WORD +
           r"(?:(?:\s+and\s+|[\s-]+)" + _NUMBER_WORD + r")*\b)|\b" + _FOREIGN_WORD + r"\b)")
 _MONTH = r"(?i:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")"
+# A month of a date without its year ("10 May", "31. März", "1er mars", "June 9", "the 12th of March"):
+# a month written in full (but "may", a month only as "May"), or an abbreviation with a capital.
+_MONTH_ABBREVIATIONS = frozenset("jan feb mar apr jun jul aug sep sept oct nov dec".split())
+_FULL_MONTHS = sorted((m for m in _MONTHS if m not in _MONTH_ABBREVIATIONS and m != "may"), key=len, reverse=True)
+_SHORT_MONTHS = sorted((m.capitalize() for m in _MONTH_ABBREVIATIONS), key=len, reverse=True)
+_DAY_MONTH = r"(?:(?i:" + "|".join(_FULL_MONTHS) + r")|May|(?:" + "|".join(_SHORT_MONTHS) + r")\.?)"
 _PERCENT = r"(?i:\s?%|\s?(?:percent|per\s?cent|pct|prozent|pour\s?cent|por\s?ciento)\b)"
 _CODE3 = "(?:" + "|".join(_CURRENCY_CODES) + r")"
 _SYMBOL = "[" + "".join(_SYMBOLS) + "]"
@@ -167,6 +160,9 @@ _MENTION = re.compile(_STARTS + r"(?:"
     r"|(?P<dmy>(?<![\w.])\d{1,2}(?:st|nd|rd|th)?\.?\s+" + _MONTH + r"\.?,?\s+\d{4}(?!\w))"
     r"|(?P<mdy>\b" + _MONTH + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}(?!\w))"
     r"|(?P<my>\b" + _MONTH + r"\s+\d{4}(?![\w]|[.,]\d))"
+    r"|(?P<time>(?<![\w.:,])\d{1,2}(?::\d\d(?:\s?(?:a\.m\.|p\.m\.|am\b|pm\b|[Uu]hr\b|h\b))?|h\d\d)(?![\d:]))"
+    r"|(?P<dm>(?<![\w.,])\d{1,2}(?:st|nd|rd|th|er)?\.?\s+(?:of\s+)?" + _DAY_MONTH + r"(?!\w|\.?\s*\d))"
+    r"|(?P<md>\b" + _DAY_MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?(?![\w]|[.,:]\d))"
     r"|(?P<cnscale>(?<!" + _W + r")(?<![.,/-])\d+(?:\.\d+)?[万亿])"
     r"|(?P<pre>(?:\b" + _CODE3 + r"\s?|" + _SYMBOL + r"\s?)(?<![\w.,/-]\d)" + _AMOUNT
     + "(?:" + _SHORT_MONEY + "|" + _END + "(?:" + _SCALE + ")?))"
@@ -181,6 +177,9 @@ _HAS_DIGIT = re.compile(r"\d")
 _DIGITS = re.compile(r"[\d.,\u00a0\u202f ]*\d(?:[.,]\d+)?")
 _UNIT_AFTER = re.compile(r"\s+([^\W\d_]+)")
 _DATE_PARTS = re.compile(r"\d+|[^\W\d_]+")
+_DIGIT_RUN = re.compile(r"\d+")
+#: The most days each month has (0: no month).
+_MONTH_DAYS = (0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
 def _decimal(digits: str, money: bool = False) -> Optional[Decimal]:
@@ -305,13 +304,37 @@ def _date(year: str, month: int, day: Optional[str]) -> Optional[Tuple[str, Tupl
     d = int(day)
     if not 1 <= d <= 31:
         return None
-    return f"{y:04d}-{month:02d}-{d:02d}", (str(y), str(d), f"{y:04d}-{month:02d}")
+    # its year, its day, its year and month, its month and day: what a claim may say of it
+    return f"{y:04d}-{month:02d}-{d:02d}", (str(y), str(d), f"{y:04d}-{month:02d}", f"--{month:02d}-{d:02d}")
 
 
 def _mention(m: "re.Match[str]", text: str) -> Optional[Mention]:
     kind = m.lastgroup
     surface = m.group()
     start, end = m.span()
+    if kind == "time":  # a time of day: "T09:10" ("9:10", "9:10 a.m.", "21:10 Uhr", "9h10")
+        digits = _DIGIT_RUN.findall(surface)
+        hour, minute = int(digits[0]), int(digits[1])
+        if hour > 23 or minute > 59:  # "25:99": no time of day; an exact token, as a code is
+            token = surface.lower()
+            return Mention(token, surface, start, end, "code", token)
+        low = surface.lower()
+        if "p.m" in low or low.endswith("pm"):
+            hour = hour % 12 + 12
+        elif ("a.m" in low or low.endswith("am")) and hour == 12:
+            hour = 0
+        value = f"T{hour:02d}:{minute:02d}"
+        return Mention(value, surface, start, end, "time", value, (str(hour),))
+    if kind in ("dm", "md"):  # a day of a month, no year: "--05-10" (ISO 8601's date without its year)
+        parts = _DATE_PARTS.findall(surface.casefold())
+        day = next(p for p in parts if p.isdigit())
+        month = next((_MONTHS[p] for p in parts if p in _MONTHS), 0)
+        if not 1 <= int(day) <= _MONTH_DAYS[month]:  # "30. Februar": no date; its number as written
+            digits = _DIGIT_RUN.search(surface)
+            return Mention(str(int(day)), digits.group(), start + digits.start(), start + digits.end(), "number",
+                           str(int(day)))
+        value = f"--{month:02d}-{int(day):02d}"
+        return Mention(value, surface, start, end, "date", value, (str(int(day)),))
     if kind in ("iso", "dotted", "dmy", "mdy", "my"):
         # casefold: the pattern ignores case as Unicode does ("ſept" is "sept")
         parts = _DATE_PARTS.findall(surface.casefold())
@@ -385,7 +408,7 @@ def _mention(m: "re.Match[str]", text: str) -> Optional[Mention]:
     return Mention(token, written, start, start + len(written), "code", token)
 
 
-_NUMERIC_ORDINAL = re.compile(r"(\d{1,6})(?:st|nd|rd|th)")
+_NUMERIC_ORDINAL = re.compile(r"(\d{1,6})(?:st|nd|rd|th|er|re|e|ème|eme|ième)")
 
 _ORDINAL_ONES = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
                  "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth").split()
@@ -395,6 +418,21 @@ ORDINAL_VALUES = {w: k for k, w in enumerate(_ORDINAL_ONES, 1)}
 ORDINAL_VALUES.update({w: 10 * k for k, w in enumerate(_ORDINAL_TENS, 2)})
 _ORDINAL_WORD = re.compile(r"\b(?:(" + "|".join(_TENS) + r")[\s-])?(" + "|".join(ORDINAL_VALUES) + r")\b",
                            re.IGNORECASE)
+#: German and French ordinal words ("ab dem dritten Tag", "le troisième jour"): a claim's "3." or
+#: "3e" finds them. German ordinals take the endings of adjectives (dritte, dritten, dritter, ...).
+FOREIGN_ORDINAL_VALUES = {w: k for k, w in enumerate(
+    "erst zweit dritt viert fünft sechst siebt acht neunt zehnt elft zwölft".split(), 1)}
+FOREIGN_ORDINAL_VALUES.update({"siebent": 7, "dreizehnt": 13, "vierzehnt": 14, "fünfzehnt": 15, "zwanzigst": 20,
+                               "dreißigst": 30})
+FOREIGN_ORDINAL_VALUES.update({w: k for k, w in enumerate(
+    "premier deuxième troisième quatrième cinquième sixième septième huitième neuvième dixième onzième "
+    "douzième".split(), 1)})
+FOREIGN_ORDINAL_VALUES.update({"première": 1, "seconde": 2, "quinzième": 15, "vingtième": 20,
+                               "trentième": 30})
+_FOREIGN_ORDINAL = re.compile(r"\b(" + "|".join(sorted(FOREIGN_ORDINAL_VALUES, key=len, reverse=True))
+                              + r")(?:e|en|er|es|em)?\b", re.IGNORECASE)
+_FOREIGN_ORDINAL_HINT = re.compile(r"erst|zweit|dritt|viert|fünft|sechst|siebt|acht|neunt|zehnt|elft|zwölft|zigst|"
+                                   r"ßigst|ième|premi|second")
 #: Counts said in words of their own: "twice" (two times), "a pair of", "a couple of".
 COUNT_WORDS = {"twice": 2, "thrice": 3, "a pair of": 2, "a couple of": 2}
 _COUNT_WORD = re.compile(r"\b(?:twice|thrice|a\s+pair\s+of|a\s+couple\s+of)\b", re.IGNORECASE)
@@ -421,6 +459,10 @@ def _ordinal_words(text: str) -> Tuple[Mention, ...]:
         for m in _ORDINAL_WORD.finditer(text):
             value = ORDINAL_VALUES[m.group(2).lower()] + (WORD_VALUES[m.group(1).lower()] if m.group(1) else 0)
             out.append(Mention(str(value), m.group(), m.start(), m.end(), "number", str(value)))
+    if _FOREIGN_ORDINAL_HINT.search(lower):
+        for m in _FOREIGN_ORDINAL.finditer(text):
+            value = str(FOREIGN_ORDINAL_VALUES[m.group(1).lower()])
+            out.append(Mention(value, m.group(), m.start(), m.end(), "number", value))
     if "twice" in lower or "thrice" in lower or "a pair" in lower or "a couple" in lower:
         for m in _COUNT_WORD.finditer(text):
             value = str(COUNT_WORDS[" ".join(m.group().lower().split())])

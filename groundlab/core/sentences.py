@@ -17,6 +17,9 @@ from typing import List, NamedTuple, Optional, Pattern, Sequence, Tuple
 
 from sentencex import segment as _sentencex_segment
 
+from .languages import language, sentencex_code
+from .months import MONTHS
+
 #: character-class body: ``"[" + CJK_CHARS + "]"``.
 CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 
@@ -41,13 +44,15 @@ _AND = r"(?:\s*[,;&]\s*|\s+(?:and|und|et|y)\s+)"
 
 #: The citation styles read by default, each with one group that captures the cited id(s): ``[D07]``
 #: and ``[D07, D06]``; Markdown footnotes ``[^1]``; ``【1】`` (and ``【1†source】``); ``(Source: KB-3)``,
-#: ``(Sources: KB-3, KB-4)``, ``(see KB-5)``, ``(cf. KB-5)``, ``(ref. KB-5)``; ``(Passage 2)``,
+#: ``(Sources: KB-3, KB-4)``, ``(see KB-5)``, ``(cf. KB-5)``, ``(ref. KB-5)``, ``(siehe KB-5)``,
+#: ``(voir KB-5)``; ``(Passage 2)``,
 #: ``[Document 3]``, whose number is the passage's position when the passages carry other ids.
 DEFAULT_CITATION_PATTERNS: Tuple[str, ...] = (
     DEFAULT_CITATION_PATTERN,
     r"\[\^\s*(" + _ID + r")\s*\](?!:)",
     "\u3010\\s*(" + _ID + r"(?:\s*[,;]\s*" + _ID + r")*)(?:\s*\u2020[^\u3011]{0,40})?\s*\u3011",
-    r"\(\s*(?i:sources?|refs?\.?|references?|see(?:\s+also)?|cf\.?|quellen?|fuentes?|voir)\s*:?\s*(" + _NUMBERED_ID
+    r"\(\s*(?i:sources?|refs?\.?|references?|see(?:\s+also)?|cf\.?|quellen?|siehe(?:\s+auch)?|vgl\.?|fuentes?|"
+    r"v[ée]ase|voir(?:\s+aussi)?)\s*:?\s*(" + _NUMBERED_ID
     + r"(?:" + _AND + _NUMBERED_ID + r")*)\s*\)",
     r"[(\[]\s*(?i:passages?|documents?|docs?|sources?|snippets?|excerpts?|chunks?)\s+#?\s*(\d{1,3}(?:" + _AND
     + r"\d{1,3})*)\s*[)\]]",
@@ -137,6 +142,50 @@ def _line_blocks(text: str) -> List[Tuple[int, int, bool]]:
         last = text[body_end - 1]
         open_line = not blocks[-1][2] and (last.isalnum() or last in ",;-\u2013(")
     return [(b[0], b[1], b[2]) for b in blocks]
+
+
+#: Words that stand before a German ordinal ("am 31. März", "ab dem 3. Krankheitstag", "zum 15.
+#: Januar", "der 2. Mahnung"): a number and a stop after one of them is an ordinal, not a sentence's end.
+_ORDINAL_LEADS = frozenset("""
+am an ab bis zum zur vom im dem den der die das des seit jeden jedem jeder jede einem einer eines ihrem
+ihres ihrer seinem seines seiner vor nach zu ersten letzten
+""".split())
+#: Abbreviations written before a capitalised word without ending the sentence: German nouns are
+#: capitalised ("inkl. Frühstück", "gem. Richtlinie", "mind. Stufe"), and a few stand before names.
+_BEFORE_CAPITALS = frozenset("""
+inkl zzgl bzw vgl ggf ggfs evtl mind gem bzgl lt ca sog usw zzt allg ggü mtl tägl jährl nr abs
+approx incl excl cf resp env
+""".split())
+#: German, French and Latin abbreviations of two stops ("z. B.", "d. h.", "u. a.", "p. ex.") before
+#: a capitalised word.
+_TWO_STOP_ABBREVIATION = re.compile(
+    r"(?:\b(?:z\.\s?b|d\.\s?h|u\.\s?a|u\.\s?u|o\.\s?ä|s\.\s?o|s\.\s?u|i\.\s?d\.\s?r|p\.\s?ex|e\.\s?g|i\.\s?e)\.)\s*$",
+    re.IGNORECASE)
+_ORDINAL_END = re.compile(r"(?:^|[\s(])([^\W\d_]+)?\s*(\d{1,3})\.\s*$")
+_FIRST_WORD = re.compile(r"[^\W\d_]+")
+_TITLE_ONLY = re.compile(r"\s*(?:[A-Z]|M|MM|Mme|Mmes|Mlle|Mr|Mrs|Ms|Dr|Prof|Pr|Me|St|Sr|Jr|Hr|Fr|Sra|Srta)\.")
+
+
+def _joins_capital(before: str, after: str) -> bool:
+    """Whether a cut before a capitalised word fell inside a sentence: after a day and before a
+    month ("31. März", "1. Januar"), after a German ordinal ("ab dem 3. Krankheitstag"), or after
+    an abbreviation German nouns and names follow ("inkl. Frühstück", "z. B. Hotelkosten")."""
+    tail = before.rstrip()
+    if not tail.endswith("."):
+        return False
+    if _TITLE_ONLY.fullmatch(tail):  # "M. Dupont", "Dr. Weber", "J. Smith": a title or initial opens the sentence
+        return True
+    ordinal = _ORDINAL_END.search(tail[-40:])
+    if ordinal is not None:
+        word = _FIRST_WORD.match(after)
+        if word is not None and word.group().lower() in MONTHS:
+            return True
+        lead = ordinal.group(1)
+        return lead is not None and lead.lower() in _ORDINAL_LEADS
+    last = _LAST_WORD.search(tail)
+    if last is not None and last.group(1).lower() in _BEFORE_CAPITALS:
+        return True
+    return _TWO_STOP_ABBREVIATION.search(tail[-12:]) is not None
 
 
 def _joins(before: str, after: str) -> bool:
@@ -231,7 +280,8 @@ def _sentences(text: str, citation_re: Optional[Pattern[str]],
             if c.isalnum() and (
                     # ".NET", ".js": a stop after a space and before a letter starts a name, not a sentence
                     (s >= 2 and clean[s - 1] == "." and clean[s - 2] in " \t(\"'")
-                    or (not c.isupper() and _joins(clean[found[-1][0]:s], head))):
+                    or (_joins_capital(clean[found[-1][0]:s], head) if c.isupper()
+                        else _joins(clean[found[-1][0]:s], head))):
                 found[-1][1] = pos
                 continue
             if not bracketed or c in _OPENERS:
@@ -281,6 +331,45 @@ def _sentences(text: str, citation_re: Optional[Pattern[str]],
     return out
 
 
+def list_closings(text: str, citation_re: Optional[Pattern[str]] = None) -> List[Tuple[int, int, int]]:
+    r"""Citations on a line of their own right after a list ("- Hotel: 120 EUR a night\n- Meals: 28
+    EUR a day\n(Source: HR-14)"): ``(where the list starts, where the citations start, where they
+    end)`` for each. A citation closing a list backs each of its items, not the last alone.
+
+    >>> list_closings("Costs:\n- Hotel: 120 EUR\n- Meals: 28 EUR\n\n(Source: HR-14)")
+    [(7, 41, 56)]
+    """
+    if "\n" not in text:
+        return []
+    if citation_re is None:
+        citation_re = _DEFAULT_CITATION_RE
+    out = []
+    list_start = -1  # where the list above the current line starts (-1: no list above)
+    pos = 0
+    for line in text.split("\n"):
+        start, end = pos, pos + len(line)
+        pos = end + 1
+        body = line.strip()
+        if not body:
+            continue  # blank lines between a list and its closing citation
+        marker = _MARKER.match(line)
+        if marker is not None and not marker.group("heading") and line[marker.end():].strip():
+            if list_start < 0:
+                list_start = start
+            continue
+        if list_start >= 0:
+            at = start + len(line) - len(line.lstrip())
+            rest = _skip_citations(text, at, end, citation_re)
+            if rest > at and not text[rest:end].strip(" \t.,;"):
+                out.append((list_start, at, rest))
+                list_start = -1
+                continue
+            if marker is None and (body[0].islower() or body[0] in "([\"'\u201c"):
+                continue  # an item's text going on on the next line
+        list_start = -1
+    return out
+
+
 def _skip_citations(text: str, start: int, end: int, citation_re: Pattern[str]) -> int:
     """Where text[start:end] goes on after the citations (and white space) it starts with."""
     pos = start
@@ -313,11 +402,12 @@ _OPENERS = "[\u3010("
 
 @lru_cache(maxsize=16384)
 def _passage_sentences(text: str) -> Tuple[str, ...]:
-    return tuple(found[2] for found in _sentences(text, None, DEFAULT_LANGUAGE))
+    return tuple(found[2] for found in _sentences(text, None, sentencex_code(language(text))))
 
 
 def split_sentences(text: str) -> Sequence[str]:
-    """The sentences of a passage or answer, as :func:`sentences` finds them (headings included).
+    """The sentences of a passage or answer, as :func:`sentences` finds them (headings included), in
+    the text's own language (:func:`groundlab.core.languages.language`).
 
     >>> split_sentences("Use a tolerance, e.g. 5 percent. Then release.")
     ('Use a tolerance, e.g. 5 percent.', 'Then release.')

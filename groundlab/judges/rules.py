@@ -25,9 +25,11 @@ the evidence is all retrieved passages or only the cited ones. Evidence is never
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import lru_cache
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
+from ..core.arithmetic import Quantity, compute_mentions, quantities
 from ..core.claims import CJK_CHARS, character_pairs, split_sentences
 from ..core.numbers import Mention, distinct, mentions
 from ..core.records import Evidence, Verdict
@@ -129,9 +131,13 @@ class _Numbers:
     amounts behind every number, percentage, amount of money and date (its year and day),
     ``bare`` the amounts written without a unit, ``shown`` each value as first written."""
 
-    __slots__ = ("values", "amounts", "bare", "shown")
+    __slots__ = ("values", "amounts", "bare", "shown", "sources", "_quantities")
 
-    def __init__(self, found: Sequence[Mention] = ()) -> None:
+    def __init__(self, found: Sequence[Mention] = (), text: str = "", said: bool = False) -> None:
+        # the mentions and their text, read for their quantities only when a claim computes
+        # (``said``: the question's, the user's own numbers)
+        self.sources: Tuple[Tuple[Sequence[Mention], str, bool], ...] = ((found, text, said),) if found and text else ()
+        self._quantities: Optional[List[Quantity]] = None
         values, amounts, bare, shown = set(), set(), set(), {}
         for m in found:
             values.add(m.value)
@@ -147,6 +153,7 @@ class _Numbers:
     @classmethod
     def union(cls, many: Sequence["_Numbers"]) -> "_Numbers":
         out = cls()
+        out.sources = tuple(source for n in many for source in n.sources)
         for n in many:
             out.values |= n.values
             out.amounts |= n.amounts
@@ -167,6 +174,12 @@ class _Numbers:
             return m.amount in self.bare
         return False
 
+    def quantities(self) -> List[Quantity]:
+        """The evidence's numbers as arithmetic reads them (:mod:`groundlab.core.arithmetic`)."""
+        if self._quantities is None:
+            self._quantities = [q for found, text, said in self.sources for q in quantities(found, text, said)]
+        return self._quantities
+
     def listed(self, limit: int = 6) -> str:
         """The evidence's numbers as written, in order of value."""
         given = [_written(self.shown[v]) for v in sorted(self.shown)]
@@ -182,9 +195,9 @@ class _Piece:
 
     __slots__ = ("words", "numbers", "sentences")
 
-    def __init__(self, text: str, one_sentence: bool) -> None:
+    def __init__(self, text: str, one_sentence: bool, said: bool = False) -> None:
         found = mentions(text)
-        self.numbers = _Numbers(found)
+        self.numbers = _Numbers(found, text, said)
         if one_sentence:
             words, negated = content_words(_without_numbers(text, found))
             self.words = frozenset(words)
@@ -239,7 +252,7 @@ def _passage_piece(text: str) -> _Piece:
 @lru_cache(maxsize=16384)
 def _question_piece(question: str) -> _Piece:
     # The evidence starts "Question: <question>", and that line is one sentence.
-    return _Piece("Question: " + question, one_sentence=True)
+    return _Piece("Question: " + question, one_sentence=True, said=True)
 
 
 @lru_cache(maxsize=16384)
@@ -276,14 +289,36 @@ def _compared(claim: "_ClaimText", sentence: Tuple, covered: int, n: int) -> Ver
 def number_verdict(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str = "") -> Optional[Verdict]:
     """Step 1: the verdict on a claim with a number the evidence does not give (``None`` when the
     evidence gives them all); ``suffix`` ends the reason."""
+    return check_numbers(claim_numbers, have, suffix)[0]
+
+
+def check_numbers(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str = "",
+                  text: Optional[str] = None) -> Tuple[Optional[Verdict], Tuple[str, ...]]:
+    """Step 1 with computed values: the verdict on a claim with a number the evidence neither gives
+    nor lets a reader compute (``None`` when it does), and the computations that back the claim's
+    other numbers ("150 EUR = 500 km × 0.30 EUR"). ``text``: the claim the numbers were read in,
+    ``None`` for no arithmetic (:mod:`groundlab.core.arithmetic`). A computation the claim writes
+    out and gets wrong is ``contradicted``, the right value in the reason."""
     missing = [m for m in claim_numbers if not have.has(m)]
     if not missing:
-        return None
+        return None, ()
+    derived: Tuple[str, ...] = ()
+    if text is not None and have.sources:
+        computed = compute_mentions(text, missing, claim_numbers, have.quantities())
+        if computed.wrong is not None:
+            said, right = computed.wrong
+            return Verdict("contradicted", f"computed wrong: the claim says {_written(said)} where {right}{suffix}",
+                           0.0), ()
+        if computed.backed:
+            derived = computed.derived
+            missing = [m for m in missing if m.surface not in computed.backed]
+            if not missing:
+                return None, derived
     listed = ", ".join(_written(m.surface) for m in missing)
     if have.shown:
         return Verdict("contradicted", f"number {listed} is not in the evidence, which gives {have.listed()}{suffix}",
-                       0.0)
-    return Verdict("unsupported", f"number {listed} is not in the evidence, which gives no numbers{suffix}", 0.0)
+                       0.0), derived
+    return Verdict("unsupported", f"number {listed} is not in the evidence, which gives no numbers{suffix}", 0.0), derived
 
 
 def _quote(sentence: str, limit: int = 90) -> str:
@@ -296,6 +331,9 @@ class LexicalJudge:
     name = "lexical"
     version = "1"
     negation = False
+    #: Whether a number the evidence lets a reader compute backs the claim (the rules judge's
+    #: step 1); the lexical judge compares numbers as written only.
+    computes = False
     #: Pure Python on local data: a large run may be split over processes.
     cpu_bound = True
 
@@ -319,10 +357,17 @@ class LexicalJudge:
         return self.judge_batch([(text, evidence)])[0]
 
     def _judge(self, claim: _ClaimText, context: _Context) -> Verdict:
-        if claim.numbers:
-            flagged = number_verdict(claim.numbers, context.numbers)
-            if flagged is not None:
-                return flagged
+        if not claim.numbers:
+            return self._words(claim, context)
+        flagged, derived = check_numbers(claim.numbers, context.numbers, text=claim.text if self.computes else None)
+        if flagged is not None:
+            return flagged
+        verdict = self._words(claim, context)
+        if derived:
+            return replace(verdict, reason=f"{verdict.reason}; computed: {'; '.join(derived)}")
+        return verdict
+
+    def _words(self, claim: _ClaimText, context: _Context) -> Verdict:
 
         words = claim.words
         if not words:
@@ -364,5 +409,6 @@ class RulesJudge(LexicalJudge):
     """Lexical judge plus the negation step (step 3): the default judge."""
 
     name = "rules"
-    version = "1"
+    version = "2"
     negation = True
+    computes = True

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional
 
+from ..core.languages import across_languages
 from ..core.stats import Rate
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -48,7 +49,7 @@ LABEL_REQUEST_FIGURES = ("answers", "labeled", "more", "answered", "margin", "ex
 SCORE_FIGURES = tuple(
     ["cases", "claims", "penalty", "risk_weighted_score", "risk_weighted.answers", "risk_weighted.per_100",
      "risk_weighted.by_person.total", "risk_weighted.by_person.per_100", "contradicted", "unsupported", "errors",
-     "margin"]
+     "errors_across_languages", "margin"]
     + [f"risk_weighted.by_person.outcomes.{k}" for k in ("correct", "abstained", "wrong")]
     + [f"label_request.{k}" for k in LABEL_REQUEST_FIGURES]
     + [f"{group}.{field}" for group, count, total in (
@@ -142,6 +143,8 @@ def summary_of_counts(counts: "Counts", penalty: float = 1.0, *, margin: float =
         "false_abstention": needed(false_abstention.rate, margin) if false_abstention.total else None,
         "citation_precision": needed(precision.rate, margin) if precision.total else None,
     }
+    # of the errors, claims in another language than their passages that too few words carried across
+    out["errors_across_languages"] = across_languages(counts.errors)
     if flagged.total and by_person.total < flagged.total:
         out["label_request"] = label_request(counts, margin, label_budget)
     if counts.count("held_back") or "data_policy" in (counts.identity or {}):

@@ -155,8 +155,11 @@ def decision_tiles(evaluation: Evaluation, targets: Optional["Targets"] = None, 
 
     a = agree_summary(evaluation)
     if a["agreement"]["claims"]:
-        c = a["caught"]
-        figure = f"caught {fmt.percent(c['rate'])}" if c["hallucinated"] else "nothing to catch"
+        c, f = a["caught"], a["false_alarms"]
+        # both sides of the judge: what it catches is worth only as much as its false alarms allow
+        caught = f"caught {fmt.percent(c['rate'])}" if c["hallucinated"] else "nothing to catch"
+        alarms = f"false alarms {fmt.percent(f['rate'])}" if f["supported"] else "no supported claim"
+        figure = f"{caught} · {alarms}"
         tiles.append(Tile("judge", "Can the judge be trusted?", figure, "none",
                           f"checked against people on {fmt.count(a['agreement']['claims'], 'labeled claim')}",
                           f"It {agreement_words(a)}.",

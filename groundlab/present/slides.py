@@ -149,18 +149,33 @@ def breakdown_finding(frame) -> str:
     return f"{name} are the least often backed: the judge flags {of} ({fmt.percent(worst['rate'])})"
 
 
-def breakdown_slide(frame, size: str = "full") -> Figure:
+#: A target's status in the report's table, as a slide's state.
+_TARGET_STATES = {"pass": "good", "fail": "bad", "no data": "unsure", "not measured": "unsure"}
+
+
+def breakdown_slide(frame, size: str = "full", targets=None) -> Figure:
     """Claims the judge did not find supported, by kind (and answers it flagged, by process), each
-    with its range."""
+    with its range; where ``targets`` (the report's target table,
+    :func:`groundlab.targets.target_table`) sets one, its line and its state as the report says it
+    (met, missed or no data), else no state at all."""
     fig, ax = _figure(size)
     _title(ax, breakdown_finding(frame), size)
+    states = {}
+    if targets is not None:
+        for t in targets.itertuples():
+            if (t.kind is None) != (t.process is None):  # a target on one kind, or on one process
+                states[("kind", t.kind) if t.kind is not None else ("process", t.process)] = (t.status, t.max_rate)
     rows = []
     for row in frame[frame["by"].isin(["kind", "process"])].itertuples():
         unit = row.unit if row.total != 1 else row.unit[:-1]
-        state = "bad" if row.low > 0.5 else "good" if row.high < 0.1 else "unsure"
+        status, limit = states.get((row.by, row.group), (None, None))
+        note = f"{row.hallucinated} of {row.total} {unit}"
+        if status is not None:
+            said = {"pass": "met", "fail": "missed"}.get(status, status)
+            note += f"; target at most {fmt.percent(limit)}: {said}"
         rows.append({"label": f"{row.by} {row.group}" if row.by == "process" else str(row.group), "value": row.rate,
-                     "low": row.low, "high": row.high, "state": state,
-                     "note": f"{row.hallucinated} of {row.total} {unit}"})
+                     "low": row.low, "high": row.high, "state": _TARGET_STATES.get(status, "none"), "note": note,
+                     "target": limit})
     if rows:
         _ranges(ax, rows, size)
     _label(ax, "flagged by the judge, with its 95% range", size)
@@ -310,8 +325,13 @@ def slide_figures(evaluation: Any, penalty: float = 1.0, targets: Any = None, co
         raise ValueError(f"size must be one of {', '.join(SIZES)}, not {size!r}")
     summary = score_summary(evaluation, penalty, margin=margin)
     tiles = decision_tiles(evaluation, targets, comparison, margin, summary=summary)
+    table = None
+    if targets is not None:
+        from ..production.targets import target_table
+
+        table = target_table(targets, evaluation.claims, evaluation.cases)
     out = {"decision": headline_slide(tiles, size),
-           "breakdown": breakdown_slide(hallucination_breakdown(evaluation.claims, evaluation.cases), size),
+           "breakdown": breakdown_slide(hallucination_breakdown(evaluation.claims, evaluation.cases), size, table),
            "answers-needed": answers_slide(summary, margin, size),
            "judge": judge_slide(tiles, agree_summary(evaluation), size),
            "penalty": penalty_slide(penalty_curve(evaluation.cases, max_penalty=max(3.0, 2 * penalty)), penalty, size)}

@@ -19,7 +19,7 @@ from .capabilities import FORCED_TOOL, Shape
 #: Bumped whenever the system prompt, the message layout or the tool changes: old replies then
 #: stop matching the cache. (A request shape of its own, with its own closing sentence, is told
 #: apart by the shape in the cache key, not by this number.)
-PROMPT_VERSION = "2"
+PROMPT_VERSION = "3"
 TOOL_NAME = "record_verdicts"
 #: Characters per token for :meth:`LLMJudge.estimate`; counting exactly needs the network.
 CHARS_PER_TOKEN = 4
@@ -64,6 +64,16 @@ only if every one of them is backed;
 (another number, date, person or condition, or the opposite); when the passages disagree among \
 themselves, the claim is contradicted only if it conflicts with the passage it relies on;
 - unsupported: the passages neither back it nor contradict it.
+
+Computations count. A number, amount or date that follows from the passages' numbers (and from \
+the user's own numbers in the question: their distance, dates, working days) by arithmetic a \
+careful reader accepts is backed by the passages: a sum, a difference, a product or a ratio, a \
+percentage of an amount, a rate times a quantity, a cap or a floor, a date plus or minus days, \
+weeks or months, a share pro rata. A right computation is supported; a wrong one, or one that \
+ignores a cap the passage sets, is contradicted (say the right value in the reason). A limit \
+restated the other way round says the same ("days beyond 5 cannot be carried over" for "up to 5 \
+days can be carried over"). A claim in another language than the passages is judged on what it \
+means.
 
 Judge only against the passages, never against what you know yourself. For each claim give a \
 one-sentence reason first, then the verdict. In supported_by list the smallest set of passage ids \

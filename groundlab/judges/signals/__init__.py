@@ -60,12 +60,15 @@ from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 # module had before its rooms, and those other modules, tests and bench scripts use, are named here.
 from ...core.sentences import CJK_CHARS, character_pairs, split_sentences  # noqa: F401
 from ...core.numbers import Mention, digit_shape, distinct, mentions, ordinal_words  # noqa: F401
+from ...core.arithmetic import without_computation
 from ...core.records import Evidence, GroundlabError, Verdict  # noqa: F401
-from ..rules import _quote, _written, number_verdict
+from ..rules import _quote, _written, check_numbers, number_verdict  # noqa: F401
+from .across import across
 from .claim import _Claim, _claim, _claim_language, _claim_words, _framed  # noqa: F401
 from .config import (CONFIG_KIND, DEFAULT_CONFIG, FEATURE_SIGNS, FEATURES, JUDGE_NAME, JUDGE_VERSION,  # noqa: F401
                      MAX_CONFIG_BYTES, JudgeConfig, _shipped, check_config, load_config)
-from .conflicts import _AMOUNT_NEXT, _LOWER_WORD, CONFLICTS, _conflict, _conflict_terms, _terms  # noqa: F401
+from .conflicts import (_AMOUNT_NEXT, _LOWER_WORD, CONFLICTS, _conflict, _conflict_terms, _terms,  # noqa: F401
+                        restated_limit, without_limit)
 from .evidence import (_Context, _context, _passage_piece, _passages_context, _question, in_claims_language,  # noqa: F401
                        _question_key, _with_question)
 from .framing import _LETTERS, _REFERENCE_HINT, FRAMING, LEAD_IN, PASSAGE_REFERENCE, Framed, frame  # noqa: F401
@@ -125,7 +128,7 @@ class SignalsJudge:
                 plain = base = _passages_context(texts)  # each passage in the language it tells
                 ids = _ids(tuple([p.id for p in passages]))
                 context = question = None  # the question is read only when a claim needs it
-            if not plain.told:  # no passage tells its language: read them in the claim's, if it tells one
+            if not all(plain.each_told):  # a passage tells no language: read it in the claim's, if that tells one
                 read = in_claims_language(plain, texts, _claim_language(digit_shape(text), plain.language))
                 if read is not base:
                     base, context = read, None
@@ -172,16 +175,25 @@ class SignalsJudge:
         base = _passages_context(texts)
         base = in_claims_language(base, texts, _claim_language(digit_shape(text), base.language))
         context = _with_question(base, _question(evidence.question))
-        route, signals, _ = _decide(_claim(text, context.language), context, _passage_ids(evidence))
+        route, signals, _, _ = _decide(_claim(text, context.language), context, _passage_ids(evidence))
         return route, signals
 
     def _judge(self, claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset()) -> Verdict:
-        route, signals, detail = _decide(claim, context, ids)
+        route, signals, detail, derived = _decide(claim, context, ids)
         if route == "framing":
             return _framing_verdict(claim.framed.set_aside)
         aside = _aside(claim.framed.set_aside)
+        if derived:  # the reason shows the computation that backs a number no passage writes
+            notes = [d for d in derived if not d.startswith("the claim restates")]
+            aside = "".join([f"; computed: {'; '.join(notes)}" if notes else "",
+                             "; the claim restates the limit the other way round" if len(notes) < len(derived) else "",
+                             aside])
         if route == "empty":
             return Verdict("supported", f"no content words to check{aside}", 1.0)
+        if route == "across":
+            numbers = _stated_numbers(claim, ids)
+            found = f"; numbers {', '.join(_written(m.surface) for m in numbers)} found" if numbers else ""
+            return across(claim.framed.text, claim.language, context.passages, found + aside)
         if route == "model":
             p = self.score(signals)
             label = "supported" if p >= self.threshold else "unsupported"
@@ -277,34 +289,52 @@ def _stated_numbers(claim: _Claim, ids: FrozenSet[str]) -> Tuple[Mention, ...]:
     that start with a digit ("2FA", "3PL": two-factor authentication, third-party logistics)."""
     if not claim.numbers:
         return claim.numbers
-    return tuple(m for m in claim.numbers if m.kind != "code" or (m.value not in ids
-                                                                    and not _DIGIT_NAME.fullmatch(m.surface)))
+    return tuple(m for m in claim.numbers if m.kind != "code" or (m.value not in ids and not _DIGIT_NAME.fullmatch(m.surface)
+                                                                    and not any(i.endswith("-" + m.value) for i in ids)))
 
 
 _DIGIT_NAME = re.compile(r"\d[A-Z]{2,}")
 
 
 def _decide(claim: _Claim, context: _Context,
-            ids: FrozenSet[str] = frozenset()) -> Tuple[str, Optional[Signals], Any]:
-    """Which step decides a claim (see the module docstring), its signals when measured, and what
-    the step found: the number verdict, the negated evidence sentence, or the missing clause."""
+            ids: FrozenSet[str] = frozenset()) -> Tuple[str, Optional[Signals], Any, Tuple[str, ...]]:
+    """Which step decides a claim (see the module docstring), its signals when measured, what the
+    step found (the number verdict, the negated evidence sentence, or the missing clause), and the
+    computations that back numbers no passage writes (:mod:`groundlab.core.arithmetic`)."""
     if claim.framed.framing:
-        return "framing", None, None
+        return "framing", None, None, ()
     numbers = _stated_numbers(claim, ids)
+    derived: Tuple[str, ...] = ()
     if numbers:
-        flagged = number_verdict(numbers, context.numbers, _aside(claim.framed.set_aside))
+        flagged, derived = check_numbers(numbers, context.numbers, _aside(claim.framed.set_aside),
+                                         text=claim.framed.text)
         if flagged is not None:
-            return "number", None, flagged
+            return "number", None, flagged, ()
+    if claim.told and any(context.each_told) and all(lang != claim.language for _, lang in context.passages):
+        # a claim in another language than every passage: judged on what carries across
+        return "across", None, None, derived
     if not claim.stems:
-        return "empty", None, None
+        return "empty", None, None, derived
+    if derived:  # numbers computed: the words that say the computation are no fact a passage must write
+        plain = _Claim(without_computation(claim.framed.text), claim.language)
+        if not plain.stems:
+            return "empty", None, None, derived
+        if len(plain.stems) < len(claim.stems):
+            claim = plain
     signals = _signals(claim, context)
+    if signals.best >= 0 and restated_limit(claim.framed.text, context.sentences[signals.best].text):
+        # its words without the bound and the negation are what the evidence must back
+        plain = _Claim(without_limit(claim.framed.text), claim.language)
+        if plain.stems:
+            signals = _signals(plain, context)
+        return "model", signals, None, derived + ("the claim restates the limit the other way round",)
     flipped = _negation_flip(claim, context, signals.best)
     if flipped is not None:
-        return "negation", signals, flipped
+        return "negation", signals, flipped, derived
     conflict = _conflict(claim, context, signals.best)
     if conflict is not None:
-        return "conflict", signals, conflict
-    return "model", signals, None
+        return "conflict", signals, conflict, derived
+    return "model", signals, None, derived
 
 
 def _aside(set_aside: Tuple[str, ...]) -> str:

@@ -12,14 +12,19 @@ from typing import Dict
 from ...core.numbers import digit_shape, distinct, mentions
 from ..rules import _without_numbers
 from .framing import Framed, frame
-from .words import _WORDS_OF, ENGLISH_HINTS, _claim_pairs, _read_words, clean_text, language
+from .across import glossary_language
+from .words import _WORDS_OF, ENGLISH_HINTS, FOREIGN_STOP_WORDS, STOP_WORDS, _claim_pairs, _read_words, clean_text, language, language_told
 
 
 class _Claim:
-    __slots__ = ("framed", "words", "stems", "stemset", "pairs", "numbers", "negated", "clauses")
+    __slots__ = ("framed", "words", "stems", "stemset", "pairs", "numbers", "negated", "clauses", "language", "told")
 
     def __init__(self, text: str, lang: str = "english") -> None:
+        self.language = lang
         framed = _framed(clean_text(text))
+        # whether its own words tell its language (else it is read in its passages')
+        shape = digit_shape(framed.text)
+        self.told = language_told(shape) or glossary_language(shape) == lang
         self.framed = framed
         found = mentions(framed.text)
         self.words, self.stems, self.stemset, self.pairs, self.clauses = _claim_words(
@@ -68,10 +73,25 @@ def _claim_language(text: str, evidence_language: str) -> str:
     """The language a claim is read in (see :func:`_claim`): read in its words alone, so the same for
     the claim and its shape (:func:`~groundlab.core.numbers.digit_shape`)."""
     lang = language(text)
+    foreign = lang == "english" and not language_told(text, lang) and _may_be_foreign(text)
+    if foreign:
+        # a short claim: its glossary words and function words may tell what two hints cannot
+        lang = glossary_language(text) or lang
     if lang == "english" and evidence_language != "english" and \
-            sum(1 for w in _WORDS_OF.findall(text.lower()) if w in _ENGLISH_HINTS) < 2:
+            sum(1 for w in _WORDS_OF.findall(text.lower()) if w in _ENGLISH_HINTS) < 2 and \
+            not (foreign and glossary_language(text) == "english"):
         lang = evidence_language
     return lang
+
+
+_FOREIGN_LETTERS = frozenset("äöüßéèêëàâçîïôûùœÄÖÜÉÈÊÀÂÇÎÔÛ")
+_FOREIGN_WORDS = frozenset().union(*FOREIGN_STOP_WORDS.values()) - STOP_WORDS
+
+
+def _may_be_foreign(text: str) -> bool:
+    """Whether a short claim that tells no language may be German or French: a letter or a function
+    word of theirs (a plain English claim never loads the glossary)."""
+    return any(ch in _FOREIGN_LETTERS for ch in text) or any(w in _FOREIGN_WORDS for w in _WORDS_OF.findall(text.lower()))
 
 
 _ENGLISH_HINTS = ENGLISH_HINTS

@@ -161,3 +161,58 @@ def _conflict(claim: _Claim, context: _Context, best: int) -> Optional[Tuple[str
         other = next(iter(there[kind].values()))
         return kind, word, other, sentence.text
     return None
+
+
+# A limit restated the other way round: "up to 5 days can be carried over" and "days beyond 5
+# cannot be carried over" say the same, as do "at least 3 quotes are needed" and "fewer than 3
+# quotes are not accepted". Each bound phrase, the side it stands for and the number after it.
+_AMOUNT_AFTER = r"\s*(?:[\u20ac$\u00a3]\s?|(?:EUR|USD|GBP|CHF)\s?)?(\d+(?:[.,]\d+)?)"
+_LIMITS = tuple((side, re.compile(r"\b(?:" + words + r")" + _AMOUNT_AFTER, re.IGNORECASE)) for side, words in (
+    ("upper", r"up to|at most|a maximum of|maximum of|max\.|no more than|not more than|not exceeding|bis zu|höchstens|"
+              r"maximal|jusqu'à|au maximum|au plus|hasta|como máximo"),
+    ("beyond", r"beyond|more than|over|above|in excess of|exceeding|mehr als|über|plus de|au-delà de|más de"),
+    ("lower", r"at least|a minimum of|minimum of|no less than|not less than|no fewer than|mindestens|au moins|"
+              r"al menos|como mínimo"),
+    ("below", r"below|less than|fewer than|under|weniger als|unter|moins de|menos de"),
+))
+#: What each side restates when negated: "beyond N ... not" is "up to N"; "below N ... not" is "at least N".
+_NEGATED_SIDE = {"beyond": "upper", "below": "lower"}
+_NEGATING = re.compile(r"\b(?:not|cannot|can't|no|never|nicht|kein\w*|nie|ne|n'|pas|jamais|no)\b|n't\b", re.IGNORECASE)
+_BOUND_NEGATIONS = re.compile(r"\b(?:no|not)\s+(?:more|less|fewer)\s+than\b|\bnot\s+exceeding\b", re.IGNORECASE)
+
+
+def _limits(text: str) -> Tuple[Tuple[str, str], ...]:
+    """The bounds a text states, ``(side, number)``, each side as the text means it with its
+    negation read: "days beyond 5 cannot be carried over" states ``("upper", "5")``."""
+    found = []
+    for side, pattern in _LIMITS:
+        for m in pattern.finditer(text):
+            found.append((side, m.group(1).replace(",", "."), m.start()))
+    if not found:
+        return ()
+    negated = _NEGATING.search(_BOUND_NEGATIONS.sub(" ", text)) is not None
+    if not negated:
+        return tuple(sorted({(side, number) for side, number, _ in found}))
+    # negated, "beyond N" is "up to N" and "below N" is "at least N"; a negated "up to N" is neither
+    return tuple(sorted({(_NEGATED_SIDE.get(side, "not " + side), number) for side, number, _ in found}))
+
+
+def without_limit(text: str) -> str:
+    """A claim restating a limit the other way round, without its bound words and negation: what is
+    left is what the evidence sentence must say ("Unused days 5 be carried over.")."""
+    for _, pattern in _LIMITS:
+        text = pattern.sub(lambda m: " " + m.group(1), text)
+    return _HINAUS.sub(" ", _NEGATING.sub(" ", _BOUND_NEGATIONS.sub(" ", text)))
+
+
+_HINAUS = re.compile(r"\bhinaus\b", re.IGNORECASE)  # "über 5 Tage hinaus": the rest of "über"
+
+
+def restated_limit(claim_text: str, sentence_text: str) -> bool:
+    """Whether a claim restates the evidence sentence's limit the other way round (one of the two
+    negated, the same number): no negation flip, and no bound the other way."""
+    if (_NEGATING.search(_BOUND_NEGATIONS.sub(" ", claim_text)) is None) == \
+            (_NEGATING.search(_BOUND_NEGATIONS.sub(" ", sentence_text)) is None):
+        return False
+    said = _limits(claim_text)
+    return bool(said) and any(limit in _limits(sentence_text) for limit in said)

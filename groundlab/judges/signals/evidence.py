@@ -78,10 +78,12 @@ class _Piece:
     """A question or a passage, analysed once: stems, pairs, numbers, sentences, and for each
     sentence the stems of it and the next one (a window of two sentences in a row)."""
 
-    __slots__ = ("stems", "pairs", "numbers", "sentences", "windows", "initials", "acronyms", "language", "told")
+    __slots__ = ("stems", "pairs", "numbers", "sentences", "windows", "initials", "acronyms", "language", "told",
+                 "text")
 
     def __init__(self, text: str, one_sentence: bool, lang: Optional[str] = None) -> None:
         text = clean_text(text)
+        self.text = text
         found = mentions(text)
         # a passage is mostly long enough to tell its language; its sentences are read in it (or in
         # ``lang``, the claim's, when it tells none: see _passages_context)
@@ -89,7 +91,7 @@ class _Piece:
         self.told = language_told(text, read)
         self.language = lang = lang or read
         # the evidence's "third" is the claim's "3rd"
-        self.numbers = _Numbers(found + ordinal_words(text))
+        self.numbers = _Numbers(found + ordinal_words(text), text)
         sentences = []
         if one_sentence:
             sentences.append(_Sentence(text, found, lang))
@@ -153,7 +155,7 @@ class _Question:
     @property
     def numbers(self) -> _Numbers:
         if self._numbers is None:
-            self._numbers = _Numbers(self._mentions() + ordinal_words(self.text))
+            self._numbers = _Numbers(self._mentions() + ordinal_words(self.text), self.text, said=True)
         return self._numbers
 
     @property
@@ -178,12 +180,14 @@ class _Context:
     it without reading the passages again."""
 
     __slots__ = ("stems", "pairs", "numbers", "sentences", "windows", "index", "asked", "initials", "acronyms",
-                 "language", "told")
+                 "language", "told", "each_told", "passages")
 
     def __init__(self, question: Optional[_Question], pieces: Sequence[_Piece]) -> None:
-        languages = [p.language for p in pieces]
-        self.language = max(set(languages), key=languages.count) if languages else "english"
+        self.language = _majority_language(pieces)
         self.told = any(p.told for p in pieces)  # else its language is English by default
+        self.each_told = tuple(p.told for p in pieces)
+        # each passage as it is read, in its language: what a claim in another language is judged on
+        self.passages = tuple((p.text, p.language) for p in pieces)
         if len(pieces) == 1:
             self.stems, self.pairs = pieces[0].stems, pieces[0].pairs
             self.initials, self.acronyms = pieces[0].initials, pieces[0].acronyms
@@ -206,6 +210,20 @@ class _Context:
         self.index = index
 
 
+def _majority_language(pieces: Sequence[_Piece]) -> str:
+    """The language most of the passages are read in, counting those that tell theirs (all when none
+    does). A tie never depends on the order of the passages nor on how a set iterates: the other
+    languages go before English (a piece that tells none reads as English by default, so English is
+    what a tie cannot decide), then by name."""
+    told = [p.language for p in pieces if p.told] or [p.language for p in pieces]
+    if not told:
+        return "english"
+    counts: Dict[str, int] = {}
+    for lang in told:
+        counts[lang] = counts.get(lang, 0) + 1
+    return min(counts, key=lambda lang: (-counts[lang], lang == "english", lang))
+
+
 def _with_question(base: _Context, question: _Question) -> _Context:
     """``base`` (passages alone) with the question's numbers and the stems only it says: what
     ``_Context(question, pieces)`` gives, the passages' analysis shared. The question's numbers
@@ -217,7 +235,7 @@ def _with_question(base: _Context, question: _Question) -> _Context:
     ctx = _Context.__new__(_Context)
     ctx.stems, ctx.pairs, ctx.sentences, ctx.windows = base.stems, base.pairs, base.sentences, base.windows
     ctx.index, ctx.initials, ctx.acronyms, ctx.language = base.index, base.initials, base.acronyms, base.language
-    ctx.told = base.told
+    ctx.told, ctx.each_told, ctx.passages = base.told, base.each_told, base.passages
     ctx.numbers = _Numbers.union([numbers, base.numbers]) if numbers.values else base.numbers
     ctx.asked = asked
     return ctx
@@ -242,8 +260,8 @@ def _question_key(claim: "_Claim", question: _Question, base: _Context) -> Tuple
             every = every and given
             found.append((given, mine[value] if value in mine else theirs.get(value)))
         numbers = tuple(found)
-        if not every:
-            numbers = (numbers, _Numbers.union([own, have]).listed())
+        if not every:  # the reason lists the evidence's numbers, and the question's may compute the missing one
+            numbers = (numbers, _Numbers.union([own, have]).listed(), question.text)
     asked = claim.stemset - base.stems
     return numbers, (asked & question.stems if asked else asked)
 
@@ -262,18 +280,20 @@ def _question(question: str) -> _Question:
 def _passages_context(texts: Tuple[str, ...], lang: Optional[str] = None) -> _Context:
     """The passages ``texts`` put together, without a question: kept per set of passages. ``lang``:
     read in that language (a claim's, when no passage tells its own: :func:`in_claims_language`)."""
+    own = [_passage_piece(t) for t in texts]
     if lang is None:  # one entry a passage in the cache, however it is called
-        return _Context(None, [_passage_piece(t) for t in texts])
-    return _Context(None, [_passage_piece(t, lang) for t in texts])
+        return _Context(None, own)
+    # a passage that tells its language is read in it; the others in ``lang``
+    return _Context(None, [p if p.told else _passage_piece(t, lang) for t, p in zip(texts, own)])
 
 
 def in_claims_language(base: _Context, texts: Tuple[str, ...], claim_language: str) -> _Context:
-    """``base`` (the passages ``texts``), or the passages read in the claim's language when none of
-    them tells its own and the claim does ("Die Gutschrift verfällt nicht." against the one
-    sentence "Die Gutschrift verfällt nach zwölf Monaten.", English by default): both sides are
-    then stemmed alike."""
-    if base.told or claim_language == base.language:
-        return base
+    """``base`` (the passages ``texts``), or with the passages that tell no language read in the
+    claim's ("Die Gutschrift verfällt nicht." against the one sentence "Die Gutschrift verfällt nach
+    zwölf Monaten.", English by default; "Bis zu 5 Tage können übertragen werden." beside English
+    passages): both sides are then stemmed alike. Passages that tell theirs keep it."""
+    if claim_language == "english" or all(p_told for p_told in base.each_told):
+        return base  # a passage that tells no language is read as English already
     return _passages_context(texts, claim_language)
 
 

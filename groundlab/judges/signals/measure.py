@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 from typing import FrozenSet, List, Optional, Sequence, Tuple
 
 from .claim import _Claim
 from .evidence import _Context, _initials, _is_acronym
+from .words import _foreign_stem, stem
 
 
 class Signals:
@@ -64,6 +66,16 @@ def _abbreviated(found: int, stemset: FrozenSet[str], evidence: FrozenSet[str],
     return found
 
 
+@lru_cache(maxsize=1)
+def _weekdays() -> FrozenSet[str]:
+    """The stems of the days of the week, as the judge reads them in English, German and French."""
+    english = "monday tuesday wednesday thursday friday saturday sunday".split()
+    german = "montag dienstag mittwoch donnerstag freitag samstag sonntag".split()
+    french = "lundi mardi mercredi jeudi vendredi samedi dimanche".split()
+    return frozenset([stem(w) for w in english] + [_foreign_stem(w, "german") for w in german]
+                     + [_foreign_stem(w, "french") for w in french])
+
+
 def _signals(claim: _Claim, context: _Context) -> Signals:
     stems = claim.stems
     n = len(stems)
@@ -76,6 +88,13 @@ def _signals(claim: _Claim, context: _Context) -> Signals:
             accounted = frozenset().union(*(claimed for claimed, _ in spelled))
             have = have | accounted
             missing = [s for s in missing if s not in accounted]
+    if missing and context.asked:
+        # the day of the week the user names ("I travel on Monday"): their situation, which a claim
+        # applies the passage's rule to, as it may their order's number
+        days = [st for st in missing if st in context.asked and st in _weekdays()]
+        if days:
+            have = have | frozenset(days)
+            missing = [st for st in missing if st not in days]
     covered = n - len(missing)
     coverage = covered / n
     pairs = claim.pairs

@@ -12,6 +12,8 @@ import re
 from functools import lru_cache
 from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
+# A text's language is read in the core: the claim splitter picks an answer's language with it too.
+from ...core.languages import _ALL_HINTS, _LANGUAGE_HINTS, _WORDS_OF, ENGLISH_HINTS, language, language_told  # noqa: F401
 from ...core.sentences import CJK_CHARS, character_pairs
 
 #: Function words: never content words. The rules judges' list, and the other pronouns,
@@ -101,12 +103,25 @@ wurden sein seine seiner ihr ihre ihrer ihren ihrem sie wir ich du er es man uns
 ihnen im in zu zum zur von vom mit auf aus bei nach vor für über unter durch gegen ohne um als wie wenn dass
 auch noch nur schon sehr dann dort hier kann können muss müssen soll sollen darf dürfen will wollen hat haben
 hatte hatten alle allen jede jeder jedes diese dieser dieses diesem diesen welche welcher welches bitte
+am ans aufs beim ins vors zu zur zum bzw bzgl ca etc inkl mind max gem ggf evtl usw vgl zzgl
+noch nur schon auch bereits dabei damit danach dadurch dafür dagegen daher darauf darin davon dazu somit
+jedoch allerdings also außerdem zudem sonst trotzdem dann denn doch eben etwa ja nein nun immer wieder
+beide beiden beider jeweils jeweilige jeweiligen jeweiliger selbst sowie sowohl weder einzeln
+wird wirst werde gewesen worden wären wäre würde würden hätte hätten kannst könnte könnten musst müsste
+sollte sollten darfst durfte möchte möchten mag gibt gab gegeben geben gilt gelten galt
+erhalten erhält erhältst bekommen bekommt
+man mein meine meinen meinem meiner unser unsere unserem unseren euer eure dein deine deinen
+dort dorthin hierzu hierfür hiermit wo wann warum weshalb wieso was wer wen wem wessen
 """.split()),
     "french": frozenset("""
 le la les un une des du de et ou mais est sont était étaient sera seront être avoir a ont avait il elle ils
 elles nous vous je tu on se sa son ses leur leurs ce cet cette ces qui que quoi dont où dans sur sous par
 pour avec sans chez vers entre aussi très plus peut peuvent doit doivent faut votre vos notre nos mon ma mes
 tout tous toute toutes si comme
+au aux ce ces cela ceci ça celui celle ceux celles lui leur y en ne pas plus moins très trop déjà encore
+aussi ainsi alors donc puis ensuite toujours jamais seulement notamment environ env ex p
+fait faire fais font peut-être il y a sont été étant ai as avons avez avez-vous recevez reçoit recevoir
+obtenir obtient obtenez donne donnent
 """.split()),
     "spanish": frozenset("""
 el la los las un una unos unas de del y o pero es son era eran será ser estar está están ha han había él ella
@@ -116,60 +131,6 @@ al este esta estos estas ese esa
 """.split()),
 }
 _FOREIGN_STEMMERS: Dict[str, Any] = {}
-# Words frequent in one of the three languages and rare in English: a text holding two or more of
-# one language's (and more than of the others') reads as that language.
-_LANGUAGE_HINTS = {
-    "german": frozenset("der die das und ist nicht ein eine einen dem den mit auf für wird werden sie ihre im zur zum "
-                        "von sind oder kann muss".split()),
-    "french": frozenset("le la les et est une des du pas pour dans avec sur sont vous nous qui peut doit être "
-                        "au aux ne".split()),
-    "spanish": frozenset("el los las y es una del para con por son usted puede debe está están se lo al "
-                         "ser no".split()),
-}
-_ALL_HINTS = frozenset(w for ws in _LANGUAGE_HINTS.values() for w in ws)
-_WORDS_OF = re.compile(r"[^\W\d_]+")
-
-
-def language(text: str) -> str:
-    """``"german"``, ``"french"`` or ``"spanish"`` when ``text`` reads as one of them, else
-    ``"english"``: how its words are stemmed and which function words are left out.
-
-    >>> language("Der Antrag muss von der Führungskraft genehmigt werden."), language("The order is blocked.")
-    ('german', 'english')
-    """
-    words = _WORDS_OF.findall(text.lower())
-    found = [w for w in words if w in _ALL_HINTS]
-    if len(found) < 2:
-        return "english"
-    counts = {lang: 0 for lang in _LANGUAGE_HINTS}
-    for word in found:
-        for lang, hints in _LANGUAGE_HINTS.items():
-            if word in hints:
-                counts[lang] += 1
-    best = max(counts, key=counts.get)
-    ranked = sorted(counts.values(), reverse=True)
-    if ranked[0] >= 2 and ranked[0] > ranked[1] and ranked[0] * 2 >= len(text.split()) * 0.15:
-        return best
-    return "english"
-
-
-def language_told(text: str, read: Optional[str] = None) -> bool:
-    """Whether ``text`` tells its language: :func:`language` finds one of the others in it, or it
-    holds two or more English function words. A short text that does neither ("Die Gutschrift
-    verfällt nach zwölf Monaten.": one hint) is read as English only by default.
-
-    >>> language_told("The order is blocked."), language_told("Die Gutschrift verfällt nach zwölf Monaten.")
-    (True, False)
-    """
-    if (read or language(text)) != "english":  # ``read``: what language(text) gave, when known
-        return True
-    return sum(1 for w in _WORDS_OF.findall(text.lower()) if w in ENGLISH_HINTS) >= 2
-
-
-#: English function words: two of them tell a text is English.
-ENGLISH_HINTS = frozenset("the is are and of to for with you your this that be can will it an on by has have".split())
-
-
 #: :func:`language` kept per text: read in words alone, it is the same for a text and its shape.
 _language = lru_cache(maxsize=4096)(language)
 
@@ -307,7 +268,7 @@ class _Words:
                 first = False
         self.stems = tuple(stems)
         self.surfaces = tuple(surfaces)
-        self.names = frozenset(names)
+        self.names = tuple(dict.fromkeys(names))  # in the order written: a reason lists them so on every run
         self.clauses = tuple(clauses)
         self.negated = frozenset(negated)
         self.has_negation = has_negation
@@ -379,7 +340,8 @@ def _foreign_kind(lang: str):
             if lower in stops and not found[2]:
                 found = (_SKIP, "", False, False)
             else:
-                found = (_WORD, _foreign_stem(lower, lang), found[2], found[3])
+                # German capitalises every noun: a capital there marks no name (an acronym still does)
+                found = (_WORD, _foreign_stem(lower, lang), found[2], found[3] and lang != "german")
         if len(kinds) < 200_000:
             kinds[token] = found
         return found

@@ -1,0 +1,762 @@
+"""Computed values: a claim's number that follows from the passages' numbers by the arithmetic a
+reader accepts is backed by them, and a computation done wrong is a contradiction.
+
+Enterprise answers compute: "30 days after 10 May, i.e. by 9 June", "28 EUR minus 11.20 EUR leaves
+16.80 EUR", "500 km × 0.30 EUR = 150 EUR, capped at 130 EUR", "3 days a week gives 18 of the 30
+days". A claim's number that no passage writes is searched for among what the evidence's numbers
+(the passages' and the question's) and the claim's own give, by:
+
+- one step: a sum or a difference of like quantities, a rate times a quantity ("0.30 EUR per km"
+  × "500 km"), an amount times a count, a ratio ("18 days" ÷ "3 days a week" is 6 weeks), a
+  percentage of an amount of money (and the amount less or plus it), a date plus or minus days,
+  working days, weeks, months or years, a period in other units (7 days a week, 12 months or 52
+  weeks a year, 24 hours a day, 60 minutes an hour);
+- two steps, a share of a whole: ``a × b ÷ c`` with ``b`` and ``c`` alike ("30 days" × "3 days a
+  week" ÷ "5 days a week": pro rata).
+
+A cap or a floor needs no step of its own: its bound is a number the passage gives. Quantities
+carry their units, read from the words after them ("30 days", "0.30 EUR per km", "3 days a
+week"), and only like quantities combine: "30 days" less "4 days a week" is no computation. What a
+reader accepts is bounded so that a wrong number does not pass by chance: a step needs one of its
+numbers said by the claim or the question (the user's own trip, date or working week) or words that
+say a computation follows ("i.e.", "gives", "leaves", "in total", "=", "ergibt", "soit"), and a
+share of a whole needs a number the claim or the question says. A result is compared as the claim
+writes its number: rounded to its decimals ("33.33", "16 days" for 15.6).
+
+A claim that writes a computation out with its own numbers ("500 km × 0.30 EUR = 160 EUR") and gets
+it wrong is told the right value: :attr:`Computed.wrong`.
+
+>>> c = compute("500 km × 0.30 EUR = 150 EUR, capped at 130 EUR.", ["150 EUR"], ["Mileage is 0.30 EUR per km, capped at 130 EUR."])
+>>> c.derived
+('150 EUR = 500 km × 0.30 EUR',)
+>>> compute("28 EUR minus 11.20 EUR leaves 16.20 EUR.", ["16.20 EUR"], ["The daily allowance is 28 EUR; breakfast is 11.20 EUR."]).wrong
+('16.20 EUR', '28 EUR − 11.20 EUR = 16.80 EUR')
+"""
+
+from __future__ import annotations
+
+import bisect
+import calendar
+import datetime as _dt
+import re
+from functools import lru_cache
+from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+
+from .numbers import mentions
+
+__all__ = ["Computed", "Quantity", "compute", "compute_mentions", "quantities", "without_computation"]
+
+#: The most quantities one search reads (the claim's and the question's first): a claim with many
+#: numbers stays fast (one step looks at every pair of them, a share of a whole at every three of
+#: the first :data:`MAX_TWO_STEP`).
+MAX_OPERANDS = 16
+MAX_TWO_STEP = 10
+
+
+class Quantity(NamedTuple):
+    """A number as arithmetic reads it. ``value``: a float (a date: 0, its day in ``date``, which
+    is (year or 0, month, day)); ``unit``: "EUR" (a currency), "%", "date", a period ("day",
+    "workday", "week", "month", "year", "hour", "minute"), "km", "night" or "" (a count); ``per``:
+    what it is counted per ("3 days a week": "week"; "0.30 EUR per km": "km"; else ""); ``surface``:
+    the number as written; ``shown``: it with its unit's words ("30 days"); ``said``: the claim or
+    the question says it (the user's own numbers)."""
+
+    value: float
+    unit: str
+    per: str
+    surface: str
+    shown: str
+    said: bool
+    date: Optional[Tuple[int, int, int]] = None
+    bound: str = ""  # "max" for a cap ("capped at 130 EUR", "up to 120 EUR"), "min" for a floor
+    group: str = ""  # the sentence it stands in: a cap bounds what its own sentence's rate gives
+    approx: bool = False  # written as a round figure: "about three months", "ca. sechs Monate"
+    start: int = -1  # where it stands in its text
+
+
+class Computed(NamedTuple):
+    """What arithmetic finds for a claim: ``derived`` the computations that back numbers the
+    passages do not write ("150 EUR = 500 km × 0.30 EUR"), ``backed`` the surfaces of those numbers,
+    ``wrong`` a number the claim computed wrong and the computation it should give (or ``None``)."""
+
+    derived: Tuple[str, ...] = ()
+    backed: Tuple[str, ...] = ()
+    wrong: Optional[Tuple[str, str]] = None
+
+
+NOTHING = Computed()
+
+# ------------------------------------------------------------------ reading quantities
+
+_UNIT_WORDS = (
+    ("workday", r"(?:working|business|work)[\s-]days?|arbeitstage?n?|werktage?n?|jours?\s+ouvr(?:é|a)(?:s|bles?)?"
+                r"|d[ií]as\s+(?:h[aá]biles|laborables)"),
+    ("day", r"(?:calendar\s+)?days?|kalendertage?n?|tage?n?|tages|jours?|d[ií]as?"),
+    ("week", r"weeks?|wochen?|semaines?|semanas?"),
+    ("month", r"months?|monate?n?|monats|mois|mes(?:es)?"),
+    ("year", r"years?|jahre?n?|jahres|ans|années?|a[nñ]os?"),
+    ("hour", r"hours?|hrs?|h|stunden?|std\.?|heures?|horas?"),
+    ("minute", r"minutes?|mins?|minuten?|minutos?"),
+    ("km", r"km|kilomet(?:er|re)s?|kilomètres?"),
+    ("night", r"nights?|nächte?n?|übernachtungen?|nuits?|noches?"),
+)
+_UNIT = re.compile(r"\s*-?\s*(?:" + "|".join(f"(?P<{name}>{words})" for name, words in _UNIT_WORDS)
+                   + r")(?![^\W\d_])", re.IGNORECASE)
+_PER_WORDS = (
+    ("week", r"week|woche|semaine|semana"), ("day", r"day|tag|jour|d[ií]a"), ("month", r"month|monat|mois|mes"),
+    ("year", r"year|jahr|an|año"), ("km", r"km|kilomet(?:er|re)|kilomètre"), ("night", r"night|nacht|nuit|noche"),
+)
+_PER = re.compile(
+    r"\s*(?:(?:a|an|per|each|every|/|pro|je|im|in\s+der|par|por|al|la)\s*(?:"
+    + "|".join(f"(?P<{name}>{words})" for name, words in _PER_WORDS) + r")(?![^\W\d_])"
+    r"|(?:of\s+)?(?P<weekly>weekly|wöchentlich\w*|hebdomadaire)|(?:of\s+)?(?P<yearly>yearly|annual(?:ly)?|jährlich\w*|"
+    r"jahres\w*|annuel\w*)|(?:of\s+)?(?P<monthly>monthly|monatlich\w*|mensuel\w*)|(?:of\s+)?(?P<daily>daily|täglich\w*))",
+    re.IGNORECASE)
+_PER_ADJECTIVE = {"weekly": "week", "yearly": "year", "monthly": "month", "daily": "day"}
+
+
+#: German nouns of time glued to what they count ("30 Urlaubstage", "8 Servicestunden", "10 Arbeitstagen").
+_GERMAN_COMPOUND = re.compile(r"\s*-?\s*[A-ZÄÖÜ][a-zäöüß]*?(?P<workday>arbeitstage?n?|werktage?n?)(?![^\W\d_])"
+                              r"|\s*-?\s*[A-ZÄÖÜ][a-zäöüß]+?(?:(?P<day>tage?n?)|(?P<week>wochen?)|(?P<month>monate?n?)"
+                              r"|(?P<hour>stunden?)|(?P<year>jahre?n?))(?![^\W\d_])")
+
+
+def _unit_at(text: str, end: int) -> Tuple[str, str, int]:
+    """The unit written after a number that ends at ``end``, and where its words end."""
+    found = _UNIT.match(text, end) or _GERMAN_COMPOUND.match(text, end)
+    if found is None:
+        return "", "", end
+    return found.lastgroup or "", found.group().strip(), found.end()
+
+
+def _per_at(text: str, end: int) -> str:
+    found = _PER.match(text, end)
+    if found is None:
+        return ""
+    name = found.lastgroup or ""
+    return _PER_ADJECTIVE.get(name, name)
+
+
+def _float(text: str) -> Optional[float]:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def quantities(found: Iterable, text: str, said: bool) -> List[Quantity]:
+    """The quantities of a text's number mentions (:func:`groundlab.core.numbers.mentions`):
+    amounts of money in their currency, percentages, dates with or without their year, and numbers
+    with the unit of time or distance written after them, each with what it is counted per. Codes
+    are no quantity."""
+    out = []
+    stops = [m.end() for m in _SENTENCE_END.finditer(text)] if found else []
+    for m in found:
+        kind = m.kind
+        if kind == "date":
+            date = _date_of(m.value)
+            if date is not None:
+                out.append(Quantity(0.0, "date", "", m.surface, m.surface, said, date, start=m.start))
+            continue
+        if kind == "time":  # minutes since midnight
+            out.append(Quantity(float(int(m.value[1:3]) * 60 + int(m.value[4:6])), "time", "", m.surface, m.surface,
+                                said, start=m.start))
+            continue
+        if kind == "code" and m.value.isdigit() and _UNIT.match(text, m.end):
+            kind = "number"  # "a 5-day week", "5-Tage-Woche": a number glued to its unit
+        if kind not in ("money", "percent", "number"):
+            continue
+        value = _float(m.amount)
+        if value is None:
+            continue
+        if kind == "money":
+            unit, shown, end = m.value.split(" ", 1)[0], m.surface, m.end
+        elif kind == "percent":
+            unit, shown, end = "%", m.surface, m.end
+        else:
+            unit, words, end = _unit_at(text, m.end)
+            shown = f"{m.surface} {words}".replace(" -", "-") if words else m.surface
+        bound = ""
+        if kind == "money":
+            before = text[max(0, m.start - 30):m.start]
+            bound = "max" if _CAP.search(before) else "min" if _FLOOR.search(before) else ""
+        k = bisect.bisect_right(stops, m.start)
+        group = text[stops[k - 1] if k else 0:stops[k] if k < len(stops) else len(text)]
+        per = _per_at(text, end)
+        if not per and unit in ("day", "workday") and _DAY_WEEK.match(text, end):
+            per = "week"  # "a 5-day week", "5-Tage-Woche": days a week
+        out.append(Quantity(value, unit, per, m.surface, shown, said, None, bound, group, start=m.start))
+    return out
+
+
+_DAY_WEEK = re.compile(r"[\s-]*(?:work(?:ing)?[\s-]?)?(?:week|woche|semaine)\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)")
+
+
+_CAP = re.compile(r"\b(?:capped at|up to|a maximum of|maximum(?: of)?|max\.?|at most|not more than|no more than|"
+                  r"limited to|höchstens|maximal|bis zu|bis|gedeckelt auf|begrenzt auf|plafonnée? à|jusqu'à|au maximum|"
+                  r"hasta)\s*(?:€|EUR|USD|\$|£|CHF)?\s*$", re.IGNORECASE)
+_FLOOR = re.compile(r"\b(?:at least|a minimum of|minimum(?: of)?|min\.?|no less than|mindestens|minimal|au moins|"
+                    r"au minimum|al menos)\s*(?:€|EUR|USD|\$|£|CHF)?\s*$", re.IGNORECASE)
+#: A conditional clause the claim's own number stands in ("if the lock started at 9:10, ..."): an
+#: example it takes, as with "with" or "for" before the number.
+_CONDITION = re.compile(r"\b(?:if|when|whenever|assuming|suppose|wenn|falls|sofern|si|lorsque|quand)\b[^,;.:!?]*$",
+                        re.IGNORECASE)
+_APPROX = re.compile(r"\b(?:about|approx\.?|approximately|roughly|around|nearly|almost|some|ca\.|circa|rund|etwa|"
+                     r"ungefähr|knapp|gut|environ|presque|à peu près|près de|aproximadamente|unos)\s*$", re.IGNORECASE)
+#: Words before a number of the claim's own that it takes as given ("with 3 days a week", "for 600
+#: km", "bei 4 Tagen"): an example the claim computes from, not a fact it states.
+_PREMISE = re.compile(r"\b(?:with|if|for|when|assuming|say|e\.\s?g\.|for example|for instance|bei|für|wenn|mit|"
+                      r"angenommen|z\.\s?b\.|zum beispiel|pour|avec|si|par exemple)(?:\s+[^\W\d_]+)?\s*$", re.IGNORECASE)
+
+
+def _date_of(value: str) -> Optional[Tuple[int, int, int]]:
+    if value.startswith("--") and len(value) == 7:
+        return 0, int(value[2:4]), int(value[5:7])
+    if len(value) == 10 and value[4] == "-" and value[7] == "-":
+        return int(value[:4]), int(value[5:7]), int(value[8:10])
+    return None
+
+# ------------------------------------------------------------------ words that say a computation follows
+
+_CUE = re.compile(
+    r"[=≈→×÷]|\b(?:i\.\s?e|d\.\s?h)\.|\b(?:that is|which is|which means|this means|that means|gives?|giving|"
+    r"leaves?|leaving|comes? to|amounts? to|adds? up to|totals?|totalling|in total|altogether|in all|combined|"
+    r"times|multiplied|divided|minus|plus|pro rata|proportionally|remaining|remains?|left over|still have|"
+    r"the difference|capped|together|"
+    r"das heißt|ergibt|ergeben|bleiben|verbleiben|übrig|restlichen|insgesamt|zusammen|abzüglich|zuzüglich|mal|"
+    r"geteilt|"
+    r"anteilig|gedeckelt|soit|c'est-à-dire|ce qui fait|au total|reste|moins|fois|au prorata|"
+    r"equals?|equal to|entspricht|entsprechen|correspond|longer|shorter|later|earlier|länger|kürzer|später|früher|"
+    r"de plus|plus tard|plus tôt)\b"
+    r"|\d\s?[x*/]\s?\d|\s[x*/]\s",
+    re.IGNORECASE)
+#: The words of one operation, for the right value of a computation written out wrong.
+_OPERATORS = (
+    ("×", re.compile(r"[×*]|\d\s?x\s?\d|\s x \s|\b(?:times|multiplied|mal|fois)\b", re.IGNORECASE)),
+    ("÷", re.compile(r"[÷/]|\b(?:divided|geteilt)\b", re.IGNORECASE)),
+    ("−", re.compile(r"[−–]|\s-\s|\b(?:minus|less|abzüglich|moins|leaves|leaving|remaining|bleiben|reste)\b",
+                     re.IGNORECASE)),
+    ("+", re.compile(r"\+|\b(?:plus|zuzüglich)\b", re.IGNORECASE)),
+    ("%", re.compile(r"%|\bper\s?cent\b|\bprozent\b|\bpour\s?cent\b", re.IGNORECASE)),
+    ("date", re.compile(r"\b(?:after|before|later|earlier|from|within|nach|vor|später|innerhalb|après|avant|dans)\b",
+                        re.IGNORECASE)),
+)
+#: What stands before the result of a computation written out: "= 150 EUR", "gives 18 days", "i.e. by 9 June".
+_RESULT_BEFORE = re.compile(r"(?:[=→≈:]|\b(?:is|are|was|gives?|makes?|leaves?|leaving|equals?|totals?|comes to|amounts to|"
+                            r"i\.\s?e\.|that is|ergibt|ergeben|sind|ist|macht|bleiben|also|d\.\s?h\.|soit|fait|donne|reste))"
+                            r"\s*(?:[^\W\d_]+\s+){0,2}$", re.IGNORECASE)
+_BEFORE = re.compile(r"\b(?:before|earlier|vor|avant)\b", re.IGNORECASE)
+
+# ------------------------------------------------------------------ steps
+
+_PERIODS = frozenset(("workday", "day", "week", "month", "year", "hour", "minute"))
+_CONVERSIONS = {  # (from, to): factor
+    ("week", "day"): 7.0, ("day", "week"): 1 / 7, ("year", "month"): 12.0, ("month", "year"): 1 / 12,
+    ("year", "week"): 52.0, ("week", "year"): 1 / 52, ("day", "hour"): 24.0, ("hour", "day"): 1 / 24,
+    ("hour", "minute"): 60.0, ("minute", "hour"): 1 / 60,
+}
+
+
+#: Conversions a reader makes only as a round figure ("93 days, about three months").
+_ROUND_CONVERSIONS = {
+    ("day", "month"): 1 / 30.44, ("month", "day"): 30.44, ("day", "year"): 1 / 365.25, ("workday", "week"): 1 / 5,
+    ("week", "month"): 1 / 4.345, ("month", "week"): 4.345, ("workday", "day"): 7 / 5, ("year", "day"): 365.25,
+}
+
+
+class _Step(NamedTuple):
+    value: float
+    unit: str
+    expression: str
+    op: str
+    said: bool  # one of its numbers is the claim's or the question's own
+    date: Optional[Tuple[int, int, int]] = None
+    operands: Tuple["Quantity", ...] = ()
+
+
+def _money(unit: str) -> bool:
+    return len(unit) == 3 and unit.isupper()
+
+
+def _per(q: Quantity) -> str:
+    # an annual entitlement is what "30 days" means in a policy: "a year" adds nothing to a sum
+    return "" if q.per == "year" else q.per
+
+
+def _one_steps(a: Quantity, b: Quantity) -> List[_Step]:
+    """What one step makes of ``a`` and ``b`` (in this order), each with its unit."""
+    return [step._replace(operands=(a, b)) for step in _one_steps_of(a, b)]
+
+
+def _one_steps_of(a: Quantity, b: Quantity) -> List[_Step]:
+    out: List[_Step] = []
+    said = a.said or b.said
+    ua, ub = a.unit, b.unit
+    va, vb = a.value, b.value
+    fa, fb = a.shown, b.shown
+    if "time" in (ua, ub):  # a time of day and a period of hours or minutes, or two times apart
+        if ua == "time" and ub in ("hour", "minute") and vb:
+            delta = vb * (60 if ub == "hour" else 1)
+            out.append(_Step((va + delta) % 1440, "time", f"{fa} + {fb}", "+", said))
+            out.append(_Step((va - delta) % 1440, "time", f"{fa} − {fb}", "−", said))
+        elif ua == ub == "time" and va > vb:
+            out.append(_Step((va - vb) / 60, "hour", f"{fa} − {fb}", "−", said))
+            out.append(_Step(va - vb, "minute", f"{fa} − {fb}", "−", said))
+        return out
+    if ua == ub and _per(a) == _per(b) and ua != "%":
+        out.append(_Step(va + vb, ua, f"{fa} + {fb}", "+", said))
+        out.append(_Step(va - vb, ua, f"{fa} − {fb}", "−", said))
+    if ua == ub == "%":
+        out.append(_Step(va + vb, "%", f"{fa} + {fb}", "+", said))
+        out.append(_Step(va - vb, "%", f"{fa} − {fb}", "−", said))
+    if ua == ub and ua and a.per == b.per and vb:  # like quantities: how many times, or a share in per cent
+        out.append(_Step(va / vb, "times", f"{fa} ÷ {fb}", "÷", said))
+        out.append(_Step(100 * va / vb, "%", f"{fa} ÷ {fb}", "÷", said))
+    if va in (0.0, 1.0) or vb in (0.0, 1.0):
+        return out
+    if "%" in (ua, ub):
+        if ub == "%" and _money(ua):  # a percentage of an amount of money, and the amount less or plus it
+            share = va * vb / 100
+            out.append(_Step(share, ua, f"{fb} of {fa}", "%", said))
+            out.append(_Step(va - share, ua, f"{fa} − {fb}", "−", said))
+            out.append(_Step(va + share, ua, f"{fa} + {fb}", "+", said))
+        return out
+    # a product: a rate times what it is counted per ("0.30 EUR per km" × "500 km"), an amount or a
+    # period times a count, an amount of money times the days, nights or kilometres it is paid for
+    if a.per and a.per == ub and not b.per:
+        out.append(_Step(va * vb, ua, f"{fa} × {fb}", "×", said))
+    elif not ub and ua:
+        out.append(_Step(va * vb, ua, f"{fa} × {fb}", "×", said))
+    elif not ua and not ub:
+        out.append(_Step(va * vb, "", f"{fa} × {fb}", "×", said))
+    elif _money(ua) and not a.per and (ub in _PERIODS or ub in ("km", "night")):
+        out.append(_Step(va * vb, ua, f"{fa} × {fb}", "×", said))
+    # a ratio: an amount per count, a quantity per rate ("18 days" ÷ "3 days a week" = 6 weeks)
+    if not ub:
+        out.append(_Step(va / vb, ua, f"{fa} ÷ {fb}", "÷", said))
+    elif ua == ub and not a.per and b.per:
+        out.append(_Step(va / vb, b.per, f"{fa} ÷ {fb}", "÷", said))
+    return out
+
+
+def _conversions(q: Quantity, unit: str, approx: bool = False) -> Optional[_Step]:
+    factor = _CONVERSIONS.get((q.unit, unit)) or (_ROUND_CONVERSIONS.get((q.unit, unit)) if approx else None)
+    if factor is None:
+        return None
+    return _Step(q.value * factor, unit, f"{q.shown} in {unit}s", "×", q.said, None, (q,))
+
+
+def _share(a: Quantity, b: Quantity, c: Quantity) -> Optional[_Step]:
+    """``a × b ÷ c`` with ``b`` and ``c`` alike: a share of a whole (pro rata)."""
+    if not c.value or not b.value or b.value == c.value or "date" in (a.unit, b.unit, c.unit):
+        return None
+    if _money(b.unit) or _money(c.unit) or "%" in (b.unit, c.unit):
+        return None
+    if b.unit and c.unit and (b.unit, b.per) != (c.unit, c.per):
+        return None  # b and c alike: the same unit, or a bare number beside one
+    return _Step(a.value * b.value / c.value, a.unit, f"{a.shown} × {b.shown} ÷ {c.shown}", "×÷",
+                 a.said or b.said or c.said, None, (a, b, c))
+
+
+def _date_steps(d: Quantity, n: Quantity) -> List[_Step]:
+    """A date plus or minus a period."""
+    if n.unit not in _PERIODS or n.unit in ("hour", "minute") or d.date is None or n.value != int(n.value) \
+            or not 0 < n.value <= 3660:
+        return []
+    year, month, day = d.date
+    try:
+        start = _dt.date(year or 2001, month, day)
+    except ValueError:
+        if (month, day) != (2, 29):
+            return []
+        start = _dt.date(2004, 2, 29)  # 29 February of a year not given: a leap year's
+    out = []
+    for sign, word in ((1, "+"), (-1, "−")):
+        found = _shift(start, int(n.value) * sign, n.unit, bool(year))
+        if found is not None:
+            out.append(_Step(0.0, "date", f"{d.shown} {word} {n.shown}", "date", d.said or n.said,
+                             (found.year if year else 0, found.month, found.day), (d, n)))
+    return out
+
+
+def _shift(start: _dt.date, k: int, unit: str, year_known: bool) -> Optional[_dt.date]:
+    try:
+        if unit == "day":
+            return start + _dt.timedelta(days=k)
+        if unit == "week":
+            return start + _dt.timedelta(weeks=k)
+        if unit in ("month", "year"):
+            total = start.month - 1 + k * (12 if unit == "year" else 1)
+            y, m = start.year + total // 12, total % 12 + 1
+            return _dt.date(y, m, min(start.day, calendar.monthrange(y, m)[1]))
+        if unit == "workday" and year_known:  # Monday to Friday (a region's holidays are not known)
+            step, day, left = (1 if k > 0 else -1), start, abs(k)
+            while left:
+                day += _dt.timedelta(days=step)
+                if day.weekday() < 5:
+                    left -= 1
+            return day
+    except (OverflowError, ValueError):
+        return None
+    return None
+
+
+_NUMBER_RUN = re.compile(r"\d[\d.,]*\d|\d")
+_DECIMALS = re.compile(r"[.,](\d+)$")
+
+
+def _decimals(target: Quantity) -> int:
+    run = _NUMBER_RUN.search(target.surface)
+    if run is None:
+        return 0
+    tail = _DECIMALS.search(run.group())
+    # three digits after the last separator of a whole number are thousands ("1,250", "1.000")
+    if tail is None or (len(tail.group(1)) == 3 and float(target.value).is_integer()):
+        return 0
+    return len(tail.group(1))
+
+
+def _units_fit(step: _Step, target: Quantity) -> bool:
+    unit = target.unit
+    if _money(unit) or unit in ("%", "time"):
+        return step.unit == unit
+    if _money(step.unit) or step.unit in ("%", "date"):
+        return False
+    if step.unit == "times":  # how many times one quantity holds a like one: a count
+        return not unit
+    return not unit or not step.unit or step.unit == unit
+
+
+def _matches(step: _Step, target: Quantity) -> bool:
+    """Whether a step gives the claim's number as written (rounded to its decimals), in its unit."""
+    if target.unit == "date":
+        if step.date is None or target.date is None:
+            return False
+        ty, tm, td = target.date
+        sy, sm, sd = step.date
+        return (tm, td) == (sm, sd) and (not ty or not sy or ty == sy)
+    if step.date is not None or not _units_fit(step, target) or abs(step.value) < 1e-12:
+        return False
+    if target.approx:  # "about three months", "approx. two weeks": near enough, as a reader rounds
+        return abs(step.value - target.value) <= max(0.12 * abs(target.value), 0.5 * 10 ** -_decimals(target))
+    return abs(step.value - target.value) <= 0.5 * 10 ** -_decimals(target) + 1e-9
+
+# ------------------------------------------------------------------ the search
+
+
+def _pool(known: Sequence[Quantity], evidence: Sequence[Quantity]) -> List[Quantity]:
+    """The operands of a search: the claim's numbers it may build on and the evidence's, each
+    (value, unit, per) once (said by the claim or the question wins), at most :data:`MAX_OPERANDS`
+    (those said first)."""
+    seen: Dict[tuple, Quantity] = {}
+    for q in list(known) + list(evidence):
+        key = (q.unit, q.per, q.value, q.date)
+        if key not in seen or (q.said and not seen[key].said):
+            seen[key] = q
+    found = list(seen.values())
+    if len(found) > MAX_OPERANDS:
+        found = [q for q in found if q.said] + [q for q in found if not q.said]
+        found = found[:MAX_OPERANDS]
+    return found
+
+
+def _accepted(step: _Step, cue: bool) -> bool:
+    """Whether a reader takes a step for the claim's: a sum or a difference only where the claim says
+    it computes ("in total", "leaves", "="), since like numbers lie a small step apart by chance
+    ("above the limit of 1 percent" is no 2 − 1.5); another step also where one of its numbers is the
+    user's own (a rate times their distance, a date plus the passage's period)."""
+    if step.op in ("+", "−") and not any(o.unit == "time" for o in step.operands):  # times shift like dates
+        return cue
+    return step.said or cue
+
+
+def _search(target: Quantity, pool: Sequence[Quantity], cue: bool, named: frozenset = frozenset()) -> Optional[_Step]:
+    """The first computation from ``pool`` that gives ``target`` and that a reader accepts: one of
+    the operations the claim names, when it names any ("30 × 4 ÷ 5 = 26" is no difference)."""
+    if named:
+        found = _search(target, pool, cue)
+        if found is None or found.op == "date" or set(found.op) & named or (found.op == "%" and "×" in named):
+            return found
+        return _search_named(target, pool, cue, named)
+    if target.unit == "date":
+        for d in pool:
+            if d.unit == "date":
+                for n in pool:
+                    for step in _date_steps(d, n):
+                        if _accepted(step, cue) and _matches(step, target):
+                            return step
+        return None
+    for q in pool:
+        step = _conversions(q, target.unit, target.approx)
+        if step is not None and _accepted(step, cue) and _matches(step, target):
+            return step
+    for i, a in enumerate(pool):
+        for j, b in enumerate(pool):
+            if i != j:
+                for step in _one_steps(a, b):
+                    if _accepted(step, cue) and _matches(step, target):
+                        return step
+    small = pool[:MAX_TWO_STEP]
+    for a in small:
+        for b in small:
+            if b is a:
+                continue
+            for c in small:
+                if c is a or c is b:
+                    continue
+                step = _share(a, b, c)
+                if step is not None and step.said and _matches(step, target):
+                    return step
+    return None
+
+
+def _search_named(target: Quantity, pool: Sequence[Quantity], cue: bool, named: frozenset) -> Optional[_Step]:
+    """:func:`_search` keeping only the operations the claim names."""
+    for i, a in enumerate(pool):
+        for j, b in enumerate(pool):
+            if i != j:
+                for step in _one_steps(a, b):
+                    if (set(step.op) & named or step.op == "%" and "×" in named) and _accepted(step, cue) \
+                            and _matches(step, target):
+                        return step
+    if "×" in named or "÷" in named:
+        small = pool[:MAX_TWO_STEP]
+        for a in small:
+            for b in small:
+                for c in small:
+                    if len({id(a), id(b), id(c)}) == 3:
+                        step = _share(a, b, c)
+                        if step is not None and step.said and _matches(step, target):
+                            return step
+    return None
+
+
+def _typed(claim: Sequence[Quantity], evidence: Sequence[Quantity]) -> List[Quantity]:
+    """The claim's bare numbers with the unit the evidence gives the same number ("30" of "30 × 4 ÷
+    5" is the passage's "30 days"), and its amounts with the rate ("0.30 EUR" of "500 km × 0.30 EUR"
+    is the passage's "0.30 EUR per km"), where the evidence gives one only."""
+    units: Dict[float, set] = {}
+    for q in evidence:
+        if q.unit and q.unit != "date":
+            units.setdefault(q.value, set()).add((q.unit, q.per))
+    out = []
+    for q in claim:
+        found = units.get(q.value) if q.date is None and not q.per else None
+        if found:
+            # a bare number takes the passage's unit, an amount the rate it is ("0.30 EUR" per km)
+            fits = [(unit, per) for unit, per in found if not q.unit or unit == q.unit]
+            if len(fits) == 1:
+                q = q._replace(unit=fits[0][0], per=fits[0][1])
+        out.append(q)
+    return out
+
+
+_DATE_FIRST = re.compile(r"\d{1,2}(?:st|nd|rd|th|er)?\.? [^\W\d_]|[^\W\d_]+\.? \d{1,2}\b|\d{4}-\d{2}-\d{2}|\d{1,2}\.\d{1,2}\.\d{4}")
+
+
+def _as_written(expression: str, text: str) -> str:
+    """A sum or product of two numbers in the order the claim writes them."""
+    for symbol in (" × ", " + "):
+        parts = expression.split(symbol)
+        if symbol == " + " and len(parts) == 2 and _DATE_FIRST.match(parts[0]):
+            continue  # a date plus a period reads so, whichever the claim names first
+        if len(parts) == 2 and not _in_order(expression, text) and _in_order(parts[1] + symbol + parts[0], text):
+            return parts[1] + symbol + parts[0]
+    return expression
+
+
+def _written_out(text: str, target: Quantity, claim: Sequence[Quantity]) -> Optional[_Step]:
+    """The right value of a computation the claim writes out with its own numbers before the result
+    and gets wrong: the step its operator words name, nearest the claim's result."""
+    ops = {name for name, pattern in _OPERATORS if pattern.search(text)}
+    before = [q for q in claim if q.start < target.start]
+    if not ops or len(before) < 2 or not _RESULT_BEFORE.search(text, 0, target.start):
+        return None
+    candidates: List[_Step] = []
+    if target.unit == "date":
+        if "date" in ops:
+            sign = "−" if _BEFORE.search(text) else "+"
+            candidates = [s for d in before for n in before for s in _date_steps(d, n) if f" {sign} " in s.expression]
+        return candidates[0] if candidates else None
+    for a in before:
+        for b in before:
+            if a is not b:
+                candidates.extend(s for s in _one_steps(a, b) if s.op in ops and _units_fit(s, target))
+    if "×" in ops and "÷" in ops:
+        for a in before:
+            for b in before:
+                for c in before:
+                    if len({id(a), id(b), id(c)}) == 3:
+                        step = _share(a, b, c)
+                        if step is not None and _units_fit(step, target):
+                            candidates.append(step)
+    candidates = [c for c in candidates if c.value > 0]
+    if not candidates:
+        return None
+    # the computation the claim writes: its numbers in its order, as many of them as it writes
+    ordered = [c for c in candidates if _in_order(c.expression, text)] or candidates
+    most = max(len(c.operands) for c in ordered)
+    return min((c for c in ordered if len(c.operands) == most), key=lambda c: abs(c.value - target.value))
+
+
+def _in_order(expression: str, text: str) -> bool:
+    pos = -1
+    for part in re.split(r" [−+×÷] | of ", expression):
+        at = text.find(part.strip())
+        if at <= pos:
+            return False
+        pos = at
+    return True
+
+
+def _result(step: _Step, target: Quantity) -> str:
+    if step.unit == "time":
+        minutes = int(round(step.value)) % 1440
+        return f"{minutes // 60}:{minutes % 60:02d}"
+    if step.date is not None:
+        y, m, d = step.date
+        return f"{d} {calendar.month_name[m]}" + (f" {y}" if y else "")
+    decimals = max(_decimals(target), 0 if float(round(step.value, 2)).is_integer() else 2)
+    value = f"{step.value:.{decimals}f}"
+    if _money(target.unit):
+        return f"{value} {target.unit}"
+    return f"{value}%" if target.unit == "%" else value
+
+
+def compute_mentions(text: str, targets: Sequence, claim_found: Sequence, evidence: Sequence[Quantity]) -> Computed:
+    """:func:`compute` on number mentions read already: ``targets`` the claim's mentions the
+    evidence does not write, ``claim_found`` all of the claim's, ``evidence`` the quantities of the
+    passages and the question (:func:`quantities`; the question's ``said``)."""
+    # The claim's own numbers that the passages write are theirs, not the user's: "said" is for the
+    # question's, a number the claim computed, and an example the claim takes ("with 3 days a week").
+    claim = _typed(quantities(claim_found, text, False), evidence)
+    if not claim:
+        return NOTHING
+    at = {q.start: i for i, q in enumerate(claim)}
+    if any(m.start not in at for m in targets) or not targets:
+        return NOTHING  # a code, or a number arithmetic does not read: no computation backs it
+    # a round figure ("about three months") is compared as one
+    for m in targets:
+        i = at[m.start]
+        claim[i] = claim[i]._replace(approx=bool(_APPROX.search(text, 0, m.start)))
+    order = [at[m.start] for m in targets]  # the targets, as indexes into the claim's quantities
+    cue = _CUE.search(text) is not None
+    named = frozenset(name for name, pattern in _OPERATORS[:4] if pattern.search(text))
+    premises = [i for i in order if _PREMISE.search(text, 0, claim[i].start) or _CONDITION.search(text, 0, claim[i].start)]
+    # the example's number written again ("Bei 4 Tagen: 30 × 4 ÷ 5") is the example
+    premises += [i for i in order if i not in premises and any(claim[i].value == claim[p].value for p in premises)]
+    found: Dict[int, _Step] = {}
+    for _ in range(2):  # a number backed may be an operand of the next ("18 days ... 6 weeks")
+        for k in order:
+            if k in found or k in premises:
+                continue
+            target = claim[k]
+            known = [q for i, q in enumerate(claim) if i not in order]
+            known += [claim[i]._replace(said=True) for i in list(found) + premises if i != k]
+            # a result written after a computation of the claim's own numbers takes its operations
+            # ("30 × 4 ÷ 5 = 26" is no difference); a number before it (an operand) any accepted one
+            before = sum(1 for q in claim if q.start < target.start)
+            step = _search(target, _pool(known, evidence), cue, named if before >= 2 else frozenset())
+            if step is not None:
+                found[k] = step
+        if len(found) == len(order) - len(premises):
+            break
+    wanted = claim
+    # an example the claim takes is backed when a number it states follows from it
+    used = [k for k in premises if any(o.start == wanted[k].start and o.surface == wanted[k].surface
+                                       for i in found for o in found[i].operands)]
+    capped_examples = []
+    for k in premises:
+        if k not in used:
+            capped = _capped_example(wanted[k]._replace(said=True), claim, evidence)
+            if capped is not None:
+                used.append(k)
+                capped_examples.append(capped)
+    for k in sorted(found):
+        capped = _past_bound(found[k], wanted[k], claim, evidence)
+        if capped is not None:
+            return Computed(wrong=(wanted[k].shown, f"{_as_written(found[k].expression, text)} = "
+                                                    f"{_result(found[k], wanted[k])}, {capped}"))
+    derived = tuple(f"{wanted[k].shown} = {_as_written(found[k].expression, text)}" for k in sorted(found))
+    derived += tuple(capped_examples)
+    backed = tuple(wanted[k].surface for k in sorted(set(found) | set(used)))
+    for k in order:
+        target = claim[k]
+        if k not in found and k not in used:
+            right = _written_out(text, target, claim)
+            if right is not None and not _matches(right, target):
+                return Computed(derived, backed, (target.shown, f"{_as_written(right.expression, text)} = "
+                                                                f"{_result(right, target)}"))
+    return Computed(derived, backed)
+
+
+def _capped_example(example: Quantity, claim: Sequence[Quantity], evidence: Sequence[Quantity]) -> Optional[str]:
+    """An example the claim takes that an amount it states follows from through a cap: "for 600 km
+    you get 130 EUR", 600 km × 0.30 EUR being 180 EUR, capped at 130 EUR."""
+    for q in claim:
+        if not _money(q.unit):
+            continue
+        caps = [e for e in evidence if e.bound == "max" and e.unit == q.unit and e.value == q.value and not e.per]
+        for cap in caps:
+            for rate in evidence:
+                if rate.group != cap.group or rate is cap:
+                    continue
+                for step in _one_steps(rate, example) + _one_steps(example, rate):
+                    if step.unit == q.unit and step.value > cap.value and step.op == "×":
+                        return f"{q.shown} = {step.expression} = {_result(step, q)}, capped at {cap.shown}"
+    return None
+
+
+def _past_bound(step: _Step, target: Quantity, claim: Sequence[Quantity], evidence: Sequence[Quantity]) -> Optional[str]:
+    """The cap (or floor) of the passages that an amount computed passes, when the claim names none
+    ("500 km × 0.30 EUR" is 150 EUR, but the passage caps it at 130 EUR): the computation holds,
+    the amount the claim gives does not."""
+    if not _money(target.unit):
+        return None
+    # the sentences of the passages that give the step's numbers (the claim may write them too)
+    keys = {(o.unit, o.value) for o in step.operands}
+    groups = {e.group for e in evidence if (e.unit, e.value) in keys}
+    for q in evidence:
+        if q.unit != target.unit or q.per or not q.bound or q.said or q.group not in groups or \
+                any(c.unit == q.unit and c.value == q.value for c in claim):  # the claim names the cap
+            continue
+        if q.bound == "max" and step.value > q.value + 1e-9 and not q.shown in step.expression:
+            return f"capped at {q.shown}"
+        if q.bound == "min" and step.value < q.value - 1e-9 and not q.shown in step.expression:
+            return f"at least {q.shown}"
+    return None
+
+
+#: The words that say a computation, which a passage never writes: a claim whose numbers are computed
+#: is read without them ("For 380 km that makes 114 EUR.": its words are the passage's).
+_COMPUTATION_WORDS = re.compile(
+    r"\b(?:equals?|equal to|makes?|gives?|giving|leaves?|leaving|minus|plus|times|multiplied by|divided by|in total|"
+    r"totals?|altogether|therefore|thus|hence|so|that is|which is|i\.\s?e\.|comes? to|amounts? to|adds? up to|"
+    r"remaining|ergibt|ergeben|macht|machen|also|d\.\s?h\.|das heißt|bleiben|verbleiben|insgesamt|zusammen|damit|"
+    r"somit|abzüglich|zuzüglich|mal|geteilt durch|soit|donc|fait|donne|reste|au total|moins|fois)\b", re.IGNORECASE)
+
+
+def without_computation(text: str) -> str:
+    """A claim without the words that say a computation: what its passages must back besides its
+    numbers."""
+    return _COMPUTATION_WORDS.sub(" ", text)
+
+
+def compute(claim: str, missing: Sequence[str] = (), passages: Sequence[str] = (), question: str = "") -> Computed:
+    """What arithmetic finds for the numbers ``missing`` (their surfaces as the claim writes them)
+    of ``claim``, against ``passages`` and ``question``: :func:`compute_mentions` for one claim
+    read from its text (the judges give the mentions they have read already)."""
+    return _compute(claim, tuple(missing), tuple(passages), question)
+
+
+@lru_cache(maxsize=2048)
+def _compute(claim: str, missing: Tuple[str, ...], passages: Tuple[str, ...], question: str) -> Computed:
+    found = mentions(claim)
+    targets = [m for m in found if m.surface in missing]
+    evidence: List[Quantity] = []
+    if question:
+        evidence.extend(quantities(mentions(question), question, True))
+    for text in passages:
+        evidence.extend(quantities(mentions(text), text, False))
+    return compute_mentions(claim, targets, found, evidence)

@@ -1,0 +1,122 @@
+"""Computed values judged as a reader judges them: a number that follows from the passages' and the
+question's numbers by accepted arithmetic is backed, a computation done wrong is contradicted with
+the right value, and a number that only happens to be reachable is not backed."""
+
+from __future__ import annotations
+
+import pytest
+
+from groundlab.core import arithmetic
+from groundlab.core.arithmetic import compute
+from groundlab.core.numbers import mentions
+from groundlab.core.records import Evidence, Passage
+from groundlab.judges import get_judge
+
+POLICY = (
+    "Mileage is paid at 0.30 EUR per km, capped at 130 EUR per trip.",
+    "Claims must be filed within 30 days of the end of the trip.",
+    "Full-time employees (5 days a week) get 30 days of annual leave; part-time employees get leave pro rata.",
+    "The daily allowance is 28 EUR. If breakfast is provided, 40% of the allowance is deducted.",
+    "Hotel costs are paid up to 120 EUR per night.",
+)
+
+BACKED = [
+    ("500 km × 0.30 EUR = 150 EUR, capped at 130 EUR.", ["150 EUR"], "I drove 500 km.", "150 EUR = 500 km × 0.30 EUR"),
+    ("For 400 km you get 120 EUR.", ["120 EUR"], "I drove 400 km.", "120 EUR = 0.30 EUR × 400 km"),
+    ("Your claim is due 30 days after 10 May, i.e. by 9 June.", ["9 June"], "My trip ended on 10 May.",
+     "9 June = 10 May + 30 days"),
+    ("File it by 9 June.", ["9 June"], "My trip ended on 10 May.", "9 June = 10 May + 30 days"),
+    ("3 days a week gives 18 days a year.", ["18"], "I work 3 days a week.", "18 days = 30 days × 3 days ÷ 5 days"),
+    ("With 4 days a week you get 24 days.", ["24"], "I work 4 days a week.", "24 days = 30 days × 4 days ÷ 5 days"),
+    ("28 EUR minus 11.20 EUR leaves 16.80 EUR.", ["11.20 EUR", "16.80 EUR"], "",
+     "16.80 EUR = 28 EUR − 11.20 EUR"),
+    ("Three nights cost at most 360 EUR.", ["360 EUR"], "I stay three nights.", "360 EUR = 120 EUR × three nights"),
+    ("Bei 3 Tagen pro Woche sind das 18 Urlaubstage.", ["18"], "Ich arbeite 3 Tage pro Woche.",
+     "18 Urlaubstage = 30 days × 3 Tage ÷ 5 days"),
+    # the claim's own example ("with 3 days a week") is backed by what follows from it
+    ("With 3 days a week you get 18 days.", ["3", "18"], "", "18 days = 30 days × 3 days ÷ 5 days"),
+    ("For 600 km you get 130 EUR.", ["600"], "", "180 EUR, capped at 130 EUR"),
+    # a number computed is an operand of the next one
+    ("18 days still give you six full weeks off.", ["18", "six"], "I work 3 days a week.", "six = 18 days ÷ 3 days"),
+]
+
+
+@pytest.mark.parametrize("claim, missing, question, shown", BACKED, ids=[b[0][:40] for b in BACKED])
+def test_a_right_computation_backs_its_number(claim, missing, question, shown):
+    found = compute(claim, missing, POLICY, question)
+    assert sorted(found.backed) == sorted(missing) and found.wrong is None
+    assert any(shown in d for d in found.derived), found.derived
+
+
+WRONG = [
+    ("500 km × 0.30 EUR = 160 EUR.", ["160 EUR"], "", "500 km × 0.30 EUR = 150 EUR"),
+    ("Your claim is due 30 days after 10 May, i.e. by 10 June.", ["10 June"], "My trip ended on 10 May.",
+     "10 May + 30 days = 9 June"),
+    ("That is 30 × 4 ÷ 5 = 26 days.", ["26"], "I work 4 days a week.", "30 × 4 ÷ 5 = 24"),
+    ("28 EUR minus 11.20 EUR leaves 16.20 EUR.", ["11.20 EUR", "16.20 EUR"], "", "28 EUR − 11.20 EUR = 16.80 EUR"),
+    # right arithmetic past the passage's cap: the amount the claim gives does not hold
+    ("You get 500 km × 0.30 EUR = 150 EUR.", ["150 EUR"], "I drove 500 km.", "capped at 130 EUR"),
+]
+
+
+@pytest.mark.parametrize("claim, missing, question, right", WRONG, ids=[w[0][:40] for w in WRONG])
+def test_a_wrong_computation_is_told_the_right_value(claim, missing, question, right):
+    found = compute(claim, missing, POLICY, question)
+    assert found.wrong is not None and right in found.wrong[1], found
+
+
+NOT_BACKED = [
+    # a number a step reaches by chance, from numbers the claim only restates, with no computation said
+    ("The supplier delivered 90 of 100 pieces but invoiced all 110.", ["110"],
+     "Why is the invoice blocked?", ("The supplier delivered 90 of 100 pieces; 10 pieces are missing.",)),
+    # unlike quantities: 30 days less 4 days a week is no computation
+    ("With 4 days a week you get 26 days.", ["26"], "I work 4 days a week.", POLICY),
+    ("With 3 days a week you get 20 days.", ["3", "20"], "", POLICY),
+    ("With breakfast you get 17.80 EUR.", ["17.80 EUR"], "", POLICY),
+    ("You get 20 days of leave.", ["20"], "I work 3 days a week.", POLICY),
+    # a percentage of days: percentages apply to amounts of money
+    ("3 days a week gives 18 days.", ["18"], "", ("Full-time staff get 30 days; 40% may be carried over.",)),
+]
+
+
+@pytest.mark.parametrize("claim, missing, question, passages", NOT_BACKED, ids=[n[0][:40] for n in NOT_BACKED])
+def test_a_number_reached_by_chance_is_not_backed(claim, missing, question, passages):
+    found = compute(claim, missing, passages, question)
+    assert len(found.backed) < len(missing)
+
+
+def test_the_rules_and_signals_judges_compute_and_lexical_does_not():
+    evidence = Evidence("I drove 500 km. What do I get?", (Passage("TR-3", POLICY[0]),))
+    for name in ("rules", "signals"):
+        judge = get_judge(name)
+        right = judge.judge("500 km × 0.30 EUR = 150 EUR, capped at 130 EUR.", evidence)
+        assert right.label == "supported" and "computed: 150 EUR = 500 km × 0.30 EUR" in right.reason
+        wrong = judge.judge("500 km × 0.30 EUR = 160 EUR.", evidence)
+        assert wrong.label == "contradicted"
+        assert wrong.reason.startswith("computed wrong: the claim says 160 EUR where 500 km × 0.30 EUR = 150 EUR")
+    assert get_judge("lexical").judge("500 km × 0.30 EUR = 150 EUR, capped at 130 EUR.", evidence).label == \
+        "contradicted"
+
+
+def test_a_claim_with_many_numbers_reads_a_bounded_number_of_them(monkeypatch):
+    calls = []
+    real = arithmetic._one_steps
+    monkeypatch.setattr(arithmetic, "_one_steps", lambda a, b: calls.append(1) or real(a, b))
+    claim = "Totals: " + ", ".join(f"{k} EUR" for k in range(101, 161)) + " and 9999 EUR in all."
+    passage = " ".join(f"Item {k} costs {k + 0.5} EUR." for k in range(300))
+    found = compute(claim, ["9999 EUR"], (passage,), "")
+    assert found.backed == ()
+    # one target: every ordered pair of at most MAX_OPERANDS operands, searched once and once again
+    # with only the operations the claim names
+    assert 0 < len(calls) <= 2 * arithmetic.MAX_OPERANDS ** 2
+
+
+def test_dates_without_a_year_are_dates():
+    found = [(m.value, m.kind) for m in mentions("Due by 9 June, am 31. März, le 1er mars, on May 10th.")]
+    assert found == [("--06-09", "date"), ("--03-31", "date"), ("--03-01", "date"), ("--05-10", "date")]
+    # "may" is a month only as "May"; an impossible day is no date
+    assert [m.kind for m in mentions("Up to 5 may be carried over; am 30. Februar.")] == ["number", "number"]
+    # a date of a full year gives its day and month to a claim that names no year
+    judge = get_judge("rules")
+    evidence = Evidence("When?", (Passage("P", "Unused leave lapses on 31 March 2027."),))
+    assert judge.judge("Unused leave lapses on 31 March.", evidence).label == "supported"
