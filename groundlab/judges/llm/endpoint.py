@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, Iterable, Optional, Tuple
 from urllib.parse import urlsplit
 
 from ...core.records import GroundlabError
@@ -239,6 +240,75 @@ class Redactor:
         return value
 
 
+class Secrets:
+    """Several secrets kept out of text, added as they come (a token fetched during a run): each
+    removed as :class:`Redactor` removes one, and also in the forms it may travel in, removed
+    whole: URL-encoded, base64, and ``id:secret`` in base64 as HTTP basic authentication sends
+    it. Shares :class:`Redactor`'s ``text`` and ``deep``.
+
+    >>> s = Secrets(["s3cret-value-0123"], basic=[("client", "s3cret-value-0123")])
+    >>> s.text("bad secret s3cret-value-0123, Basic Y2xpZW50OnMzY3JldC12YWx1ZS0wMTIz")
+    'bad secret [key removed], Basic [key removed]'
+    """
+
+    def __init__(self, secrets: Iterable[Optional[str]] = (), basic: Iterable[Tuple[str, str]] = ()) -> None:
+        self._redactors: Tuple[Redactor, ...] = ()
+        self._forms: Tuple[str, ...] = ()
+        self._lock = threading.Lock()
+        for secret in secrets:
+            self.add(secret)
+        for user, secret in basic:
+            self._add_forms([_b64(f"{user}:{secret}")])
+
+    def add(self, secret: Optional[str]) -> None:
+        if not secret:
+            return
+        from urllib.parse import quote, quote_plus
+
+        with self._lock:
+            if any(r.secret == secret for r in self._redactors):
+                return
+            self._redactors = self._redactors + (Redactor(secret),)
+        self._add_forms([quote(secret, safe=""), quote_plus(secret), _b64(secret)])
+
+    def _add_forms(self, forms: Iterable[str]) -> None:
+        with self._lock:
+            known = set(self._forms) | {r.secret for r in self._redactors}
+            new = [f for f in dict.fromkeys(forms) if len(f) >= _WINDOW and f not in known]
+            variants = [v for f in new for v in (f, f.rstrip("="))]
+            self._forms = tuple(sorted(set(self._forms) | set(variants), key=len, reverse=True))
+
+    @property
+    def secret(self) -> str:
+        """The first secret (what :class:`Redactor` calls its one)."""
+        return self._redactors[0].secret if self._redactors else ""
+
+    def text(self, text: str) -> str:
+        if not isinstance(text, str):
+            return text
+        for form in self._forms:
+            if form in text:
+                text = text.replace(form, REDACTED)
+        for redactor in self._redactors:
+            text = redactor.text(text)
+        return text
+
+    def deep(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, list):
+            return [self.deep(v) for v in value]
+        if isinstance(value, dict):
+            return {self.text(k) if isinstance(k, str) else k: self.deep(v) for k, v in value.items()}
+        return value
+
+
+def _b64(text: str) -> str:
+    import base64
+
+    return base64.b64encode(text.encode("utf-8")).decode("ascii")
+
+
 # ---------------------------------------------------------------- failures of a request
 
 class _Abort(Exception):
@@ -249,7 +319,21 @@ class _Stopped(Exception):
     """The run is stopping (another request aborted it, or it was interrupted): nothing more is sent."""
 
 
+class StatusError(Exception):
+    """An HTTP error answer of the model's API, whichever the provider: its status, a phrase from
+    its body (``message``), the wait it asked for (``retry_after``, seconds) and what it means
+    when the provider says (``kind``: ``"filter"``, a content filter blocked this request;
+    ``"model"``, the model is not offered)."""
+
+    def __init__(self, status: int, message: str, retry_after: Optional[float] = None,
+                 kind: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.status_code, self.message, self.retry_after, self.kind = status, message, retry_after, kind
+
+
 def _retry_after(exc: Exception) -> Optional[float]:
+    if isinstance(exc, StatusError):
+        return exc.retry_after
     headers = getattr(getattr(exc, "response", None), "headers", None) or {}
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
         value = headers.get(name)
@@ -273,5 +357,3 @@ def _timeout_errors():
     import httpx
 
     return httpx.TimeoutException
-
-
