@@ -112,9 +112,11 @@ def labels_of(path) -> Dict[Tuple[str, str], List[str]]:
 
 def completion(content: str, body: dict, finish: str = "stop", usage: Optional[dict] = None) -> dict:
     """An orchestration v2 completion answering ``body`` with ``content``."""
-    name = body["config"]["modules"]["prompt_templating"]["model"]["name"]
+    model = body["config"]["modules"]["prompt_templating"]["model"]
+    version = model.get("version") or "latest"
     result = {"id": "chatcmpl-stub", "object": "chat.completion", "created": 1767225600,
-              "model": f"{name}-20250514", "system_fingerprint": "fp_stub",
+              "model": f"{model['name']}-{'20250514' if version == 'latest' else version}",
+              "system_fingerprint": "fp_stub",
               "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
               "usage": usage or {"completion_tokens": 40 * max(1, content.count('"claim"')),
                                  "prompt_tokens": len(json.dumps(body["_rendered"])) // 4,
@@ -143,7 +145,7 @@ class Tenant:
         self.token_lifetime = 43199.0
         self.tokens: Dict[str, float] = {}  # token -> when it expires
         self.resource_groups = {"default", "grounding"}
-        self.models = {"anthropic--claude-4-sonnet", "gpt-4.1"}
+        self.models = {"anthropic--claude-4-sonnet", "gpt-4.1", "gpt-4o"}
         self.script: List[Any] = []
         self.oracle: Optional[Dict[Tuple[str, str], List[str]]] = None
         self.redirect_to: Optional[str] = None  # a token endpoint or an orchestration that redirects

@@ -210,6 +210,14 @@ def test_cascade_guard_and_compare_take_the_provider(tenant, cli, tmp_path, monk
     assert json.loads(out)["claims"][0]["verdict"] == "supported"
 
 
+def test_label_export_takes_the_provider_and_reuses_scores_replies(tenant, cli, tmp_path):
+    code, _, err = cli("score", *SAP, "--cache", tmp_path / "c", *ARGS)
+    assert code == 0, err
+    code, out, err = cli("label", "export", *SAP, "--cache", tmp_path / "c", *ARGS, "--out", tmp_path / "sheet.csv")
+    assert code == 0, err
+    assert len(tenant.completions) == ANSWERED and "0 requests sent, 10 answered from the cache" in err
+
+
 def test_the_notebooks_take_the_provider(tenant, tmp_path):
     """What every notebook calls with its provider parameter: the llm judge through the provider."""
     from groundlab import workbook
@@ -533,6 +541,9 @@ def test_a_refusal_of_the_response_format_names_the_model_table_entry(tenant, cl
     prompt = tenant.completions[-1]["config"]["modules"]["prompt_templating"]
     assert "response_format" not in prompt["prompt"] and "temperature" not in prompt["model"]["params"]
     assert "JSON answer asked for in the prompt (no response_format), default temperature" in err
+    judge = get_judge("llm", provider="sap-ai-core", model="anthropic--claude-4-sonnet:latest", model_table=table,
+                      dry_run=True)  # a version pinned: the name's entry
+    assert not judge.shape.response_format and not judge.shape.temperature
 
 
 # ---------------------------------------------------------------- the data policy and masking
@@ -604,3 +615,25 @@ def test_a_price_table_of_ones_own_prices_a_hub_model(tenant, cli, tmp_path):
     code, _, err = cli("score", *SAP, "--no-cache", "--price-table", table, *ARGS)
     assert code == 0, err
     assert "as the orchestration counted them, about $0.0" in err and f"the price table {table} of 2027-01-01" in err
+
+
+def test_the_two_providers_compared_claim_by_claim(tenant, cli, tmp_path, monkeypatch):
+    """One provider's agree --json as the baseline of the other's: which claims moved, and the paired
+    difference in agreement with people."""
+    from messages_stub import KEY, MessagesStub
+
+    anthropic = MessagesStub().start()
+    try:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", anthropic.url)
+        code, out, err = cli("agree", "--judge", "llm", "--no-cache", "--json", *ARGS)
+        assert code == 0, err
+        (tmp_path / "anthropic.json").write_text(out, encoding="utf-8")
+    finally:
+        anthropic.stop()
+    tenant.oracle = labels_of(CASES)
+    code, out, err = cli("agree", *SAP, "--no-cache", "--baseline", tmp_path / "anthropic.json", *ARGS)
+    assert code == 0, err
+    assert "against the baseline" in out and "judge llm 1 · model 'claude-sonnet-5-5'" in out
+    assert "20 claims compared" in out and "now" in out and "points, 95% range" in out
+    assert KEY not in out + err and SECRET not in out + err

@@ -184,10 +184,13 @@ class LLMJudge:
             from .orchestration import DEFAULT_MODEL as HUB_MODEL
 
             self.model = HUB_MODEL
-        self.capabilities = capabilities.load(model_table).capabilities(self.model)
+        table = capabilities.load(model_table)
+        self.capabilities = table.capabilities(self.model)
         if self.provider == "sap-ai-core":
             from .orchestration import hub_shape
 
+            if not self.capabilities.known:  # a hub model pinned to a version takes its name's entry
+                self.capabilities = table.capabilities(self.model.partition(":")[0])
             self.shape: Shape = hub_shape(self.capabilities)
         else:
             self.shape = choose(self.capabilities)
@@ -331,7 +334,8 @@ class LLMJudge:
 
     @property
     def price(self) -> Optional[pricing.Price]:
-        return self.prices.price(self.model)
+        """The model's price by the price table; a hub model's under ``NAME:VERSION``, else ``NAME``."""
+        return self.prices.price(self.model) or self.prices.price(self.model.partition(":")[0])
 
     def estimate(self, pairs: Sequence[Tuple[str, Evidence]], runs: int = 1) -> Estimate:
         """The requests a :meth:`judge_batch` of ``pairs`` would send, without sending anything;

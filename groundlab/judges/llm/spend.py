@@ -74,7 +74,8 @@ def price_text(cost: Optional[float], price: Optional[pricing.Price], batch: boo
                provider: str = DEFAULT_PROVIDER) -> str:
     """``what $0.068 at $4 / $20 per million ...``, or why there is no price."""
     if price is None and provider == "sap-ai-core":
-        return (f"no price: SAP AI Core bills {model}'s tokens at the tenant's rates for the generative AI hub (a price "
+        return (f"no price: SAP AI Core bills {model.partition(':')[0]}'s tokens at the tenant's rates for the "
+                "generative AI hub (a price "
                 f"table of your own, --price-table FILE or ${pricing.PRICE_TABLE_VARIABLE}, prices it per hub model)")
     if price is None:
         return (f"no price for {model} in the price table (--price-table FILE or ${pricing.PRICE_TABLE_VARIABLE} "
