@@ -637,3 +637,23 @@ def test_the_two_providers_compared_claim_by_claim(tenant, cli, tmp_path, monkey
     assert "against the baseline" in out and "judge llm 1 · model 'claude-sonnet-5-5'" in out
     assert "20 claims compared" in out and "now" in out and "points, 95% range" in out
     assert KEY not in out + err and SECRET not in out + err
+
+
+def test_a_run_of_the_notebooks_judges_inside_the_tenant_and_writes_no_secret(tenant, cli, tmp_path):
+    """groundlab run --provider sap-ai-core: the shared judging, notebook 01, and notebook 03's guard
+    examples, which build their judge in the notebook, all through the tenant; nothing the run writes
+    holds the secret or the token."""
+    import shutil
+
+    from conftest import ROOT
+
+    folder = tmp_path / "nbs"
+    folder.mkdir()
+    for name in ("01-groundedness.ipynb", "03-risk-report.ipynb"):
+        shutil.copy(ROOT / "notebooks" / name, folder)
+    code, out, err = cli("run", "--judge", "llm", "--provider", "sap-ai-core", *ARGS, "--notebooks", folder,
+                         "--out", tmp_path / "out")
+    assert code == 0, err
+    assert len(tenant.completions) == ANSWERED  # judged once; the guard examples' requests from the cache
+    assert "provider `sap-ai-core`" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    _nowhere(tmp_path, out, err)
