@@ -657,3 +657,30 @@ def test_a_run_of_the_notebooks_judges_inside_the_tenant_and_writes_no_secret(te
     assert len(tenant.completions) == ANSWERED  # judged once; the guard examples' requests from the cache
     assert "provider `sap-ai-core`" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     _nowhere(tmp_path, out, err)
+
+
+def test_the_guard_lets_each_credential_go_to_its_own_place_only():
+    """The request hook of the tenant's HTTP client, on requests as httpx builds them (a host in
+    capitals is lowercased there): the basic credential to the token URL only, the token to the AI
+    API only, nothing elsewhere."""
+    import httpx
+
+    from groundlab.judges.llm.aicore import AICore, Credentials, NotSent
+
+    api = AICore(Credentials("https://Sub.Authentication.eu10.hana.ondemand.com", CLIENT, SECRET,
+                             "https://api.ai.prod.eu-central-1.aws.ml.hana.ondemand.com/v2"))
+    token_url = "https://Sub.Authentication.eu10.hana.ondemand.com/oauth/token"
+    basic = {"Authorization": "Basic " + base64.b64encode(f"{CLIENT}:{SECRET}".encode()).decode()}
+    bearer = {"Authorization": f"Bearer {TOKEN}"}
+    api._guard(httpx.Request("POST", token_url, headers=basic))
+    api._guard(httpx.Request("GET", "https://api.ai.prod.eu-central-1.aws.ml.hana.ondemand.com/v2/lm/deployments",
+                             headers=bearer))
+    for method, url, headers in (
+            ("POST", "https://api.ai.prod.eu-central-1.aws.ml.hana.ondemand.com/oauth/token", basic),
+            ("POST", "https://sub.authentication.eu10.hana.ondemand.com/other", basic),
+            ("GET", "https://sub.authentication.eu10.hana.ondemand.com/v2/lm/deployments", bearer),
+            ("GET", "https://elsewhere.example/v2/lm/deployments", {}),
+            ("POST", "http://api.ai.prod.eu-central-1.aws.ml.hana.ondemand.com/v2/x", bearer)):
+        with pytest.raises(NotSent):
+            api._guard(httpx.Request(method, url, headers=headers))
+    api.close()

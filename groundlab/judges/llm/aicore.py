@@ -360,9 +360,11 @@ class AICore:
         url = str(request.url)
         where = _origin(url)
         auth = request.headers.get("authorization", "")
-        if auth.lower().startswith("basic") and url.split("?")[0] != self.credentials.token_url:
+        token_url = self.credentials.token_url
+        if auth.lower().startswith("basic") and (where != self._auth or urlsplit(url).path.rstrip("/") !=
+                                                 urlsplit(token_url).path.rstrip("/")):
             raise NotSent(f"groundlab refused to send the client's credentials to {display_url(url)}, which is not "
-                          f"the token URL {display_url(self.credentials.token_url)}; nothing was sent.")
+                          f"the token URL {display_url(token_url)}; nothing was sent.")
         if auth.lower().startswith("bearer") and where != self._api:
             raise NotSent(f"groundlab refused to send the token to {display_url(url)}, which is not the AI API of "
                           f"the credentials ({self.credentials.display}); nothing was sent.")
