@@ -716,17 +716,22 @@ def test_docs_sap_examples_print_what_they_show_when_run_in_order(cli, tmp_path,
 
     doc = (files.ROOT / "docs" / "sap.md").read_text(encoding="utf-8")
     examples = re.findall(r"```\n\$ (groundlab .*?)\n(.*?)\n```", doc, re.S)
-    assert len(examples) == 9
+    assert len(examples) == 11
     files.write_logs(tmp_path)
     monkeypatch.chdir(tmp_path)
     for name in ("AICORE_AUTH_URL", "AICORE_CLIENT_ID", "AICORE_CLIENT_SECRET", "AICORE_BASE_URL",
-                 "AICORE_RESOURCE_GROUP"):
+                 "AICORE_RESOURCE_GROUP", "AICORE_DEPLOYMENT_ID", "VCAP_SERVICES", "AICORE_CONFIG", "AICORE_PROFILE",
+                 "LLM_PROVIDER", "LLM_MODEL"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AICORE_HOME", str(tmp_path / "no-aicore-home"))
     tenant = Tenant()
     try:
         (tmp_path / ".env").write_text(f"AICORE_AUTH_URL={tenant.url}\nAICORE_CLIENT_ID={CLIENT}\n"
                                        f"AICORE_CLIENT_SECRET={SECRET}\nAICORE_BASE_URL={tenant.url}\n"
                                        "AICORE_RESOURCE_GROUP=grounding\n", encoding="utf-8")
+        (tmp_path / "key.json").write_text(json.dumps({  # the service key step 9 passes, as BTP gives it
+            "clientid": CLIENT, "clientsecret": SECRET, "url": tenant.url, "identityzone": "tenant",
+            "serviceurls": {"AI_API_URL": tenant.url}}), encoding="utf-8")
         for command, shown in examples:
             if command.startswith("groundlab import results.db"):
                 files.write_results(tmp_path, tmp_path / "eval-data" / "testdata" / "labeled.csv")

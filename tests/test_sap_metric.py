@@ -23,6 +23,9 @@ from conftest import CASES, NOTES
 def tenant(monkeypatch, tmp_path):
     t = Tenant()
     monkeypatch.chdir(tmp_path)  # no .env of the working folder
+    monkeypatch.setenv("AICORE_HOME", str(tmp_path / "no-aicore-home"))  # nor a profile configuration file
+    for name in ("VCAP_SERVICES", "AICORE_CONFIG", "AICORE_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
     for name, value in (("AICORE_AUTH_URL", t.url), ("AICORE_CLIENT_ID", CLIENT), ("AICORE_CLIENT_SECRET", SECRET),
                         ("AICORE_BASE_URL", t.url + "/v2"), ("AICORE_RESOURCE_GROUP", "grounding")):
         monkeypatch.setenv(name, value)
@@ -198,6 +201,21 @@ def test_the_settings_come_from_dotenv_as_a_group_and_never_leak(cli, tenant, mo
     monkeypatch.setenv("AICORE_CLIENT_ID", CLIENT)
     code, _, err = cli("sap", "metric", "--push")
     assert code == 2 and "would carry the client secret unencrypted" in err and SECRET not in err
+
+
+def test_push_reads_a_service_key_file_as_the_llm_judge_does(cli, tenant, monkeypatch, tmp_path):
+    """The credentials are read in one place for both: a BTP service key, its url and AI_API_URL."""
+    for name in ("AICORE_AUTH_URL", "AICORE_CLIENT_ID", "AICORE_CLIENT_SECRET", "AICORE_BASE_URL"):
+        monkeypatch.delenv(name)
+    key = tmp_path / "key.json"
+    key.write_text(json.dumps({"clientid": CLIENT, "clientsecret": SECRET, "url": tenant.url,
+                               "serviceurls": {"AI_API_URL": tenant.url}}), encoding="utf-8")
+    code, out, err = cli("sap", "metric", "--push", "--service-key", key)
+    assert code == 0, err
+    assert [path for path, _, _ in tenant.requests] == ["/oauth/token", "/v2/lm/evaluationMetrics"]
+    assert tenant.requests[1][1]["AI-Resource-Group"] == "grounding"  # the environment's, as the SDK reads it
+    code, _, err = cli("sap", "metric", "--out", tmp_path / "m.json", "--service-key", key)
+    assert code == 2 and "--service-key goes with --push" in err
 
 
 # ---------------------------------------------------------------- the dataset

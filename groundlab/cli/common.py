@@ -157,7 +157,8 @@ def dry_run(args: argparse.Namespace) -> int:
     pairs = claim_pairs(list(zip(cases, split_cases(cases, splitter_from(args)))))
     runs = getattr(args, "repeat", 1)
     estimate = judge.estimate(pairs, runs=runs)  # repeated runs skip the cache: every run sends every request
-    where = f" at {judge.endpoint.display}" if hasattr(judge, "endpoint") else ""
+    where = (f" {judge.place}" if isinstance(getattr(judge, "place", None), str) else
+             f" at {judge.endpoint.display}" if hasattr(judge, "endpoint") else "")
     if isinstance(getattr(judge, "request_shape", None), str):
         where += f"; {judge.request_shape}"
     emit(f"groundlab dry run: judge {args.judge} ({judge.model}{where}) on {len(cases)} cases, {len(pairs)} claims "
@@ -172,6 +173,11 @@ def table(rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> str:
         cells = [str(c).rjust(w) if k in right else str(c).ljust(w) for k, (c, w) in enumerate(zip(row, widths))]
         out.append("  ".join(cells).rstrip())
     return "\n".join(out)
+
+
+def warn(text: str) -> None:
+    """A warning on stderr, as groundlab writes them (``groundlab: warning: ...``)."""
+    print(f"groundlab: warning: {visible(text.rstrip('.'))}.", file=sys.stderr)
 
 
 def emit(text: str) -> None:

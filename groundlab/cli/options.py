@@ -76,9 +76,21 @@ def judge_options(parser: argparse.ArgumentParser, dry_run: bool = True) -> None
                    help="signals: the weights and threshold 'groundlab calibrate' fitted on your labels "
                         "(default: the ones shipped with groundlab)")
     g.add_argument("--model", metavar="NAME",
-                   help="llm: the model (default: $LLM_MODEL, else claude-sonnet-5-5); nli: a local model "
-                        "folder or a name in the local Hugging Face cache; entail: a model folder "
+                   help="llm: the model (default: $LLM_MODEL, else claude-sonnet-5-5, or with --provider "
+                        "sap-ai-core anthropic--claude-4-sonnet; a hub model as NAME or NAME:VERSION); nli: a local "
+                        "model folder or a name in the local Hugging Face cache; entail: a model folder "
                         "bench/train_entail.py wrote (default: the one shipped with groundlab)")
+    g.add_argument("--provider", metavar="NAME",
+                   help="llm: where the requests go: anthropic (Anthropic's API) or sap-ai-core (the orchestration "
+                        "service of an SAP AI Core tenant, its generative AI hub's models; docs/sap.md) (default: "
+                        "$LLM_PROVIDER, else anthropic)")
+    g.add_argument("--service-key", metavar="FILE",
+                   help="llm on sap-ai-core: the tenant's service key as BTP gives it (JSON: clientid, clientsecret, "
+                        "url, serviceurls.AI_API_URL) (default: AICORE_* in the environment or .env, else "
+                        "~/.aicore/config.json, else VCAP_SERVICES)")
+    g.add_argument("--deployment-id", metavar="ID",
+                   help="llm on sap-ai-core: the orchestration deployment to use (default: $AICORE_DEPLOYMENT_ID, "
+                        "else the running one of the resource group, AICORE_RESOURCE_GROUP)")
     g.add_argument("--cache", metavar="DIR", help="llm: where replies are kept (default: .groundlab/cache)")
     g.add_argument("--no-cache", action="store_true", help="llm: neither read nor write the cache")
     g.add_argument("--concurrency", type=positive_int, metavar="N",
@@ -115,7 +127,8 @@ def judge_options(parser: argparse.ArgumentParser, dry_run: bool = True) -> None
 
 #: The judges' own options, as ``judge_options`` adds them: ``--option`` -> its attribute (all but
 #: ``--judge-config`` are the model judges').
-MODEL_OPTIONS = {"--model": "model", "--cache": "cache", "--no-cache": "no_cache", "--concurrency": "concurrency",
+MODEL_OPTIONS = {"--model": "model", "--provider": "provider", "--service-key": "service_key",
+                 "--deployment-id": "deployment_id", "--cache": "cache", "--no-cache": "no_cache", "--concurrency": "concurrency",
                  "--timeout": "timeout", "--base-url": "base_url", "--batch": "batch", "--price-table": "price_table",
                  "--model-table": "model_table", "--dry-run": "dry_run", "--judge-config": "judge_config"}
 
@@ -147,7 +160,8 @@ def judge_kwargs(args: argparse.Namespace, cache: bool = True) -> Dict:
         elif args.cache:
             kwargs["cache"] = args.cache
         options = {"concurrency": args.concurrency, "timeout": args.timeout, "base_url": args.base_url,
-                   "price_table": args.price_table, "model_table": args.model_table}
+                   "price_table": args.price_table, "model_table": args.model_table, "provider": args.provider,
+                   "service_key": args.service_key, "deployment_id": args.deployment_id}
         kwargs.update({k: v for k, v in options.items() if v is not None})
         kwargs["batch"] = args.batch
         kwargs["dry_run"] = dry_run

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 
 from ..core.records import GroundlabError
-from .common import emit, splitter_from
+from .common import emit, splitter_from, warn
 from .options import Parser, claim_options, policy_options, positive_int, positive_number
 
 
@@ -38,9 +38,13 @@ def add_commands(sub) -> None:
                         f"rubrics mix (default {DEFAULT_NAME})")
     p.add_argument("--metric-version", default="1", metavar="V", help="the metric's own version (default 1)")
     p.add_argument("--push", action="store_true",
-                   help="create the metric on the tenant the AICORE_* settings name (environment or .env: "
-                        "AICORE_AUTH_URL, AICORE_CLIENT_ID, AICORE_CLIENT_SECRET, AICORE_BASE_URL, "
-                        "AICORE_RESOURCE_GROUP)")
+                   help="create the metric on the tenant the credentials name, read as SAP's SDK reads them: "
+                        "--service-key, else AICORE_AUTH_URL, AICORE_CLIENT_ID, AICORE_CLIENT_SECRET, "
+                        "AICORE_BASE_URL and AICORE_RESOURCE_GROUP from the environment or .env, else "
+                        "~/.aicore/config.json, else VCAP_SERVICES (docs/sap.md)")
+    p.add_argument("--service-key", metavar="FILE",
+                   help="the tenant's service key as BTP gives it (JSON: clientid, clientsecret, url, "
+                        "serviceurls.AI_API_URL), for --push")
     p.add_argument("--timeout", type=positive_number, default=30.0, metavar="S",
                    help="seconds to wait for each answer of the tenant (default 30)")
     p.add_argument("--force", action="store_true", help="replace --out if it exists")
@@ -89,7 +93,11 @@ def cmd_metric(args: argparse.Namespace) -> int:
     inputs = [p for p in (args.examples, args.passages, args.policy) if p]
     if args.out:
         check_output(args.out, args.force, inputs)
-    tenant = tenant_settings() if args.push else None  # a missing setting stops before anything is written
+    if args.service_key and not args.push:
+        raise GroundlabError("--service-key goes with --push, which uses it; add --push or drop --service-key.")
+    tenant = tenant_settings(args.service_key) if args.push else None  # a missing setting stops before writing
+    if tenant is not None and tenant.note:
+        warn(tenant.note)
     metric = metric_body(args.examples, args.passages, name=args.name, version=args.metric_version, model=args.model,
                          model_version=args.version, splitter=splitter_from(args), per_rating=args.per_rating,
                          endpoint=tenant.base_url if tenant else _endpoint(None), **_mask(args))

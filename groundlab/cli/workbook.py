@@ -37,6 +37,9 @@ def add_commands(sub) -> None:
     p.add_argument("--judge-config", metavar="JUDGE.json",
                    help="the signals judge's weights and threshold, as 'groundlab calibrate' wrote them "
                         "(default: the ones shipped with groundlab)")
+    p.add_argument("--provider", metavar="NAME",
+                   help="where the llm judge's requests go: anthropic or sap-ai-core (the orchestration service of "
+                        "an SAP AI Core tenant, docs/sap.md) (default: $LLM_PROVIDER, else anthropic)")
     p.add_argument("--penalty", type=number, metavar="P",
                    help="what a wrong answer costs, in correct answers (default: the notebooks' own, 1)")
     p.add_argument("--targets", metavar="FILE.toml",
@@ -118,7 +121,7 @@ def cmd_init(args: argparse.Namespace) -> int:
 #: ``groundlab run`` options that set a notebook parameter, which ``-p NAME VALUE`` may set instead.
 RUN_OPTIONS = {"cases": "--cases", "passages": "--passages", "judge": "--judge", "penalty": "--penalty",
                "cases_b": "--cases-b", "passages_b": "--passages-b", "judge_config": "--judge-config",
-               "targets": "--targets", "policy": "--policy"}
+               "targets": "--targets", "policy": "--policy", "provider": "--provider"}
 #: The inputs a run reads, by parameter, in the order they are read; one that is standard input or a
 #: pipe is read once and kept in the run folder as ``inputs/<parameter>.jsonl``.
 STREAMED = ("cases", "passages", "cases_b", "passages_b")
@@ -162,7 +165,7 @@ def _run(args: argparse.Namespace) -> int:
         if name in options:
             raise GroundlabError(f"{options[name]} and -p {name} both set {name}; give it once.")
         if name in ("cases", "passages", "judge", "cases_b", "passages_b", "judge_config",
-                    "targets", "policy"):  # -p cases X is --cases X
+                    "targets", "policy", "provider"):  # -p cases X is --cases X
             setattr(args, name, value)
         else:
             parameters[name] = parse_value(value)
@@ -192,6 +195,13 @@ def _run(args: argparse.Namespace) -> int:
         parameters["penalty"] = args.penalty
     if args.judge_config is not None:
         parameters["judge_config"] = args.judge_config
+    if args.provider is not None:
+        from ..judges.llm import PROVIDERS
+
+        if args.provider.strip().lower() not in PROVIDERS and args.provider.strip():
+            raise GroundlabError(f"--provider {args.provider!r} is not a provider of the llm judge; use "
+                                 f"{' or '.join(PROVIDERS)}.")
+        parameters["provider"] = args.provider.strip().lower()
     for name, option in (("mask", "--mask"), ("mask_names", "--mask-name")):
         if name in parameters and (args.mask or args.mask_name):
             raise GroundlabError(f"{option} and -p {name} both set {name}; give it once.")
@@ -315,7 +325,8 @@ def _run(args: argparse.Namespace) -> int:
         which = f" of {_shown(cases_b, kept)}" if label else ""
         print(f"groundlab run: judging {plural(len(these), 'case', 'cases')}{which} with {', '.join(judges)}",
               file=sys.stderr)
-        comparison = compare_judges(these, judges, splitter, judge_config, **guarded)
+        comparison = compare_judges(these, judges, splitter, judge_config, provider=parameters.get("provider", ""),
+                                    **guarded)
         if main in comparison.unavailable:  # the judge every notebook reports on judged nothing
             raise GroundlabError(label + comparison.unavailable[main].rstrip(".") + ".")
         judged_here[shared] = comparison

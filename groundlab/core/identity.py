@@ -5,7 +5,8 @@ another abstention wording can move it as much as a change to the assistant can.
 names all of it, so two runs can be told apart (or shown alike) from their outputs alone:
 
 - ``name`` and ``version`` of the judge, and ``groundlab``'s version;
-- a model judge's ``model``; for the ``llm`` judge its ``prompt_version``, a hash of the prompt
+- a model judge's ``model``; for the ``llm`` judge the ``provider`` its requests went to when it is
+  not Anthropic's API (``sap-ai-core``, with the hub model's ``model_version``), its ``prompt_version``, a hash of the prompt
   and tool definition (or answer schema) it sends (``prompt_sha256``, which moves even when a
   prompt is edited without a new version) and the shape of its requests (``request_shape``: a
   forced tool call or a JSON answer, temperature, thinking and effort, which differ by model);
@@ -202,6 +203,8 @@ def identity_parts(identity: Dict[str, Any]) -> List[Tuple[str, Optional[str]]]:
     parts: List[Tuple[str, Optional[str]]] = [(f"judge {identity['name']} {identity['version']}", None)]
     if identity.get("model") is not None:
         parts.append(("model", identity["model"]))
+    if identity.get("provider") is not None:
+        parts.append(("provider", identity["provider"]))
     if identity.get("prompt_version") is not None:
         digest = identity.get("prompt_sha256")
         parts.append((f"prompt {identity['prompt_version']}" + (f" (sha256 {digest[:12]})" if digest else ""), None))

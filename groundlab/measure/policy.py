@@ -22,6 +22,11 @@ the models and endpoints::
     endpoints = ["https://llm-gateway.example.internal"]
     mask = true
 
+    [classes.business]
+    judges = ["offline", "llm"]
+    providers = ["sap-ai-core"]    # the llm judge through SAP AI Core's orchestration only
+    models = ["anthropic--claude-4-sonnet", "gpt-4.1"]
+
 Every judge groundlab runs, for a command, a notebook or a library call, is made in one place,
 :func:`make_judge`: from its name through the registry, behind the policy and the masking asked
 for (``tests/test_policy.py`` fails on any other module that builds a judge).
@@ -61,17 +66,21 @@ class Allowance:
 
     judges: Tuple[str, ...]
     models: Optional[Tuple[str, ...]] = None  # patterns; None: any
+    providers: Optional[Tuple[str, ...]] = None  # the llm judge's providers (anthropic, sap-ai-core); None: any
     endpoints: Optional[Tuple[str, ...]] = None  # None: any
     instead: Optional[str] = None  # an offline judge, "none", or None for the first offline judge listed
     mask: bool = False
 
-    def refusal(self, name: str, model: Optional[str], endpoint: Optional[str]) -> Optional[str]:
+    def refusal(self, name: str, model: Optional[str], endpoint: Optional[str],
+                provider: Optional[str] = None) -> Optional[str]:
         """Why a case of this classification may not go to judge ``name`` (with ``model`` at
-        ``endpoint``), or ``None`` when it may."""
+        ``endpoint``, through ``provider``), or ``None`` when it may."""
         if "any" not in self.judges and name not in self.judges:
             return f"it may go to {', '.join(self.judges) or 'no judge'} only"
         if name in OFFLINE:
             return None
+        if self.providers is not None and (provider or "anthropic") not in self.providers:
+            return f"provider {provider or 'anthropic'} is not among its providers ({', '.join(self.providers)})"
         if self.models is not None and not any(fnmatch.fnmatchcase(model or "", p) for p in self.models):
             return f"model {model} is not among its models ({', '.join(self.models)})"
         if self.endpoints is not None and _url(endpoint) not in {_url(e) for e in self.endpoints}:
@@ -171,10 +180,10 @@ def load_policy(path: Union[PathLike, DataPolicy]) -> DataPolicy:
         where = f"policy file {name} [classes.{cls}]"
         if not isinstance(entry, dict):
             raise InputError(f"{where} must be a table with judges = [...].")
-        extra = sorted(set(entry) - {"judges", "models", "endpoints", "instead", "mask"})
+        extra = sorted(set(entry) - {"judges", "models", "providers", "endpoints", "instead", "mask"})
         if extra:
-            raise InputError(f"{where} has {extra[0]!r}; a classification takes judges, models, endpoints, instead "
-                             "and mask.")
+            raise InputError(f"{where} has {extra[0]!r}; a classification takes judges, models, providers, endpoints, "
+                             "instead and mask.")
         judges = _strings(entry.get("judges"), f"{where} judges")
         if judges is None:
             raise InputError(f"{where} needs judges = [...], the judges its cases may go to (\"offline\" for "
@@ -196,8 +205,16 @@ def load_policy(path: Union[PathLike, DataPolicy]) -> DataPolicy:
         mask = entry.get("mask", False)
         if not isinstance(mask, bool):
             raise InputError(f"{where} mask must be true or false.")
+        providers = _strings(entry.get("providers"), f"{where} providers")
+        if providers is not None:
+            from ..judges.llm import PROVIDERS
+
+            odd = [p for p in providers if p not in PROVIDERS]
+            if odd:
+                raise InputError(f"{where} providers names {odd[0]!r}; the llm judge's providers are "
+                                 f"{', '.join(PROVIDERS)}.")
         classes[str(cls)] = Allowance(tuple(dict.fromkeys(expanded)), _strings(entry.get("models"), f"{where} models"),
-                                      _strings(entry.get("endpoints"), f"{where} endpoints"), instead, mask)
+                                      providers, _strings(entry.get("endpoints"), f"{where} endpoints"), instead, mask)
     default = data.get("default")
     if default is not None and default not in classes:
         raise InputError(f"policy file {name} default = {default!r}, which it does not name; add [classes.{default}] "
@@ -272,7 +289,8 @@ class PolicyGate:
         if self.policy is None:
             return None, ""
         cls = self.policy.classification(evidence.classification)
-        why = self.policy.classes[cls].refusal(self.name, getattr(self.inner, "model", None), self._endpoint())
+        why = self.policy.classes[cls].refusal(self.name, getattr(self.inner, "model", None), self._endpoint(),
+                                               getattr(self.inner, "provider", None))
         return why, cls
 
     def _masks(self, cls: str) -> bool:

@@ -11,7 +11,7 @@ from ..core.claims import ClaimSplitter
 from ..core.io import PathLike
 from ..core.records import Case
 from ..core.stats import Rate
-from .judge_comparison import guarded_judge
+from .judge_comparison import guarded_judge, judge_config_options
 
 
 def guard_outcome_table(outcomes: pd.DataFrame) -> pd.DataFrame:
@@ -36,12 +36,13 @@ def guard_outcome_table(outcomes: pd.DataFrame) -> pd.DataFrame:
 
 def guard_examples(cases: Sequence[Case], judge: Optional[str] = None, splitter: Optional[ClaimSplitter] = None,
                    route_when: Optional[str] = None, every: bool = False, *, policy: Optional[PathLike] = None,
-                   mask: bool = False, mask_names: Sequence[str] = ()) -> pd.DataFrame:
+                   mask: bool = False, mask_names: Sequence[str] = (), provider: Optional[str] = "") -> pd.DataFrame:
     """What a reader would see from each guard mode, one row per answer the guard acts on (``every``:
     per answer with a claim): the answer as given, the claims a person found not supported (where
     labeled), the answer as ``flag`` and ``hide`` show it, which modes send it to a person (``route``
     whenever a claim is not backed; the others under their route rule), and the judge's reasons.
-    ``judge``: the guard's own unless named.
+    ``judge``: the guard's own unless named; ``provider``: where the llm judge's requests go (as
+    the notebooks' parameter; empty: ``$LLM_PROVIDER``, else ``anthropic``).
 
     >>> from groundlab import load_cases, sample_path
     >>> rows = guard_examples(load_cases(sample_path("grounded_cases.jsonl"), sample_path("notes.jsonl")))
@@ -50,7 +51,11 @@ def guard_examples(cases: Sequence[Case], judge: Optional[str] = None, splitter:
     """
     from ..production.guard import GUARD_JUDGE, guard, judge_object
 
-    judge_used = guarded_judge(judge_object(judge or GUARD_JUDGE), policy, mask, mask_names)
+    from ..measure.policy import make_judge
+
+    options = judge_config_options(judge, None, provider) if isinstance(judge, str) else {}
+    judge_used = guarded_judge(make_judge(judge, **options) if options else judge_object(judge or GUARD_JUDGE),
+                               policy, mask, mask_names)
     if policy is not None and str(policy).strip():
         from ..measure.policy import policy_of
 

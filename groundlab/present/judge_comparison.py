@@ -49,7 +49,8 @@ class JudgeComparison:
         so that they stand behind the policy too."""
         settings = dict(self.settings)
         config = settings.pop("judge_config", None)
-        return make_judge(name, **settings, **judge_config_options(name, config))
+        provider = settings.pop("provider", "")
+        return make_judge(name, **settings, **judge_config_options(name, config, provider))
 
     def get(self, name: str) -> Evaluation:
         """One judge's evaluation; a judge that was unavailable is named with the reason."""
@@ -86,7 +87,7 @@ def _md_text(text: str) -> str:
 
 def compare_judges(cases: Sequence[Case], judges: Iterable[str], splitter: Optional[ClaimSplitter] = None,
                    judge_config: Optional[PathLike] = None, *, policy: Optional[PathLike] = None,
-                   mask: bool = False, mask_names: Sequence[str] = ()) -> JudgeComparison:
+                   mask: bool = False, mask_names: Sequence[str] = (), provider: Optional[str] = "") -> JudgeComparison:
     """Judge ``cases`` with each judge in ``judges``.
 
     A judge that cannot be loaded (not registered, or its optional package missing), or that
@@ -96,7 +97,8 @@ def compare_judges(cases: Sequence[Case], judges: Iterable[str], splitter: Optio
     wrote) gives the signals judge its weights and threshold. ``policy`` (a data policy file),
     ``mask`` and ``mask_names`` put every judge behind the data policy and the masking, as
     ``--policy`` and ``--mask`` do (docs/sensitive-logs.md); a case whose classification the
-    policy cannot place stops it before anything is judged.
+    policy cannot place stops it before anything is judged. ``provider`` is where the llm judge's
+    requests go (``anthropic`` or ``sap-ai-core``; empty: ``$LLM_PROVIDER``, else ``anthropic``).
     """
     judges = list(judges)
     result = JudgeComparison()
@@ -112,7 +114,7 @@ def compare_judges(cases: Sequence[Case], judges: Iterable[str], splitter: Optio
             continue
         try:
             judge = make_judge(name, policy=policy, mask=mask, mask_names=mask_names,
-                               **judge_config_options(name, judge_config))
+                               **judge_config_options(name, judge_config, provider))
         except ImportError as exc:
             result.unavailable[name] = f"a package it needs is not installed: {exc}"
             continue
@@ -129,7 +131,7 @@ def compare_judges(cases: Sequence[Case], judges: Iterable[str], splitter: Optio
         raise GroundlabError("none of the judges " + ", ".join(map(repr, judges)) + " is available; "
                              "list at least one of signals, rules, lexical.")
     result.settings = {"policy": policy, "mask": mask, "mask_names": tuple(mask_names or ()),
-                       "judge_config": judge_config}
+                       "judge_config": judge_config, "provider": provider or ""}
     return result
 
 
@@ -139,9 +141,12 @@ def guarded_judge(judge: Any, policy: Any = None, mask: bool = False, mask_names
     return make_judge(judge, policy=policy, mask=mask, mask_names=mask_names)
 
 
-def judge_config_options(name: str, judge_config: Optional[PathLike]) -> Dict[str, Any]:
+def judge_config_options(name: str, judge_config: Optional[PathLike], provider: Optional[str] = "") -> Dict[str, Any]:
     """The options that give judge ``name`` the config ``judge_config`` (only the signals judge
-    takes one; an empty path is none)."""
+    takes one; an empty path is none) and the provider ``provider`` (only the llm judge takes
+    one; empty: its default)."""
+    if name == "llm" and provider is not None and str(provider).strip():
+        return {"provider": str(provider).strip()}
     if judge_config is None or not str(judge_config).strip() or name != "signals":
         return {}
     return {"config": str(judge_config)}

@@ -83,7 +83,8 @@ def judged_cases(cases: PathLike, passages: Optional[PathLike], judges: Iterable
                  judged_file: PathLike = "", citation_pattern: Optional[str] = "",
                  abstention_phrases: Sequence[str] = (), judge_config: Optional[PathLike] = None,
                  default_citations: bool = True, policy: Optional[PathLike] = "", mask: bool = False,
-                 mask_names: Sequence[str] = (), loaded: Optional[Sequence[Case]] = None) -> JudgeComparison:
+                 mask_names: Sequence[str] = (), loaded: Optional[Sequence[Case]] = None,
+                 provider: Optional[str] = "") -> JudgeComparison:
     """The cases judged by each of ``judges``: from ``judged_file`` (the result ``groundlab run``
     judged once for all its notebooks) when one is given, else judged here. ``loaded``: the cases
     of ``cases`` when the caller has read them already, so the file is not read again.
@@ -94,6 +95,8 @@ def judged_cases(cases: PathLike, passages: Optional[PathLike], judges: Iterable
     the shared result was judged with); a shared result judged with other weights is refused.
     ``policy``, ``mask`` and ``mask_names``: the data policy and masking every judge stands behind
     (:func:`compare_judges`); a shared result judged behind another policy is refused.
+    ``provider``: where the llm judge's requests go (empty: ``$LLM_PROVIDER``, else
+    ``anthropic``); a shared result whose llm judge went elsewhere is refused.
     """
     guarded = {"policy": policy, "mask": mask, "mask_names": mask_names}
     judges = list(dict.fromkeys(judges))
@@ -107,20 +110,33 @@ def judged_cases(cases: PathLike, passages: Optional[PathLike], judges: Iterable
                                                             default_citations, **guarded))
         if judge_config is not None and "signals" in comparison.evaluations:
             _check_shared_config(judged_file, comparison.evaluations["signals"], judge_config)
+        if provider and str(provider).strip() and "llm" in comparison.evaluations:
+            _check_shared_provider(judged_file, comparison.evaluations["llm"], str(provider).strip())
         missing = [j for j in judges if j not in comparison.evaluations and j not in comparison.unavailable]
         if missing:
-            extra = compare_judges(read(), missing, splitter, judge_config, **guarded)
+            extra = compare_judges(read(), missing, splitter, judge_config, provider=provider, **guarded)
             comparison.evaluations.update(extra.evaluations)
             comparison.unavailable.update(extra.unavailable)
         comparison.evaluations = {j: comparison.evaluations[j] for j in judges if j in comparison.evaluations}
         comparison.unavailable = {j: comparison.unavailable[j] for j in judges if j in comparison.unavailable}
         origin = "Verdicts from the run's shared result, judged once for all its notebooks."
     else:
-        comparison = compare_judges(read(), judges, splitter, judge_config, **guarded)
+        comparison = compare_judges(read(), judges, splitter, judge_config, provider=provider, **guarded)
         origin = ""
     comparison.cases_path, comparison.passages_path, comparison.origin = str(cases), str(passages or ""), origin
-    comparison.settings = {**guarded, "mask_names": tuple(mask_names or ()), "judge_config": judge_config}
+    comparison.settings = {**guarded, "mask_names": tuple(mask_names or ()), "judge_config": judge_config,
+                           "provider": provider or ""}
     return comparison
+
+
+def _check_shared_provider(judged_file: PathLike, evaluation: Evaluation, provider: str) -> None:
+    """Refuse a shared result whose llm judge went to another provider than ``provider``."""
+    identity = evaluation.claims.attrs.get("judge") or {}
+    used = identity.get("provider") or "anthropic"  # an identity without one is Anthropic's API
+    if used != provider.lower():
+        raise GroundlabError(f"judged_file {judged_file} holds the llm judge's verdicts through {used}, not {provider}; "
+                             "give the provider the run judged with, or leave judged_file empty to judge the cases "
+                             "here.")
 
 
 def _check_shared_config(judged_file: PathLike, evaluation: Evaluation, judge_config: PathLike) -> None:

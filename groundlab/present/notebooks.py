@@ -265,7 +265,15 @@ def check_values(parameters: Mapping[str, Any], options: Optional[Mapping[str, s
             if value not in ("equal", "proportional"):
                 raise GroundlabError(f"{label} must be equal or proportional, not {_show(value)}.")
         elif name == "judge":
-            make_judge(str(value))
+            from .judge_comparison import judge_config_options
+
+            make_judge(str(value), **judge_config_options(str(value), None, parameters.get("provider", "")))
+        elif name == "provider":
+            from ..judges.llm import PROVIDERS
+
+            if str(value).strip() and str(value).strip().lower() not in PROVIDERS:
+                raise GroundlabError(f"{label} {_show(value)} is not a provider of the llm judge; use "
+                                     f"{' or '.join(PROVIDERS)} (or \"\" for $LLM_PROVIDER, else anthropic).")
         elif name == "judges":
             known = judge_names()
             for judge in value if isinstance(value, list) else [value]:

@@ -53,10 +53,11 @@ class _Endpoint:
 
 class Evaluation:
     """Where the dataset goes, as the data policy sees it: an LLM judge (``llm``) on ``model`` at
-    ``endpoint``."""
+    ``endpoint``, through SAP AI Core (provider ``sap-ai-core``)."""
 
     name = "llm"
     version = ""
+    provider = "sap-ai-core"
 
     def __init__(self, model: str, endpoint: Optional[str]) -> None:
         self.model = model

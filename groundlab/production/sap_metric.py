@@ -25,25 +25,25 @@ the report splits them too. The metric's name carries the rubric's version
 aggregated results by name alone, so a changed rubric must take a new name for its trend to start
 afresh.
 
-The tenant's settings are read as the llm judge reads its key: ``AICORE_CLIENT_SECRET`` from the
-environment, with the other ``AICORE_*`` settings from the environment too, else all of them from
-``.env``; the secret and the token are never printed, logged, cached or written, and every text
-from the tenant passes through one :class:`~groundlab.core.redact.Redactor` first, which knows them in
-every form an echo carries them (the ``Basic`` header's base64 of client id and secret, URL-encoded,
+The tenant's credentials, the token and the requests are those of the llm judge's ``sap-ai-core``
+provider, one piece (:mod:`groundlab.judges.llm.aicore`): read as SAP's SDK reads them (a service
+key file, the environment, ``.env``, the profile configuration file, ``VCAP_SERVICES``); the secret
+and the token are never printed, logged, cached or written, and every text from the tenant passes
+through one :class:`~groundlab.core.redact.Redactor` first, which knows them in every form an
+echo carries them (the ``Basic`` header's base64 of client id and secret, URL-encoded,
 JSON-escaped).
 """
 
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
-from urllib.parse import urlsplit
 
 from ..core.records import Case, GroundlabError, one_line
 
 if TYPE_CHECKING:  # pragma: no cover - loaded when a metric is built or pushed, not for the command's help
+    from ..judges.llm.aicore import Credentials
     from ..core.claims import ClaimSplitter
     from ..core.io import PathLike
 
@@ -239,66 +239,21 @@ def metric_body(cases: Optional["PathLike"] = None, passages: Optional["PathLike
 # ---------------------------------------------------------------- the tenant
 
 
-#: The settings of a tenant, as SAP's service key and SDK name them.
-SETTINGS = ("AICORE_AUTH_URL", "AICORE_CLIENT_ID", "AICORE_CLIENT_SECRET", "AICORE_BASE_URL", "AICORE_RESOURCE_GROUP")
-_LOOPBACK = {"localhost", "127.0.0.1", "::1"}
+def __getattr__(name: str) -> Any:
+    if name == "Tenant":  # a tenant's credentials: loaded when asked for, not for the command's help
+        from ..judges.llm.aicore import Credentials
+
+        return Credentials
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@dataclass(frozen=True)
-class Tenant:
-    """Where a metric goes and with which client: ``origin`` says where the settings came from."""
+def tenant_settings(service_key: Optional[str] = None) -> "Credentials":
+    """The tenant's credentials (:class:`groundlab.judges.llm.aicore.Credentials`, also named
+    ``Tenant`` here), read as SAP's SDK reads them (a service key file, the environment, ``.env``,
+    the profile configuration file, ``VCAP_SERVICES``); one sentence naming what is missing."""
+    from ..judges.llm.aicore import find_credentials
 
-    auth_url: str
-    client_id: str
-    client_secret: str = field(repr=False)
-    base_url: str = ""
-    resource_group: str = "default"
-    origin: str = ""
-
-    @property
-    def token_url(self) -> str:
-        url = self.auth_url.rstrip("/")
-        return url if url.endswith("/oauth/token") else url + "/oauth/token"
-
-    @property
-    def metrics_url(self) -> str:
-        url = self.base_url.rstrip("/")
-        if url.endswith("/v2"):  # the SDK's AICORE_BASE_URL often ends in /v2
-            url = url[:-3]
-        return url + "/v2/lm/evaluationMetrics"
-
-
-def _check(url: str, name: str, origin: str) -> str:
-    from ..judges.llm.endpoint import display_url
-
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in url):
-        raise GroundlabError(f"{name} from {origin} is not an http(s) address; give the service key's value, such "
-                             "as https://<subdomain>.authentication.<region>.hana.ondemand.com.")
-    if parts.scheme == "http" and parts.hostname not in _LOOPBACK:
-        raise GroundlabError(f"{name} from {origin} ({display_url(url)}) would carry the client secret unencrypted; "
-                             "use https:// (plain http is accepted only on this machine).")
-    return url
-
-
-def tenant_settings() -> Tenant:
-    """The tenant's settings (see the module docstring); one sentence naming what is missing."""
-    from ..judges.llm.endpoint import dotenv_values
-
-    if os.environ.get("AICORE_CLIENT_SECRET"):
-        values, origin = {k: os.environ.get(k) for k in SETTINGS}, "the environment"
-    else:
-        dotenv = dotenv_values()
-        values, origin = {k: dotenv.get(k) for k in SETTINGS}, ".env"
-    missing = [k for k in SETTINGS[:4] if not values.get(k)]
-    if missing:
-        where = ("the environment (which sets AICORE_CLIENT_SECRET, so the others are read there too)"
-                 if origin == "the environment" else "the environment or .env")
-        raise GroundlabError(f"--push needs {', '.join(SETTINGS[:4])} in {where}, from the tenant's service key "
-                             f"(AICORE_RESOURCE_GROUP defaults to default); missing: {', '.join(missing)}.")
-    return Tenant(_check(values["AICORE_AUTH_URL"], "AICORE_AUTH_URL", origin), values["AICORE_CLIENT_ID"],
-                  values["AICORE_CLIENT_SECRET"], _check(values["AICORE_BASE_URL"], "AICORE_BASE_URL", origin),
-                  values.get("AICORE_RESOURCE_GROUP") or "default", origin)
+    return find_credentials(service_key, purpose="--push")
 
 
 @dataclass(frozen=True)
@@ -321,30 +276,14 @@ class Pushed:
                 "evaluation's metrics by that id or name.")
 
 
-def _message(response: Any, redact: Any) -> str:
-    try:
-        body = response.json()
-    except ValueError:
-        body = response.text
-    if isinstance(body, dict):
-        error = body.get("error")
-        if isinstance(error, str) and isinstance(body.get("error_description"), str):  # OAuth's shape
-            text = f"{error}: {body['error_description']}"
-        else:
-            text = (error.get("message") if isinstance(error, dict) else error) or body.get("message") or \
-                body.get("error_description") or json.dumps(body)
-    else:
-        text = str(body)
-    text = redact(" ".join(str(text).split()))
-    return text[:300] + ("..." if len(text) > 300 else "")
-
-
-def push_metric(body: Dict[str, Any], tenant: Optional[Tenant] = None, *, timeout: float = 30.0) -> Pushed:
+def push_metric(body: Dict[str, Any], tenant: Optional["Credentials"] = None, *, timeout: float = 30.0) -> Pushed:
     """Create the metric on the tenant: a token by OAuth client credentials, then
-    ``POST /v2/lm/evaluationMetrics``. Every answer but 201 is one sentence (the metric exists,
-    it is refused, the client or token is refused, no answer in time: from the registry, once the
-    metric was sent, it may have been created all the same); nothing is retried."""
-    from ..core.redact import Redactor, url_secrets
+    ``POST /v2/lm/evaluationMetrics``, through :class:`~groundlab.judges.llm.aicore.AICore` (the
+    secret to the token URL only, the token to the AI API only, no redirect followed). Every
+    answer but 201 is one sentence (the metric exists, it is refused, the client or token is
+    refused, no answer in time: from the registry, once the metric was sent, it may have been
+    created all the same); nothing is retried."""
+    from ..judges.llm.aicore import AICore, Unavailable, answer_text
     from ..judges.llm.endpoint import display_url
 
     try:
@@ -352,67 +291,41 @@ def push_metric(body: Dict[str, Any], tenant: Optional[Tenant] = None, *, timeou
     except ImportError:  # pragma: no cover - httpx comes with the llm extra
         raise GroundlabError("--push needs the httpx package; install it with pip install 'groundlab[sap]'.") from None
     tenant = tenant or tenant_settings()
-    # every text from the tenant is cleaned of the secret, the token and the addresses' passwords, in
-    # whatever form an echo carries them (the Basic header's base64 of client id and secret too)
-    passwords = [url_secrets(u) for u in (tenant.auth_url, tenant.base_url)]
-    redactor = Redactor(tenant.client_secret, *(p for _, p in passwords),
-                        users=[tenant.client_id, *(u for u, _ in passwords)])
-    redact = redactor.text
-
-    allowed = {(urlsplit(u).scheme, (urlsplit(u).hostname or "").lower(), urlsplit(u).port)
-               for u in (tenant.token_url, tenant.metrics_url)}
-
-    def guard(request: Any) -> None:  # the secret and the token go to the tenant's two hosts only
-        if (request.url.scheme, request.url.host.lower(), request.url.port) not in allowed:
-            raise GroundlabError(f"groundlab refused to send a request to {display_url(str(request.url))}, which is "
-                                 "not the tenant's; nothing was sent.")
-
-    token_host, metrics_host = display_url(tenant.token_url), display_url(tenant.metrics_url)
-    with httpx.Client(follow_redirects=False, timeout=httpx.Timeout(timeout), event_hooks={"request": [guard]}) as http:
-        where = token_host
+    api = AICore(tenant, timeout=timeout, connect_timeout=timeout)
+    metrics_url = tenant.api_url + "/lm/evaluationMetrics"
+    token_host, metrics_host = display_url(tenant.token_url), display_url(metrics_url)
+    where = token_host
+    try:
         try:
-            response = http.post(tenant.token_url, data={"grant_type": "client_credentials"},
-                                 auth=(tenant.client_id, tenant.client_secret), headers={"Accept": "application/json"})
-            if response.status_code in (400, 401, 403):
-                raise GroundlabError(f"the token endpoint {token_host} refused the client ({response.status_code}: "
-                                     f"{_message(response, redact)}); check AICORE_CLIENT_ID and AICORE_CLIENT_SECRET "
-                                     f"({tenant.origin}) against the service key's clientid and clientsecret.")
-            if response.status_code != 200:
-                raise GroundlabError(f"the token endpoint {token_host} answered {response.status_code} "
-                                     f"({_message(response, redact)}); nothing was created, try again later.")
-            try:
-                token = response.json().get("access_token")
-            except (ValueError, AttributeError):
-                token = None
-            if not isinstance(token, str) or not token:
-                raise GroundlabError(f"the token endpoint {token_host} answered without an access_token; check "
-                                     f"AICORE_AUTH_URL ({tenant.origin}) is the service key's url.")
-            redactor.add(token)
-            where = metrics_host
-            response = http.post(tenant.metrics_url, json=body,
-                                 headers={"Authorization": f"Bearer {token}", "AI-Resource-Group": tenant.resource_group,
-                                          "Content-Type": "application/json"})
-        except httpx.TimeoutException as exc:
-            if where == metrics_host and not isinstance(exc, (httpx.ConnectTimeout, httpx.PoolTimeout)):
-                # the request went out: the registry may have created the metric and not answered in time
-                raise GroundlabError(f"{where} did not answer within {timeout:g} seconds, but the metric was sent and "
-                                     f"may have been created all the same; check with GET {metrics_host} (or push "
-                                     "again: a 409 then says it exists), giving --timeout more seconds.") from None
-            raise GroundlabError(f"{where} did not answer within {timeout:g} seconds; nothing was created (try again, "
-                                 "or give --timeout more seconds).") from None
-        except httpx.TransportError as exc:
-            raise GroundlabError(f"could not reach {where} ({redact(type(exc).__name__)}: {redact(str(exc))[:200]}); "
-                                 "check the address and the network.") from None
+            headers = api.headers()
+        except Unavailable as exc:
+            raise GroundlabError(f"{exc}; nothing was created, try again later.") from None
+        where = metrics_host
+        response = api.http.post(metrics_url, json=body, headers=dict(headers, **{"Content-Type": "application/json"}))
+    except httpx.TimeoutException as exc:
+        if where == metrics_host and not isinstance(exc, (httpx.ConnectTimeout, httpx.PoolTimeout)):
+            # the request went out: the registry may have created the metric and not answered in time
+            raise GroundlabError(f"{where} did not answer within {timeout:g} seconds, but the metric was sent and "
+                                 f"may have been created all the same; check with GET {metrics_host} (or push "
+                                 "again: a 409 then says it exists), giving --timeout more seconds.") from None
+        raise GroundlabError(f"{where} did not answer within {timeout:g} seconds; nothing was created (try again, "
+                             "or give --timeout more seconds).") from None
+    except httpx.TransportError as exc:
+        raise GroundlabError(f"could not reach {where} ({api.secrets.text(type(exc).__name__)}: "
+                             f"{api.secrets.text(str(exc))[:200]}); check the address and the network.") from None
+    finally:
+        api.close()
     status = response.status_code
     name, version = body.get("name"), body.get("version")
-    if status == 201:  # created: whatever the answer holds, the metric exists, and this says so
+    message = answer_text(response, api.secrets)
+    if status == 201:
         try:
             answer, kind = response.json(), None
         except ValueError:
             answer, kind = None, "text that is not JSON"
         given = answer.get("id") if isinstance(answer, dict) else None
         if isinstance(given, (str, int)) and not isinstance(given, bool) and str(given).strip():
-            shown = redact(str(given))
+            shown = api.secrets.text(str(given))
             return Pushed(str(name), str(version), one_line(shown[:120] + ("..." if len(shown) > 120 else "")),
                           metrics_host)
         if kind is None:
@@ -420,25 +333,22 @@ def push_metric(body: Dict[str, Any], tenant: Optional[Tenant] = None, *, timeou
                     {list: "a list", str: "a string", bool: "true or false", type(None): "null"}.get(
                         type(answer), "a number"))
         shown = ("no body at all" if not response.content.strip() else kind if kind == "null" else
-                 f"{kind}: {_message(response, redact)[:120]}")
+                 f"{kind}: {message[:120]}")
         return Pushed(str(name), str(version), "not known", metrics_host, answer=shown)
     if status == 409:
         raise GroundlabError(f"the tenant already has metric {name} version {version} in scenario "
                              f"{body.get('scenario')}; nothing was changed (a metric is not replaced: push a changed "
                              "rubric under a new name, as its aggregates are keyed by name, or a new --metric-version).")
     if status == 400:
-        raise GroundlabError(f"{metrics_host} refused the metric as invalid (400: {_message(response, redact)}); "
-                             "nothing was created.")
+        raise GroundlabError(f"{metrics_host} refused the metric as invalid (400: {message}); nothing was created.")
     if status == 401:
-        raise GroundlabError(f"{metrics_host} refused the token (401: {_message(response, redact)}); check that "
-                             f"AICORE_BASE_URL ({tenant.origin}) is the AI API URL of the service key the client "
-                             "belongs to.")
+        raise GroundlabError(f"{metrics_host} refused the token (401: {message}); check that AICORE_BASE_URL "
+                             f"({tenant.origin}) is the AI API URL of the service key the client belongs to.")
     if status == 403:
         raise GroundlabError(f"{metrics_host} does not allow the client to create metrics in resource group "
-                             f"{tenant.resource_group} (403: {_message(response, redact)}); check "
-                             "AICORE_RESOURCE_GROUP and the service key's roles.")
-    raise GroundlabError(f"{metrics_host} answered {status} ({_message(response, redact)}); nothing was created, "
-                         "try again later.")
+                             f"{tenant.resource_group} (403: {message}); check AICORE_RESOURCE_GROUP and the service "
+                             "key's roles.")
+    raise GroundlabError(f"{metrics_host} answered {status} ({message}); nothing was created, try again later.")
 
 
 __all__ = ["DEFAULT_MODEL", "DEFAULT_MODEL_VERSION", "DEFAULT_NAME", "RUBRIC", "RUBRIC_TAG", "RUBRIC_VERSION",

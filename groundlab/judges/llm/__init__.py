@@ -37,6 +37,13 @@ Batches API at half the price (:mod:`.batch`). The API key is read from ``ANTHRO
 the endpoint set beside it (:mod:`.endpoint`), is sent to that endpoint only, and is removed from
 every text the judge prints, keeps or caches.
 
+**Providers.** ``provider="anthropic"`` (the default) is Anthropic's Messages API;
+``provider="sap-ai-core"`` sends the same prompt, one request per answered case, through SAP AI
+Core's orchestration service to a model of the tenant's generative AI hub (:mod:`.orchestration`,
+with the tenant's credentials and token from :mod:`.aicore`). Parsing, the cache (keyed by provider
+and model too), ``--repeat``, progress, the summary and the identity are the same; the Message
+Batches API (``batch=True``) is Anthropic's alone.
+
 May import: :mod:`groundlab.core` and its own modules (``cache``, ``endpoint``, ``prompt``,
 ``reply``, ...), which never import this one back at run time; never :mod:`groundlab.measure`.
 """
@@ -49,7 +56,7 @@ import random
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -57,15 +64,19 @@ from ...core.records import Evidence, GroundlabError, Verdict, visible
 from . import capabilities, pricing
 from .cache import BUSY, HELD, ReplyCache, check_folder
 from .capabilities import Shape, choose
-from .endpoint import (Endpoint, ForeignHost, Redactor, _Abort, _retry_after, _Stopped, _timeout_errors,
-                       _transport_errors, make_client, resolve, setting)
+from .endpoint import (Endpoint, ForeignHost, Redactor, StatusError, _Abort, _retry_after, _Stopped,
+                       _timeout_errors, resolve, setting)
+from .messages import AnthropicAPI
 from .progress import Progress
-from .prompt import (CHARS_PER_TOKEN, OUTPUT_TOKENS_PER_CLAIM, PROMPT_VERSION, SYSTEM_PROMPT, TOOL, TOOL_NAME,
+from .prompt import (OUTPUT_TOKENS_PER_CLAIM, PROMPT_VERSION, SYSTEM_PROMPT, TOOL, TOOL_NAME,
                      TOOL_USE_OVERHEAD, Request, claims_per_request, fixed_tokens, parse_reply, plan_requests,
                      prompt_parts, request_params, thinking_estimate)
-from .reply import MAX_REPLY_BYTES, Reply, TooSlow, Unusable, parse_json, read_body, read_message, verdict_object
+from .reply import Reply, TooSlow, Unusable, verdict_object
+from .spend import DEFAULT_MODEL, DEFAULT_PROVIDER, Estimate, Usage, price_text
 
-DEFAULT_MODEL = "claude-sonnet-5-5"
+#: Where the judge's requests go: Anthropic's Messages API, or SAP AI Core's orchestration service.
+PROVIDERS = ("anthropic", "sap-ai-core")
+PROVIDER_VARIABLE = "LLM_PROVIDER"
 DEFAULT_CACHE = Path(".groundlab") / "cache"
 #: Seconds one request may take, from sending to the last byte of its reply. A request holds at
 #: most 38 claims (the reply budget), about 2,300 output tokens at 60 a verdict: 30 to 45 s at the
@@ -86,76 +97,6 @@ STOP_AFTER_REJECTIONS = 3
 MAX_RETRY_AFTER = 120.0
 #: Seconds between two looks at a request another run (sharing the cache) is asking.
 LOCK_POLL = 0.1
-
-
-@dataclass
-class Usage:
-    """What a judge has spent so far."""
-
-    requests: int = 0  # sent and answered (retries not counted)
-    batched: int = 0  # of which answered through the Message Batches API
-    cached: int = 0  # answered from the cache
-    failed: int = 0  # gave up after retries, refused, or answered with something unusable
-    retries: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0  # thinking tokens included, as the API bills them
-    thinking_tokens: int = 0  # of the output tokens, as far as the replies counted them
-    cost: float = 0.0  # dollars, by the price table, of the replies with token counts
-    unmetered: int = 0  # replies whose token counts were missing or not numbers
-    batches: List[str] = field(default_factory=list)  # ids of the batches this run used
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """What a run would cost: requests to send, requests the cache answers, input tokens
-    (estimated, each request's fixed part included), output tokens (estimated at
-    :data:`~.prompt.OUTPUT_TOKENS_PER_CLAIM` a claim, plus ``thinking_tokens`` for a model that
-    thinks, assumed at :data:`~.prompt.THINKING_ESTIMATE` a request) and their price (``None`` when
-    the price table has none for the model)."""
-
-    requests: int
-    cached: int
-    input_tokens: int
-    output_tokens: int = 0
-    cost: Optional[float] = None
-    price: Optional[pricing.Price] = None
-    batch: bool = False
-    model: str = DEFAULT_MODEL
-    thinking_tokens: int = 0
-    shape: Shape = capabilities.FORCED_TOOL
-
-    def __str__(self) -> str:
-        fixed = fixed_tokens(self.shape)
-        what = ("the system prompt and the schema of the answer" if self.shape.kind == "json" else
-                f"the system prompt, the tool definition and about {TOOL_USE_OVERHEAD} tokens the API adds for "
-                "tool use")
-        text = (f"{self.requests} request{'s' * (self.requests != 1)} to send, {self.cached} answered "
-                f"from the cache; about {self.input_tokens:,} input tokens (an estimate: each request's "
-                f"text at {CHARS_PER_TOKEN} characters a token, plus a fixed {fixed:,} a request for {what}) "
-                f"and about {self.output_tokens:,} output tokens ({OUTPUT_TOKENS_PER_CLAIM} a claim")
-        if self.thinking_tokens:
-            per = thinking_estimate(self.shape)
-            text += (f", and {self.thinking_tokens:,} of thinking, a guess at {per:,} a request: the model thinks "
-                     "as it decides, and the summary of a run gives what it counted")
-        text += ")"
-        return f"{text}; {price_text(self.cost, self.price, self.batch, self.model, 'estimated price')}"
-
-
-def price_text(cost: Optional[float], price: Optional[pricing.Price], batch: bool, model: str, what: str) -> str:
-    """``what $0.068 at $4 / $20 per million ...``, or why there is no price."""
-    if price is None:
-        return (f"no price for {model} in the price table (--price-table FILE or ${pricing.PRICE_TABLE_VARIABLE} "
-                "adds one)")
-    half = " in batches, at half price," if batch else ""
-    return f"{what} {pricing.money(cost or 0.0)}{half} at {price.describe()}"
-
-
-#: Words of the API's refusal of a request part, and the model table entry that avoids it.
-#: (Checked in order: the refusal of a disabled thinking names effort too.)
-_TABLE_HINTS = (("tool_choice", '"forced_tool": false', lambda shape: shape.kind == "tool"),
-                ("temperature", '"temperature": false', lambda shape: shape.temperature),
-                ("thinking.type.disabled", '"thinking": "always"', lambda shape: shape.thinking == "disabled"),
-                ("effort", '"effort": false', lambda shape: bool(shape.effort)))
 
 
 #: Seconds a run stopped by a refusal waits for the replies still on their way, to cache and count them.
@@ -188,7 +129,9 @@ class LLMJudge:
     built-in table, ``model_table`` one of what each model accepts (:mod:`.capabilities`), from
     which the request shape is chosen (:attr:`shape`). ``timeout`` defaults to 60 s, 120 s for a
     model that thinks. ``dry_run=True`` builds a judge that can only :meth:`estimate`, and needs no
-    key.
+    key. ``provider`` (``$LLM_PROVIDER``, else ``anthropic``) is where requests go; with
+    ``sap-ai-core``, ``service_key`` is a BTP service key file and ``deployment_id`` an
+    orchestration deployment (``$AICORE_DEPLOYMENT_ID``, else the running one is found).
     """
 
     name = "llm"
@@ -214,14 +157,43 @@ class LLMJudge:
         poll_interval: Optional[float] = None,
         price_table: Union[str, os.PathLike, None] = None,
         model_table: Union[str, os.PathLike, None] = None,
+        provider: Optional[str] = None,
+        service_key: Union[str, os.PathLike, None] = None,
+        deployment_id: Optional[str] = None,
     ) -> None:
+        self.provider = _provider(provider)
+        if self.provider != "sap-ai-core" and (service_key or deployment_id):
+            option = "--service-key" if service_key else "--deployment-id"
+            raise GroundlabError(f"{option} is SAP AI Core's; add --provider sap-ai-core (or set LLM_PROVIDER) or drop "
+                                 f"{option}.")
+        if self.provider == "sap-ai-core" and base_url:
+            raise GroundlabError("--base-url is the Anthropic API's endpoint; with --provider sap-ai-core the AI API's "
+                                 "address comes with the credentials (AICORE_BASE_URL, or the service key's "
+                                 "serviceurls.AI_API_URL): drop --base-url.")
+        if self.provider == "sap-ai-core" and batch:
+            raise GroundlabError("--batch sends through Anthropic's Message Batches API, which SAP AI Core's "
+                                 "orchestration does not offer; drop --batch (each answered case is then one request, "
+                                 "as without it).")
         if concurrency < 1:
             raise GroundlabError(f"--concurrency must be 1 or more, not {concurrency}.")
         if timeout is not None and not timeout > 0:
             raise GroundlabError(f"--timeout must be a number of seconds above 0, not {timeout}.")
-        self.model = model or setting("LLM_MODEL") or DEFAULT_MODEL
-        self.capabilities = capabilities.load(model_table).capabilities(self.model)
-        self.shape: Shape = choose(self.capabilities)
+        self.model = model or setting("LLM_MODEL") or (DEFAULT_MODEL if self.provider == "anthropic" else None)
+        origin = "--model" if model else "LLM_MODEL" if self.model else "the default"
+        if self.model is None:
+            from .orchestration import DEFAULT_MODEL as HUB_MODEL
+
+            self.model = HUB_MODEL
+        table = capabilities.load(model_table)
+        self.capabilities = table.capabilities(self.model)
+        if self.provider == "sap-ai-core":
+            from .orchestration import hub_shape
+
+            if not self.capabilities.known:  # a hub model pinned to a version takes its name's entry
+                self.capabilities = table.capabilities(self.model.partition(":")[0])
+            self.shape: Shape = hub_shape(self.capabilities)
+        else:
+            self.shape = choose(self.capabilities)
         if timeout is None:
             timeout = DEFAULT_TIMEOUT_THINKING if self.shape.thinks else DEFAULT_TIMEOUT
         self.cache = ReplyCache(Path(cache), self._warn) if cache is not None else None
@@ -248,16 +220,43 @@ class LLMJudge:
         self._stop = threading.Event()  # set when a run stops: no new attempt, no more waiting
         self._aborted: Optional[_Abort] = None
         self._client = None
-        self.endpoint: Endpoint = resolve(base_url, need_key=not dry_run)
-        self._redactor = self.endpoint.redactor
-        if self.endpoint.note:
-            self._warn(self.endpoint.note)
-        if not self.capabilities.known:
-            self._warn(f"the model table has no entry for {self.model}, so its requests take the shape every "
-                       f"current model accepts ({self.shape.describe()}); a model table of your own "
-                       "(--model-table FILE) can say what it accepts")
+        self._api: Any = None
+        if self.provider == "sap-ai-core":
+            self._sap_setup(service_key, deployment_id, origin, dry_run)
+        else:
+            self.endpoint: Endpoint = resolve(base_url, need_key=not dry_run)
+            self._redactor: Any = self.endpoint.redactor
+            if self.endpoint.note:
+                self._warn(self.endpoint.note)
+            if not self.capabilities.known:
+                self._warn(f"the model table has no entry for {self.model}, so its requests take the shape every "
+                           f"current model accepts ({self.shape.describe()}); a model table of your own "
+                           "(--model-table FILE) can say what it accepts")
+            if not dry_run:
+                self._api = AnthropicAPI(self.endpoint, self.timeout, self.model)
+                self._client = self._api.client
+
+    def _sap_setup(self, service_key: Any, deployment_id: Optional[str], origin: str, dry_run: bool) -> None:
+        """The tenant's credentials and its orchestration service (:mod:`.orchestration`); a dry run
+        needs no credentials."""
+        from .aicore import DEPLOYMENT_VARIABLE, check_deployment_id
+        from .orchestration import Orchestration, credentials_for
+
+        if deployment_id:
+            check_deployment_id(deployment_id, "--deployment-id")
+        else:
+            deployment_id = setting(DEPLOYMENT_VARIABLE)
+            if deployment_id:
+                check_deployment_id(deployment_id, DEPLOYMENT_VARIABLE)
+        self.deployment_id = deployment_id
+        creds = credentials_for(str(service_key) if service_key else None, need=not dry_run)
+        self.endpoint = Endpoint(creds.api_root, None, creds.origin, creds.note) if creds else _NoCredentials()
+        self._redactor = creds.secrets() if creds else Redactor()
+        if creds is not None and creds.note:
+            self._warn(creds.note)
         if not dry_run:
-            self._client = make_client(self.endpoint, self.timeout)
+            self._api = Orchestration(creds, deployment_id, self.timeout, self.model, origin)
+            self._redactor = self._api.secrets
 
     # ------------------------------------------------------------ planning
 
@@ -267,10 +266,28 @@ class LLMJudge:
         return plan_requests(pairs, claims_per_request(self.max_tokens))
 
     def _key(self, request: Request) -> str:
-        return request.key(self.model, self.version, self.shape)
+        if self.provider == "anthropic":  # the key it always had, so replies cached before providers are found
+            return request.key(self.model, self.version, self.shape)
+        from .orchestration import split_model
+
+        return request.key(f"{self.provider}:{':'.join(split_model(self.model))}", self.version, self.shape)
 
     def _params(self, request: Request) -> Dict[str, Any]:
+        if self.provider == "sap-ai-core":
+            from .orchestration import completion_body
+
+            return completion_body(request, self.model, self.max_tokens, self.shape)  # type: ignore[arg-type]
         return request_params(request, self.model, self.max_tokens, self.shape)
+
+    @property
+    def place(self) -> str:
+        """Where the requests go, in words: ``at`` the API's endpoint, or ``on`` SAP AI Core."""
+        if self.provider == "sap-ai-core":
+            if self._api is not None:
+                return f"on {self._api.describe()}"
+            return "on SAP AI Core " + (self.endpoint.display if isinstance(self.endpoint, _NoCredentials) else
+                                        f"at {self.endpoint.display}")
+        return f"at {self.endpoint.display}"
 
     @property
     def request_shape(self) -> str:
@@ -279,7 +296,21 @@ class LLMJudge:
 
     def prompt_parts(self) -> Dict[str, Any]:
         """The system prompt and the tool or schema this judge sends, for its identity's hash."""
+        if self.provider == "sap-ai-core":
+            from . import orchestration
+
+            return orchestration.prompt_parts(self.shape)  # type: ignore[arg-type]
         return prompt_parts(self.shape)
+
+    def identity(self) -> Dict[str, Any]:
+        """What the identity adds for a provider other than Anthropic's API (an identity without
+        ``provider`` is Anthropic's, as every identity before providers existed): the provider and
+        the hub model's version."""
+        if self.provider == "anthropic":
+            return {}
+        from .orchestration import split_model
+
+        return {"provider": self.provider, "model_version": split_model(self.model)[1]}
 
     @property
     def wants_all_pairs(self) -> bool:
@@ -303,7 +334,8 @@ class LLMJudge:
 
     @property
     def price(self) -> Optional[pricing.Price]:
-        return self.prices.price(self.model)
+        """The model's price by the price table; a hub model's under ``NAME:VERSION``, else ``NAME``."""
+        return self.prices.price(self.model) or self.prices.price(self.model.partition(":")[0])
 
     def estimate(self, pairs: Sequence[Tuple[str, Evidence]], runs: int = 1) -> Estimate:
         """The requests a :meth:`judge_batch` of ``pairs`` would send, without sending anything;
@@ -320,7 +352,7 @@ class LLMJudge:
             cost = runs * sum(price.cost(i, o) for i, o in tokens) * self._discount()
         cached = 0 if runs > 1 else len(planned) - len(to_send)
         return Estimate(runs * len(to_send), cached, input_tokens, output_tokens, cost, price, self.batch, self.model,
-                        runs * thinking * len(to_send), self.shape)
+                        runs * thinking * len(to_send), self.shape, self.provider)
 
     def _discount(self) -> float:
         return self.prices.batch_discount if self.batch else 1.0
@@ -328,7 +360,7 @@ class LLMJudge:
     # ------------------------------------------------------------ judging
 
     def judge_batch(self, pairs: Sequence[Tuple[str, Evidence]]) -> List[Verdict]:
-        if self._client is None:
+        if self._api is None:
             raise GroundlabError("this llm judge was built for a dry run and sends nothing; "
                                  "build it without dry_run to judge.")
         out: List[Optional[Verdict]] = [None] * len(pairs)
@@ -468,8 +500,6 @@ class LLMJudge:
             raise
 
     def _ask_with_retries(self, request: Request) -> Tuple[List[Verdict], bool]:
-        import anthropic
-
         n = len(request.claims)
         kwargs = self._params(request)
         last = "no attempt was made"
@@ -483,11 +513,17 @@ class LLMJudge:
                     self.usage.retries += 1
             attempts = attempt + 1
             try:
-                reply = self._post(kwargs)
-            except anthropic.APIStatusError as exc:
+                reply = self._api.post(kwargs, self._redactor)
+            except StatusError as exc:
                 self._reached()
                 status = exc.status_code
-                self._refusal(status)
+                if exc.kind == "filter":  # this case's text, not a setting: an unscored verdict, not retried
+                    last = f"SAP AI Core's content filter blocked the request ({self._short(exc)}); the case is left unjudged"
+                    with self._lock:
+                        self.usage.filtered += 1
+                        self.usage.failed += 1
+                    return [Verdict(None, last, error=last) for _ in range(n)], False
+                self._refusal(status, exc)
                 last = f"HTTP {status}: {self._short(exc)}"
                 if status in (408, 409, 429) or status >= 500:
                     capped = self._sleep(attempt, _retry_after(exc)) or capped
@@ -495,7 +531,7 @@ class LLMJudge:
                 if status in (400, 422):
                     self._rejected(last)
                 break
-            except (anthropic.APIConnectionError, TooSlow, _transport_errors()) as exc:
+            except self._api.unreachable as exc:
                 last = self._unreachable_attempt(exc)
                 self._sleep(attempt, None)
                 continue
@@ -504,6 +540,8 @@ class LLMJudge:
                 last = self._redactor.text(str(exc))
                 self._rejected(last, refused=False)
                 break
+            except (_Abort, _Stopped):
+                raise
             except Exception as exc:  # noqa: BLE001 (whatever else a reply or the SDK throws: one line, no traceback)
                 last = f"{type(exc).__name__}: {self._short(exc)}"
                 break
@@ -516,25 +554,11 @@ class LLMJudge:
             problem += f"; {capped}"
         return [Verdict(None, problem, error=problem) for _ in range(n)], False
 
-    def _post(self, kwargs: Dict[str, Any]) -> Reply:
-        """One request; its reply read within :attr:`timeout` and :data:`~.reply.MAX_REPLY_BYTES`."""
-        deadline = time.monotonic() + self.timeout
-        with self._client.messages.with_streaming_response.create(**kwargs) as response:
-            data = read_body(response.iter_bytes(), MAX_REPLY_BYTES, deadline)
-            content_type = response.headers.get("content-type")
-        return read_message(parse_json(data, content_type), self._redactor)
-
-    def _refusal(self, status: int) -> None:
+    def _refusal(self, status: int, error: Any = None) -> None:
         """Stop the run on a refusal every request would meet."""
-        if status in (401, 403):
-            raise _Abort(f"the API at {self.endpoint.display} refused the key ({status}); check "
-                         f"ANTHROPIC_API_KEY{self._key_origin()}, or use --judge rules, which needs none.")
-        if status == 404:
-            raise _Abort(f"the API at {self.endpoint.display} does not know the model {self.model!r} (404); pass "
-                         "another with --model or LLM_MODEL, or check the endpoint (--base-url).")
-
-    def _key_origin(self) -> str:
-        return f" (read from {self.endpoint.origin})" if self.endpoint.origin else ""
+        text = self._api.refusal(status, error)
+        if text:
+            raise _Abort(text.rstrip(".") + ".")
 
     def _reached(self) -> None:
         with self._lock:
@@ -546,7 +570,9 @@ class LLMJudge:
         foreign = _cause(exc, ForeignHost)
         if foreign is not None:
             raise _Abort(f"{foreign}; check the endpoint settings, then run again.")
-        if isinstance(exc, TooSlow) or "Timeout" in type(exc).__name__ or _cause(exc, _timeout_errors()):
+        if isinstance(getattr(exc, "phrase", None), str):  # said by the provider (SAP AI Core's token endpoint)
+            last = self._redactor.text(exc.phrase)  # type: ignore[attr-defined]
+        elif isinstance(exc, TooSlow) or "Timeout" in type(exc).__name__ or _cause(exc, _timeout_errors()):
             last = f"no complete reply within {self.timeout:g} s"
         else:
             last = f"{type(exc).__name__}: {self._short(exc)}"
@@ -574,18 +600,11 @@ class LLMJudge:
                     f"answered the first {seen} requests alike with no usable message ({problem}), so it would "
                     "answer every one so")
             hint = self._table_hint(problem) if refused else None
-            if hint:
-                raise _Abort(f"the API at {self.endpoint.display} {what}; {hint}, then run again.")
-            raise _Abort(f"the API at {self.endpoint.display} {what}; check --model (or LLM_MODEL) and the endpoint "
-                         "(ANTHROPIC_BASE_URL or --base-url), then run again.")
+            raise _Abort(f"{self._api.where} {what}; {hint or self._api.settings_hint}, then run again.")
 
     def _table_hint(self, problem: str) -> Optional[str]:
         """How to fix a refusal of a part of the request that the model table said the model takes."""
-        for words, entry, sent in _TABLE_HINTS:
-            if words in problem and sent(self.shape):
-                return (f"{self.capabilities.table} says {self.model} takes this, so give it {entry} in a model table "
-                        "of your own (--model-table FILE, as docs/llm-judge.md shows)")
-        return None
+        return self._api.table_hint(problem, self.shape, self.capabilities)
 
     def _sleep(self, attempt: int, retry_after: Optional[float]) -> Optional[str]:
         """Wait before retry ``attempt + 1`` (not after the last attempt); a note when the API asked
@@ -607,6 +626,9 @@ class LLMJudge:
     def _received(self, request: Request, reply: Reply, batched: bool = False) -> Tuple[List[Verdict], bool]:
         """Count a reply, turn it into verdicts, and cache it when it is clean: ``(verdicts, cached)``."""
         self._meter(reply, batched)
+        if reply.filtered:
+            with self._lock:
+                self.usage.filtered += 1
         payload, missing = verdict_object(reply, self.shape.kind == "json")
         payload = self._redactor.deep(payload)  # a JSON answer's strings are only read here, escapes and all
         verdicts, clean = self._verdicts(payload, request, missing)
@@ -641,6 +663,7 @@ class LLMJudge:
         if self.cache is None:
             return False
         entry = {"judge": self.name, "judge_version": self.version, "model": self.model,
+                 **({"provider": self.provider} if self.provider != "anthropic" else {}),
                  "prompt_version": PROMPT_VERSION, "request_shape": self.shape.key(),
                  "request": {"question": request.question,
                              "passages": [{"id": p.id, "text": p.text} for p in request.passages],
@@ -668,15 +691,21 @@ class LLMJudge:
         """One line: the model and endpoint; requests, cache hits, tokens and their price; retries
         and failures so far."""
         u = self.usage
-        line = (f"llm judge ({self.model} at {self.endpoint.display}; {self.shape.describe()}): {u.requests} "
+        line = (f"llm judge ({self.model} {self.place}; {self.shape.describe()}): {u.requests} "
                 f"request{'s' * (u.requests != 1)} sent, {u.cached} answered from the cache; {u.input_tokens:,} input "
                 f"and {u.output_tokens:,} output tokens")
         if u.thinking_tokens:
             line += f" ({u.thinking_tokens:,} of them thinking)"
+        if self.provider == "sap-ai-core" and u.requests:
+            line += " as the orchestration counted them"
         if u.requests:
-            line += ", " + price_text(u.cost, self.price, False, self.model, "about")
+            line += ", " + price_text(u.cost, self.price, False, self.model, "about", self.provider)
             if u.batched:
                 line += f" ({u.batched} of the requests in batches, at half price)"
+        if self.provider == "sap-ai-core":
+            from .orchestration import served_text
+
+            line += served_text(getattr(self._api, "served", {}))
         if u.batches:
             line += f"; batch{'es' * (len(u.batches) > 1)} {', '.join(u.batches)}"
         if u.unmetered:
@@ -685,9 +714,28 @@ class LLMJudge:
             line += f"; {u.retries} retr{'ies' if u.retries != 1 else 'y'}"
         if u.failed:
             line += f"; {u.failed} request{'s' * (u.failed != 1)} failed"
+        if u.filtered:
+            line += f"; {u.filtered} blocked by the content filter (their cases left unjudged)"
         if self.cache is not None and self.cache.unwritten:
             line += f"; {self.cache.unwritten} repl{'ies' if self.cache.unwritten != 1 else 'y'} could not be cached"
         return line
+
+
+class _NoCredentials:
+    """Where a dry run on SAP AI Core without credentials would send: nowhere known yet."""
+
+    display = "(no credentials found; a dry run needs none)"
+    base_url, key, origin, note = "", None, "", None
+
+
+def _provider(name: Optional[str]) -> str:
+    """The provider asked for (``--provider``, else ``$LLM_PROVIDER``, else Anthropic's API)."""
+    given = name or setting(PROVIDER_VARIABLE)
+    value = (given or DEFAULT_PROVIDER).strip().lower()
+    if value not in PROVIDERS:
+        where = "--provider" if name else PROVIDER_VARIABLE
+        raise GroundlabError(f"{where} {given!r} is not a provider of the llm judge; use {' or '.join(PROVIDERS)}.")
+    return value
 
 
 def _cause(exc: BaseException, kinds) -> Optional[BaseException]:
@@ -701,6 +749,6 @@ def _cause(exc: BaseException, kinds) -> Optional[BaseException]:
     return None
 
 
-__all__ = ["LLMJudge", "DEFAULT_MODEL", "DEFAULT_CACHE", "DEFAULT_TIMEOUT", "DEFAULT_TIMEOUT_THINKING",
+__all__ = ["LLMJudge", "DEFAULT_MODEL", "DEFAULT_PROVIDER", "PROVIDERS", "DEFAULT_CACHE", "DEFAULT_TIMEOUT", "DEFAULT_TIMEOUT_THINKING",
            "MAX_RETRY_AFTER", "Estimate", "Usage", "Request", "Shape", "SYSTEM_PROMPT", "TOOL", "TOOL_NAME", "TOOL_USE_OVERHEAD",
            "fixed_tokens", "parse_reply"]

@@ -182,7 +182,21 @@ class _Stopped(Exception):
     """The run is stopping (another request aborted it, or it was interrupted): nothing more is sent."""
 
 
+class StatusError(Exception):
+    """An HTTP error answer of the model's API, whichever the provider: its status, a phrase from
+    its body (``message``), the wait it asked for (``retry_after``, seconds) and what it means
+    when the provider says (``kind``: ``"filter"``, a content filter blocked this request;
+    ``"model"``, the model is not offered)."""
+
+    def __init__(self, status: int, message: str, retry_after: Optional[float] = None,
+                 kind: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.status_code, self.message, self.retry_after, self.kind = status, message, retry_after, kind
+
+
 def _retry_after(exc: Exception) -> Optional[float]:
+    if isinstance(exc, StatusError):
+        return exc.retry_after
     headers = getattr(getattr(exc, "response", None), "headers", None) or {}
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
         value = headers.get(name)
@@ -206,5 +220,3 @@ def _timeout_errors():
     import httpx
 
     return httpx.TimeoutException
-
-

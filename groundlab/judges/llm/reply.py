@@ -90,7 +90,9 @@ class Reply:
     """A message read from the API: the ``record_verdicts`` input (``None`` without the call), the
     text of its text blocks, why the model stopped, its token counts (``None`` when the reply gave
     none usable; ``thinking_tokens``, part of the output tokens, when the reply counts them), and
-    its content blocks (redacted) to keep when the reply fails."""
+    its content blocks (redacted) to keep when the reply fails; ``filtered`` when a content filter
+    withheld it (SAP AI Core's output filter), ``served`` the model that answered when the reply
+    names it."""
 
     tool_input: Any
     stop_reason: Optional[str]
@@ -99,6 +101,8 @@ class Reply:
     content: List[Any] = field(default_factory=list)
     text: str = ""
     thinking_tokens: Optional[int] = None
+    filtered: Optional[str] = None  # a content filter withheld the reply: why, in a phrase
+    served: Optional[str] = None  # the model the reply says served it (orchestration's final_result.model)
 
     @property
     def metered(self) -> bool:
@@ -153,6 +157,8 @@ def verdict_object(reply: Reply, json_answer: bool) -> Tuple[Any, Optional[str]]
     """The reply's ``{"verdicts": [...]}`` object: the ``record_verdicts`` tool input if the reply
     made the call, else its text read as JSON; ``(None, why)`` when it holds neither.
     ``json_answer`` says the request asked for a JSON answer (what a missing one is called)."""
+    if reply.filtered:
+        return None, reply.filtered
     if reply.tool_input is not None:
         return reply.tool_input, None
     text = reply.text.strip()
