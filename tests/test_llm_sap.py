@@ -412,6 +412,32 @@ def test_the_secrets_redactor_removes_each_form():
     assert secrets.text("an ordinary sentence about tokens") == "an ordinary sentence about tokens"
 
 
+def test_a_token_added_while_a_reply_is_cleaned_leaves_the_secret_removed(monkeypatch):
+    """A token renewed in one thread while another cleans a reply: the cleaning goes on with the
+    secrets it had, never with none (a list sorted in place reads empty meanwhile)."""
+    from groundlab.core import redact
+
+    secrets = redact.Redactor(SECRET, users=[CLIENT])
+    echo = f"error for Basic {base64.b64encode(f'{CLIENT}:{SECRET}'.encode()).decode()} and {SECRET}"
+    cleaned = []
+
+    class Renewed(redact._Secret):  # a reply is cleaned at the moment the new token is put in order
+        @property
+        def secret(self):
+            if not cleaned:
+                cleaned.append(secrets.text(echo))
+            return self._value
+
+        @secret.setter
+        def secret(self, value):
+            self._value = value
+
+    monkeypatch.setattr(redact, "_Secret", Renewed)
+    secrets.add(TOKEN)
+    assert cleaned == ["error for Basic [key removed] and [key removed]"]
+    assert TOKEN not in secrets.text(f"x {TOKEN} y")
+
+
 # ---------------------------------------------------------------- the platform's answers as clear outcomes
 
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 import base64
 import html
 import re
+import threading
 from typing import Any, Iterable, List, Optional, Sequence, Tuple
 from urllib.parse import unquote, urlsplit, urlunsplit
 
@@ -129,7 +130,8 @@ class _Secret:
 class Redactor:
     """Removes secrets from text (see the module docstring): ``secrets`` given now, or later with
     :meth:`add` (a token once it is issued); ``users`` the client ids or user names a secret may be
-    paired with in a ``Basic`` header (``user:secret`` in base64).
+    paired with in a ``Basic`` header (``user:secret`` in base64). A secret may be added while
+    other threads clean texts (a token renewed during a run): they go on with the secrets they had.
 
     >>> r = Redactor("sk-test-not-a-real-key-7f3a")
     >>> r.text("invalid x-api-key sk-test-not-a-real-key-7f3a; sk-test-no…7f3a; ****-key-7f3a")
@@ -142,6 +144,7 @@ class Redactor:
         self.users: Tuple[str, ...] = tuple(u for u in users if u)
         self._secrets: List[_Secret] = []
         self._chars: frozenset = frozenset()
+        self._adding = threading.Lock()
         for secret in secrets:
             self.add(secret)
 
@@ -152,15 +155,21 @@ class Redactor:
 
     def add(self, secret: Optional[str]) -> "Redactor":
         """Remove ``secret`` too (an empty one is nothing to remove)."""
-        if secret and isinstance(secret, str) and all(s.secret != secret for s in self._secrets):
-            self._secrets.append(_Secret(secret, self.users))
-            self._secrets.sort(key=lambda s: -len(s.secret))  # a longer secret first: it may hold a shorter one
-            self._chars = self._chars | frozenset(secret)
+        if not secret or not isinstance(secret, str):
+            return self
+        with self._adding:
+            if all(s.secret != secret for s in self._secrets):
+                # a new list, never the one a text being cleaned goes through (sorting a list in place
+                # shows it empty meanwhile); its characters first, so its escapes are read once it is
+                # there. A longer secret first: it may hold a shorter one.
+                self._chars = self._chars | frozenset(secret)
+                self._secrets = sorted(self._secrets + [_Secret(secret, self.users)], key=lambda s: -len(s.secret))
         return self
 
     def text(self, text: str) -> str:
         """``text`` with every secret removed, in every form (see the module docstring)."""
-        if not self._secrets or not isinstance(text, str) or not text:
+        secrets = self._secrets  # the secrets of now, whatever is added meanwhile
+        if not secrets or not isinstance(text, str) or not text:
             return text
         seen = text
         for _ in range(3):  # an escape escaped again (%2524) is read in a second round
@@ -169,7 +178,7 @@ class Redactor:
                 break
             seen = read
         out = seen
-        for secret in self._secrets:
+        for secret in secrets:
             out = _BASE64_RUN.sub(secret.base64, out)
             out = secret.plain(out)
         return text if out == seen else out
