@@ -35,7 +35,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from ...core.records import GroundlabError
 from ...core.redact import Redactor
@@ -264,35 +264,30 @@ class Orchestration:
         return f"SAP AI Core at {self.credentials.display}, deployment {self._deployment.id} ({self._deployment.how})"
 
     def deployment(self) -> Deployment:
-        import httpx
-
         with self._lock:
             if self._deployment is None:
                 if not self.deployment_id:
                     self._headers()  # the token first, so that its trouble is said as its own
-                try:
-                    self._deployment = self.api.orchestration(self.deployment_id)
-                except (AICoreError, NotSent) as exc:
-                    raise _Abort(str(exc)) from None
-                except Unavailable as exc:
-                    raise StatusError(exc.status, str(exc), exc.retry_after) from None
-                except httpx.TransportError as exc:
-                    raise _unreached(exc, f"the AI API's deployments at {self.credentials.display}",
-                                     self.timeout) from exc
+                self._deployment = self._ask(lambda: self.api.orchestration(self.deployment_id),
+                                             f"the AI API's deployments at {self.credentials.display}")
             return self._deployment
 
     def _headers(self) -> Dict[str, str]:
+        return self._ask(self.api.headers, f"the token endpoint {display_url(self.credentials.token_url)}")
+
+    def _ask(self, call: Callable[[], Any], where: str) -> Any:
+        """``call()``, one of the tenant's own answers, its faults as the judge's: a refusal stops the
+        run, a 429 or 5xx is retried as a status, no answer from ``where`` counts as unreachable."""
         import httpx
 
         try:
-            return self.api.headers()
+            return call()
         except (AICoreError, NotSent) as exc:
             raise _Abort(str(exc)) from None
         except Unavailable as exc:
             raise StatusError(exc.status, str(exc), exc.retry_after) from None
         except httpx.TransportError as exc:
-            raise _unreached(exc, f"the token endpoint {display_url(self.credentials.token_url)}",
-                             self.timeout) from exc
+            raise _unreached(exc, where, self.timeout) from exc
 
     def post(self, body: Dict[str, Any], secrets: Any = None) -> Reply:
         """One completion; its reply read within the timeout and the reply size limit. A 401 is
