@@ -63,7 +63,7 @@ from ...core.numbers import Mention, digit_shape, distinct, mentions, ordinal_wo
 from ...core.arithmetic import without_computation
 from ...core.records import Evidence, GroundlabError, Verdict  # noqa: F401
 from ..rules import _quote, _written, check_numbers, number_verdict  # noqa: F401
-from .across import across
+from .across import across, glossary_language
 from .claim import _Claim, _claim, _claim_language, _claim_words, _framed  # noqa: F401
 from .config import (CONFIG_KIND, DEFAULT_CONFIG, FEATURE_SIGNS, FEATURES, JUDGE_NAME, JUDGE_VERSION,  # noqa: F401
                      MAX_CONFIG_BYTES, JudgeConfig, _shipped, check_config, load_config)
@@ -310,7 +310,7 @@ def _decide(claim: _Claim, context: _Context,
                                          text=claim.framed.text)
         if flagged is not None:
             return "number", None, flagged, ()
-    if claim.told and any(context.each_told) and all(lang != claim.language for _, lang in context.passages):
+    if _across_languages(claim, context):
         # a claim in another language than every passage: judged on what carries across
         return "across", None, None, derived
     if not claim.stems:
@@ -335,6 +335,16 @@ def _decide(claim: _Claim, context: _Context,
     if conflict is not None:
         return "conflict", signals, conflict, derived
     return "model", signals, None, derived
+
+
+def _across_languages(claim: _Claim, context: _Context) -> bool:
+    """Whether a claim is in another language than every passage: it tells its language, a passage
+    tells another, and the claim's words do not read as English after all ("La la land has won the
+    top prize" holds more English words than French ones)."""
+    if not (claim.told and any(context.each_told) and all(lang != claim.language for _, lang in context.passages)):
+        return False
+    said = glossary_language(claim.framed.text)
+    return said != "english" if claim.language != "english" else said in ("english", None)
 
 
 def _aside(set_aside: Tuple[str, ...]) -> str:

@@ -79,7 +79,7 @@ def _claim_language(text: str, evidence_language: str) -> str:
         lang = glossary_language(text) or lang
     if lang == "english" and evidence_language != "english" and \
             sum(1 for w in _WORDS_OF.findall(text.lower()) if w in _ENGLISH_HINTS) < 2 and \
-            not (foreign and glossary_language(text) == "english"):
+            glossary_language(text) != "english":  # "Hotel costs are reimbursed without a receipt." is English
         lang = evidence_language
     return lang
 
