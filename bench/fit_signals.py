@@ -126,7 +126,8 @@ def bootstrap(labels, verdicts_by_judge, groups, draws: int = 1000, seed: int = 
     blocks = [np.array(b) for b in members.values()]
     index = {v: k for k, v in enumerate(("supported", "contradicted", "unsupported"))}
     lab = np.array([index[x] for x in labels])
-    coded = {n: np.array([index[x] for x in v]) for n, v in verdicts_by_judge.items()}
+    # a claim the judge left undecided (None) flags nothing: counted as its supported ones are
+    coded = {n: np.array([index[x or "supported"] for x in v]) for n, v in verdicts_by_judge.items()}
     out = {name: {"balanced_accuracy": [], "kappa": []} for name in names + ["difference"]}
     for _ in range(draws):
         idx = np.concatenate([blocks[k] for k in rng.integers(0, len(blocks), len(blocks))])

@@ -35,43 +35,22 @@ it wrong is told the right value: :attr:`Computed.wrong`.
 
 from __future__ import annotations
 
-import bisect
 import calendar
 import datetime as _dt
 import re
 from functools import lru_cache
-from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from .numbers import mentions
+from .quantities import Quantity, quantities, quantities_of  # noqa: F401  (names this module had)
 
-__all__ = ["Computed", "Quantity", "compute", "compute_mentions", "quantities", "without_computation"]
+__all__ = ["Computed", "Quantity", "compute", "compute_mentions", "quantities", "quantities_of", "without_computation"]
 
 #: The most quantities one search reads (the claim's and the question's first): a claim with many
 #: numbers stays fast (one step looks at every pair of them, a share of a whole at every three of
 #: the first :data:`MAX_TWO_STEP`).
 MAX_OPERANDS = 16
 MAX_TWO_STEP = 10
-
-
-class Quantity(NamedTuple):
-    """A number as arithmetic reads it. ``value``: a float (a date: 0, its day in ``date``, which
-    is (year or 0, month, day)); ``unit``: "EUR" (a currency), "%", "date", a period ("day",
-    "workday", "week", "month", "year", "hour", "minute"), "km", "night" or "" (a count); ``per``:
-    what it is counted per ("3 days a week": "week"; "0.30 EUR per km": "km"; else ""); ``surface``:
-    the number as written; ``shown``: it with its unit's words ("30 days"); ``said``: the claim or
-    the question says it (the user's own numbers)."""
-
-    value: float
-    unit: str
-    per: str
-    surface: str
-    shown: str
-    said: bool
-    date: Optional[Tuple[int, int, int]] = None
-    bound: str = ""  # "max" for a cap ("capped at 130 EUR", "up to 120 EUR"), "min" for a floor
-    group: str = ""  # the sentence it stands in: a cap bounds what its own sentence's rate gives
-    approx: bool = False  # written as a round figure: "about three months", "ca. sechs Monate"
-    start: int = -1  # where it stands in its text
 
 
 class Computed(NamedTuple):
@@ -86,118 +65,8 @@ class Computed(NamedTuple):
 
 NOTHING = Computed()
 
-# ------------------------------------------------------------------ reading quantities
+# ------------------------------------------------------------------ reading a claim
 
-_UNIT_WORDS = (
-    ("workday", r"(?:working|business|work)[\s-]days?|arbeitstage?n?|werktage?n?|jours?\s+ouvr(?:é|a)(?:s|bles?)?"
-                r"|d[ií]as\s+(?:h[aá]biles|laborables)"),
-    ("day", r"(?:calendar\s+)?days?|kalendertage?n?|tage?n?|tages|jours?|d[ií]as?"),
-    ("week", r"weeks?|wochen?|semaines?|semanas?"),
-    ("month", r"months?|monate?n?|monats|mois|mes(?:es)?"),
-    ("year", r"years?|jahre?n?|jahres|ans|années?|a[nñ]os?"),
-    ("hour", r"hours?|hrs?|h|stunden?|std\.?|heures?|horas?"),
-    ("minute", r"minutes?|mins?|minuten?|minutos?"),
-    ("km", r"km|kilomet(?:er|re)s?|kilomètres?"),
-    ("night", r"nights?|nächte?n?|übernachtungen?|nuits?|noches?"),
-)
-_UNIT = re.compile(r"\s*-?\s*(?:" + "|".join(f"(?P<{name}>{words})" for name, words in _UNIT_WORDS)
-                   + r")(?![^\W\d_])", re.IGNORECASE)
-_PER_WORDS = (
-    ("week", r"week|woche|semaine|semana"), ("day", r"day|tag|jour|d[ií]a"), ("month", r"month|monat|mois|mes"),
-    ("year", r"year|jahr|an|año"), ("km", r"km|kilomet(?:er|re)|kilomètre"), ("night", r"night|nacht|nuit|noche"),
-)
-_PER = re.compile(
-    r"\s*(?:(?:a|an|per|each|every|/|pro|je|im|in\s+der|par|por|al|la)\s*(?:"
-    + "|".join(f"(?P<{name}>{words})" for name, words in _PER_WORDS) + r")(?![^\W\d_])"
-    r"|(?:of\s+)?(?P<weekly>weekly|wöchentlich\w*|hebdomadaire)|(?:of\s+)?(?P<yearly>yearly|annual(?:ly)?|jährlich\w*|"
-    r"jahres\w*|annuel\w*)|(?:of\s+)?(?P<monthly>monthly|monatlich\w*|mensuel\w*)|(?:of\s+)?(?P<daily>daily|täglich\w*))",
-    re.IGNORECASE)
-_PER_ADJECTIVE = {"weekly": "week", "yearly": "year", "monthly": "month", "daily": "day"}
-
-
-#: German nouns of time glued to what they count ("30 Urlaubstage", "8 Servicestunden", "10 Arbeitstagen").
-_GERMAN_COMPOUND = re.compile(r"\s*-?\s*[A-ZÄÖÜ][a-zäöüß]*?(?P<workday>arbeitstage?n?|werktage?n?)(?![^\W\d_])"
-                              r"|\s*-?\s*[A-ZÄÖÜ][a-zäöüß]+?(?:(?P<day>tage?n?)|(?P<week>wochen?)|(?P<month>monate?n?)"
-                              r"|(?P<hour>stunden?)|(?P<year>jahre?n?))(?![^\W\d_])")
-
-
-def _unit_at(text: str, end: int) -> Tuple[str, str, int]:
-    """The unit written after a number that ends at ``end``, and where its words end."""
-    found = _UNIT.match(text, end) or _GERMAN_COMPOUND.match(text, end)
-    if found is None:
-        return "", "", end
-    return found.lastgroup or "", found.group().strip(), found.end()
-
-
-def _per_at(text: str, end: int) -> str:
-    found = _PER.match(text, end)
-    if found is None:
-        return ""
-    name = found.lastgroup or ""
-    return _PER_ADJECTIVE.get(name, name)
-
-
-def _float(text: str) -> Optional[float]:
-    try:
-        return float(text)
-    except ValueError:
-        return None
-
-
-def quantities(found: Iterable, text: str, said: bool) -> List[Quantity]:
-    """The quantities of a text's number mentions (:func:`groundlab.core.numbers.mentions`):
-    amounts of money in their currency, percentages, dates with or without their year, and numbers
-    with the unit of time or distance written after them, each with what it is counted per. Codes
-    are no quantity."""
-    out = []
-    stops = [m.end() for m in _SENTENCE_END.finditer(text)] if found else []
-    for m in found:
-        kind = m.kind
-        if kind == "date":
-            date = _date_of(m.value)
-            if date is not None:
-                out.append(Quantity(0.0, "date", "", m.surface, m.surface, said, date, start=m.start))
-            continue
-        if kind == "time":  # minutes since midnight
-            out.append(Quantity(float(int(m.value[1:3]) * 60 + int(m.value[4:6])), "time", "", m.surface, m.surface,
-                                said, start=m.start))
-            continue
-        if kind == "code" and m.value.isdigit() and _UNIT.match(text, m.end):
-            kind = "number"  # "a 5-day week", "5-Tage-Woche": a number glued to its unit
-        if kind not in ("money", "percent", "number"):
-            continue
-        value = _float(m.amount)
-        if value is None:
-            continue
-        if kind == "money":
-            unit, shown, end = m.value.split(" ", 1)[0], m.surface, m.end
-        elif kind == "percent":
-            unit, shown, end = "%", m.surface, m.end
-        else:
-            unit, words, end = _unit_at(text, m.end)
-            shown = f"{m.surface} {words}".replace(" -", "-") if words else m.surface
-        bound = ""
-        if kind == "money":
-            before = text[max(0, m.start - 30):m.start]
-            bound = "max" if _CAP.search(before) else "min" if _FLOOR.search(before) else ""
-        k = bisect.bisect_right(stops, m.start)
-        group = text[stops[k - 1] if k else 0:stops[k] if k < len(stops) else len(text)]
-        per = _per_at(text, end)
-        if not per and unit in ("day", "workday") and _DAY_WEEK.match(text, end):
-            per = "week"  # "a 5-day week", "5-Tage-Woche": days a week
-        out.append(Quantity(value, unit, per, m.surface, shown, said, None, bound, group, start=m.start))
-    return out
-
-
-_DAY_WEEK = re.compile(r"[\s-]*(?:work(?:ing)?[\s-]?)?(?:week|woche|semaine)\b", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)")
-
-
-_CAP = re.compile(r"\b(?:capped at|up to|a maximum of|maximum(?: of)?|max\.?|at most|not more than|no more than|"
-                  r"limited to|höchstens|maximal|bis zu|bis|gedeckelt auf|begrenzt auf|plafonnée? à|jusqu'à|au maximum|"
-                  r"hasta)\s*(?:€|EUR|USD|\$|£|CHF)?\s*$", re.IGNORECASE)
-_FLOOR = re.compile(r"\b(?:at least|a minimum of|minimum(?: of)?|min\.?|no less than|mindestens|minimal|au moins|"
-                    r"au minimum|al menos)\s*(?:€|EUR|USD|\$|£|CHF)?\s*$", re.IGNORECASE)
 #: A conditional clause the claim's own number stands in ("if the lock started at 9:10, ..."): an
 #: example it takes, as with "with" or "for" before the number.
 _CONDITION = re.compile(r"\b(?:if|when|whenever|assuming|suppose|wenn|falls|sofern|si|lorsque|quand)\b[^,;.:!?]*$",
@@ -210,12 +79,6 @@ _PREMISE = re.compile(r"\b(?:with|if|for|when|assuming|say|e\.\s?g\.|for example
                       r"angenommen|z\.\s?b\.|zum beispiel|pour|avec|si|par exemple)(?:\s+[^\W\d_]+)?\s*$", re.IGNORECASE)
 
 
-def _date_of(value: str) -> Optional[Tuple[int, int, int]]:
-    if value.startswith("--") and len(value) == 7:
-        return 0, int(value[2:4]), int(value[5:7])
-    if len(value) == 10 and value[4] == "-" and value[7] == "-":
-        return int(value[:4]), int(value[5:7]), int(value[8:10])
-    return None
 
 # ------------------------------------------------------------------ words that say a computation follows
 
@@ -451,6 +314,8 @@ def _pool(known: Sequence[Quantity], evidence: Sequence[Quantity]) -> List[Quant
     (those said first)."""
     seen: Dict[tuple, Quantity] = {}
     for q in list(known) + list(evidence):
+        if _identifier(q):
+            continue
         key = (q.unit, q.per, q.value, q.date)
         if key not in seen or (q.said and not seen[key].said):
             seen[key] = q
@@ -569,9 +434,11 @@ def _as_written(expression: str, text: str) -> str:
 def _written_out(text: str, target: Quantity, claim: Sequence[Quantity]) -> Optional[_Step]:
     """The right value of a computation the claim writes out with its own numbers before the result
     and gets wrong: the step its operator words name, nearest the claim's result."""
-    ops = {name for name, pattern in _OPERATORS if pattern.search(text)}
     before = [q for q in claim if q.start < target.start]
-    if not ops or len(before) < 2 or not _RESULT_BEFORE.search(text, 0, target.start):
+    if len(before) < 2 or not _RESULT_BEFORE.search(text, max(0, target.start - 40), target.start):
+        return None
+    ops = {name for name, pattern in _OPERATORS if pattern.search(text)}
+    if not ops:
         return None
     candidates: List[_Step] = []
     if target.unit == "date":
@@ -630,20 +497,26 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence, eviden
     passages and the question (:func:`quantities`; the question's ``said``)."""
     # The claim's own numbers that the passages write are theirs, not the user's: "said" is for the
     # question's, a number the claim computed, and an example the claim takes ("with 3 days a week").
-    claim = _typed(quantities(claim_found, text, False), evidence)
+    claim = _typed(list(quantities_of(claim_found, text, False)), evidence)
     if not claim:
         return NOTHING
     at = {q.start: i for i, q in enumerate(claim)}
     if any(m.start not in at for m in targets) or not targets:
         return NOTHING  # a code, or a number arithmetic does not read: no computation backs it
+    if any(_identifier(claim[at[m.start]]) for m in targets):
+        return NOTHING  # "plant 1200", "order 84924": a number that names something is never computed
     # a round figure ("about three months") is compared as one
     for m in targets:
         i = at[m.start]
         claim[i] = claim[i]._replace(approx=bool(_APPROX.search(text, 0, m.start)))
     order = [at[m.start] for m in targets]  # the targets, as indexes into the claim's quantities
     cue = _CUE.search(text) is not None
-    named = frozenset(name for name, pattern in _OPERATORS[:4] if pattern.search(text))
-    premises = [i for i in order if _PREMISE.search(text, 0, claim[i].start) or _CONDITION.search(text, 0, claim[i].start)]
+    named = frozenset(name for name, pattern in _OPERATORS[:4] if pattern.search(text)) if len(claim) > 2 else frozenset()
+    premises = [i for i in order if _is_premise(text, claim[i].start)]
+    evidence = [q for q in evidence if not _identifier(q)]  # "invoice 5178837457" computes nothing
+    if not cue and not premises and not any(q.said for q in evidence) and not any(claim[i].unit == "date" for i in order):
+        # no step could be taken for the claim's: no words of a computation, no number of the user's
+        return _written_out_only(text, order, claim)
     # the example's number written again ("Bei 4 Tagen: 30 × 4 ÷ 5") is the example
     premises += [i for i in order if i not in premises and any(claim[i].value == claim[p].value for p in premises)]
     found: Dict[int, _Step] = {}
@@ -689,6 +562,28 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence, eviden
                 return Computed(derived, backed, (target.shown, f"{_as_written(right.expression, text)} = "
                                                                 f"{_result(right, target)}"))
     return Computed(derived, backed)
+
+
+def _identifier(q: Quantity) -> bool:
+    """Whether a number names rather than counts: a bare whole number of four digits or more that
+    is no year ("plant 1200", "order 84924", "invoice 5178837457")."""
+    return not q.unit and q.value >= 1000 and q.value == int(q.value) and not 1900 <= q.value <= 2100
+
+
+def _is_premise(text: str, start: int) -> bool:
+    """Whether the claim's number at ``start`` is an example it takes: after "with", "for", "bei",
+    "pour" ... or in a conditional clause."""
+    before = text[max(0, start - 80):start]
+    return _PREMISE.search(before) is not None or _CONDITION.search(before) is not None
+
+
+def _written_out_only(text: str, order: Sequence[int], claim: Sequence[Quantity]) -> Computed:
+    """:func:`compute_mentions` where no step can back a number: only a computation written out wrong."""
+    for k in order:
+        right = _written_out(text, claim[k], claim)
+        if right is not None and not _matches(right, claim[k]):
+            return Computed(wrong=(claim[k].shown, f"{_as_written(right.expression, text)} = {_result(right, claim[k])}"))
+    return NOTHING
 
 
 def _capped_example(example: Quantity, claim: Sequence[Quantity], evidence: Sequence[Quantity]) -> Optional[str]:

@@ -61,7 +61,18 @@ def check_language(lang: str) -> str:
     return code
 
 
-_answer_language = lru_cache(maxsize=4096)(language)
+@lru_cache(maxsize=4096)
+def _answer_language(answer: str) -> str:
+    """An answer's language, read in its first words: enough to tell it, cheap on a long one. An
+    answer in plain ASCII without a German, French or Spanish function word is English at once."""
+    head = answer[:600]
+    if head.isascii() and _FOREIGN_MARKERS.isdisjoint(head.lower().split()):
+        return "english"
+    return language(head)
+
+
+#: Function words a German, French or Spanish answer is hardly without.
+_FOREIGN_MARKERS = frozenset("der die das und ist nicht le la les et est des une el los las y es".split())
 
 
 class _Bare(NamedTuple):

@@ -38,6 +38,8 @@ def language(text: str) -> str:
     ('german', 'english')
     """
     words = _WORDS_OF.findall(text.lower())
+    if _ALL_HINTS.isdisjoint(words):  # most English texts: no hint word at all
+        return "english"
     found = [w for w in words if w in _ALL_HINTS]
     if len(found) < 2:
         return "english"

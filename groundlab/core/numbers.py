@@ -157,12 +157,12 @@ _WORDS_BRANCH = r"(?P<words>" + _WORDS + r"(?:" + _PERCENT + r"|\s+" + _CUR_WORD
 _MENTION = re.compile(_STARTS + r"(?:"
     r"(?P<iso>(?<![\w.-])\d{4}-\d{2}-\d{2}(?![\w-]))"
     r"|(?P<dotted>(?<![\w.])\d{1,2}\.\d{1,2}\.\d{4}(?![\w]|\.\d))"
-    r"|(?P<dmy>(?<![\w.])\d{1,2}(?:st|nd|rd|th)?\.?\s+" + _MONTH + r"\.?,?\s+\d{4}(?!\w))"
-    r"|(?P<mdy>\b" + _MONTH + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}(?!\w))"
+    # a day and a month, with its year or without ("10 May 2026", "10 May", "31. März", "the 12th of March")
+    r"|(?P<dmy>(?<![\w.,])\d{1,2}(?:st|nd|rd|th|er)?\.?\s+(?:of\s+)?" + _MONTH
+    + r"(?:\.?,?\s+\d{4}(?!\w)|(?!\w|\.?\s*\d)))"
+    r"|(?P<mdy>\b" + _MONTH + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4}(?!\w)|(?![\w]|[.,:]\d)))"
     r"|(?P<my>\b" + _MONTH + r"\s+\d{4}(?![\w]|[.,]\d))"
     r"|(?P<time>(?<![\w.:,])\d{1,2}(?::\d\d(?:\s?(?:a\.m\.|p\.m\.|am\b|pm\b|[Uu]hr\b|h\b))?|h\d\d)(?![\d:]))"
-    r"|(?P<dm>(?<![\w.,])\d{1,2}(?:st|nd|rd|th|er)?\.?\s+(?:of\s+)?" + _DAY_MONTH + r"(?!\w|\.?\s*\d))"
-    r"|(?P<md>\b" + _DAY_MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?(?![\w]|[.,:]\d))"
     r"|(?P<cnscale>(?<!" + _W + r")(?<![.,/-])\d+(?:\.\d+)?[万亿])"
     r"|(?P<pre>(?:\b" + _CODE3 + r"\s?|" + _SYMBOL + r"\s?)(?<![\w.,/-]\d)" + _AMOUNT
     + "(?:" + _SHORT_MONEY + "|" + _END + "(?:" + _SCALE + ")?))"
@@ -178,6 +178,8 @@ _DIGITS = re.compile(r"[\d.,\u00a0\u202f ]*\d(?:[.,]\d+)?")
 _UNIT_AFTER = re.compile(r"\s+([^\W\d_]+)")
 _DATE_PARTS = re.compile(r"\d+|[^\W\d_]+")
 _DIGIT_RUN = re.compile(r"\d+")
+_YEAR_AT_END = re.compile(r"\d{4}$")
+_DAY_MONTH_WORD = re.compile(r"(?<![^\W\d_])" + _DAY_MONTH + r"(?![^\W\d_])")
 #: The most days each month has (0: no month).
 _MONTH_DAYS = (0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
@@ -325,14 +327,17 @@ def _mention(m: "re.Match[str]", text: str) -> Optional[Mention]:
             hour = 0
         value = f"T{hour:02d}:{minute:02d}"
         return Mention(value, surface, start, end, "time", value, (str(hour),))
-    if kind in ("dm", "md"):  # a day of a month, no year: "--05-10" (ISO 8601's date without its year)
+    if kind in ("dmy", "mdy") and not _YEAR_AT_END.search(surface):
+        # a day of a month, no year: "--05-10" (ISO 8601's date without its year)
         parts = _DATE_PARTS.findall(surface.casefold())
         day = next(p for p in parts if p.isdigit())
         month = next((_MONTHS[p] for p in parts if p in _MONTHS), 0)
-        if not 1 <= int(day) <= _MONTH_DAYS[month]:  # "30. Februar": no date; its number as written
-            digits = _DIGIT_RUN.search(surface)
-            return Mention(str(int(day)), digits.group(), start + digits.start(), start + digits.end(), "number",
-                           str(int(day)))
+        digits = _DIGIT_RUN.search(surface)
+        number = Mention(str(int(day)), digits.group(), start + digits.start(), start + digits.end(), "number",
+                         str(int(day)))
+        # "may" is a month only as "May", an abbreviation only with its capital ("up to 5 may be")
+        if _DAY_MONTH_WORD.search(surface) is None or not 1 <= int(day) <= _MONTH_DAYS[month]:
+            return number  # "30. Februar": no date either; its number as written
         value = f"--{month:02d}-{int(day):02d}"
         return Mention(value, surface, start, end, "date", value, (str(int(day)),))
     if kind in ("iso", "dotted", "dmy", "mdy", "my"):

@@ -163,6 +163,8 @@ _TWO_STOP_ABBREVIATION = re.compile(
     re.IGNORECASE)
 _ORDINAL_END = re.compile(r"(?:^|[\s(])([^\W\d_]+)?\s*(\d{1,3})\.\s*$")
 _FIRST_WORD = re.compile(r"[^\W\d_]+")
+_TITLES = frozenset("M MM Mme Mmes Mlle Mr Mrs Ms Dr Prof Pr Me St Sr Jr Hr Fr Sra Srta".split()) | frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _TITLE_ONLY = re.compile(r"\s*(?:[A-Z]|M|MM|Mme|Mmes|Mlle|Mr|Mrs|Ms|Dr|Prof|Pr|Me|St|Sr|Jr|Hr|Fr|Sra|Srta)\.")
 
 
@@ -170,8 +172,13 @@ def _joins_capital(before: str, after: str) -> bool:
     """Whether a cut before a capitalised word fell inside a sentence: after a day and before a
     month ("31. März", "1. Januar"), after a German ordinal ("ab dem 3. Krankheitstag"), or after
     an abbreviation German nouns and names follow ("inkl. Frühstück", "z. B. Hotelkosten")."""
-    tail = before.rstrip()
-    if not tail.endswith("."):
+    tail = before[-48:].rstrip()  # what decides stands right before the stop
+    if tail[-1:] != ".":
+        return False
+    # the word before the stop decides: a number, a title or initial, an abbreviation nouns follow
+    last = tail[:-1].rsplit(None, 1)[-1].lstrip("([\"'") if len(tail) > 1 else ""
+    if not last or not (last[-1].isdigit() or last in _TITLES or last.lower() in _BEFORE_CAPITALS
+                        or (len(last) <= 2 and "." in tail[-8:-1])):
         return False
     if _TITLE_ONLY.fullmatch(tail):  # "M. Dupont", "Dr. Weber", "J. Smith": a title or initial opens the sentence
         return True
@@ -182,7 +189,7 @@ def _joins_capital(before: str, after: str) -> bool:
             return True
         lead = ordinal.group(1)
         return lead is not None and lead.lower() in _ORDINAL_LEADS
-    last = _LAST_WORD.search(tail)
+    last = _LAST_WORD.search(tail[-24:])
     if last is not None and last.group(1).lower() in _BEFORE_CAPITALS:
         return True
     return _TWO_STOP_ABBREVIATION.search(tail[-12:]) is not None

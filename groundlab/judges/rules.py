@@ -27,12 +27,14 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import lru_cache
-from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-from ..core.arithmetic import Quantity, compute_mentions, quantities
 from ..core.claims import CJK_CHARS, character_pairs, split_sentences
 from ..core.numbers import Mention, distinct, mentions
 from ..core.records import Evidence, Verdict
+
+if TYPE_CHECKING:
+    from ..core.arithmetic import Quantity
 
 THRESHOLD = 0.75
 
@@ -131,13 +133,14 @@ class _Numbers:
     amounts behind every number, percentage, amount of money and date (its year and day),
     ``bare`` the amounts written without a unit, ``shown`` each value as first written."""
 
-    __slots__ = ("values", "amounts", "bare", "shown", "sources", "_quantities")
+    __slots__ = ("values", "amounts", "bare", "shown", "_sources", "_parts", "_quantities")
 
     def __init__(self, found: Sequence[Mention] = (), text: str = "", said: bool = False) -> None:
         # the mentions and their text, read for their quantities only when a claim computes
         # (``said``: the question's, the user's own numbers)
-        self.sources: Tuple[Tuple[Sequence[Mention], str, bool], ...] = ((found, text, said),) if found and text else ()
-        self._quantities: Optional[List[Quantity]] = None
+        self._sources: Tuple[Tuple[Sequence[Mention], str, bool], ...] = ((found, text, said),) if found and text else ()
+        self._parts: Tuple["_Numbers", ...] = ()
+        self._quantities: Optional[List["Quantity"]] = None
         values, amounts, bare, shown = set(), set(), set(), {}
         for m in found:
             values.add(m.value)
@@ -153,7 +156,7 @@ class _Numbers:
     @classmethod
     def union(cls, many: Sequence["_Numbers"]) -> "_Numbers":
         out = cls()
-        out.sources = tuple(source for n in many for source in n.sources)
+        out._parts = tuple(many)  # their mentions, read for quantities only when a claim computes
         for n in many:
             out.values |= n.values
             out.amounts |= n.amounts
@@ -174,10 +177,17 @@ class _Numbers:
             return m.amount in self.bare
         return False
 
-    def quantities(self) -> List[Quantity]:
+    @property
+    def sources(self) -> Tuple[Tuple[Sequence[Mention], str, bool], ...]:
+        """The mentions and their text (and whether the question's) these numbers were read from."""
+        return self._sources + tuple(source for n in self._parts for source in n.sources)
+
+    def quantities(self) -> List["Quantity"]:
         """The evidence's numbers as arithmetic reads them (:mod:`groundlab.core.arithmetic`)."""
+        from ..core.arithmetic import quantities_of  # its patterns are compiled when a claim first computes
+
         if self._quantities is None:
-            self._quantities = [q for found, text, said in self.sources for q in quantities(found, text, said)]
+            self._quantities = [q for found, text, said in self.sources for q in quantities_of(found, text, said)]
         return self._quantities
 
     def listed(self, limit: int = 6) -> str:
@@ -303,7 +313,9 @@ def check_numbers(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str 
     if not missing:
         return None, ()
     derived: Tuple[str, ...] = ()
-    if text is not None and have.sources:
+    if text is not None and (have._sources or have._parts):
+        from ..core.arithmetic import compute_mentions  # its patterns are compiled when a claim first computes
+
         computed = compute_mentions(text, missing, claim_numbers, have.quantities())
         if computed.wrong is not None:
             said, right = computed.wrong

@@ -60,10 +60,9 @@ from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 # module had before its rooms, and those other modules, tests and bench scripts use, are named here.
 from ...core.sentences import CJK_CHARS, character_pairs, split_sentences  # noqa: F401
 from ...core.numbers import Mention, digit_shape, distinct, mentions, ordinal_words  # noqa: F401
-from ...core.arithmetic import without_computation
 from ...core.records import Evidence, GroundlabError, Verdict  # noqa: F401
 from ..rules import _quote, _written, check_numbers, number_verdict  # noqa: F401
-from .across import across
+from .across import across, glossary_language
 from .claim import _Claim, _claim, _claim_language, _claim_words, _framed  # noqa: F401
 from .config import (CONFIG_KIND, DEFAULT_CONFIG, FEATURE_SIGNS, FEATURES, JUDGE_NAME, JUDGE_VERSION,  # noqa: F401
                      MAX_CONFIG_BYTES, JudgeConfig, _shipped, check_config, load_config)
@@ -128,7 +127,8 @@ class SignalsJudge:
                 plain = base = _passages_context(texts)  # each passage in the language it tells
                 ids = _ids(tuple([p.id for p in passages]))
                 context = question = None  # the question is read only when a claim needs it
-            if not all(plain.each_told):  # a passage tells no language: read it in the claim's, if that tells one
+                untold = not all(plain.each_told)
+            if untold:  # a passage tells no language: read it in the claim's, if that tells one
                 read = in_claims_language(plain, texts, _claim_language(digit_shape(text), plain.language))
                 if read is not base:
                     base, context = read, None
@@ -284,13 +284,19 @@ def _ids(ids: Tuple[str, ...]) -> FrozenSet[str]:
 _DIGIT = re.compile(r"\d")
 
 
+@lru_cache(maxsize=4096)
+def _id_tails(ids: FrozenSet[str]) -> FrozenSet[str]:
+    """What an id reads as after a letter prefix the numbers step leaves out: "sw-04" of "it-sw-04"."""
+    return frozenset(i.split("-", k)[k] for i in ids for k in range(1, i.count("-")))
+
+
 def _stated_numbers(claim: _Claim, ids: FrozenSet[str]) -> Tuple[Mention, ...]:
     """The claim's numbers without the codes that are ids of the evidence's passages, nor names
     that start with a digit ("2FA", "3PL": two-factor authentication, third-party logistics)."""
     if not claim.numbers:
         return claim.numbers
     return tuple(m for m in claim.numbers if m.kind != "code" or (m.value not in ids and not _DIGIT_NAME.fullmatch(m.surface)
-                                                                    and not any(i.endswith("-" + m.value) for i in ids)))
+                                                                    and m.value not in _id_tails(ids)))
 
 
 _DIGIT_NAME = re.compile(r"\d[A-Z]{2,}")
@@ -310,19 +316,22 @@ def _decide(claim: _Claim, context: _Context,
                                          text=claim.framed.text)
         if flagged is not None:
             return "number", None, flagged, ()
-    if claim.told and any(context.each_told) and all(lang != claim.language for _, lang in context.passages):
+    if _across_languages(claim, context):
         # a claim in another language than every passage: judged on what carries across
         return "across", None, None, derived
     if not claim.stems:
         return "empty", None, None, derived
     if derived:  # numbers computed: the words that say the computation are no fact a passage must write
+        from ...core.arithmetic import without_computation
+
         plain = _Claim(without_computation(claim.framed.text), claim.language)
         if not plain.stems:
             return "empty", None, None, derived
         if len(plain.stems) < len(claim.stems):
             claim = plain
     signals = _signals(claim, context)
-    if signals.best >= 0 and restated_limit(claim.framed.text, context.sentences[signals.best].text):
+    if signals.best >= 0 and (claim.negated or context.sentences[signals.best].negation) and \
+            restated_limit(claim.framed.text, context.sentences[signals.best].text):
         # its words without the bound and the negation are what the evidence must back
         plain = _Claim(without_limit(claim.framed.text), claim.language)
         if plain.stems:
@@ -335,6 +344,16 @@ def _decide(claim: _Claim, context: _Context,
     if conflict is not None:
         return "conflict", signals, conflict, derived
     return "model", signals, None, derived
+
+
+def _across_languages(claim: _Claim, context: _Context) -> bool:
+    """Whether a claim is in another language than every passage: it tells its language, a passage
+    tells another, and the claim's words do not read as English after all ("La la land has won the
+    top prize" holds more English words than French ones)."""
+    if claim.language in context.languages or not any(context.each_told) or not claim.told:
+        return False
+    said = glossary_language(claim.framed.text)
+    return said != "english" if claim.language != "english" else said in ("english", None)
 
 
 def _aside(set_aside: Tuple[str, ...]) -> str:

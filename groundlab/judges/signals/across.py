@@ -82,7 +82,7 @@ def glossary_language(text: str) -> Optional[str]:
     each language's function words. ``None`` when no language has two of its words more than the
     others ("Hotelkosten bis 120 EUR pro Nacht werden erstattet." is German; "Hotel costs are
     reimbursed without a receipt." English)."""
-    words = [w.lower() for w in _WORD.findall(text)]
+    words = set(w.lower() for w in _WORD.findall(text))  # each word once: "la la land" is no French
     counts = {lang: sum(1 for w in words if w in marks) for lang, marks in _marks().items()}
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     if ranked[0][1] >= 2 and ranked[0][1] >= ranked[1][1] + 2:

@@ -7,7 +7,7 @@ and framing.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Dict
+from typing import Dict, Optional
 
 from ...core.numbers import digit_shape, distinct, mentions
 from ..rules import _without_numbers
@@ -17,20 +17,30 @@ from .words import _WORDS_OF, ENGLISH_HINTS, FOREIGN_STOP_WORDS, STOP_WORDS, _cl
 
 
 class _Claim:
-    __slots__ = ("framed", "words", "stems", "stemset", "pairs", "numbers", "negated", "clauses", "language", "told")
+    __slots__ = ("framed", "words", "stems", "stemset", "pairs", "numbers", "negated", "clauses", "language", "_told")
 
     def __init__(self, text: str, lang: str = "english") -> None:
         self.language = lang
         framed = _framed(clean_text(text))
-        # whether its own words tell its language (else it is read in its passages')
-        shape = digit_shape(framed.text)
-        self.told = language_told(shape) or glossary_language(shape) == lang
+        self._told: Optional[bool] = None
         self.framed = framed
         found = mentions(framed.text)
         self.words, self.stems, self.stemset, self.pairs, self.clauses = _claim_words(
             _without_numbers(framed.text, found), lang)
         self.negated = self.words.has_negation
         self.numbers = distinct(found)
+
+
+def _told(claim: "_Claim") -> bool:
+    """Whether a claim's own words tell its language (else it is read in its passages'), read when a
+    passage is in another language only."""
+    if claim._told is None:
+        shape = digit_shape(claim.framed.text)
+        claim._told = language_told(shape) or glossary_language(shape) == claim.language
+    return claim._told
+
+
+_Claim.told = property(_told)
 
 
 def _framed(text: str) -> Framed:
@@ -79,7 +89,7 @@ def _claim_language(text: str, evidence_language: str) -> str:
         lang = glossary_language(text) or lang
     if lang == "english" and evidence_language != "english" and \
             sum(1 for w in _WORDS_OF.findall(text.lower()) if w in _ENGLISH_HINTS) < 2 and \
-            not (foreign and glossary_language(text) == "english"):
+            glossary_language(text) != "english":  # "Hotel costs are reimbursed without a receipt." is English
         lang = evidence_language
     return lang
 

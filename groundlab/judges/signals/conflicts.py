@@ -177,6 +177,18 @@ _LIMITS = tuple((side, re.compile(r"\b(?:" + words + r")" + _AMOUNT_AFTER, re.IG
 ))
 #: What each side restates when negated: "beyond N ... not" is "up to N"; "below N ... not" is "at least N".
 _NEGATED_SIDE = {"beyond": "upper", "below": "lower"}
+#: Words of every bound phrase (the rarer one where a phrase has two): a text holding none of them
+#: states no limit, and its bound patterns need not be read.
+_LIMIT_WORDS = ("up to", "most", "maximum", "max.", "more than", "exceeding", "bis zu", "höchstens", "maximal",
+                "jusqu", "au plus", "hasta", "máximo", "beyond", "over", "above", "excess", "mehr als", "über",
+                "plus de", "au-delà", "más de", "least", "minimum", "less than", "fewer", "mindestens", "moins",
+                "al menos", "mínimo", "below", "under", "weniger", "unter", "menos")
+
+
+@lru_cache(maxsize=65536)
+def _may_state_limit(text: str) -> bool:
+    low = text.lower()
+    return any(word in low for word in _LIMIT_WORDS) and any(pattern.search(text) for _, pattern in _LIMITS)
 _NEGATING = re.compile(r"\b(?:not|cannot|can't|no|never|nicht|kein\w*|nie|ne|n'|pas|jamais|no)\b|n't\b", re.IGNORECASE)
 _BOUND_NEGATIONS = re.compile(r"\b(?:no|not)\s+(?:more|less|fewer)\s+than\b|\bnot\s+exceeding\b", re.IGNORECASE)
 
@@ -208,9 +220,12 @@ def without_limit(text: str) -> str:
 _HINAUS = re.compile(r"\bhinaus\b", re.IGNORECASE)  # "über 5 Tage hinaus": the rest of "über"
 
 
+@lru_cache(maxsize=65536)
 def restated_limit(claim_text: str, sentence_text: str) -> bool:
     """Whether a claim restates the evidence sentence's limit the other way round (one of the two
     negated, the same number): no negation flip, and no bound the other way."""
+    if not _may_state_limit(claim_text) or not _may_state_limit(sentence_text):
+        return False  # most claims state no bound at all
     if (_NEGATING.search(_BOUND_NEGATIONS.sub(" ", claim_text)) is None) == \
             (_NEGATING.search(_BOUND_NEGATIONS.sub(" ", sentence_text)) is None):
         return False

@@ -180,7 +180,7 @@ class _Context:
     it without reading the passages again."""
 
     __slots__ = ("stems", "pairs", "numbers", "sentences", "windows", "index", "asked", "initials", "acronyms",
-                 "language", "told", "each_told", "passages")
+                 "language", "told", "each_told", "passages", "languages")
 
     def __init__(self, question: Optional[_Question], pieces: Sequence[_Piece]) -> None:
         self.language = _majority_language(pieces)
@@ -188,6 +188,7 @@ class _Context:
         self.each_told = tuple(p.told for p in pieces)
         # each passage as it is read, in its language: what a claim in another language is judged on
         self.passages = tuple((p.text, p.language) for p in pieces)
+        self.languages = frozenset(p.language for p in pieces)
         if len(pieces) == 1:
             self.stems, self.pairs = pieces[0].stems, pieces[0].pairs
             self.initials, self.acronyms = pieces[0].initials, pieces[0].acronyms
@@ -235,7 +236,7 @@ def _with_question(base: _Context, question: _Question) -> _Context:
     ctx = _Context.__new__(_Context)
     ctx.stems, ctx.pairs, ctx.sentences, ctx.windows = base.stems, base.pairs, base.sentences, base.windows
     ctx.index, ctx.initials, ctx.acronyms, ctx.language = base.index, base.initials, base.acronyms, base.language
-    ctx.told, ctx.each_told, ctx.passages = base.told, base.each_told, base.passages
+    ctx.told, ctx.each_told, ctx.passages, ctx.languages = base.told, base.each_told, base.passages, base.languages
     ctx.numbers = _Numbers.union([numbers, base.numbers]) if numbers.values else base.numbers
     ctx.asked = asked
     return ctx

@@ -1,0 +1,172 @@
+"""A number as arithmetic reads it: a quantity with its unit and what it is counted per, read from
+the words after it ("30 days", "0.30 EUR per km", "3 days a week", "30 Urlaubstage", "a 5-day
+week"), a date with or without its year, a time of day, and whether it is a cap or a floor ("capped at
+130 EUR", "up to 120 EUR"). What :mod:`groundlab.core.arithmetic` computes with.
+
+>>> from groundlab.core.numbers import mentions
+>>> text = "0.30 EUR per km for 500 km, 3 days a week"
+>>> [(q.value, q.unit, q.per) for q in quantities(mentions(text), text, False)]
+[(0.3, 'EUR', 'km'), (500.0, 'km', ''), (3.0, 'day', 'week')]
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from functools import lru_cache
+from typing import Iterable, List, NamedTuple, Optional, Sequence, Tuple
+
+
+__all__ = ["Quantity", "quantities", "quantities_of"]
+
+
+class Quantity(NamedTuple):
+    """A number as arithmetic reads it. ``value``: a float (a date: 0, its day in ``date``, which
+    is (year or 0, month, day)); ``unit``: "EUR" (a currency), "%", "date", a period ("day",
+    "workday", "week", "month", "year", "hour", "minute"), "km", "night" or "" (a count); ``per``:
+    what it is counted per ("3 days a week": "week"; "0.30 EUR per km": "km"; else ""); ``surface``:
+    the number as written; ``shown``: it with its unit's words ("30 days"); ``said``: the claim or
+    the question says it (the user's own numbers)."""
+
+    value: float
+    unit: str
+    per: str
+    surface: str
+    shown: str
+    said: bool
+    date: Optional[Tuple[int, int, int]] = None
+    bound: str = ""  # "max" for a cap ("capped at 130 EUR", "up to 120 EUR"), "min" for a floor
+    group: str = ""  # the sentence it stands in: a cap bounds what its own sentence's rate gives
+    approx: bool = False  # written as a round figure: "about three months", "ca. sechs Monate"
+    start: int = -1  # where it stands in its text
+
+
+
+# ------------------------------------------------------------------ reading quantities
+
+_UNIT_WORDS = (
+    ("workday", r"(?:working|business|work)[\s-]days?|arbeitstage?n?|werktage?n?|jours?\s+ouvr(?:é|a)(?:s|bles?)?"
+                r"|d[ií]as\s+(?:h[aá]biles|laborables)"),
+    ("day", r"(?:calendar\s+)?days?|kalendertage?n?|tage?n?|tages|jours?|d[ií]as?"),
+    ("week", r"weeks?|wochen?|semaines?|semanas?"),
+    ("month", r"months?|monate?n?|monats|mois|mes(?:es)?"),
+    ("year", r"years?|jahre?n?|jahres|ans|années?|a[nñ]os?"),
+    ("hour", r"hours?|hrs?|h|stunden?|std\.?|heures?|horas?"),
+    ("minute", r"minutes?|mins?|minuten?|minutos?"),
+    ("km", r"km|kilomet(?:er|re)s?|kilomètres?"),
+    ("night", r"nights?|nächte?n?|übernachtungen?|nuits?|noches?"),
+)
+_UNIT = re.compile(r"\s*-?\s*(?:" + "|".join(f"(?P<{name}>{words})" for name, words in _UNIT_WORDS)
+                   + r")(?![^\W\d_])", re.IGNORECASE)
+_PER_WORDS = (
+    ("week", r"week|woche|semaine|semana"), ("day", r"day|tag|jour|d[ií]a"), ("month", r"month|monat|mois|mes"),
+    ("year", r"year|jahr|an|año"), ("km", r"km|kilomet(?:er|re)|kilomètre"), ("night", r"night|nacht|nuit|noche"),
+)
+_PER = re.compile(
+    r"\s*(?:(?:a|an|per|each|every|/|pro|je|im|in\s+der|par|por|al|la)\s*(?:"
+    + "|".join(f"(?P<{name}>{words})" for name, words in _PER_WORDS) + r")(?![^\W\d_])"
+    r"|(?:of\s+)?(?P<weekly>weekly|wöchentlich\w*|hebdomadaire)|(?:of\s+)?(?P<yearly>yearly|annual(?:ly)?|jährlich\w*|"
+    r"jahres\w*|annuel\w*)|(?:of\s+)?(?P<monthly>monthly|monatlich\w*|mensuel\w*)|(?:of\s+)?(?P<daily>daily|täglich\w*))",
+    re.IGNORECASE)
+_PER_ADJECTIVE = {"weekly": "week", "yearly": "year", "monthly": "month", "daily": "day"}
+
+
+#: German nouns of time glued to what they count ("30 Urlaubstage", "8 Servicestunden", "10 Arbeitstagen").
+_GERMAN_COMPOUND = re.compile(r"\s*-?\s*[A-ZÄÖÜ][a-zäöüß]*?(?P<workday>arbeitstage?n?|werktage?n?)(?![^\W\d_])"
+                              r"|\s*-?\s*[A-ZÄÖÜ][a-zäöüß]+?(?:(?P<day>tage?n?)|(?P<week>wochen?)|(?P<month>monate?n?)"
+                              r"|(?P<hour>stunden?)|(?P<year>jahre?n?))(?![^\W\d_])")
+
+
+def _unit_at(text: str, end: int) -> Tuple[str, str, int]:
+    """The unit written after a number that ends at ``end``, and where its words end."""
+    found = _UNIT.match(text, end) or _GERMAN_COMPOUND.match(text, end)
+    if found is None:
+        return "", "", end
+    return found.lastgroup or "", found.group().strip(), found.end()
+
+
+def _per_at(text: str, end: int) -> str:
+    found = _PER.match(text, end)
+    if found is None:
+        return ""
+    name = found.lastgroup or ""
+    return _PER_ADJECTIVE.get(name, name)
+
+
+def _float(text: str) -> Optional[float]:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def quantities_of(found: Sequence, text: str, said: bool) -> Tuple[Quantity, ...]:
+    """:func:`quantities`, kept per text: a passage's numbers are read once for every claim."""
+    return _quantities_of(tuple(found), text, said)
+
+
+@lru_cache(maxsize=16384)
+def _quantities_of(found: tuple, text: str, said: bool) -> Tuple[Quantity, ...]:
+    return tuple(quantities(found, text, said))
+
+
+def quantities(found: Iterable, text: str, said: bool) -> List[Quantity]:
+    """The quantities of a text's number mentions (:func:`groundlab.core.numbers.mentions`):
+    amounts of money in their currency, percentages, dates with or without their year, and numbers
+    with the unit of time or distance written after them, each with what it is counted per. Codes
+    are no quantity."""
+    out = []
+    stops = [m.end() for m in _SENTENCE_END.finditer(text)] if found else []
+    for m in found:
+        kind = m.kind
+        if kind == "date":
+            date = _date_of(m.value)
+            if date is not None:
+                out.append(Quantity(0.0, "date", "", m.surface, m.surface, said, date, start=m.start))
+            continue
+        if kind == "time":  # minutes since midnight
+            out.append(Quantity(float(int(m.value[1:3]) * 60 + int(m.value[4:6])), "time", "", m.surface, m.surface,
+                                said, start=m.start))
+            continue
+        if kind == "code" and m.value.isdigit() and _UNIT.match(text, m.end):
+            kind = "number"  # "a 5-day week", "5-Tage-Woche": a number glued to its unit
+        if kind not in ("money", "percent", "number"):
+            continue
+        value = _float(m.amount)
+        if value is None:
+            continue
+        if kind == "money":
+            unit, shown, end = m.value.split(" ", 1)[0], m.surface, m.end
+        elif kind == "percent":
+            unit, shown, end = "%", m.surface, m.end
+        else:
+            unit, words, end = _unit_at(text, m.end)
+            shown = f"{m.surface} {words}".replace(" -", "-") if words else m.surface
+        bound = ""
+        if kind == "money":
+            before = text[max(0, m.start - 30):m.start]
+            bound = "max" if _CAP.search(before) else "min" if _FLOOR.search(before) else ""
+        k = bisect.bisect_right(stops, m.start)
+        group = text[stops[k - 1] if k else 0:stops[k] if k < len(stops) else len(text)]
+        per = _per_at(text, end)
+        if not per and unit in ("day", "workday") and _DAY_WEEK.match(text, end):
+            per = "week"  # "a 5-day week", "5-Tage-Woche": days a week
+        out.append(Quantity(value, unit, per, m.surface, shown, said, None, bound, group, start=m.start))
+    return out
+
+
+_DAY_WEEK = re.compile(r"[\s-]*(?:work(?:ing)?[\s-]?)?(?:week|woche|semaine)\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)")
+
+
+_CAP = re.compile(r"\b(?:capped at|up to|a maximum of|maximum(?: of)?|max\.?|at most|not more than|no more than|"
+                  r"limited to|höchstens|maximal|bis zu|bis|gedeckelt auf|begrenzt auf|plafonnée? à|jusqu'à|au maximum|"
+                  r"hasta)\s*(?:€|EUR|USD|\$|£|CHF)?\s*$", re.IGNORECASE)
+_FLOOR = re.compile(r"\b(?:at least|a minimum of|minimum(?: of)?|min\.?|no less than|mindestens|minimal|au moins|"
+                    r"au minimum|al menos)\s*(?:€|EUR|USD|\$|£|CHF)?\s*$", re.IGNORECASE)
+def _date_of(value: str) -> Optional[Tuple[int, int, int]]:
+    if value.startswith("--") and len(value) == 7:
+        return 0, int(value[2:4]), int(value[5:7])
+    if len(value) == 10 and value[4] == "-" and value[7] == "-":
+        return int(value[:4]), int(value[5:7]), int(value[8:10])
+    return None

@@ -1,0 +1,68 @@
+"""A claim in another language than its passages is judged on what carries across, or left
+undecided with the reason, and counted: never read as unsupported because its words are foreign."""
+
+from __future__ import annotations
+
+import json
+
+from groundlab.core.records import Evidence, Passage
+from groundlab.judges import get_judge
+from groundlab.judges.signals.across import glossary, glossary_language
+
+HOTEL_EN = (Passage("TR-1", "Hotel costs are reimbursed up to 120 EUR per night with a receipt."),)
+HOTEL_DE = (Passage("TR-2", "Hotelkosten werden bis 120 EUR pro Nacht erstattet, mit Beleg."),)
+
+
+def _judge(claim, passages, question="Hotel?"):
+    return get_judge("signals").judge(claim, Evidence(question, passages))
+
+
+def test_a_german_claim_against_an_english_passage_is_read_across():
+    verdict = _judge("Hotelkosten bis 120 EUR pro Nacht werden erstattet.", HOTEL_EN)
+    assert verdict.label == "supported", verdict.reason
+    assert verdict.reason.startswith("German claim, English passages: 4/4 content words carry across, 4 found")
+    assert "Hotelkosten = hotel costs" in verdict.reason
+    # its numbers still decide first
+    assert _judge("Hotelkosten bis 150 EUR pro Nacht werden erstattet.", HOTEL_EN).label == "contradicted"
+
+
+def test_an_english_claim_against_a_german_passage_is_read_across():
+    verdict = _judge("Hotel costs are reimbursed up to 120 EUR per night.", HOTEL_DE)
+    assert verdict.label == "supported" and verdict.reason.startswith("English claim, German passages")
+
+
+def test_too_little_carries_across_and_the_claim_is_undecided_with_its_reason():
+    verdict = _judge("Ohne Beleg gibt es leider gar nichts zurück.", HOTEL_EN)
+    assert verdict.label is None and verdict.error == verdict.reason
+    assert "decide across languages" in verdict.reason
+    # a negation on one side only is not decided either
+    verdict = _judge("Hotel costs are reimbursed without a receipt.", HOTEL_DE)
+    assert verdict.label is None and "a negation stands on one side only" in verdict.reason
+
+
+def test_an_english_claim_with_foreign_looking_words_is_judged_as_english():
+    # "la" and "del" made the function-word count say French or Spanish
+    passages = (Passage("A1", "La La Land won the Golden Lion at the Venice Film Festival this year."),)
+    verdict = _judge("La la land has won the top prize at the venice film festival.", passages)
+    assert verdict.label is not None and "claim," not in verdict.reason.split(";")[0]
+    assert glossary_language("La la land has won the top prize at the venice film festival.") == "english"
+
+
+def test_the_glossary_reads_and_maps_to_english():
+    table = glossary()
+    assert {"german", "french"} <= set(table) and len(table["german"]) > 1000 and len(table["french"]) > 1000
+    assert any(m == "hotel costs" for m, _ in table["german"]["hotelkosten"])
+
+
+def test_score_counts_the_claims_left_undecided_across_languages(cli, tmp_path):
+    cases = [{"id": "x1", "question": "Hotel?", "answer": "Ohne Beleg gibt es leider gar nichts zurück.",
+              "retrieved": [{"id": "TR-1", "text": HOTEL_EN[0].text}]},
+             {"id": "x2", "question": "Hotel?", "answer": "Hotel costs are reimbursed up to 120 EUR per night.",
+              "retrieved": [{"id": "TR-1", "text": HOTEL_EN[0].text}]}]
+    path = tmp_path / "cases.jsonl"
+    path.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in cases), encoding="utf-8")
+    s = cli.json("score", "--cases", path)
+    assert s["errors"] == 1 and s["errors_across_languages"] == 1
+    code, out, _ = cli("score", "--cases", path, "--report", tmp_path / "report.md")
+    report = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "The judge could not decide 1 claim (1 of them in another language than their passages" in report
