@@ -3,7 +3,7 @@ German and French. These tests check the set's own integrity (every retrieved pa
 label a claim, each claim is text of its answer, every verdict other than supported says why) and
 that the counts its README gives are the counts of the data; and that groundlab's splitter reads
 each answer as the person split it. No test reads a judge's verdicts on it: the labels are a
-person's, and bench/labeled_sets.py measures the judges.""" 
+person's, and bench/labeled_sets.py measures the judges."""
 import collections
 import json
 import re
