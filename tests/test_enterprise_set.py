@@ -1,8 +1,9 @@
 """The hand-labeled enterprise set (data/enterprise/): HR and IT service-desk answers in English,
 German and French. These tests check the set's own integrity (every retrieved passage exists, one
 label a claim, each claim is text of its answer, every verdict other than supported says why) and
-that the counts its README gives are the counts of the data. They do not compare the set with
-groundlab's splitter or any judge: the claims are a reader's split, the labels a person's."""
+that the counts its README gives are the counts of the data; and that groundlab's splitter reads
+each answer as the person split it. No test reads a judge's verdicts on it: the labels are a
+person's, and bench/labeled_sets.py measures the judges."""
 import collections
 import json
 import re
@@ -125,3 +126,20 @@ def test_readme_counts_are_the_data(records):
     readme = (DATA / "README.md").read_text(encoding="utf-8")
     for row in count_rows(records) + kind_rows(records):
         assert row in readme, f"data/enterprise/README.md lacks the measured line {row!r}"
+
+
+def test_every_answer_splits_into_the_claims_the_person_labeled():
+    """German dates and ordinals, abbreviations, lists closed by a citation, Markdown emphasis and
+    whom to ask beside a refusal: the splitter reads each answer of the set as its labeler did."""
+    from groundlab import ClaimSplitter
+
+    splitter = ClaimSplitter()
+    differ = []
+    for case in groundlab.load_cases(str(CASES), str(PASSAGES)):
+        got = [c.text for c in splitter.split(case.id, case.answer, [p.id for p in case.retrieved],
+                                              question=case.question).claims]
+        want = case.meta["claims"]
+        norm = lambda xs: [" ".join(x.split()).rstrip(".") for x in xs]  # noqa: E731
+        if norm(got) != norm(want):
+            differ.append(case.id)
+    assert differ == []
