@@ -22,7 +22,7 @@ A judge of one's own may add to this with an ``identity()`` method returning a d
 >>> from groundlab import ClaimSplitter, get_judge
 >>> ident = judge_identity(get_judge("rules"), ClaimSplitter(abstention_phrases=None))
 >>> ident["name"], ident["version"], ident["settings"], ident["splitting"]["extra_abstention_phrases"]
-('rules', '1', {'threshold': 0.75}, [])
+('rules', '2', {'threshold': 0.75}, [])
 """
 
 from __future__ import annotations
