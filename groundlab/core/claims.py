@@ -35,8 +35,8 @@ from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Patter
 
 # The sentences and citations, and the abstentions and closings, each in a room of its own; every
 # name this module had before them is named here too.
-from .abstentions import (ABSTENTION_PHRASES, CLOSING_PHRASES, DEFAULT_ABSTENTION_PHRASES,  # noqa: F401
-                          AbstentionPhrase, _has_trigger, is_closing, looks_like_refusal)
+from .abstentions import (ABSTENTION_PHRASES, CLOSING_PHRASES, DEFAULT_ABSTENTION_PHRASES, HEDGES,  # noqa: F401
+                          AbstentionPhrase, _has_trigger, hedge_cuts, is_closing, looks_like_refusal)
 from .premise import LEADING_ANSWER, bare_answer, fallback, premise  # noqa: F401
 from .records import Claim, GroundlabError
 from .sentences import (ABBREVIATIONS, CJK_CHARS, DEFAULT_CITATION_PATTERN,  # noqa: F401
@@ -195,6 +195,14 @@ class ClaimSplitter:
             if _has_trigger(sentence.lower()) and self._builtin_re.search(sentence):
                 return True
         return self._extra_re is not None and self._extra_re.search(sentence) is not None
+
+    def _hedged(self, sentence: str) -> Tuple[Tuple[int, int], ...]:
+        """The clauses of an abstention sentence that turns to a claim ("I can't find that, but
+        refunds are paid in cash."), cut outside its abstention wordings (:func:`hedge_cuts`);
+        ``()`` when it is one clause."""
+        plain = sentence.replace("\u2019", "'")
+        spans = [m.span() for r in (self._builtin_re, self._extra_re) if r is not None for m in r.finditer(plain)]
+        return hedge_cuts(plain, spans)
 
     def citations(self, sentence: str) -> Tuple[str, ...]:
         """The passage ids a sentence cites, in order, without repeats."""
@@ -356,7 +364,11 @@ class ClaimSplitter:
         may_abstain = self._extra_re is not None or (
             self._builtin_re is not None and _has_trigger(text_of_claims.lower().replace("\u2019", "'")))
         closings: List[Tuple[int, int]] = []  # (claim index, role index) of closing sentences
-        for start, end, whole, heading in _sentences(text_of_claims, self.citation_re, self.language):
+        units = _sentences(text_of_claims, self.citation_re, self.language)
+        k = 0
+        while k < len(units):
+            start, end, whole, heading = units[k]
+            k += 1
             if heading:
                 if explain:
                     roles.append(("heading", whole))
@@ -365,6 +377,12 @@ class ClaimSplitter:
                                                 may_abstain)
             if role is not _CLAIM:
                 if role is _ABSTENTION:
+                    parts = self._hedged(whole)
+                    if parts:  # "I can't find that, but refunds are paid in cash.": each clause read alone
+                        exact = answer[start:end] == whole
+                        units[k:k] = [(start + a, start + b, whole[a:b], False) if exact else (start, end, whole[a:b], False)
+                                      for a, b in parts]
+                        continue
                     abstains = True
                 elif role is _YES_NO:
                     # "Yes." asserts nothing of its own: it goes with the claim after it (see below)
