@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping, Optional, Tuple
+from typing import Any, Callable, List, Literal, Mapping, Optional, Sequence, Tuple
 
 Label = Literal["supported", "contradicted", "unsupported"]
 
@@ -174,3 +174,41 @@ class Verdict:
             raise ValueError("a verdict without a label must carry an error")
         if self.label is not None and self.label not in VERDICTS:
             raise ValueError(f"verdict label {self.label!r} is not one of {', '.join(VERDICTS)}")
+
+
+#: Why a claim judged against no passage text is unsupported, whatever the judge.
+NO_PASSAGE_TEXT = "no passage text to check it against: nothing backs the claim"
+
+
+def has_passage_text(evidence: Evidence) -> bool:
+    """Whether some passage of the evidence holds text (the question is no evidence)."""
+    return any(p.text and not p.text.isspace() for p in evidence.passages)
+
+
+def without_passage_text(pairs: Sequence[Tuple[str, Evidence]],
+                         judge_batch: Callable[[Sequence[Tuple[str, Evidence]]], List[Verdict]]) -> Optional[List[Verdict]]:
+    """The verdicts on ``pairs`` when some claim has no passage text to be judged against (no
+    passage, or passages holding only white space): those claims are ``unsupported``, and
+    ``judge_batch`` judges the others, in order. ``None`` when every claim has passage text, for the
+    judge to go on as it does. Every judge calls it first: with nothing to read, a model's guess on
+    the question alone, or a claim's words found in the question, backs nothing.
+
+    >>> e = Evidence("How are refunds paid?", ())
+    >>> without_passage_text([("Refunds are paid in cash.", e)], lambda pairs: [])[0].label
+    'unsupported'
+    """
+    bare: List[int] = []
+    last, empty = None, False
+    for k, (_, evidence) in enumerate(pairs):
+        if evidence is not last:  # the claims of one case share one Evidence
+            last = evidence
+            empty = not has_passage_text(evidence)
+        if empty:
+            bare.append(k)
+    if not bare:
+        return None
+    skip = set(bare)
+    rest = [pair for k, pair in enumerate(pairs) if k not in skip]
+    judged = iter(judge_batch(rest) if rest else [])
+    unsupported = Verdict("unsupported", NO_PASSAGE_TEXT, 0.0)
+    return [unsupported if k in skip else next(judged) for k in range(len(pairs))]

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 from ..core.claims import split_sentences
-from ..core.records import Evidence, GroundlabError, Passage, Verdict  # noqa: F401 (Passage: the doctests)
+from ..core.records import Evidence, GroundlabError, Passage, Verdict, without_passage_text  # noqa: F401 (Passage: the doctests)
 
 #: The model's input: window and claim together, with the three special tokens.
 MAX_LENGTH = 256
@@ -394,6 +394,9 @@ class EntailJudge:
                 "max_length": self._model.max_length}
 
     def judge_batch(self, pairs: Sequence[Tuple[str, Evidence]]) -> List[Verdict]:
+        bare = without_passage_text(pairs, self.judge_batch)  # the model's guess on no words backs nothing
+        if bare is not None:
+            return bare
         model = self._model
         plans: List[Any] = []
         jobs: List[Tuple[str, str]] = []
