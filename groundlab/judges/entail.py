@@ -24,7 +24,9 @@ A claim is read so:
    (the model does not tell a contradiction from a missing fact); ``score`` is the probability.
    A claim so long that it leaves the evidence fewer than :data:`MIN_PREMISE` tokens is not cut:
    its verdict is an error saying so. A claim with no content word is ``supported`` (nothing to
-   check), as the signals judge has it.
+   check), as the signals judge has it; a claim with no passage text to read is ``unsupported``,
+   as for every judge (:func:`groundlab.records.without_passage_text`), never the model's guess on
+   no words.
 
 :func:`entailment_probabilities` gives the model's probabilities for ``(claim, evidence)`` pairs
 directly, for a cascade or as a feature of another model.
