@@ -8,6 +8,7 @@ needs (so that a sentence without any is not checked against them), a closing se
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Dict, List, Sequence, Tuple
 
@@ -150,20 +151,31 @@ def hedge_cuts(sentence: str, spans: Sequence[Tuple[int, int]]) -> Tuple[Tuple[i
     """
     if not spans:
         return ()
+    spans = sorted(spans)
+    starts = [a for a, _ in spans]
+    reach = []  # the furthest end of the spans up to each one: a turn inside any of them cuts nothing
+    furthest = -1
+    for _, e in spans:
+        furthest = max(furthest, e)
+        reach.append(furthest)
     cuts: List[Tuple[int, int]] = []  # (end of a clause, start of the next)
     opening = _CONCESSION.match(sentence)
-    first = min(spans)
     start = 0
-    if opening is not None and opening.end() <= first[0]:
+    conceded = None
+    if opening is not None and opening.end() <= spans[0][0]:
         # "Although I can't find the date, refunds ...": the conceding clause ends at the first comma after it
-        end = _CLAUSE_END.search(sentence, first[1])
+        end = _CLAUSE_END.search(sentence, spans[0][1])
         if end is not None and _WORD.search(sentence, end.end()):
             start = opening.end()
-            cuts.append((end.start(), end.end()))
+            conceded = end.span()
+            cuts.append(conceded)
     for turn in _TURN.finditer(sentence):
         a, b = turn.span()
-        if any(a < e and s < b for s, e in spans) or any(a < y and x < b for x, y in cuts):
-            continue  # inside a refusal's wording, or in a cut already made
+        before = bisect_left(starts, b) - 1  # the last span that starts before the turn ends
+        if before >= 0 and reach[before] > a:
+            continue  # inside a refusal's wording
+        if conceded is not None and a < conceded[1] and conceded[0] < b:
+            continue  # the conceding clause's comma, cut already
         cuts.append((a, b))
     if not cuts:
         return ()
@@ -174,8 +186,11 @@ def hedge_cuts(sentence: str, spans: Sequence[Tuple[int, int]]) -> Tuple[Tuple[i
             pieces.append((start, end))
         start = max(start, next_start)
     # a part that is only a refusal's opening ("Sorry", "Leider") goes with the part after it
-    while len(pieces) > 1 and _only_opening(sentence[pieces[0][0]:pieces[0][1]]):
-        pieces[0:2] = [(pieces[0][0], pieces[1][1])]
+    first = 0
+    while first + 1 < len(pieces) and _only_opening(sentence[pieces[first][0]:pieces[first][1]]):
+        first += 1
+    if first:
+        pieces = [(pieces[0][0], pieces[first][1])] + pieces[first + 1:]
     return tuple(pieces) if len(pieces) > 1 else ()
 
 
