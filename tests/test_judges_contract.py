@@ -71,6 +71,7 @@ BARE = [
     ("The credit analyst releases the order.", Evidence("Does the credit analyst release the order?",
                                                         (Passage("D1", "  \n\t"), Passage("D2", "")))),
     ("Refunds are paid.", Evidence("Are refunds paid?", ())),
+    ("Refunds are paid.", Evidence("Are refunds paid?", (Passage("D1", ". \u200b \u2014 ..."),))),
 ]
 
 

@@ -181,14 +181,18 @@ NO_PASSAGE_TEXT = "no passage text to check it against: nothing backs the claim"
 
 
 def has_passage_text(evidence: Evidence) -> bool:
-    """Whether some passage of the evidence holds text (the question is no evidence)."""
-    return any(p.text and not p.text.isspace() for p in evidence.passages)
+    """Whether some passage of the evidence holds text: a letter or digit, not white space, marks or
+    invisible characters alone (the question is no evidence)."""
+    return any(p.text and _HAS_TEXT.search(p.text) is not None for p in evidence.passages)
+
+
+_HAS_TEXT = re.compile(r"[^\W_]")
 
 
 def without_passage_text(pairs: Sequence[Tuple[str, Evidence]],
                          judge_batch: Callable[[Sequence[Tuple[str, Evidence]]], List[Verdict]]) -> Optional[List[Verdict]]:
     """The verdicts on ``pairs`` when some claim has no passage text to be judged against (no
-    passage, or passages holding only white space): those claims are ``unsupported``, and
+    passage, or passages holding no letter or digit): those claims are ``unsupported``, and
     ``judge_batch`` judges the others, in order. ``None`` when every claim has passage text, for the
     judge to go on as it does. Every judge calls it first: with nothing to read, a model's guess on
     the question alone, or a claim's words found in the question, backs nothing.
