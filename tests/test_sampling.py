@@ -368,3 +368,12 @@ def test_one_answer_left_to_label_is_one_answer(sample_cases):
     words = label_request_words(score_summary(ev))
     assert words.startswith("label the 1 answer still unlabeled (about 1 minute); 9 labeled so far; even with every "
                             "answer labeled the range stays about \u00b126 points")
+
+
+def test_a_sample_of_declined_answers_only_is_not_called_enough_labels():
+    from groundlab.labeling.sampling import SAMPLE_FIELD, label_progress
+
+    records = [{"id": f"a{k}", "labels": [], SAMPLE_FIELD: {"stratum": "abstained", "population": 3}} for k in range(3)]
+    progress = label_progress(records, lambda r: 0)
+    assert progress.drawn == 0 and not progress.enough
+    assert str(progress).startswith("no answer drawn holds a claim, so the labels give no hallucination rate")

@@ -251,6 +251,9 @@ class LabelProgress:
             head = (f"the hallucination rate of the log so far: {_pct(e.rate)} (95% range {_pct(e.low)}\u2013"
                     f"{_pct(e.high)}, \u00b1{100 * half:.0f} points) from {self.labeled} labeled of the "
                     f"{self.drawn} answers drawn")
+        if not self.drawn:
+            return ("no answer drawn holds a claim, so the labels give no hallucination rate of the log (an answer "
+                    "that declines is labeled for whether it could be answered only).")
         if self.enough:
             return f"{head}; that is within {points}: enough labels."
         if self.estimate is not None and self.labeled >= self.drawn:
