@@ -138,6 +138,11 @@ _CLAUSE_END = re.compile(r"[,;\uff0c\uff1b]\s*")
 _WORD = re.compile(r"\w")
 
 
+def may_turn(sentence: str) -> bool:
+    """Whether a sentence holds a word that turns to another clause ("but", "aber", ";" ...)."""
+    return _TURN.search(sentence) is not None
+
+
 def hedge_cuts(sentence: str, spans: Sequence[Tuple[int, int]]) -> Tuple[Tuple[int, int], ...]:
     """Where a sentence holding a refusal (its abstention wordings at ``spans``) turns to another
     clause: ``(start, end)`` of each clause, the turning words left out, or ``()`` when it is one
@@ -185,6 +190,8 @@ def hedge_cuts(sentence: str, spans: Sequence[Tuple[int, int]]) -> Tuple[Tuple[i
         if end > start and _WORD.search(sentence, start, end):
             pieces.append((start, end))
         start = max(start, next_start)
+    # a part of one word ("..., but maybe.") says nothing of its own: it goes with the part before it
+    pieces = _joined_words(sentence, pieces)
     # a part that is only a refusal's opening ("Sorry", "Leider") goes with the part after it
     first = 0
     while first + 1 < len(pieces) and _only_opening(sentence[pieces[first][0]:pieces[first][1]]):
@@ -192,6 +199,20 @@ def hedge_cuts(sentence: str, spans: Sequence[Tuple[int, int]]) -> Tuple[Tuple[i
     if first:
         pieces = [(pieces[0][0], pieces[first][1])] + pieces[first + 1:]
     return tuple(pieces) if len(pieces) > 1 else ()
+
+
+def _joined_words(sentence: str, pieces: List[Tuple[int, int]]) -> List[Tuple[int, int]]:
+    out: List[Tuple[int, int]] = []
+    for a, b in pieces:
+        if out and len(_WORDS.findall(sentence, a, b)) < 2 and not _CJK.search(sentence, a, b):
+            out[-1] = (out[-1][0], b)
+        else:
+            out.append((a, b))
+    return out
+
+
+_WORDS = re.compile(r"[^\W_]+(?:[-'\u2019][^\W_]+)*")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
 def _only_opening(piece: str) -> bool:
