@@ -447,6 +447,6 @@ def _score_text(s: Dict, r: Dict, source: str, undecided_checks: int = 0, answer
         tail.append(f"judge errors: {s['errors']} claims could not be judged and are left out of every rate")
     if undecided_checks:
         tail.append(f"citation checks undecided: {undecided_checks} cited claims (found supported with no "
-                    "retrieved passage named behind them, or their cited passages could not be judged) are left "
-                    "out of citation recall and precision")
+                    "retrieved passage named behind them, their cited passages could not be judged, or they need "
+                    "too many of them together to tell which) are left out of citation recall and precision")
     return "\n".join([head, "", table(rows), ""] + tail)

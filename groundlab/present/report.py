@@ -186,7 +186,8 @@ def report_parts(evaluation: Evaluation, penalty: float = 1.0, source: str = "",
                                 else "every citation check was left undecided." if undecided
                                 else "the answers cite no passage, so citation recall and precision do not apply.")
          + (f" {fmt.count(undecided, 'cited claim')} left out: the judge found them supported without naming a "
-            "passage behind them, or could not judge their cited passages." if undecided else "")),
+            "passage behind them, could not judge their cited passages, or they need too many of them together "
+            "to tell which." if undecided else "")),
     ]
     if comparison is not None:
         from ..measure.compare import compare_rows
