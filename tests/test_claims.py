@@ -455,6 +455,25 @@ def test_what_follows_the_turn_of_a_hedged_refusal_is_a_claim(example):
     assert "abstention" in [role for role, _ in ClaimSplitter().explain(sentence)]
 
 
+def test_every_turn_needs_one_of_its_triggers():
+    """may_turn looks for a turn only in a sentence holding one of the triggers: a turn none of
+    them covers would leave a cited hedge uncut."""
+    import re
+
+    from groundlab.core.abstentions import may_turn
+
+    for sentence, *_ in HEDGES.examples:
+        turns = [t for t in HEDGES.turns if re.search(t, sentence, re.IGNORECASE)]
+        assert turns and may_turn(sentence), sentence
+    words = ["but", "however", "though", "although", "nevertheless", "nonetheless", "that said", "having said that",
+             "still,", "aber", "jedoch", "allerdings", "dennoch", "trotzdem", ", doch", "mais", "cependant",
+             "toutefois", "pourtant", "néanmoins", "pero", "sin embargo", "no obstante", "aunque", ";", "\uff1b",
+             "但是", "不过", "可是", "然而", "，但"]
+    for word in words:
+        assert may_turn(f"I can't find that x {word} y z."), word
+    assert len(HEDGES.turns) == len(words)  # a word for every turn
+
+
 @pytest.mark.parametrize("sentence", HEDGES.near_misses)
 def test_a_turn_inside_a_refusal_or_before_nothing_stays_an_abstention(sentence):
     split = ClaimSplitter().split("c", sentence)

@@ -38,6 +38,8 @@ class Hedges:
     concessions: Tuple[str, ...]
     examples: Tuple[Tuple[str, ...], ...]
     near_misses: Tuple[str, ...]
+    #: Lower-case strings one of which every turn needs (a sentence without any has none).
+    triggers: Tuple[str, ...] = ()
 
 
 def _read_data() -> dict:
@@ -74,7 +76,8 @@ ABSTENTION_PHRASES, _TRIGGER_WORDS, _REFUSAL_OPENINGS, CLOSING_PHRASES = _read_a
 #: A refusal, then a claim in the same sentence ("I can't find that, but refunds are paid in cash."):
 #: where such a sentence is cut (:func:`hedge_cuts`).
 HEDGES = Hedges(tuple(_DATA["hedges"]["turns"]), tuple(_DATA["hedges"]["concessions"]),
-                tuple(tuple(e) for e in _DATA["hedges"]["examples"]), tuple(_DATA["hedges"]["near_misses"]))
+                tuple(tuple(e) for e in _DATA["hedges"]["examples"]), tuple(_DATA["hedges"]["near_misses"]),
+                tuple(_DATA["hedges"]["turn_triggers"]))
 del _DATA
 
 #: Ways an assistant says it cannot answer (regular expressions, matched case-insensitively).
@@ -140,7 +143,11 @@ _WORD = re.compile(r"\w")
 
 def may_turn(sentence: str) -> bool:
     """Whether a sentence holds a word that turns to another clause ("but", "aber", ";" ...)."""
-    return _TURN.search(sentence) is not None
+    lowered = sentence.lower()
+    for trigger in HEDGES.triggers:
+        if trigger in lowered:
+            return _TURN.search(sentence) is not None
+    return False
 
 
 def hedge_cuts(sentence: str, spans: Sequence[Tuple[int, int]]) -> Tuple[Tuple[int, int], ...]:

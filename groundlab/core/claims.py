@@ -374,9 +374,9 @@ class ClaimSplitter:
             self._builtin_re is not None and _has_trigger(text_of_claims.lower().replace("\u2019", "'")))
         closings: List[Tuple[int, int]] = []  # (claim index, role index) of closing sentences
         units = _sentences(text_of_claims, self.citation_re, self.language)
-        k = 0
-        while k < len(units):
-            start, end, whole, heading = units[k]
+        k = 0  # the position after the sentence being read: a hedged one's clauses are put there, and
+        # the loop, which reads the list as it goes, reads them next
+        for start, end, whole, heading in units:
             k += 1
             if heading:
                 if explain:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from operator import itemgetter
 from dataclasses import dataclass
 from typing import Any, Callable, List, Literal, Mapping, Optional, Sequence, Tuple
 
@@ -183,10 +184,15 @@ NO_PASSAGE_TEXT = "no passage text to check it against: nothing backs the claim"
 def has_passage_text(evidence: Evidence) -> bool:
     """Whether some passage of the evidence holds text: a letter or digit, not white space, marks or
     invisible characters alone (the question is no evidence)."""
-    return any(p.text and _HAS_TEXT.search(p.text) is not None for p in evidence.passages)
+    for p in evidence.passages:
+        text = p.text
+        if text and (text[0].isalnum() or _HAS_TEXT.search(text) is not None):
+            return True
+    return False
 
 
 _HAS_TEXT = re.compile(r"[^\W_]")
+_second = itemgetter(1)
 
 
 def without_passage_text(pairs: Sequence[Tuple[str, Evidence]],
@@ -201,16 +207,20 @@ def without_passage_text(pairs: Sequence[Tuple[str, Evidence]],
     >>> without_passage_text([("Refunds are paid in cash.", e)], lambda pairs: [])[0].label
     'unsupported'
     """
-    bare: List[int] = []
-    last, empty = None, False
-    for k, (_, evidence) in enumerate(pairs):
-        if evidence is not last:  # the claims of one case share one Evidence
-            last = evidence
-            empty = not has_passage_text(evidence)
-        if empty:
-            bare.append(k)
-    if not bare:
+    # The claims of one case share one Evidence: each is looked at once, in the judges' hot path.
+    evidences = list(map(_second, pairs))
+    empty = set()
+    search = _HAS_TEXT.search
+    for key, evidence in dict(zip(map(id, evidences), evidences)).items():
+        for passage in evidence.passages:  # has_passage_text, without a call per evidence
+            text = passage.text
+            if text and (text[0].isalnum() or search(text) is not None):
+                break
+        else:
+            empty.add(key)
+    if not empty:
         return None
+    bare = [k for k, evidence in enumerate(evidences) if id(evidence) in empty]
     skip = set(bare)
     rest = [pair for k, pair in enumerate(pairs) if k not in skip]
     judged = iter(judge_batch(rest) if rest else [])

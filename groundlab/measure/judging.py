@@ -46,7 +46,7 @@ def split_cases(cases: Sequence[Case], splitter: Optional[ClaimSplitter] = None,
             cites = [c for claim in split.claims for c in claim.cites]
             if cites:
                 ids = [p.id for p in case.retrieved]
-                known = set(ids)  # an answer may cite each of thousands of passages
+                known = set(ids) if len(ids) > 16 else ids  # an answer may cite each of thousands of passages
                 stray = [c for c in cites if c not in known]
                 aliases = positional_aliases(ids, stray) if stray else None
                 if aliases:
@@ -348,10 +348,10 @@ def relevant_citations(checker: Judge,
         pairs = []
         tested = []
         for k, text, cited, group, (question, classification) in groups:
-            left_out = set(group)
-            kept = tuple(p for p in cited if p.id not in left_out)
             if out[k] is None:
                 continue
+            left_out = set(group)
+            kept = tuple(p for p in cited if p.id not in left_out)
             budget[k] -= len(kept)
             if budget[k] < 0:
                 out[k] = None  # too many needed together to tell which within bounded work: undecided
