@@ -374,10 +374,7 @@ class ClaimSplitter:
             self._builtin_re is not None and _has_trigger(text_of_claims.lower().replace("\u2019", "'")))
         closings: List[Tuple[int, int]] = []  # (claim index, role index) of closing sentences
         units = _sentences(text_of_claims, self.citation_re, self.language)
-        k = 0  # the position after the sentence being read: a hedged one's clauses are put there, and
-        # the loop, which reads the list as it goes, reads them next
         for start, end, whole, heading in units:
-            k += 1
             if heading:
                 if explain:
                     roles.append(("heading", whole))
@@ -387,6 +384,9 @@ class ClaimSplitter:
             if role is not _CLAIM:
                 if role is _HEDGED:  # "I can't find that, but refunds are paid in cash.": each clause read alone
                     exact = answer[start:end] == whole
+                    # put right after this sentence (found by its offsets, which no other has), where the
+                    # loop, reading the list as it goes, reads them next
+                    k = units.index((start, end, whole, heading)) + 1
                     units[k:k] = [(start + a, start + b, whole[a:b], False) if exact else (start, end, whole[a:b], False)
                                   for a, b in cites]
                     continue
