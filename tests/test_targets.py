@@ -55,7 +55,7 @@ def test_a_missed_citation_target_fails_the_gate_the_report_says_it_misses(cli, 
     text = report.read_text(encoding="utf-8")
     assert "**Not ready:** it misses the target for citation accuracy." in text
     assert "| citation accuracy | \u2265 90% | 63% (12 of 19) | 41%\u201381% | \u2717 fail |" in text
-    assert "\u2717 1 of 2 met." in text
+    assert "\u2717 1 of 2 met, each" in text
 
 
 def test_a_finer_target_missed_is_in_the_reports_decision(cli, tmp_path):

@@ -369,9 +369,8 @@ def target_lines(evaluation: Evaluation, targets: "Targets", table: Any = None) 
         table = target_table(targets, evaluation.claims, evaluation.cases)
     met = int((table["status"] == "pass").sum())
     state = "good" if len(table) and met == len(table) else "bad" if len(table) else "none"
-    lines = [f"**Targets** from {code_span(targets.source)}, each met when the whole 95% range is on the right side "
-             f"of its limit (all answers: the hallucination rate; false abstention and citation accuracy: the panel's; "
-             f"the others: what the judge flags): {fmt.state_label(state)} {met} of {len(table)} met.", ""]
+    lines = [f"**Targets** from {code_span(targets.source)}: {fmt.state_label(state)} {met} of {len(table)} met, each "
+             f"when its whole 95% range is on the right side of its limit (?: the figure is, its range not yet).", ""]
     if table.empty:
         return lines
     lines += ["| target | limit | rate | 95% range | status |", "| --- | ---: | ---: | --- | --- |"]
@@ -386,7 +385,8 @@ def target_lines(evaluation: Evaluation, targets: "Targets", table: Any = None) 
         else:
             rate = f"{percent(row['rate'])} ({int(row['count'])} of {int(row['total'])})"
             span = f"{percent(row['low'])}\u2013{percent(row['high'])}"
-        status = "fail: more answers needed" if row["status"] == "fail" and row["state"] == "unsure" else row["status"]
+        # "? fail": within the target, its range not yet (the panel's "?"); "✗ fail": the figure misses it
+        status = row["status"]
         lines.append(f"| {markdown_text(row['target'])} | {limit_text(row)} | {rate} | {span} | "
                      f"{fmt.state_label(row['state'])} {status} |")
     return lines + [""]
