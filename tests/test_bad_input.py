@@ -373,7 +373,10 @@ def test_hostile_text_shows_as_text_in_every_page(cli, messages_stub, tmp_path):
     process = " ".join(PROCESS.split())
     assert f"process {process}" in _visible_text(rendered) and targets.name in _visible_text(rendered)
     page = _visible_text((folder / "report.html").read_text(encoding="utf-8"))
-    assert page.count(f"process {process}") == 2 and targets.name in page  # a row of each table
+    # a row of each table, and the decision that names the target it misses
+    assert page.count(f"process {process}") == 3 and targets.name in page
+    decision = page.split("Is the assistant ready to go live?", 1)[1].split(" cases judged", 1)[0]
+    assert f"process {process}" in decision and "Cannot tell yet" in decision
     notebook = _visible_text((folder / "03-risk-report.html").read_text(encoding="utf-8"))
     assert notebook.count(process) >= 2 and targets.name in notebook
     # the chart draws it as text, escaped in its SVG, never as markup or mathematics

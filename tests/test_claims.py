@@ -433,6 +433,94 @@ def test_sentences_that_state_a_fact_with_those_words_stay_claims(answer):
     assert not split.abstains and len(split.claims) == 1, answer
 
 
+# ---------------------------------------------------------------- a refusal, then a claim (hedges)
+
+from groundlab.claims import HEDGES  # noqa: E402
+
+
+def test_the_data_file_holds_hedges_in_several_languages():
+    assert len(HEDGES.examples) >= 10 and len(HEDGES.near_misses) >= 5
+    sentences = " ".join(e[0] for e in HEDGES.examples)
+    for word in ("but", "however", "aber", "mais", "pero", "但是", "Although"):
+        assert word in sentences, word
+
+
+@pytest.mark.parametrize("example", HEDGES.examples, ids=[e[0][:40] for e in HEDGES.examples])
+def test_what_follows_the_turn_of_a_hedged_refusal_is_a_claim(example):
+    sentence, *claims = example
+    split = ClaimSplitter().split("c", sentence)
+    assert split.abstains and [c.text for c in split.claims] == claims, sentence
+    for claim in split.claims:  # each claim knows where it is in the answer, as the guard needs
+        assert sentence[claim.span[0]:claim.span[1]].replace(" [D1]", "") == claim.text
+    assert "abstention" in [role for role, _ in ClaimSplitter().explain(sentence)]
+
+
+def test_every_turn_needs_one_of_its_triggers():
+    """may_turn looks for a turn only in a sentence holding one of the triggers: a turn none of
+    them covers would leave a cited hedge uncut."""
+    import re
+
+    from groundlab.core.abstentions import may_turn
+
+    for sentence, *_ in HEDGES.examples:
+        turns = [t for t in HEDGES.turns if re.search(t, sentence, re.IGNORECASE)]
+        assert turns and may_turn(sentence), sentence
+    words = ["but", "however", "though", "although", "nevertheless", "nonetheless", "that said", "having said that",
+             "still,", "aber", "jedoch", "allerdings", "dennoch", "trotzdem", ", doch", "mais", "cependant",
+             "toutefois", "pourtant", "néanmoins", "pero", "sin embargo", "no obstante", "aunque", ";", "\uff1b",
+             "但是", "不过", "可是", "然而", "，但"]
+    for word in words:
+        assert may_turn(f"I can't find that x {word} y z."), word
+    assert len(HEDGES.turns) == len(words)  # a word for every turn
+
+
+@pytest.mark.parametrize("sentence", HEDGES.near_misses)
+def test_a_turn_inside_a_refusal_or_before_nothing_stays_an_abstention(sentence):
+    split = ClaimSplitter().split("c", sentence)
+    assert split.abstains and split.claims == (), sentence
+
+
+def test_a_cited_hedge_keeps_its_citation_and_a_cited_refusal_stays_a_claim():
+    split = ClaimSplitter().split("c", "I can't find the deadline, but refunds are paid in cash [D1].")
+    assert split.abstains and [(c.text, c.cites) for c in split.claims] == [("refunds are paid in cash.", ("D1",))]
+    split = ClaimSplitter().split("c", "I can't find that [D1], but refunds are paid in cash.")
+    assert not split.abstains and [c.cites for c in split.claims] == [("D1",)]
+
+
+@pytest.mark.parametrize("answer", ["I can't find that in the notes.", "I'm not sure.",
+                                    "Dazu kann ich keine Angaben machen."])
+def test_a_pure_refusal_stays_an_abstention(answer):
+    split = ClaimSplitter().split("c", answer)
+    assert split.abstains and split.claims == ()
+
+
+def test_a_hedged_answer_is_answered_judged_counted_guarded_and_labeled():
+    """It was read as declined: no claim, never in the hallucination rate, passed untouched by the
+    guard, '(no claim to label)' on the sheet."""
+    import pandas as pd
+
+    import groundlab as gl
+    from groundlab.labeling import sheet_frame
+    from groundlab.records import Case, Passage
+
+    notes = (Passage("D1", "Refunds are paid by bank transfer within 5 days."),)
+    hedged = "I can't find that in the notes, but refunds can be paid in cash."
+    cases = [Case("h", "How are refunds paid?", notes, hedged, answerable=True, labels=("unsupported",)),
+             Case("r", "How are refunds paid?", notes, "I can't find that in the notes.", answerable=True)]
+    ev = gl.evaluate(cases, "rules")
+    rows = ev.cases.set_index("case_id")
+    assert rows.loc["h", "outcome"] == "wrong" and rows.loc["h", "claims"] == 1 and bool(rows.loc["h", "hallucinated"])
+    assert rows.loc["r", "outcome"] == "abstained" and pd.isna(rows.loc["r", "hallucinated"])
+    assert ev.claims["text"].tolist() == ["refunds can be paid in cash."]
+    from groundlab.summary import score_summary
+
+    assert score_summary(ev)["hallucination_rate"]["hallucinated"] == 1
+    result = gl.guard("How are refunds paid?", [{"id": "D1", "text": notes[0].text}], hedged, "rules", "hide")
+    assert "cash" not in result.text and result.text.startswith("I can't find that in the notes")
+    sheet = sheet_frame(cases, judge=None)
+    assert sheet["claim"].tolist()[0] == "refunds can be paid in cash."
+
+
 # ---------------------------------------------------------------- a bare yes or no
 
 RETURNS = "Returns are accepted within 30 days of delivery. After 30 days a laptop cannot be returned."

@@ -264,3 +264,18 @@ def test_line_separators_in_a_record_are_escaped_so_each_result_stays_one_line(c
     assert not any(c in out for c in "\u2028\u2029\x85") and "\\u2028" in out
     first, second = (json.loads(line) for line in out.splitlines())
     assert first["id"] == "s\u2028p" and "\u2029" in first["text"] and second["id"] == "a1"
+
+
+@pytest.mark.parametrize("judge", ["entail", "signals", "rules"])
+def test_the_guard_passes_no_claim_on_no_passage_text(cli, monkeypatch, judge):
+    """With no passage, or only empty ones, the entail judge found a short claim supported
+    ('entailment 0.59 on 0 words') and the guard let it through."""
+    records = [{"id": "none", "question": "How are refunds paid?", "retrieved": [],
+                "answer": "Refunds can be paid in cash."},
+               {"id": "empty", "question": "How are refunds paid?", "retrieved": [{"id": "D1", "text": " "}],
+                "answer": "Refunds are paid."}]
+    code, out, err = _run(cli, monkeypatch, b"".join(_line(r) for r in records), "--judge", judge, "--mode", "hide")
+    assert code == 0, err
+    for result in out:
+        assert result["changed"] and [c["verdict"] for c in result["claims"]] == ["unsupported"], result
+        assert "no passage text" in result["flagged"][0]["reason"]

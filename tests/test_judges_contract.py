@@ -61,3 +61,34 @@ def test_judge_contract(name, build):
     backwards = judge.judge_batch(PAIRS[::-1])
     assert [v.label for v in backwards[::-1]] == [v.label for v in verdicts]
     assert judge.judge_batch(PAIRS[2:3])[0].label == verdicts[2].label
+
+
+#: Claims with nothing to be judged against: no passage, an empty one, passages of white space only;
+#: the question holds every word of the last claim, and asserts nothing.
+BARE = [
+    ("Refunds can be paid in cash.", Evidence("How are refunds paid?", ())),
+    ("Refunds can be paid in cash.", Evidence("How are refunds paid?", (Passage("D1", ""),))),
+    ("The credit analyst releases the order.", Evidence("Does the credit analyst release the order?",
+                                                        (Passage("D1", "  \n\t"), Passage("D2", "")))),
+    ("Refunds are paid.", Evidence("Are refunds paid?", ())),
+    ("Refunds are paid.", Evidence("Are refunds paid?", (Passage("D1", ". \u200b \u2014 ..."),))),
+]
+
+
+@pytest.mark.parametrize("name", judge_names())
+def test_a_claim_with_no_passage_text_is_unsupported(name, build, request):
+    """A short claim was 'supported' on no evidence ('entailment 0.59 on 0 words'); a claim whose
+    words the question holds was supported by the question. Mixed among other pairs, in order."""
+    judge = build(name)
+    mixed = [PAIRS[0]] + BARE[:2] + [PAIRS[2]] + BARE[2:]
+    verdicts = judge.judge_batch(mixed)
+    assert len(verdicts) == len(mixed)
+    for k in (1, 2, 4, 5):
+        assert verdicts[k].label == "unsupported", (name, mixed[k], verdicts[k])
+    assert verdicts[0].label == judge.judge_batch(PAIRS[:1])[0].label  # the others judged as alone
+    assert [v.label for v in judge.judge_batch(BARE)] == ["unsupported"] * len(BARE)
+    if name in ("llm", "cascade"):  # nothing to send for a claim with nothing to read
+        stub = request.getfixturevalue("messages_stub")
+        before = len(stub.requests)
+        judge.judge_batch(BARE)
+        assert len(stub.requests) == before

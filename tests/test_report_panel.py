@@ -167,7 +167,7 @@ def test_pass_and_fail_carry_a_symbol_beside_their_colour(sample_cases, tmp_path
     ev = evaluate(sample_cases, "rules")
     targets = _targets(tmp_path, "max_rate = 0.9\n[kind]\ndate = 0.5\n")
     text = steering_report(ev, targets=targets)
-    assert "| kind date | 50% | 100% (2 of 2) | 34%\u2013100% | \u2717 fail |" in text
+    assert "| kind date | \u2264 50% | 100% (2 of 2) | 34%\u2013100% | \u2717 fail |" in text
     page = html_report(text)
     assert '<td class="bad">\u2717 fail</td>' in page and f"--bad: {fmt.STATE_COLOURS['bad']}" in page
     assert 'class="tile bad"' not in page or "\u2717" in page

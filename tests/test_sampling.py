@@ -337,3 +337,66 @@ def test_the_sample_and_the_labels_read_back_keep_a_line_separator_on_its_line(t
     import_labels(tmp_path / "sheet.csv", sample, tmp_path / "labeled.jsonl")
     labeled = (tmp_path / "labeled.jsonl").read_text(encoding="utf-8")
     assert "\u2028" not in labeled and len(labeled.splitlines()) == len(design)
+
+
+def _whole_log_labeled(tmp_path, sample_cases, every=True):
+    """The sample set drawn whole (every answered case) and labeled through the sheet."""
+    ev = evaluate(sample_cases, "rules")
+    design = stratified_sample(ev.cases, len(ev.cases), seed=0)
+    sample = write_sample(_log_without_labels(tmp_path), design, tmp_path / "sample.jsonl")
+    sheet = fill_labels(sheet_frame(load_cases(sample, NOTES)), sample_cases)
+    if not every:  # the first answer with a claim left unlabeled
+        first = sheet.index[sheet["claim_no"] != ""][0]
+        sheet.loc[sheet["case_id"] == sheet.loc[first, "case_id"], "label"] = ""
+    write_sheet(sheet, tmp_path / "sheet.csv")
+    return import_labels(tmp_path / "sheet.csv", sample, tmp_path / "labeled.jsonl", partial=not every)
+
+
+def test_a_small_log_fully_labeled_says_the_margin_it_reaches_not_enough_labels(tmp_path, sample_cases):
+    """Every answer of a 10-answer log labeled: ±26 points read 'that is within ±5 points: enough labels'."""
+    progress = _whole_log_labeled(tmp_path, sample_cases).progress
+    assert (progress.labeled, progress.drawn, progress.population) == (10, 10, 10)
+    assert not progress.enough and progress.more == 0
+    text = str(progress)
+    assert "enough labels" not in text and "within \u00b15 points" not in text
+    assert text.endswith("from 10 labeled of the 10 answers drawn; the log is fully labeled and the margin it "
+                         "reaches is \u00b126 points, not \u00b15 points: labeling more of this log cannot narrow it "
+                         "(only more answers can).")
+    # one answer short: labeling it is what is left, and it cannot reach ±5 points either
+    (tmp_path / "short").mkdir()
+    short = str(_whole_log_labeled(tmp_path / "short", sample_cases, every=False).progress)
+    assert "labeling the other 1 would narrow it to about \u00b126 points, not \u00b15 points" in short
+
+
+def test_every_drawn_answer_labeled_of_a_larger_log_asks_for_more_of_the_log():
+    from groundlab.labeling.sampling import LabelProgress
+    from groundlab.core.weighted import WeightedRate
+
+    e = WeightedRate(0.5, 0.24, 0.76, 10, 4000, 10.0)
+    assert "about 372 more answers of the log, drawn and labeled, would bring it within \u00b15 points" in str(
+        LabelProgress(e, "", 10, 10, 372, 0.05, True, 0.05, 4000))
+    assert "even the whole log of 30 labeled would narrow it only to about \u00b117 points" in str(
+        LabelProgress(e, "", 10, 10, 0, 0.05, False, 0.17, 30))
+    narrow = WeightedRate(0.5, 0.47, 0.53, 1000, 4000, 1000.0)
+    assert str(LabelProgress(narrow, "", 1000, 1000, 0, 0.05, True, 0.03, 4000)).endswith("enough labels.")
+
+
+def test_one_answer_left_to_label_is_one_answer(sample_cases):
+    from dataclasses import replace
+
+    from groundlab.present.headline import label_request_words
+    from groundlab.summary import score_summary
+
+    ev = evaluate([replace(c, labels=None) if c.id == "c01" else c for c in sample_cases], "signals")
+    words = label_request_words(score_summary(ev))
+    assert words.startswith("label the 1 answer still unlabeled (about 1 minute); 9 labeled so far; even with every "
+                            "answer labeled the range stays about \u00b126 points")
+
+
+def test_a_sample_of_declined_answers_only_is_not_called_enough_labels():
+    from groundlab.labeling.sampling import SAMPLE_FIELD, label_progress
+
+    records = [{"id": f"a{k}", "labels": [], SAMPLE_FIELD: {"stratum": "abstained", "population": 3}} for k in range(3)]
+    progress = label_progress(records, lambda r: 0)
+    assert progress.drawn == 0 and not progress.enough
+    assert str(progress).startswith("no answer drawn holds a claim, so the labels give no hallucination rate")

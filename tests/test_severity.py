@@ -356,8 +356,8 @@ def test_report_breaks_the_problems_down_and_checks_targets(tmp_path, ev):
         "| process order\\-to\\-cash | 0% | 0 of 2 answers | 0%\u201366% |",
         "| process procure\\-to\\-pay | 60% | 3 of 5 answers | 23%\u201388% |",
         "| process \\(no process\\) | 100% | 2 of 2 answers | 34%\u2013100% |", ""]
-    assert "\u2717 3 of 7 met." in text  # the symbol beside the colour, never colour alone
-    assert "| process order\\-to\\-cash | 20% | 0% (0 of 2) | 0%\u201366% | ? fail: more" in text
+    assert "\u2717 3 of 7 met, each" in text  # the symbol beside the colour, never colour alone
+    assert "| process order\\-to\\-cash | \u2264 20% | 0% (0 of 2) | 0%\u201366% | ? fail |" in text
     # per 100 answers, as everywhere: -29 over 12 answers
     assert ("weighted by what each wrong answer got wrong, \u2212242 per 100 answers (its heaviest wrong kind weighs "
             "id 2, date 3, others 1).") in text
@@ -365,7 +365,7 @@ def test_report_breaks_the_problems_down_and_checks_targets(tmp_path, ev):
     assert page.count("<table>") == 2 and "<script" not in page.lower()
     assert set(re.findall(r'href="([^"]*)"', page)) == {"#rests-on"}  # only the tiles' links down: nothing from the text
     assert "<td>process o2c | &lt;b&gt;x&lt;/b&gt; [y](javascript:z)</td>" in page  # one cell, shown as written
-    assert "<td>kind amount</td>\n<td style=\"text-align:right\">5%</td>" in page
+    assert "<td>kind amount</td>\n<td style=\"text-align:right\">\u2264 5%</td>" in page
     plain = steering_report(ev, 3)
     assert "**Targets**" not in plain and "weighted by" not in plain and "| kind id |" in plain
 
@@ -391,7 +391,7 @@ def test_score_report_carries_the_targets(cli, tmp_path, with_process):
     assert code == 1  # targets not met; the report is written all the same
     text = report.read_text(encoding="utf-8")
     assert "| process procure\\-to\\-pay | 60% | 3 of 5 answers | 23%\u201388% |" in text
-    assert "\u2717 3 of 7 met." in text and "| kind amount | 5% | n/a | \u2014 | \u2013 no data |" in text
+    assert "\u2717 3 of 7 met, each" in text and "| kind amount | \u2264 5% | n/a | \u2014 | \u2013 no data |" in text
     assert "risk-weighted score at penalty 3: \u221214 over 12 answers (\u2212117 per 100 answers)" in text
     assert "weighted by what each wrong answer got wrong, \u2212242 per 100 answers" in text
 

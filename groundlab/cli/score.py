@@ -88,7 +88,7 @@ def _score(args: argparse.Namespace) -> int:
     summary = score_summary(ev, penalty)
     failed, undecided = _gate(conditions, summary)
     breakdown = not args.json or args.breakdown or targets is not None
-    severity = _severity(ev, penalty, targets, judge, breakdown)
+    severity = _severity(ev, penalty, targets, judge, breakdown, summary)
     if args.report:
         write_report(Path(args.report), steering_report(ev, penalty, source, targets), force=args.force)
     if frames:
@@ -294,9 +294,10 @@ def _json_number(x):
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
 
 
-def _severity(ev, penalty: float, targets, judge, breakdown: bool = True) -> Dict:
-    """The severity figures of a run: the breakdown by kind and process, the targets table and the
-    weighted risk score (with ``targets``), and the cascade's report (with that judge)."""
+def _severity(ev, penalty: float, targets, judge, breakdown: bool = True, summary=None) -> Dict:
+    """The severity figures of a run: the breakdown by kind and process, the targets table (every
+    target of the file, on the figures of ``summary``, the run's) and the weighted risk score (with
+    ``targets``), and the cascade's report (with that judge)."""
     from ..core.metrics import hallucination_breakdown, weighted_risk_score
 
     frame = hallucination_breakdown(ev.claims, ev.cases) if breakdown else None
@@ -311,13 +312,12 @@ def _severity(ev, penalty: float, targets, judge, breakdown: bool = True) -> Dic
     if frame is None:
         out["by_kind"] = out["by_process"] = None
     if targets is not None:
-        from ..production.targets import target_table
+        from ..production.targets import target_summary, target_table
 
-        table = target_table(targets, ev.claims, ev.cases)
-        unmeasured = int((table["status"] == "not measured").sum())
-        failed = int((~table["status"].isin(["pass", "not measured"])).sum())
-        out["targets"] = {"file": targets.source, "met": failed + unmeasured == 0, "count": len(table),
-                          "failed": failed, "not_measured": unmeasured,
+        table = target_table(targets, ev.claims, ev.cases, summary)
+        counted = target_summary(table)
+        out["targets"] = {"file": targets.source, "met": counted["met"] == counted["count"], "count": counted["count"],
+                          "failed": counted["failed"], "not_measured": counted["not_measured"],
                           "rows": [{k: _json_number(v) for k, v in row.items()} for row in table.to_dict("records")]}
         out["weighted_risk_score"] = {"score": weighted_risk_score(ev.claims, ev.cases, targets.weights, penalty),
                                       "penalty": penalty, "weights": targets.weights}
@@ -330,6 +330,7 @@ def _severity(ev, penalty: float, targets, judge, breakdown: bool = True) -> Dic
 
 def _severity_text(severity: Dict, ev, penalty: float, targets_path) -> str:
     from ..core.stats import Rate
+    from ..production.targets import limit_text
 
     parts = ["", "", "flagged by the judge, by kind of claim (a claim counts under every kind it states) and by "
              "process:"]
@@ -342,17 +343,17 @@ def _severity_text(severity: Dict, ev, penalty: float, targets_path) -> str:
     parts.append(table(rows) if len(rows) > 1 else "no judged claims")
     t = severity.get("targets")
     if t is not None:
-        parts += ["", f"targets ({targets_path}): met when the upper end of the 95% range is at or below the maximum"]
-        rows = [["target", "max", "rate", "count", "95% range", "status", ""]]
+        parts += ["", f"targets ({targets_path}): met when the whole 95% range is on the right side of the limit"]
+        rows = [["target", "limit", "rate", "count", "95% range", "status", ""]]
         for r in t["rows"]:
-            if r["hallucinated"] is not None:
-                cells = rate_row(r["target"], Rate(r["hallucinated"], r["total"]), r["unit"], r["note"], r["note"])
+            if r["count"] is not None:
+                cells = rate_row(r["target"], Rate(r["count"], r["total"]), r["unit"], r["note"], r["note"])
             elif r["rate"] is None or r["rate"] != r["rate"]:  # not measured yet: no figure to show
                 cells = [r["target"], "n/a", "\u2014", "", r["note"]]
             else:  # people's rate weighed back from a labeled sample: a figure and its range, no count
                 cells = [r["target"], percent(r["rate"]), f"{r['total']} {r['unit']}",
                          f"{percent(r['low'])}\u2013{percent(r['high'])}", r["note"]]
-            rows.append([cells[0], percent(r["max_rate"])] + cells[1:4] + [r["status"], cells[4]])
+            rows.append([cells[0], limit_text(r)] + cells[1:4] + [r["status"], cells[4]])
         parts.append(table(rows, right=(1, 2)))
         met = t["count"] - t["failed"] - t["not_measured"]
         parts.append(f"targets met: {met} of {t['count']}"
@@ -448,6 +449,6 @@ def _score_text(s: Dict, r: Dict, source: str, undecided_checks: int = 0, answer
         tail.append(f"judge errors: {s['errors']} claims could not be judged and are left out of every rate")
     if undecided_checks:
         tail.append(f"citation checks undecided: {undecided_checks} cited claims (found supported with no "
-                    "retrieved passage named behind them, or their cited passages could not be judged) are left "
-                    "out of citation recall and precision")
+                    "retrieved passage named behind them, their cited passages could not be judged, or they need "
+                    "too many of them together to tell which) are left out of citation recall and precision")
     return "\n".join([head, "", table(rows), ""] + tail)

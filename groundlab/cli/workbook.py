@@ -411,6 +411,9 @@ def _run(args: argparse.Namespace) -> int:
     request = _label_request_line(summary, out, shown, command["cases"], command["passages"])
     if request:
         emit(request)
+    decided = _targets_line(judged_here.get("judged_file"), main, targets, summary)
+    if decided:
+        emit(decided)
     return 0
 
 
@@ -425,6 +428,34 @@ def _headline_line(s: Optional[Dict[str, Any]]) -> str:
     if not words.measured:  # the line after says what to label
         return f"hallucination rate: not measured yet (people's, by their labels); {flagged_words(s)}"
     return f"hallucination rate: {words.figure} ({words.how}; 95% range {words.range}); {flagged_words(s)}"
+
+
+def _targets_line(comparison, main: str, targets: str, summary: Optional[Dict[str, Any]]) -> str:
+    """How the run came out against its targets, in a line: the rows of the report's table
+    (:func:`groundlab.targets.target_table`, every key of the file), as ``score --targets`` counts
+    them."""
+    from ..core.records import visible
+    from ..production.targets import HEADLINE_ROWS, load_targets, target_summary, target_table
+
+    evaluation = getattr(comparison, "evaluations", {}).get(main) if comparison is not None else None
+    if not targets or evaluation is None or summary is None:
+        return ""
+    table = target_table(load_targets(targets), evaluation.claims, evaluation.cases, summary)
+    counted = target_summary(table)
+    rows = table.to_dict("records")
+
+    def names(state: str) -> str:
+        return ", ".join(HEADLINE_ROWS.get(r["target"], r["target"]) for r in rows if r["state"] == state)
+
+    line = f"targets ({targets}): {counted['met']} of {counted['count']} met"
+    missed, unsure, empty = names("bad"), names("unsure"), names("none")
+    if missed:
+        line += f"; missed: {missed}"
+    if unsure:
+        line += f"; not shown yet: {unsure}"
+    if empty:
+        line += f"; nothing to measure: {empty}"
+    return visible(line + " (report.md shows each).")
 
 
 def _run_summary(comparison, main: str, parameters: Dict[str, object]) -> Optional[Dict[str, Any]]:

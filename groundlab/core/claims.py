@@ -36,8 +36,8 @@ from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Patter
 
 # The sentences and citations, and the abstentions and closings, each in a room of its own; every
 # name this module had before them is named here too.
-from .abstentions import (ABSTENTION_PHRASES, CLOSING_PHRASES, DEFAULT_ABSTENTION_PHRASES,  # noqa: F401
-                          AbstentionPhrase, _has_trigger, is_closing, looks_like_refusal)
+from .abstentions import (ABSTENTION_PHRASES, CLOSING_PHRASES, DEFAULT_ABSTENTION_PHRASES, HEDGES,  # noqa: F401
+                          AbstentionPhrase, _has_trigger, hedge_cuts, is_closing, looks_like_refusal, may_turn)
 from .languages import CODES, language, sentencex_code
 from .premise import LEADING_ANSWER, bare_answer, fallback, premise  # noqa: F401
 from .records import Claim, GroundlabError
@@ -95,6 +95,8 @@ _ANSWER_EDGES = " \t*_\"'\u201c\u00a1\u00bf"
 
 #: The roles of an answer's sentences (:meth:`ClaimSplitter.explain`).
 _CLAIM, _ABSTENTION, _YES_NO, _NO_CLAIM, _SOURCES_ROLE = "claim", "abstention", "yes/no", "no claim", "sources"
+#: A sentence holding a refusal that turns to a claim, read clause by clause (never an explain role).
+_HEDGED = "hedged"
 #: How many sentences a splitter keeps read (:meth:`ClaimSplitter._read`).
 _SENTENCE_MEMO = 32768
 
@@ -229,6 +231,14 @@ class ClaimSplitter:
                 return True
         return self._extra_re is not None and self._extra_re.search(sentence) is not None
 
+    def _hedged(self, sentence: str) -> Tuple[Tuple[int, int], ...]:
+        """The clauses of an abstention sentence that turns to a claim ("I can't find that, but
+        refunds are paid in cash."), cut outside its abstention wordings (:func:`hedge_cuts`);
+        ``()`` when it is one clause."""
+        plain = sentence.replace("\u2019", "'")
+        spans = [m.span() for r in (self._builtin_re, self._extra_re) if r is not None for m in r.finditer(plain)]
+        return hedge_cuts(plain, spans)
+
     def citations(self, sentence: str) -> Tuple[str, ...]:
         """The passage ids a sentence cites, in order, without repeats."""
         groups = [m.group(m.lastindex) for m in self.citation_re.finditer(sentence) if m.lastindex]
@@ -343,9 +353,16 @@ class ClaimSplitter:
                     cites = tuple(dict.fromkeys(cites + named))
         if _FOOTNOTE_DEFINITION.match(whole):
             return _SOURCES_ROLE, (), whole, None  # "[^1]: Refund policy, KB-3" says where a footnote points, no fact
-        # A sentence that cites a passage asserts something; only one without is an abstention.
-        if not cites and may_abstain and self.is_abstention(whole):
-            return _ABSTENTION, cites, whole, None
+        # A sentence that cites a passage asserts something; only one without is an abstention. A
+        # refusal that turns to a claim ("I can't find that, but refunds are paid in cash [D1].") is
+        # read clause by clause, as long as no refusal of it cites a passage.
+        if may_abstain and (not cites or may_turn(whole)) and self.is_abstention(whole):
+            parts = self._hedged(whole)
+            if parts and (not cites or not any(self.citations(whole[a:b]) and self.is_abstention(whole[a:b])
+                                                 for a, b in parts)):
+                return _HEDGED, parts, whole, None
+            if not cites:
+                return _ABSTENTION, cites, whole, None
         initial = text.lstrip(_ANSWER_EDGES)[:1]
         if initial in _ANSWER_INITIALS:
             yes = bare_answer(text) if len(text) <= 64 else None
@@ -398,7 +415,8 @@ class ClaimSplitter:
         may_abstain = self._extra_re is not None or (
             self._builtin_re is not None and _has_trigger(text_of_claims.lower().replace("\u2019", "'")))
         closings: List[Tuple[int, int]] = []  # (claim index, role index) of closing sentences
-        for start, end, whole, heading in _sentences(text_of_claims, self.citation_re, self.language_of(text_of_claims)):
+        units = _sentences(text_of_claims, self.citation_re, self.language_of(text_of_claims))
+        for start, end, whole, heading in units:
             if heading:
                 if explain:
                     roles.append(("heading", whole))
@@ -406,6 +424,14 @@ class ClaimSplitter:
             role, cites, text, yes = self._read(whole, ids if ids is not None and "(" in whole else None,
                                                 may_abstain)
             if role is not _CLAIM:
+                if role is _HEDGED:  # "I can't find that, but refunds are paid in cash.": each clause read alone
+                    exact = answer[start:end] == whole
+                    # put right after this sentence (found by its offsets, which no other has), where the
+                    # loop, reading the list as it goes, reads them next
+                    k = units.index((start, end, whole, heading)) + 1
+                    units[k:k] = [(start + a, start + b, whole[a:b], False) if exact else (start, end, whole[a:b], False)
+                                  for a, b in cites]
+                    continue
                 if role is _ABSTENTION:
                     abstains = True
                 elif role is _YES_NO:

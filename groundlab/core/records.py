@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from operator import itemgetter
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping, Optional, Tuple
+from typing import Any, Callable, List, Literal, Mapping, Optional, Sequence, Tuple
 
 Label = Literal["supported", "contradicted", "unsupported"]
 
@@ -174,3 +175,54 @@ class Verdict:
             raise ValueError("a verdict without a label must carry an error")
         if self.label is not None and self.label not in VERDICTS:
             raise ValueError(f"verdict label {self.label!r} is not one of {', '.join(VERDICTS)}")
+
+
+#: Why a claim judged against no passage text is unsupported, whatever the judge.
+NO_PASSAGE_TEXT = "no passage text to check it against: nothing backs the claim"
+
+
+def has_passage_text(evidence: Evidence) -> bool:
+    """Whether some passage of the evidence holds text: a letter or digit, not white space, marks or
+    invisible characters alone (the question is no evidence)."""
+    for p in evidence.passages:
+        text = p.text
+        if text and (text[0].isalnum() or _HAS_TEXT.search(text) is not None):
+            return True
+    return False
+
+
+_HAS_TEXT = re.compile(r"[^\W_]")
+_second = itemgetter(1)
+
+
+def without_passage_text(pairs: Sequence[Tuple[str, Evidence]],
+                         judge_batch: Callable[[Sequence[Tuple[str, Evidence]]], List[Verdict]]) -> Optional[List[Verdict]]:
+    """The verdicts on ``pairs`` when some claim has no passage text to be judged against (no
+    passage, or passages holding no letter or digit): those claims are ``unsupported``, and
+    ``judge_batch`` judges the others, in order. ``None`` when every claim has passage text, for the
+    judge to go on as it does. Every judge calls it first: with nothing to read, a model's guess on
+    the question alone, or a claim's words found in the question, backs nothing.
+
+    >>> e = Evidence("How are refunds paid?", ())
+    >>> without_passage_text([("Refunds are paid in cash.", e)], lambda pairs: [])[0].label
+    'unsupported'
+    """
+    # The claims of one case share one Evidence: each is looked at once, in the judges' hot path.
+    evidences = list(map(_second, pairs))
+    empty = set()
+    search = _HAS_TEXT.search
+    for key, evidence in dict(zip(map(id, evidences), evidences)).items():
+        for passage in evidence.passages:  # has_passage_text, without a call per evidence
+            text = passage.text
+            if text and (text[0].isalnum() or search(text) is not None):
+                break
+        else:
+            empty.add(key)
+    if not empty:
+        return None
+    bare = [k for k, evidence in enumerate(evidences) if id(evidence) in empty]
+    skip = set(bare)
+    rest = [pair for k, pair in enumerate(pairs) if k not in skip]
+    judged = iter(judge_batch(rest) if rest else [])
+    unsupported = Verdict("unsupported", NO_PASSAGE_TEXT, 0.0)
+    return [unsupported if k in skip else next(judged) for k in range(len(pairs))]

@@ -24,7 +24,9 @@ A claim is read so:
    (the model does not tell a contradiction from a missing fact); ``score`` is the probability.
    A claim so long that it leaves the evidence fewer than :data:`MIN_PREMISE` tokens is not cut:
    its verdict is an error saying so. A claim with no content word is ``supported`` (nothing to
-   check), as the signals judge has it.
+   check), as the signals judge has it; a claim with no passage text to read is ``unsupported``,
+   as for every judge (:func:`groundlab.records.without_passage_text`), never the model's guess on
+   no words.
 
 :func:`entailment_probabilities` gives the model's probabilities for ``(claim, evidence)`` pairs
 directly, for a cascade or as a feature of another model.
@@ -40,7 +42,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 from ..core.claims import split_sentences
-from ..core.records import Evidence, GroundlabError, Passage, Verdict  # noqa: F401 (Passage: the doctests)
+from ..core.records import Evidence, GroundlabError, Passage, Verdict, without_passage_text  # noqa: F401 (Passage: the doctests)
 
 #: The model's input: window and claim together, with the three special tokens.
 MAX_LENGTH = 256
@@ -394,6 +396,9 @@ class EntailJudge:
                 "max_length": self._model.max_length}
 
     def judge_batch(self, pairs: Sequence[Tuple[str, Evidence]]) -> List[Verdict]:
+        bare = without_passage_text(pairs, self.judge_batch)  # the model's guess on no words backs nothing
+        if bare is not None:
+            return bare
         model = self._model
         plans: List[Any] = []
         jobs: List[Tuple[str, str]] = []

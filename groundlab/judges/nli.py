@@ -51,7 +51,7 @@ from types import SimpleNamespace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..core.claims import split_sentences
-from ..core.records import Evidence, GroundlabError, Verdict
+from ..core.records import Evidence, GroundlabError, Verdict, without_passage_text
 
 DEFAULT_MODEL = "cross-encoder/nli-deberta-v3-base"
 #: A claim that leaves its evidence fewer tokens than this of the model's input is not judged: the
@@ -186,6 +186,9 @@ class NLIJudge:
     # ------------------------------------------------------------ judging
 
     def judge_batch(self, pairs: Sequence[Tuple[str, Evidence]]) -> List[Verdict]:
+        bare = without_passage_text(pairs, self.judge_batch)  # the model's guess on no words backs nothing
+        if bare is not None:
+            return bare
         plans: List[List[int]] = []
         index: Dict[Tuple[str, str], int] = {}
         jobs: List[Tuple[str, str]] = []

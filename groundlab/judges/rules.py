@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Sequence, Tup
 
 from ..core.claims import CJK_CHARS, character_pairs, split_sentences
 from ..core.numbers import Mention, distinct, mentions
-from ..core.records import Evidence, Verdict
+from ..core.records import Evidence, Verdict, without_passage_text
 
 if TYPE_CHECKING:
     from ..core.arithmetic import Quantity
@@ -355,6 +355,9 @@ class LexicalJudge:
         self.threshold = threshold
 
     def judge_batch(self, pairs: Sequence[Tuple[str, Evidence]]) -> List[Verdict]:
+        bare = without_passage_text(pairs, self.judge_batch)  # the question alone backs nothing
+        if bare is not None:
+            return bare
         out = []
         last, context = None, None
         for text, evidence in pairs:

@@ -230,6 +230,15 @@ class LabelProgress:
     #: Whether labeling every drawn answer reaches the margin, and the half-width it is expected to reach.
     reachable: bool = True
     best: float = float("nan")
+    #: The answers of the log the sample was drawn from (with a claim): the drawn ones are all of
+    #: them when it equals ``drawn``.
+    population: int = 0
+
+    @property
+    def enough(self) -> bool:
+        """Whether the range the labels give is within ``±margin``: only then are the labels enough."""
+        e = self.estimate
+        return e is not None and (e.high - e.low) / 2 <= self.margin
 
     def __str__(self) -> str:
         points = f"\u00b1{100 * self.margin:g} points"
@@ -241,8 +250,25 @@ class LabelProgress:
             head = (f"the hallucination rate of the log so far: {_pct(e.rate)} (95% range {_pct(e.low)}\u2013"
                     f"{_pct(e.high)}, \u00b1{100 * half:.0f} points) from {self.labeled} labeled of the "
                     f"{self.drawn} answers drawn")
-        if not self.more:
+        if not self.drawn:
+            return ("no answer drawn holds a claim, so the labels give no hallucination rate of the log (an answer "
+                    "that declines is labeled for whether it could be answered only).")
+        if self.enough:
             return f"{head}; that is within {points}: enough labels."
+        if self.estimate is not None and self.labeled >= self.drawn:
+            reach = f"\u00b1{100 * half:.0f} points"
+            if self.population <= self.drawn:  # the sample is the whole log, and every answer is labeled
+                return (f"{head}; the log is fully labeled and the margin it reaches is {reach}, not {points}: "
+                        "labeling more of this log cannot narrow it (only more answers can).")
+            if not self.reachable:
+                return (f"{head}; every answer drawn is labeled, and even the whole log of {self.population} labeled "
+                        f"would narrow it only to about \u00b1{100 * self.best:.0f} points, not {points}.")
+            if self.more:
+                return (f"{head}; every answer drawn is labeled; about {self.more} more answers of the log, drawn and "
+                        f"labeled, would bring it within {points}.")
+        if not self.more:
+            return (f"{head}; the labels planned for are in, yet the range is wider than {points}: label more "
+                    "answers of the log ('groundlab run' draws the next ones).")
         if not self.reachable:
             return (f"{head}; labeling the other {self.more} would narrow it to about \u00b1{100 * self.best:.0f} points, "
                     f"not {points}: that needs more answers than the log holds.")
@@ -293,7 +319,7 @@ def label_progress(records, claims_of, margin: float = 0.05) -> Optional[LabelPr
     if not reachable:
         more = max(0, drawn - labeled)
     return LabelProgress(estimate, reason, labeled, drawn, more, margin, reachable,
-                         plan.expected_margin if plan else float("nan"))
+                         plan.expected_margin if plan else float("nan"), sum(sizes.values()))
 
 
 def design_table(design: pd.DataFrame) -> pd.DataFrame:

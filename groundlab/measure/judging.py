@@ -5,13 +5,14 @@ The loops over a run's cases, one process or several, are :mod:`groundlab.measur
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from functools import lru_cache
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..core.claims import ClaimSplitter, Split, positional_aliases, shorten
 from ..core.kinds import claim_kinds
-from ..core.records import Case, Claim, Evidence, InputError, Verdict
+from ..core.records import Case, Claim, Evidence, InputError, Passage, Verdict
 from ..judges import Judge, Pair
 from .evaluation import _EXTRA, _META, Columns
 
@@ -45,7 +46,8 @@ def split_cases(cases: Sequence[Case], splitter: Optional[ClaimSplitter] = None,
             cites = [c for claim in split.claims for c in claim.cites]
             if cites:
                 ids = [p.id for p in case.retrieved]
-                stray = [c for c in cites if c not in ids]
+                known = set(ids) if len(ids) > 16 else ids  # an answer may cite each of thousands of passages
+                stray = [c for c in cites if c not in known]
                 aliases = positional_aliases(ids, stray) if stray else None
                 if aliases:
                     split = resolve_aliases(split, aliases)
@@ -133,8 +135,11 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
     backed: List[Optional[bool]] = [False] * n
     relevant = [0] * n
     recall: Dict[int, Verdict] = {}
+    cited_of: Dict[int, Tuple[Passage, ...]] = {}
     cited_pairs: List[Pair] = []
     cited_at: List[int] = []
+    index: Dict[str, Tuple[Passage, ...]] = {}
+    indexed = None  # the case whose passages ``index`` holds by id
     for k, ((case, claim), verdict) in enumerate(zip(flat, verdicts)):
         if verdict.error:
             backed[k] = None  # undecided: not judged again, left out of citation recall
@@ -154,9 +159,12 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
                     backed[k] = True
                     relevant[k] = sum(1 for c in cites if c in support)
             continue
-        cited = tuple([p for p in case.retrieved if p.id in cites])
+        if case is not indexed:
+            indexed, index = case, _by_id(case)
+        cited = _cited(case, cites, index)
         if not cited:
             continue  # it cites only passages it was not given
+        cited_of[k] = cited
         if len(cited) == len(case.retrieved):
             recall[k] = verdict
         else:
@@ -168,9 +176,8 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
 
     # Step 2c: ALCE precision. A claim that passes recall with one citation has one relevant
     # citation; with several, a citation is relevant when it backs the claim alone, or the other
-    # citations without it do not.
-    precision_pairs: List[Pair] = []
-    precision_at: List[Tuple[int, int]] = []  # (claim, pair index of "alone"; "without" follows)
+    # citations without it do not (:func:`relevant_citations`).
+    several = []
     for k, verdict in recall.items():
         if verdict.error:
             backed[k] = None  # undecided: left out of citation recall
@@ -182,18 +189,12 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
         if len(claim.cites) == 1:
             relevant[k] = 1
             continue
-        by_id = {p.id: p for p in case.retrieved}
-        cites = [c for c in claim.cites if c in by_id]
-        for cite in cites:
-            precision_at.append((k, len(precision_pairs)))
-            precision_pairs.append((claim.text, Evidence(case.question, (by_id[cite],),
-                                                         classification=case.classification)))
-            others = tuple(p for p in case.retrieved if p.id in cites and p.id != cite)
-            precision_pairs.append((claim.text, Evidence(case.question, others, classification=case.classification)))
-    precision = judge_pairs(checker, precision_pairs)
-    for k, at in precision_at:
-        if precision[at].label == "supported" or precision[at + 1].label != "supported":
-            relevant[k] += 1
+        several.append((k, claim, case, cited_of[k]))
+    for k, count in relevant_citations(checker, several).items():
+        if count is None:
+            backed[k] = None  # undecided: left out of citation recall and precision, and counted
+        else:
+            relevant[k] += count
 
     # Step 3 (rows): one per claim, built column by column.
     cols["case_id"].extend([claim.case_id for _, claim in flat])
@@ -258,6 +259,118 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
         rows["cites_by_position"].append(bool(split.by_position))
         rows[_EXTRA].append((case.classification, case.origin,
                              next((v.held_back for v in verdicts[k - n:k] if v.held_back), None)))
+
+
+#: A claim citing more passages than this has its citations' precision checked in work that grows
+#: with their number times its logarithm, not with its square (:func:`relevant_citations`).
+EXACT_PRECISION = 8
+#: The passages the halving of one claim reads, at most, per citation and per halving step.
+HALVING_BUDGET = 16
+
+
+def _by_id(case: Case) -> Dict[str, Tuple[Passage, ...]]:
+    """A case's passages by id (an id given twice, both), for answers whose many claims each cite
+    one of many passages; empty for a case of few passages, read through directly."""
+    if len(case.retrieved) <= 16:
+        return {}
+    index: Dict[str, Tuple[Passage, ...]] = {}
+    for p in case.retrieved:
+        index[p.id] = index.get(p.id, ()) + (p,)
+    return index
+
+
+def _cited(case: Case, cites: Sequence[str], index: Mapping[str, Tuple[Passage, ...]]) -> Tuple[Passage, ...]:
+    """The passages of ``case`` a claim cites, in retrieval order (each passage met once)."""
+    if len(cites) == 1:
+        cite = cites[0]
+        if index:
+            return index.get(cite, ())
+        return tuple([p for p in case.retrieved if p.id == cite])
+    wanted = set(cites)
+    return tuple([p for p in case.retrieved if p.id in wanted])
+
+
+def relevant_citations(checker: Judge,
+                       claims: Sequence[Tuple[int, Claim, Case, Tuple[Passage, ...]]]) -> Dict[int, Optional[int]]:
+    """ALCE precision of claims that cite several passages and are backed by them together: for
+    each ``(k, claim, case, cited)``, how many of its citations are relevant. A citation is
+    relevant when its passage backs the claim alone, or the other cited passages without it do not.
+
+    A claim citing at most :data:`EXACT_PRECISION` passages is checked so, citation by citation:
+    one passage alone, then the others without it. One citing more (an answer citing each of its
+    3,000 passages) would need as many checks of all but one passage, work growing with the square
+    of its citations; it is checked in two steps instead, each judge call batched over the claims:
+
+    1. every cited passage alone, once (work growing with the citations);
+    2. when none backs the claim alone, which ones the others cannot do without, found by halves:
+       the claim against the cited passages without a group of them, and a group that leaves the
+       claim backed holds no relevant citation, so only a group that takes its support away is
+       split again (work growing with the citations times their logarithm, for each relevant one).
+
+    When one passage backs the claim alone, a citation whose passage does not is not relevant:
+    the other citations hold that passage. Both shortcuts read the judges as every judge of
+    groundlab's reads evidence, more passages never taking support away; below the limit, where
+    checking each citation costs little, nothing is assumed. The halving of one claim reads at most
+    :data:`HALVING_BUDGET` times its citations times their logarithm in passages: a claim that
+    needs so many of them together that this does not settle which (one stating a fact of each of
+    its thousands of passages) gets ``None``, its citations undecided (left out of citation recall
+    and precision, and counted), never a count the checks did not finish."""
+    out: Dict[int, Optional[int]] = {}
+    budget: Dict[int, int] = {}
+    pairs: List[Pair] = []
+    plans = []
+    for k, claim, case, cited in claims:
+        by_id = {p.id: p for p in cited}
+        cites = list(dict.fromkeys(c for c in claim.cites if c in by_id))
+        where = (case.question, case.classification)
+        start = len(pairs)
+        pairs.extend((claim.text, Evidence(case.question, (by_id[c],), classification=case.classification))
+                     for c in cites)
+        if len(cites) <= EXACT_PRECISION:
+            pairs.extend((claim.text, Evidence(case.question, tuple(p for p in cited if p.id != c),
+                                               classification=case.classification)) for c in cites)
+        plans.append((k, claim.text, cited, cites, where, start))
+    verdicts = judge_pairs(checker, pairs)
+    groups: List[Tuple[int, str, Tuple[Passage, ...], Tuple[str, ...], Tuple]] = []
+    for k, text, cited, cites, where, start in plans:
+        alone = [v.label == "supported" for v in verdicts[start:start + len(cites)]]
+        if len(cites) <= EXACT_PRECISION:
+            without = verdicts[start + len(cites):start + 2 * len(cites)]
+            out[k] = sum(1 for a, w in zip(alone, without) if a or w.label != "supported")
+        elif any(alone):
+            out[k] = sum(alone)
+        else:  # backed only together: which citations the others cannot do without
+            out[k] = 0
+            budget[k] = HALVING_BUDGET * len(cited) * max(1, math.ceil(math.log2(len(cited))))
+            half = len(cites) // 2
+            groups += [(k, text, cited, tuple(cites[:half]), where), (k, text, cited, tuple(cites[half:]), where)]
+    while groups:
+        pairs = []
+        tested = []
+        for k, text, cited, group, (question, classification) in groups:
+            if out[k] is None:
+                continue
+            left_out = set(group)
+            kept = tuple(p for p in cited if p.id not in left_out)
+            budget[k] -= len(kept)
+            if budget[k] < 0:
+                out[k] = None  # too many needed together to tell which within bounded work: undecided
+                continue
+            tested.append((k, text, cited, group, (question, classification)))
+            pairs.append((text, Evidence(question, kept, classification=classification)))
+        next_groups = []
+        for (k, text, cited, group, where), verdict in zip(tested, judge_pairs(checker, pairs)):
+            if verdict.label == "supported":
+                continue  # backed without the whole group: no citation of it is needed
+            if out[k] is None:
+                continue
+            if len(group) == 1:
+                out[k] += 1
+                continue
+            half = len(group) // 2
+            next_groups += [(k, text, cited, group[:half], where), (k, text, cited, group[half:], where)]
+        groups = next_groups
+    return out
 
 
 def judge_pairs(judge: Judge, pairs: Sequence[Pair]) -> List[Verdict]:

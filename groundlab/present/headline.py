@@ -88,7 +88,7 @@ def label_request_words(s: Mapping[str, Any], sheet: str = "") -> str:
         if not r["more"]:
             return f"{fmt.number(r['labeled'])} labeled answers reach the {points} the request asked for"
         if not r["reached"]:
-            return (f"label the {fmt.number(r['more'])} answers still unlabeled ({minutes}); "
+            return (f"label the {fmt.count(r['more'], 'answer')} still unlabeled ({minutes}); "
                     f"{fmt.number(r['labeled'])} labeled so far{where}; even with every answer labeled the range stays "
                     f"about \u00b1{_half(r)} points: more answers would narrow it")
         return (f"label {fmt.number(r['more'])} more of the answers drawn ({minutes}) for a range of {points}; "

@@ -60,22 +60,26 @@ class Tile:
 
 def _state_of_rate(rate: Optional[float], low: Optional[float], high: Optional[float], n: int,
                    target: Optional[float], direction: str, unit: str, margin: float = MARGIN,
-                   need: Optional[int] = None) -> tuple:
+                   need: Optional[int] = None, decided: Optional[str] = None) -> tuple:
     """``(state, words)`` of a headline: meets or misses its target, or not enough answers yet to
     say (with ``need``, the answers a ±``margin`` range needs, from the run's summary), or no target
-    set (the state is then ``none``: without a target a tile decides nothing)."""
+    set (the state is then ``none``: without a target a tile decides nothing). Against a target the
+    state is ``decided``, the state of its row in the targets table
+    (:func:`groundlab.targets.target_state`, the one place that decides it); without that row, the
+    same function decides here."""
     if rate is None or rate != rate or not n:
         return "none", f"not measured: no {fmt.plural(2, unit)} to count"
     more = f"not enough {fmt.plural(2, unit)} yet: you have {fmt.number(n)}; \u00b1{100 * margin:g} points needs " \
            f"{fmt.number(need)}"
     wide = (high - low) / 2 > margin
     if target is not None:
+        from ..production.targets import target_state
+
         bound = f"{'at most' if direction == 'max' else 'at least'} {fmt.percent(target, 1 if target * 100 % 1 else 0)}"
-        good = high <= target if direction == "max" else low >= target
-        bad = low > target if direction == "max" else high < target
-        if good:
+        state = decided or target_state(rate, low, high, n, target, direction).state
+        if state == "good":
             return "good", f"meets the target: {bound}"
-        if bad:
+        if state == "bad":
             return "bad", f"misses the target: {bound}"
         return "unsure", f"{more} to show it is {bound}"
     if wide and need:
@@ -84,16 +88,20 @@ def _state_of_rate(rate: Optional[float], low: Optional[float], high: Optional[f
 
 
 def decision_tiles(evaluation: Evaluation, targets: Optional["Targets"] = None, comparison: Any = None,
-                   margin: float = MARGIN, summary: Optional[Mapping[str, Any]] = None, sheet: str = "") -> List[Tile]:
+                   margin: float = MARGIN, summary: Optional[Mapping[str, Any]] = None, sheet: str = "",
+                   table: Any = None) -> List[Tile]:
     """The decision panel's tiles: the hallucination rate (people's: by their labels, or the
     judge's flags corrected by them; *not measured yet* without labels, with the labels that would
     settle it), false abstention, citation accuracy, how far the judge can be trusted, and with a
     ``comparison`` (:class:`groundlab.workbook.ConfigurationComparison`) the difference B − A.
-    Every figure comes from ``summary`` (:func:`groundlab.summary.score_summary`)."""
+    Every figure comes from ``summary`` (:func:`groundlab.summary.score_summary`); against
+    ``targets`` each headline's state is its row's in ``table`` (:func:`groundlab.targets.target_table`,
+    made here when not given), as ``score --targets`` decides it."""
     from .headline import agreement_words, flagged_words, hallucination_words, label_request_words
 
     s = summary if summary is not None else score_summary(evaluation, margin=margin)
     r = rates(evaluation)
+    decided = _row_states(evaluation, targets, s, table)
     tiles: List[Tile] = []
     words = hallucination_words(s)
     h = s["hallucination_rate"]
@@ -103,10 +111,11 @@ def decision_tiles(evaluation: Evaluation, targets: Optional["Targets"] = None, 
         detail = f"{words.how}; {flagged_words(s)}."
         if h["basis"] == "people":
             state, state_text = _state_of_rate(words.value, words.low, words.high, h["answered"], limit, "max", "answer",
-                                               margin, s["answers_needed"]["hallucination_rate"])
+                                               margin, s["answers_needed"]["hallucination_rate"],
+                                               decided.get("all answers"))
         else:
             state, state_text = _state_of_rate(words.value, words.low, words.high, h["answered"], limit, "max",
-                                               "answer", margin, None)
+                                               "answer", margin, None, decided.get("all answers"))
             request = s.get("label_request") or {}
             if state in ("none", "unsure") and request.get("more"):
                 more = label_request_words(s, sheet)
@@ -127,7 +136,7 @@ def decision_tiles(evaluation: Evaluation, targets: Optional["Targets"] = None, 
     limit = targets.max_false_abstention if targets is not None else None
     state, words_ = _state_of_rate(fa.rate if fa.total else None, *(fa.interval if fa.total else (None, None)),
                                    fa.total, limit, "max", "answerable question", margin,
-                                   s["answers_needed"]["false_abstention"])
+                                   s["answers_needed"]["false_abstention"], decided.get("false abstention"))
     tiles.append(Tile("false_abstention", "False abstention", fmt.percent(fa.rate) if fa.total else fmt.MISSING,
                       state, words_,
                       (f"declined {fa.count} of {fmt.count(fa.total, 'question')} the passages could answer."
@@ -140,7 +149,7 @@ def decision_tiles(evaluation: Evaluation, targets: Optional["Targets"] = None, 
     limit = targets.min_citation_accuracy if targets is not None else None
     if cp.total:
         state, words_ = _state_of_rate(cp.rate, *cp.interval, cp.total, limit, "min", "citation", margin,
-                                       s["answers_needed"]["citation_precision"])
+                                       s["answers_needed"]["citation_precision"], decided.get("citation accuracy"))
         tiles.append(Tile("citations", "Citation accuracy", fmt.percent(cp.rate), state, words_,
                           f"{cp.count} of {fmt.count(cp.total, 'citation')} point at a passage that backs the claim.",
                           cp.rate, *cp.interval, limit,
@@ -151,7 +160,8 @@ def decision_tiles(evaluation: Evaluation, targets: Optional["Targets"] = None, 
                           "not measured: every citation check was left undecided" if undecided else
                           "not measured: the answers cite no passage",
                           f"{fmt.count(undecided, 'cited claim')} left undecided." if undecided else
-                          "no answer cites a passage."))
+                          "no answer cites a passage.", target=limit,
+                          target_text=f"target at least {fmt.percent(limit)}" if limit is not None else ""))
 
     a = agree_summary(evaluation)
     if a["agreement"]["claims"]:
@@ -174,27 +184,55 @@ def decision_tiles(evaluation: Evaluation, targets: Optional["Targets"] = None, 
     return tiles
 
 
-def decision_line(tiles: Sequence[Tile], targets: Optional["Targets"], summary: Mapping[str, Any]) -> str:
+def _row_states(evaluation: Evaluation, targets: Optional["Targets"], summary: Mapping[str, Any],
+                table: Any = None) -> dict:
+    """The state of each headline's target, by its row's name (``all answers``, ``false
+    abstention``, ``citation accuracy``), from the targets table."""
+    if targets is None:
+        return {}
+    if table is None:
+        from ..production.targets import target_table
+
+        table = target_table(targets, evaluation.claims, evaluation.cases, summary)
+    return dict(zip(table["target"], table["state"]))
+
+
+def decision_line(tiles: Sequence[Tile], targets: Optional["Targets"], summary: Mapping[str, Any],
+                  table: Any = None) -> str:
     """The panel's first line: without targets, how to set them; with them, the decision: meets
-    every target, misses one (which), or cannot tell yet (what it needs)."""
+    every target, misses one (which), or cannot tell yet (what it needs). With ``table`` (the
+    targets table, :func:`groundlab.targets.target_table`) every target of the file decides, the
+    finer ones by kind and process too, as ``score --targets`` exits on them; without it, the
+    headlines' tiles."""
+    from ..production.targets import HEADLINE_ROWS
     from .headline import label_request_words
 
-    if targets is None or not any(t.target is not None and t.scale == "rate" for t in tiles):
+    if table is not None and targets is not None:
+        judged = [(HEADLINE_ROWS.get(row["target"]) or markdown_text(row["target"]), row["state"], row["status"])
+                  for row in table.to_dict("records")]  # a process is named as the cases write it: escaped
+    else:
+        judged = [(t.title.lower(), t.state, "" if t.value is not None else "no data") for t in tiles
+                  if t.target is not None and t.scale == "rate"]
+    if targets is None or not judged:
         return ("No targets are set, so no tile can say whether the assistant is ready: write a targets file "
                 "(`groundlab targets targets.toml` writes a starter to edit) and run again with "
                 "`--targets targets.toml`.")
-    judged = [t for t in tiles if t.target is not None and t.scale == "rate"]
-    missed = [t.title.lower() for t in judged if t.state == "bad"]
+    missed = [name for name, state, _ in judged if state == "bad"]
     if missed:
         return f"**Not ready:** it misses the target for {_and(missed)}."
-    if summary["hallucination_rate"]["rate"] is None and any(t.key == "hallucination" for t in judged):
+    if summary["hallucination_rate"]["rate"] is None and any(name == "hallucination rate" for name, _, _ in judged):
         return (f"**Cannot tell yet:** the hallucination rate is not measured; {label_request_words(summary)}.")
-    unsure = [t for t in judged if t.state != "good"]
+    empty = [name for name, state, status in judged if status == "no data"]
+    if empty:
+        one = len(empty) == 1
+        return (f"**Cannot tell yet:** nothing measures {_and(empty)}, so {'its target is' if one else 'their targets are'} "
+                "not shown to be met (the targets table says what is missing).")
+    unsure = [name for name, state, _ in judged if state != "good"]
     if unsure:
         one = len(unsure) == 1
-        return (f"**Cannot tell yet:** {_and([t.title.lower() for t in unsure])} need{'s' if one else ''} more "
+        return (f"**Cannot tell yet:** {_and(unsure)} need{'s' if one else ''} more "
                 f"answers to show {'its target' if one else 'their targets'}.")
-    return f"**Ready by these targets:** it meets every one ({_and([t.title.lower() for t in judged])})."
+    return f"**Ready by these targets:** it meets every one ({_and([name for name, _, _ in judged])})."
 
 
 def _and(items: Sequence[str]) -> str:

@@ -140,9 +140,14 @@ def report_parts(evaluation: Evaluation, penalty: float = 1.0, source: str = "",
     r = rates(evaluation)
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     flagged = s["contradicted"] + s["unsupported"]
+    table = None
+    if targets is not None:  # one table of targets: the panel, the decision and the pass/fail rows read it
+        from ..production.targets import target_table
+
+        table = target_table(targets, evaluation.claims, evaluation.cases, s)
     tiles = [_linked(t, claims_page) for t in decision_tiles(evaluation, targets, comparison, margin, summary=s,
-                                                             sheet=sheet)]
-    subtitle = (f"Is the assistant ready to go live? {decision_line(tiles, targets, s)} "
+                                                             sheet=sheet, table=table)]
+    subtitle = (f"Is the assistant ready to go live? {decision_line(tiles, targets, s, table)} "
                 f"{fmt.count(s['cases'], 'case')} judged by the {markdown_text(s['judge'])} judge.")
     details = [headline_line(s, sheet),
                f"- **Severity:** the judge found {s['contradicted']} contradicted and {s['unsupported']} unsupported of "
@@ -189,7 +194,8 @@ def report_parts(evaluation: Evaluation, penalty: float = 1.0, source: str = "",
                                 else "every citation check was left undecided." if undecided
                                 else "the answers cite no passage, so citation recall and precision do not apply.")
          + (f" {fmt.count(undecided, 'cited claim')} left out: the judge found them supported without naming a "
-            "passage behind them, or could not judge their cited passages." if undecided else "")),
+            "passage behind them, could not judge their cited passages, or they need too many of them together "
+            "to tell which." if undecided else "")),
     ]
     if comparison is not None:
         from ..measure.compare import compare_rows
@@ -207,7 +213,7 @@ def report_parts(evaluation: Evaluation, penalty: float = 1.0, source: str = "",
     details.append("")
     tables = [breakdown_lines(evaluation, claims_page)]
     if targets is not None:
-        tables.append(target_lines(evaluation, targets))
+        tables.append(target_lines(evaluation, targets, table))
     # -- the platform's metric (an SAP AI Core evaluation's rating), only when the cases carry one:
     #    present/platform.py writes the section; nothing changes for other cases.
     from .platform import report_lines as platform_lines
@@ -361,43 +367,37 @@ def _cases_behind(evaluation: Evaluation, frame) -> dict:
     return out
 
 
-def target_lines(evaluation: Evaluation, targets: "Targets") -> List[str]:
-    """The report's pass/fail table against ``targets``: one row per target, judged on the upper
-    end of the rate's 95% range (:func:`groundlab.targets.target_table`)."""
-    from ..production.targets import target_table
+def target_lines(evaluation: Evaluation, targets: "Targets", table: Any = None) -> List[str]:
+    """The report's pass/fail table against ``targets``: one row per target, met when the whole
+    95% range of its figure is on the right side of it, each row's state as
+    :func:`groundlab.targets.target_table` decides it (``table``, made here when not given)."""
+    from ..production.targets import limit_text, target_table
 
-    table = target_table(targets, evaluation.claims, evaluation.cases)
+    if table is None:
+        table = target_table(targets, evaluation.claims, evaluation.cases)
     met = int((table["status"] == "pass").sum())
     state = "good" if len(table) and met == len(table) else "bad" if len(table) else "none"
-    lines = [f"**Targets** from {code_span(targets.source)}, each met when the whole 95% range is at or below its "
-             f"maximum (all answers: the hallucination rate; the others: what the judge flags): "
-             f"{fmt.state_label(state)} {met} of {len(table)} met.", ""]
+    lines = [f"**Targets** from {code_span(targets.source)}: {fmt.state_label(state)} {met} of {len(table)} met, each "
+             f"when its whole 95% range is on the right side of its limit (?: the figure is, its range not yet).", ""]
     if table.empty:
         return lines
-    lines += ["| target | max | rate | 95% range | status |", "| --- | ---: | ---: | --- | --- |"]
-    for row in table.itertuples():
-        if row.status == "not measured":
+    lines += ["| target | limit | rate | 95% range | status |", "| --- | ---: | ---: | --- | --- |"]
+    for row in table.to_dict("records"):
+        if row["status"] == "not measured":
             rate, span = "not measured yet", "\u2014"
-        elif row.total and (row.hallucinated is None or row.hallucinated != row.hallucinated):
-            rate = f"{percent(row.rate)} (corrected)"  # people's, weighed from their labels on some answers
-            span = f"{percent(row.low)}\u2013{percent(row.high)}"
-        elif row.total:
-            rate = f"{percent(row.rate)} ({row.hallucinated} of {row.total})"
-            span = f"{percent(row.low)}\u2013{percent(row.high)}"
-        else:
+        elif row["status"] == "no data":
             rate, span = "n/a", "\u2014"
-        status = ("fail: more answers needed" if row.status == "fail" and row.rate <= row.max_rate
-                  else str(row.status))
-        state = {"pass": "good", "no data": "none", "not measured": "unsure"}.get(str(row.status),
-                                                        "unsure" if status.endswith("needed") else "bad")
-        status = f"{fmt.state_label(state)} {status}"
-        lines.append(f"| {markdown_text(row.target)} | {_max(row.max_rate)} | {rate} | {span} | {status} |")
+        elif row["count"] is None or row["count"] != row["count"]:
+            rate = f"{percent(row['rate'])} (corrected)"  # people's, weighed from their labels on some answers
+            span = f"{percent(row['low'])}\u2013{percent(row['high'])}"
+        else:
+            rate = f"{percent(row['rate'])} ({int(row['count'])} of {int(row['total'])})"
+            span = f"{percent(row['low'])}\u2013{percent(row['high'])}"
+        # "? fail": within the target, its range not yet (the panel's "?"); "✗ fail": the figure misses it
+        status = row["status"]
+        lines.append(f"| {markdown_text(row['target'])} | {limit_text(row)} | {rate} | {span} | "
+                     f"{fmt.state_label(row['state'])} {status} |")
     return lines + [""]
-
-
-def _max(rate: float) -> str:
-    """A target's maximum as written: 2.5% stays 2.5%."""
-    return f"{100 * rate:.4g}%"
 
 
 def _weighted_score(evaluation: Evaluation, penalty: float, targets: "Targets", answers: int) -> str:

@@ -378,7 +378,7 @@ class TargetCheck:
     def sentences(self) -> List[str]:
         named = ", ".join(f"{kind} {fmt.weight(weight)}" for kind, weight in self.weights.items())
         state = "good" if len(self.table) and self.met == len(self.table) else "bad" if len(self.table) else "none"
-        return [f"Targets from {self.source}, each met when the whole 95% range is at or below its maximum: "
+        return [f"Targets from {self.source}, each met when the whole 95% range is on the right side of its limit: "
                 f"{fmt.state_label(state)} {self.met} of {len(self.table)} met.",
                 f"Weighted risk score {fmt.per_100(self.weighted, self.answers)} beside the plain "
                 f"{fmt.per_100(self.plain, self.answers)} at penalty {fmt.weight(self.penalty)}: a wrong answer weighs "
@@ -389,22 +389,16 @@ class TargetCheck:
         text = "".join(f"<p>{_escape(line)}</p>" for line in self.sentences())
         if self.table.empty:
             return text
-        shown = self.table[["target", "max_rate", "hallucinated", "total", "rate", "low", "high", "status", "note"]]
-        shown = shown.assign(status=[f"{fmt.state_label(_target_state(st, n))} {st}"
-                                     for st, n in zip(shown["status"], shown["note"])])
-        return text + table(shown.rename(columns={"max_rate": "max"}),
-                            percents=("max", "rate", "low", "high"))._repr_html_()
+        from ..production.targets import limit_text
+
+        shown = self.table[["target", "count", "total", "rate", "low", "high", "status", "note"]]
+        shown = shown.assign(status=[f"{fmt.state_label(state)} {st}"
+                                     for st, state in zip(self.table["status"], self.table["state"])])
+        shown.insert(1, "limit", [limit_text(row) for row in self.table.to_dict("records")])
+        return text + table(shown, percents=("rate", "low", "high"))._repr_html_()
 
     def __repr__(self) -> str:
         return "\n".join(self.sentences())
-
-
-def _target_state(status: str, note: Any) -> str:
-    if status == "pass":
-        return "good"
-    if status == "no data":
-        return "none"
-    return "unsure" if isinstance(note, str) and "more answers" in note else "bad"
 
 
 def check_targets(evaluation: Evaluation, targets: Union[PathLike, "Targets", None], penalty: float = 1.0):

@@ -25,11 +25,14 @@ the weighted risk score (:func:`groundlab.metrics.weighted_risk_score`)::
     max_false_abstention = 0.10   # the decision panel: answerable questions declined, at most
     min_citation_accuracy = 0.90  # the decision panel: citations that back their claim, at least
 
-A target is **met** when the upper end of the rate's Wilson 95% range is at or below it: the
-test set must show, not merely suggest, that the rate is low enough. A rate within the target
-whose range reaches above it fails with a note that more answers are needed; a target with
-nothing to measure (no claim of that kind, no answer of that process) has ``no data`` and is not
-met either. Rates are the rows of :func:`groundlab.metrics.hallucination_breakdown`.
+Every key is a row of :func:`target_table`, whose state :func:`target_state` decides, the one
+place the terminal, the exit status, ``score --json`` and the report read it from. A target is
+**met** when the whole Wilson 95% range of its figure is on the right side of it (at or below a
+maximum, at or above the minimum of citation accuracy): the test set must show, not merely
+suggest, that the figure is good enough. A figure within the target whose range reaches across it
+fails with a note that more answers are needed; a target with nothing to measure (no claim of that
+kind, no answer of that process, no citation) has ``no data`` and is not met either. The finer
+rates are the rows of :func:`groundlab.metrics.hallucination_breakdown`.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Mapping, Optional, Tuple, Union
 
 import pandas as pd
 
@@ -86,8 +89,8 @@ min_citation_accuracy = 0.90
 
 KEYS = ("max_rate", "kind", "process", "target", "weights", "max_false_abstention", "min_citation_accuracy")
 
-TABLE_COLUMNS = ["target", "process", "kind", "unit", "max_rate", "hallucinated", "total", "rate", "low", "high",
-                 "status", "note"]
+TABLE_COLUMNS = ["target", "process", "kind", "unit", "max_rate", "min_rate", "count", "hallucinated", "total", "rate",
+                 "low", "high", "status", "state", "note"]
 
 
 @dataclass(frozen=True)
@@ -106,7 +109,9 @@ class Targets:
 
     @property
     def count(self) -> int:
-        return (self.overall is not None) + len(self.kind) + len(self.process) + len(self.process_kind)
+        """How many targets the file sets: a row of :func:`target_table` each."""
+        return ((self.overall is not None) + (self.max_false_abstention is not None)
+                + (self.min_citation_accuracy is not None) + len(self.kind) + len(self.process) + len(self.process_kind))
 
 
 def read_targets(targets: Union[PathLike, "Targets", None]) -> Optional["Targets"]:
@@ -155,6 +160,9 @@ def load_targets(path: PathLike) -> Targets:
                          "max_rate.")
     for k, entry in enumerate(entries, 1):
         where = f"[[target]] number {k}"
+        for key in entry:
+            if key != "max_rate":
+                _not_misplaced(key, where, name)
         extra = [key for key in entry if key not in ("process", "kind", "max_rate")]
         missing = [key for key in ("process", "kind", "max_rate") if key not in entry]
         if extra or missing:
@@ -192,7 +200,20 @@ def _table(data: dict, key: str, name: str) -> dict:
     if not isinstance(value, dict):
         raise InputError(f"{name}: {key} must be a table, written [{key}] with one line per entry, not "
                          f"{_show(value)}.")
+    for entry in value:
+        _not_misplaced(entry, f"[{key}]", name)
     return value
+
+
+def _not_misplaced(entry: object, table: str, name: str) -> None:
+    """A key of the file's top written below a table header belongs, in TOML, to that table: a
+    ``max_false_abstention`` after ``[process]`` would be a process of that name, checked on nothing."""
+    if entry in _TOP_KEYS:
+        raise InputError(f"{name}: {entry} is written under {table}, and TOML reads every line after a table "
+                         f"header as part of that table; move {entry} above the first table of the file.")
+
+
+_TOP_KEYS = ("max_rate", "max_false_abstention", "min_citation_accuracy")
 
 
 def _known_kind(kind: object, name: str, key: str) -> bool:
@@ -220,60 +241,152 @@ def _quoted(key: str) -> str:
     return key if key.replace("-", "").replace("_", "").isalnum() else f'"{key}"'
 
 
-def target_table(targets: Targets, claims: pd.DataFrame, cases: pd.DataFrame) -> pd.DataFrame:
-    """One row per target: what it measures, its maximum, the rate with its count and Wilson 95%
-    range, ``status`` (``pass``, ``fail``, ``no data`` or ``not measured``) and a ``note`` saying
-    why (columns :data:`TABLE_COLUMNS`). Pass means the upper end of the range is at or below the
-    maximum.
+@dataclass(frozen=True)
+class TargetState:
+    """Where a figure stands against its target, decided in one place (:func:`target_state`) for
+    the terminal, the exit status, ``score --json``, the report's panel, its decision and its table:
+    ``status`` (``pass``, ``fail``, ``no data``, ``not measured``), ``state`` (the panel's
+    ``good``, ``bad``, ``unsure`` or ``none``) and a ``note`` in words."""
+
+    status: str
+    state: str
+    note: str
+
+    @property
+    def met(self) -> bool:
+        return self.status == "pass"
+
+
+def target_state(rate: Optional[float], low: Optional[float], high: Optional[float], total: int, limit: float,
+                 bound: str = "max", *, unit: str = "answers", nothing: str = "nothing to measure") -> TargetState:
+    """The state of a figure (``rate`` with its 95% range ``low``-``high`` over ``total``) against
+    ``limit``, a maximum (``bound="max"``) or a minimum (``"min"``). Met (``pass``) when the whole
+    range is on the right side of the limit; missed (``fail``, ``bad``) when the figure itself is on
+    the wrong side; ``fail`` and ``unsure`` when the figure is within but its range reaches across,
+    so that more ``unit`` are needed to show it; ``no data`` (``none``) with nothing to measure
+    (``nothing`` says what is missing), which is not met either.
+
+    >>> target_state(0.5, 0.24, 0.76, 10, 0.7).note
+    'the rate is within the target but its range reaches above it: more answers are needed to show it'
+    >>> target_state(0.95, 0.9, 0.98, 200, 0.9, "min").status
+    'pass'
+    """
+    if bound not in ("max", "min"):
+        raise ValueError(f"bound must be 'max' or 'min', not {bound!r}")
+    if not total or rate is None or rate != rate or low is None or high is None:
+        return TargetState("no data", "none", f"{nothing}: nothing shows the target is met")
+    if bound == "max":
+        shown, wrong_side, side, across = high <= limit, rate > limit, "above", "above"
+    else:
+        shown, wrong_side, side, across = low >= limit, rate < limit, "below", "below"
+    if shown:
+        return TargetState("pass", "good", "the whole range is within the target")
+    if wrong_side:
+        return TargetState("fail", "bad", f"the rate is {side} the target")
+    return TargetState("fail", "unsure", f"the rate is within the target but its range reaches {across} it: "
+                                         f"more {unit} are needed to show it")
+
+
+#: The names of the rows on the decision panel's three figures, as the table and the decision name them.
+HEADLINE_ROWS = {"all answers": "hallucination rate", "false abstention": "false abstention",
+                 "citation accuracy": "citation accuracy"}
+
+
+def target_table(targets: Targets, claims: pd.DataFrame, cases: pd.DataFrame,
+                 summary: Optional[Dict] = None) -> pd.DataFrame:
+    """One row per target of the file, every key it holds: what it measures, its limit
+    (``max_rate``, or ``min_rate`` for citation accuracy, which must be at least its target), the
+    rate with its count and Wilson 95% range, ``status`` (``pass``, ``fail``, ``no data`` or ``not
+    measured``), the panel's ``state`` and a ``note`` saying why (columns :data:`TABLE_COLUMNS`),
+    each decided by :func:`target_state`.
 
     The target on all answers is checked on the hallucination rate, people's (by their labels on
     every answer, or the judge's flags corrected by them: :func:`groundlab.summary.score_summary`),
-    as the decision panel's tile is; until some answers carry labels it is ``not measured``. The
-    finer targets, by kind of claim and by process, are checked on what the judge flags."""
+    as the decision panel's tile is; until some answers carry labels it is ``not measured``. False
+    abstention and citation accuracy are the panel's figures too (``summary``, the run's figures, is
+    computed when not given). The finer targets, by kind of claim and by process, are checked on
+    what the judge flags."""
     rows: List[dict] = []
-    if targets.overall is not None:
-        rows.append(_headline_row(targets.overall, cases, claims))
+    if targets.overall is not None or targets.max_false_abstention is not None \
+            or targets.min_citation_accuracy is not None:
+        if summary is None:
+            from types import SimpleNamespace
+
+            from ..measure.summary import score_summary
+
+            summary = score_summary(SimpleNamespace(claims=claims, cases=cases, judge=""))
+        if targets.overall is not None:
+            rows.append(_headline_row(targets.overall, summary["hallucination_rate"]))
+        if targets.max_false_abstention is not None:
+            fa = summary["false_abstention"]
+            rows.append(_judged_row("false abstention", None, None, "answerable questions",
+                                    targets.max_false_abstention, fa["abstained"], fa["answerable"], fa,
+                                    "no case says whether its question could be answered (set \"answerable\")",
+                                    hallucinations=False))
+        if targets.min_citation_accuracy is not None:
+            from ..core.metrics import citations_undecided
+
+            cp = summary["citation_precision"]
+            nothing = ("every citation check was left undecided" if citations_undecided(claims)
+                       else "no answer cites a passage")
+            rows.append(_judged_row("citation accuracy", None, None, "citations", targets.min_citation_accuracy,
+                                    cp["relevant"], cp["citations"], cp, nothing, bound="min",
+                                    hallucinations=False))
     for kind, limit in sorted(targets.kind.items(), key=lambda item: KINDS.index(item[0])):
-        rows.append(_judged_row(f"kind {kind}", None, kind, "claims", limit,
-                                _claim_rate(claims[claims_of_kind(claims, kind)]), f"no judged {kind} claim"))
+        rows.append(_rate_row(f"kind {kind}", None, kind, "claims", limit,
+                              _claim_rate(claims[claims_of_kind(claims, kind)]), f"no judged {kind} claim"))
     for process, limit in targets.process.items():
-        rows.append(_judged_row(f"process {process}", process, None, "answers", limit,
-                                _answer_rate(cases[cases["process"] == process]),
-                                f"no answered case of process {process!r}"))
+        rows.append(_rate_row(f"process {process}", process, None, "answers", limit,
+                              _answer_rate(cases[cases["process"] == process]),
+                              f"no answered case of process {process!r}"))
     if targets.process_kind:
         process_of = claim_process(claims, cases)
         for (process, kind), limit in targets.process_kind.items():
             mine = claims[(process_of == process).to_numpy() & claims_of_kind(claims, kind).to_numpy()]
-            rows.append(_judged_row(f"{process} / {kind}", process, kind, "claims", limit, _claim_rate(mine),
-                                    f"no judged {kind} claim in process {process!r}"))
+            rows.append(_rate_row(f"{process} / {kind}", process, kind, "claims", limit, _claim_rate(mine),
+                                  f"no judged {kind} claim in process {process!r}"))
     return pd.DataFrame(rows, columns=TABLE_COLUMNS)
 
 
-def _headline_row(limit: float, cases: pd.DataFrame, claims: pd.DataFrame) -> dict:
+def _headline_row(limit: float, h: Dict) -> dict:
     """The target on all answers, against people's hallucination rate (the decision panel's)."""
-    from types import SimpleNamespace
-
-    from ..measure.summary import score_summary
-
-    h = score_summary(SimpleNamespace(claims=claims, cases=cases, judge=""))["hallucination_rate"]
-    if h["basis"] == "people":
-        return _judged_row("all answers", None, None, "answers", limit, Rate(h["hallucinated"], h["answered"]),
-                           "no answered case")
-    row = {"target": "all answers", "process": None, "kind": None, "unit": "answers", "max_rate": limit,
-           "hallucinated": None, "total": h["answered"], "rate": math.nan, "low": math.nan, "high": math.nan}
     if h["basis"] is None:
-        row.update(status="not measured", note=f"the hallucination rate is not measured yet ({h.get('reason')}): "
-                                                "label the answers the report asks for")
+        row = _row("all answers", None, None, "answers", limit, None, h["answered"])
+        row.update(status="not measured", state="unsure",
+                   note=f"the hallucination rate is not measured yet ({h.get('reason')}): label the answers the "
+                        "report asks for")
         return row
-    row.update(rate=h["rate"], low=h["low"], high=h["high"], hallucinated=None)
-    if h["high"] <= limit:
-        row.update(status="pass", note="the whole range is within the target")
-    elif h["rate"] > limit:
-        row.update(status="fail", note="the rate is above the target")
-    else:
-        row.update(status="fail", note="the rate is within the target but its range reaches above it: "
-                                       "more labels are needed to show it")
+    # people's labels on every answer give a count; a rate weighed back from a labeled sample does not
+    count = h["hallucinated"] if h["basis"] == "people" else None
+    return _judged_row("all answers", None, None, "answers", limit, count, h["answered"], h, "no answered case",
+                       more="labels" if h["basis"] != "people" else "answers")
+
+
+def _row(target: str, process: Optional[str], kind: Optional[str], unit: str, limit: float, count: Optional[int],
+         total: int, bound: str = "max", hallucinations: bool = True) -> dict:
+    """A row before its state; ``hallucinated`` is the count on the rows that count hallucinations."""
+    hallucinated = count if hallucinations else None
+    return {"target": target, "process": process, "kind": kind, "unit": unit,
+            "max_rate": limit if bound == "max" else None, "min_rate": limit if bound == "min" else None,
+            "count": count, "hallucinated": hallucinated, "total": total, "rate": math.nan, "low": math.nan,
+            "high": math.nan}
+
+
+def _judged_row(target: str, process: Optional[str], kind: Optional[str], unit: str, limit: float,
+                count: Optional[int], total: int, figure: Dict, nothing: str, bound: str = "max",
+                more: Optional[str] = None, hallucinations: bool = True) -> dict:
+    """A row on one of the run's figures (``figure``: its ``rate``, ``low`` and ``high``)."""
+    row = _row(target, process, kind, unit, limit, count, total, bound, hallucinations)
+    rate, low, high = (_number(figure.get(key)) for key in ("rate", "low", "high"))
+    decided = target_state(rate, low, high, total, limit, bound, unit=more or unit, nothing=nothing)
+    if decided.status != "no data":
+        row.update(rate=rate, low=low, high=high)
+    row.update(status=decided.status, state=decided.state, note=decided.note)
     return row
+
+
+def _number(x: object) -> float:
+    return math.nan if x is None else float(x)  # type: ignore[arg-type]
 
 
 def _answer_rate(cases: pd.DataFrame) -> Rate:
@@ -288,23 +401,29 @@ def _claim_rate(claims: pd.DataFrame) -> Rate:
     return claim_hallucination_rate(claims)
 
 
-def _judged_row(target: str, process: Optional[str], kind: Optional[str], unit: str, limit: float,
-                rate: Rate, nothing: str) -> dict:
-    row = {"target": target, "process": process, "kind": kind, "unit": unit, "max_rate": limit,
-           "hallucinated": rate.count, "total": rate.total, "rate": rate.rate}
-    if not rate.total:
-        row.update(low=math.nan, high=math.nan, status="no data", note=f"{nothing}: nothing shows the target is met")
-        return row
-    low, high = rate.interval
-    row.update(low=low, high=high)
-    if high <= limit:
-        row.update(status="pass", note="the whole range is within the target")
-    elif rate.rate > limit:
-        row.update(status="fail", note="the rate is above the target")
-    else:
-        row.update(status="fail", note="the rate is within the target but its range reaches above it: "
-                                       "more answers are needed to show it")
-    return row
+def _rate_row(target: str, process: Optional[str], kind: Optional[str], unit: str, limit: float,
+              rate: Rate, nothing: str) -> dict:
+    low, high = rate.interval if rate.total else (math.nan, math.nan)
+    return _judged_row(target, process, kind, unit, limit, rate.count, rate.total,
+                       {"rate": rate.rate if rate.total else None, "low": low, "high": high}, nothing)
+
+
+def limit_text(row: Mapping) -> str:
+    """A row's limit as written, its side before it: ``≤ 5%``, ``≥ 90%``, ``≤ 2.5%``."""
+    maximum = row.get("max_rate")
+    if maximum is not None and maximum == maximum:
+        return f"\u2264 {100 * maximum:.4g}%"
+    return f"\u2265 {100 * row['min_rate']:.4g}%"
+
+
+def target_summary(table: pd.DataFrame) -> Dict:
+    """How a table of targets came out, counted once for the terminal, ``score --json`` and the
+    exit status: ``count``, ``met``, ``failed`` (every row neither met nor waiting for people's
+    labels: a missed target and one with no data alike) and ``not_measured``."""
+    status = table["status"]
+    unmeasured = int((status == "not measured").sum())
+    failed = int((~status.isin(["pass", "not measured"])).sum())
+    return {"count": len(table), "met": int((status == "pass").sum()), "failed": failed, "not_measured": unmeasured}
 
 
 def targets_met(table: pd.DataFrame) -> bool:
@@ -312,4 +431,5 @@ def targets_met(table: pd.DataFrame) -> bool:
     return bool((table["status"] == "pass").all())
 
 
-__all__ = ["read_targets", "KEYS", "TABLE_COLUMNS", "Targets", "load_targets", "target_table", "targets_met"]
+__all__ = ["read_targets", "HEADLINE_ROWS", "KEYS", "TABLE_COLUMNS", "TargetState", "Targets", "load_targets",
+           "limit_text", "target_state", "target_summary", "target_table", "targets_met"]

@@ -60,7 +60,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from ...core.records import Evidence, GroundlabError, Verdict, visible
+from ...core.records import Evidence, GroundlabError, Verdict, has_passage_text, visible, without_passage_text
 from . import capabilities, pricing
 from .cache import BUSY, HELD, ReplyCache, check_folder
 from .capabilities import Shape, choose
@@ -340,7 +340,8 @@ class LLMJudge:
     def estimate(self, pairs: Sequence[Tuple[str, Evidence]], runs: int = 1) -> Estimate:
         """The requests a :meth:`judge_batch` of ``pairs`` would send, without sending anything;
         ``runs`` > 1 for repeated runs, which skip the cache and send every request each time."""
-        planned = [r for _, r in self.requests_for(pairs)]
+        # as judge_batch: a claim with no passage text is unsupported without a request
+        planned = [r for _, r in self.requests_for([pair for pair in pairs if has_passage_text(pair[1])])]
         to_send = planned if runs > 1 else [r for r in planned if self._cached(r) is None]
         thinking = thinking_estimate(self.shape)
         tokens = [(r.estimated_tokens(self.shape), OUTPUT_TOKENS_PER_CLAIM * len(r.claims) + thinking) for r in to_send]
@@ -363,6 +364,9 @@ class LLMJudge:
         if self._api is None:
             raise GroundlabError("this llm judge was built for a dry run and sends nothing; "
                                  "build it without dry_run to judge.")
+        bare = without_passage_text(pairs, self.judge_batch)  # nothing to send: no passage text backs it
+        if bare is not None:
+            return bare
         out: List[Optional[Verdict]] = [None] * len(pairs)
         pending: Dict[str, _Item] = {}
         for start, request in self.requests_for(pairs):

@@ -60,7 +60,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 # module had before its rooms, and those other modules, tests and bench scripts use, are named here.
 from ...core.sentences import CJK_CHARS, character_pairs, split_sentences  # noqa: F401
 from ...core.numbers import Mention, digit_shape, distinct, mentions, ordinal_words  # noqa: F401
-from ...core.records import Evidence, GroundlabError, Verdict  # noqa: F401
+from ...core.records import Evidence, GroundlabError, Verdict, without_passage_text  # noqa: F401
 from ..rules import _quote, _written, check_numbers, number_verdict  # noqa: F401
 from .across import across, glossary_language
 from .claim import _Claim, _claim, _claim_language, _claim_words, _framed  # noqa: F401
@@ -114,6 +114,9 @@ class SignalsJudge:
                 "config_sha256": self.config.sha256}
 
     def judge_batch(self, pairs: Sequence[Tuple[str, Evidence]]) -> List[Verdict]:
+        bare = without_passage_text(pairs, self.judge_batch)  # the question alone backs nothing
+        if bare is not None:
+            return bare
         out = []
         last = None
         base = context = question = None
