@@ -515,7 +515,7 @@ figcaption { font-size: 0.8rem; color: #444; margin-top: 0.2rem; }
   .tile .figure { font-size: 15pt; } .tile .figure.two { font-size: 9pt; } .tile .state { font-size: 8pt; }
   .tile .detail { font-size: 6.6pt; }
   .scale { font-size: 6pt; } .scale .range-text { font-size: 6.8pt; }
-  .details ul { font-size: 7.3pt; }
+  .details ul { font-size: 7.1pt; }
   .glossary dl { columns: 3; column-gap: 4mm; }
   .tile, .bar .range, .bar .dot, .tile .symbol, td { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
   .details ul { columns: 2; column-gap: 5mm; } .details li { margin-bottom: 0.05rem; break-inside: avoid; }
@@ -524,7 +524,7 @@ figcaption { font-size: 0.8rem; color: #444; margin-top: 0.2rem; }
   .tables .block p { margin-top: 0.1rem; }
   .tables td:not(:first-child):not(:last-child), .tables th { white-space: nowrap; }
   .tables th, .tables td { padding-right: 0.35rem; }
-  .glossary dl { font-size: 6.6pt; } footer { font-size: 6.4pt; margin-top: 0.3rem; }
+  .glossary dl { font-size: 6.4pt; } footer { font-size: 6.4pt; margin-top: 0.3rem; }
   footer p { display: inline; margin-right: 0.5em; }
   code { background: none; }
   .figures-section { break-before: page; }
