@@ -127,6 +127,22 @@ def test_the_judge_reads_a_sentence_that_shares_no_word_with_the_claim(judge):
     assert entailment_probabilities([(claim, ev)], reading="window") == [each[0]]
 
 
+def test_a_claim_its_window_supports_is_not_read_further(judge, monkeypatch):
+    claim = "The supplier delivered 90 of 100 pieces on 3 May."
+    ev = one("The warehouse is in Leipzig. " * 30 + claim + " The invoice was blocked. " * 30)
+    model = judge._model
+    assert len(model.readings(claim, ev)) > 2
+    monkeypatch.setattr(model, "_cache", {})
+    (full,) = read_claims(model, [(claim, ev)])
+    assert full.p_window >= 0.5 and full.read == len(model.readings(claim, ev))
+    monkeypatch.setattr(model, "_cache", {})
+    (verdict,) = judge.judge_batch([(claim, ev)])
+    assert len(model._cache) == 1  # the window alone was scored
+    # (the same premise, batched apart: int8 activations share one scale per model call)
+    assert verdict.label == "supported" and verdict.score == pytest.approx(full.p_window, abs=0.07)
+    assert "best of" not in verdict.reason
+
+
 def test_a_claim_reads_at_most_the_cap_of_chunks_and_one_window(judge):
     text = " ".join(f"Report {k} of the audit lists {k} open findings about the vendor." for k in range(200))
     claim = "The audit lists open findings about the vendor."
@@ -192,9 +208,12 @@ def test_each_pair_is_scored_once_and_batches_keep_order(judge, monkeypatch):
     pairs = [(c.answer.split(". ")[0], Evidence(c.question, c.retrieved)) for c in cases if c.answer]
     first = judge.judge_batch(pairs)
     scored = sum(calls)
-    # every premise read (the window and each chunk) once for its claim
-    assert scored == len({(premise, claim) for claim, ev in pairs for premise, _ in model.readings(claim, ev)})
-    assert scored > len({(model.window(claim, ev)[0], claim) for claim, ev in pairs})
+    # every premise read once for its claim: the window, and the chunks of a claim its window does not support
+    windows = {(model.window(claim, ev)[0], claim) for claim, ev in pairs}
+    p = dict(zip(windows, model.probabilities(list(windows))))
+    read = windows | {(premise, claim) for claim, ev in pairs if p[(model.window(claim, ev)[0], claim)] < 0.5
+                      for premise, _ in model.readings(claim, ev)}
+    assert scored == len(read) > len(windows)
     again = judge.judge_batch(pairs[::-1])
     assert sum(calls) == scored  # every pair came from the cache
     assert [v.score for v in again[::-1]] == [v.score for v in first]

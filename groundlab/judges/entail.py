@@ -464,33 +464,42 @@ class Reading(NamedTuple):
 
 
 def read_claims(model: "EntailmentModel", pairs: Sequence[Tuple[str, Union[Evidence, str, Sequence[str]]]],
-                reading: str = "chunks", max_chunks: int = MAX_CHUNKS,
-                batch_size: Optional[int] = None) -> List[Optional[Reading]]:
+                reading: str = "chunks", max_chunks: int = MAX_CHUNKS, batch_size: Optional[int] = None,
+                enough: Optional[float] = None) -> List[Optional[Reading]]:
     """Each claim read against its evidence by ``model``: the word-chosen window and (``reading``
     ``chunks``) every chunk of the passages, at most ``max_chunks``, all scored in batches; the best
-    premise decides. ``None`` for a claim too long to leave the evidence :data:`MIN_PREMISE` tokens."""
+    premise decides. ``None`` for a claim too long to leave the evidence :data:`MIN_PREMISE` tokens.
+
+    ``enough``: the windows are scored first, and a claim whose window reaches this probability is
+    not read further (its chunks could only raise it): a judge whose threshold it is gets the same
+    verdicts for less, the probability of such a claim being its window's."""
     if reading not in READINGS:
         raise GroundlabError(f"the entail judge reads {' or '.join(READINGS)}, not {reading!r}.")
-    jobs: List[Tuple[str, str]] = []
-    plans: List[Optional[List[Tuple[int, str, Tuple[str, ...]]]]] = []
+    plans: List[Optional[List[Tuple[str, Tuple[str, ...]]]]] = []
     for claim, evidence in pairs:
         if model.budget(claim) < MIN_PREMISE:
             plans.append(None)
-            continue
-        plan = []
-        for premise, ids in model.readings(claim, evidence, reading, max_chunks):
-            plan.append((len(jobs), premise, ids))
-            jobs.append((premise, claim))
-        plans.append(plan)
-    scored = model.probabilities(jobs, batch_size)
+        elif enough is None:
+            plans.append(model.readings(claim, evidence, reading, max_chunks))
+        else:
+            plans.append([model.window(claim, evidence)])
+    if enough is not None and reading == "chunks":
+        first = model.probabilities([(plan[0][0], claim) for plan, (claim, _) in zip(plans, pairs) if plan],
+                                    batch_size)
+        scored = iter(first)
+        for k, ((claim, evidence), plan) in enumerate(zip(pairs, plans)):
+            if plan and next(scored) < enough:
+                plans[k] = model.readings(claim, evidence, reading, max_chunks)
+    jobs = [(premise, claim) for plan, (claim, _) in zip(plans, pairs) if plan for premise, _ in plan]
+    scored = iter(model.probabilities(jobs, batch_size))
     out: List[Optional[Reading]] = []
     for plan in plans:
         if plan is None:
             out.append(None)
             continue
-        best = max(range(len(plan)), key=lambda k: (scored[plan[k][0]], -k))
-        k, premise, ids = plan[best]
-        out.append(Reading(scored[k], premise, ids, scored[plan[0][0]], len(plan), best == 0))
+        p = [next(scored) for _ in plan]
+        best = max(range(len(plan)), key=lambda k: (p[k], -k))
+        out.append(Reading(p[best], plan[best][0], plan[best][1], p[0], len(plan), best == 0))
     return out
 
 
@@ -550,8 +559,9 @@ class EntailJudge:
     def judge_batch(self, pairs: Sequence[Tuple[str, Evidence]]) -> List[Verdict]:
         model = self._model
         todo = [k for k, (claim, _) in enumerate(pairs) if content_stems(claim)]
+        # a claim whose window reaches the threshold is supported whatever its chunks say: they are not read
         readings = dict(zip(todo, read_claims(model, [pairs[k] for k in todo], self.reading, self.max_chunks,
-                                              self.batch_size)))
+                                              self.batch_size, enough=self.threshold)))
         out = []
         for k, (claim, _) in enumerate(pairs):
             if k not in readings:
