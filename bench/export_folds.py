@@ -54,6 +54,7 @@ def export_fold(base: Path, recipe: dict, weights: Path, folder: Path, fold: str
         shutil.copyfile(int8, tmp / "model.onnx")
         shutil.copyfile(base / "tokenizer.json", tmp / "tokenizer.json")
         config = {"kind": CONFIG_KIND, "max_length": recipe["max_length"], "threshold": THRESHOLD,
+                  "reading": "chunks" if recipe.get("chunk_premises") else "window",
                   "fold": fold, "held_out": fold[len("fold-"):], "run": str(run), "recipe": recipe,
                   "files_sha256": {"model.onnx": sha256(tmp / "model.onnx"), "weights.pt": sha256(weights)}}
         (tmp / "model.json").write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")

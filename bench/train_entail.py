@@ -928,6 +928,8 @@ def export(runner: Runner, weights: Path, folder: Path, state: dict, folds: List
         "kind": "groundlab entailment model",
         "max_length": recipe.max_length,
         "threshold": THRESHOLD,
+        # how the judge reads with it: chunks beside the window only when trained so
+        "reading": "chunks" if recipe.chunk_premises else "window",
         "output": "p_supported: the probability that the premise (evidence window) supports the claim; "
                   "p_contradicted: that it contradicts it",
         "base_model": {"name": "sentence-transformers/all-MiniLM-L6-v2", "revision": UPSTREAM_REVISION,

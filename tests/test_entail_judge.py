@@ -27,6 +27,12 @@ def judge():
     return get_judge("entail")
 
 
+@pytest.fixture(scope="module")
+def chunked():
+    """The judge reading chunks beside the window, as a model trained so reads."""
+    return get_judge("entail", reading="chunks")
+
+
 def one(text: str) -> Evidence:
     return Evidence("", (Passage("D1", text),))
 
@@ -107,7 +113,8 @@ def test_beyond_the_cap_the_chunks_with_most_of_the_claims_words_are_kept():
     assert [order.index(t) for t, _ in kept] == sorted(order.index(t) for t, _ in kept)  # in the passage's order
 
 
-def test_the_judge_reads_a_sentence_that_shares_no_word_with_the_claim(judge):
+def test_the_judge_reads_a_sentence_that_shares_no_word_with_the_claim(chunked):
+    judge = chunked
     claim = "The museum is closed on Mondays."
     support = "On the first day of each week the building does not open to the public."
     ev = Evidence("", (Passage("D1", "The museum shop sells postcards and books. Visitors can reach the museum by "
@@ -121,13 +128,14 @@ def test_the_judge_reads_a_sentence_that_shares_no_word_with_the_claim(judge):
     each = model.probabilities([(premise, claim) for premise in premises])
     (verdict,) = judge.judge_batch([(claim, ev)])
     assert verdict.score == max(each) and "the best of 2 read" in verdict.reason
-    only_window = get_judge("entail", reading="window").judge_batch([(claim, ev)])[0]
+    only_window = get_judge("entail").judge_batch([(claim, ev)])[0]  # the shipped model reads windows
     assert only_window.score == each[0] and "best of" not in only_window.reason
-    assert entailment_probabilities([(claim, ev)]) == [max(each)]
-    assert entailment_probabilities([(claim, ev)], reading="window") == [each[0]]
+    assert entailment_probabilities([(claim, ev)], reading="chunks") == [max(each)]
+    assert entailment_probabilities([(claim, ev)]) == [each[0]]
 
 
-def test_a_claim_its_window_supports_is_not_read_further(judge, monkeypatch):
+def test_a_claim_its_window_supports_is_not_read_further(chunked, monkeypatch):
+    judge = chunked
     claim = "The supplier delivered 90 of 100 pieces on 3 May."
     ev = one("The warehouse is in Leipzig. " * 30 + claim + " The invoice was blocked. " * 30)
     model = judge._model
@@ -144,6 +152,7 @@ def test_a_claim_its_window_supports_is_not_read_further(judge, monkeypatch):
 
 
 def test_a_claim_reads_at_most_the_cap_of_chunks_and_one_window(judge):
+    assert judge.reading == "window"  # the shipped model was trained on windows
     text = " ".join(f"Report {k} of the audit lists {k} open findings about the vendor." for k in range(200))
     claim = "The audit lists open findings about the vendor."
     (reading,) = read_claims(judge._model, [(claim, one(text))])
@@ -157,6 +166,16 @@ def test_how_the_judge_reads_is_checked():
         get_judge("entail", reading="pages")
     with pytest.raises(GroundlabError, match="1 chunk a claim at least"):
         get_judge("entail", max_chunks=0)
+
+
+def test_a_model_trained_on_chunks_is_read_in_chunks(tmp_path):
+    folder = tmp_path / "model"
+    shutil.copytree(MODEL_DIR, folder)
+    config = json.loads((folder / "model.json").read_text(encoding="utf-8"))
+    assert "reading" not in config  # the shipped model, trained on windows, reads windows
+    (folder / "model.json").write_text(json.dumps(dict(config, reading="chunks")), encoding="utf-8")
+    assert get_judge("entail", model=str(folder)).reading == "chunks"
+    assert get_judge("entail", model=str(folder), reading="window").reading == "window"
 
 
 def test_a_negation_the_passage_does_not_make_lowers_the_score(judge):
@@ -191,7 +210,8 @@ def test_a_claim_too_long_for_the_input_is_an_error_not_a_cut(judge):
     assert math.isnan(entailment_probabilities([(long_claim, "The supplier delivered.")])[0])
 
 
-def test_each_pair_is_scored_once_and_batches_keep_order(judge, monkeypatch):
+def test_each_pair_is_scored_once_and_batches_keep_order(chunked, monkeypatch):
+    judge = chunked
     model = judge._model
     calls = []
     run = model._run
@@ -252,6 +272,7 @@ def test_score_runs_the_entail_judge_offline(cli):
     ("other kind", "is not a groundlab entailment model"),
     ("bad model", "cannot be loaded"),
     ("bad threshold", "needs a whole \"max_length\""),
+    ("bad reading", "says the model reads"),
 ])
 def test_a_damaged_model_folder_is_one_sentence(tmp_path, cli, damage, message):
     folder = tmp_path / "model"
@@ -263,6 +284,8 @@ def test_a_damaged_model_folder_is_one_sentence(tmp_path, cli, damage, message):
         config.write_text("{", encoding="utf-8")
     elif damage == "other kind":
         config.write_text(json.dumps({"kind": "something else"}), encoding="utf-8")
+    elif damage == "bad reading":
+        config.write_text(json.dumps({"kind": "groundlab entailment model", "reading": "pages"}), encoding="utf-8")
     elif damage == "bad threshold":
         config.write_text(json.dumps({"kind": "groundlab entailment model", "threshold": 2}), encoding="utf-8")
     else:
@@ -278,7 +301,7 @@ def test_identity_names_the_weights(judge):
 
     ident = judge_identity(judge)
     assert ident["name"] == "entail" and ident["settings"] == {"threshold": 0.5}
-    assert ident["reading"] == "chunks" and ident["max_chunks"] == MAX_CHUNKS
+    assert ident["reading"] == "window" and ident["max_chunks"] == MAX_CHUNKS
     assert ident["weights_sha256"] == hashlib.sha256((MODEL_DIR / "model.onnx").read_bytes()).hexdigest()
 
 

@@ -371,6 +371,12 @@ class EntailmentModel:
             raise GroundlabError(f"{folder / CONFIG_FILE} needs a whole \"max_length\" above {MIN_PREMISE} and a "
                                  "\"threshold\" between 0 and 1; give a folder that bench/train_entail.py "
                                  "wrote.") from None
+        # How the model was trained to read: a model trained on windows alone reads windows (chunks it
+        # never saw raise its probabilities, on the public sets more for supported claims than others).
+        self.reading = config.get("reading", "window")
+        if self.reading not in READINGS:
+            raise GroundlabError(f"{folder / CONFIG_FILE} says the model reads {self.reading!r}; it reads "
+                                 f"{' or '.join(READINGS)}: give a folder that bench/train_entail.py wrote.")
         try:
             tokenizer = Tokenizer.from_file(str(folder / TOKENIZER_FILE))
             options = ort.SessionOptions()
@@ -505,17 +511,18 @@ def read_claims(model: "EntailmentModel", pairs: Sequence[Tuple[str, Union[Evide
 
 def entailment_probabilities(pairs: Sequence[Tuple[str, Union[Evidence, str, Sequence[str]]]], *,
                              model: Union[EntailmentModel, str, Path, None] = None,
-                             reading: str = "chunks", max_chunks: int = MAX_CHUNKS) -> List[float]:
+                             reading: Optional[str] = None, max_chunks: int = MAX_CHUNKS) -> List[float]:
     """The probability, by the entailment model, that each claim is supported by its evidence.
 
     ``pairs`` are ``(claim, evidence)``: an :class:`~groundlab.records.Evidence`, a passage's
     text, or a list of passage texts, read as the judge reads it (``reading``: ``chunks``, the best
     of the word-chosen window and every chunk of the passages, at most ``max_chunks``; ``window``,
-    the window alone). ``model``: a loaded :class:`EntailmentModel`, a model folder, or ``None``
-    for the shipped model. A claim too long to leave room for evidence gets ``nan``.
+    the window alone; ``None``, as the model was trained to read). ``model``: a loaded
+    :class:`EntailmentModel`, a model folder, or ``None`` for the shipped model. A claim too long
+    to leave room for evidence gets ``nan``.
     """
     m = model if isinstance(model, EntailmentModel) else load_model(model)
-    return [math.nan if r is None else r.p for r in read_claims(m, pairs, reading, max_chunks)]
+    return [math.nan if r is None else r.p for r in read_claims(m, pairs, reading or m.reading, max_chunks)]
 
 
 # ---------------------------------------------------------------- the judge
@@ -526,20 +533,22 @@ class EntailJudge:
 
     ``model``: a model folder (``None``: the one shipped with groundlab); ``threshold``: the
     probability at or above which a claim is ``supported`` (``None``: the model's own, 0.5);
-    ``reading``: ``chunks`` (the window and every chunk of the passages, the best deciding) or
-    ``window`` (the word-chosen window alone); ``max_chunks``: the most chunks a claim is read
-    against; ``threads``: onnxruntime's threads; ``batch_size``: pairs per model call."""
+    ``reading``: ``chunks`` (the window and every chunk of the passages, the best deciding),
+    ``window`` (the word-chosen window alone), or ``None``: as the model was trained to read (its
+    ``model.json``; the shipped model, trained on windows, reads windows); ``max_chunks``: the most
+    chunks a claim is read against; ``threads``: onnxruntime's threads; ``batch_size``: pairs per
+    model call."""
 
     name = "entail"
     version = "2"
     cpu_bound = False  # onnxruntime uses the cores itself
 
     def __init__(self, model: Union[str, Path, None] = None, *, threshold: Optional[float] = None,
-                 reading: str = "chunks", max_chunks: int = MAX_CHUNKS, threads: Optional[int] = None,
+                 reading: Optional[str] = None, max_chunks: int = MAX_CHUNKS, threads: Optional[int] = None,
                  batch_size: int = 32) -> None:
         if threshold is not None and not 0 < float(threshold) < 1:
             raise GroundlabError(f"the entail judge's threshold must be between 0 and 1, not {threshold!r}.")
-        if reading not in READINGS:
+        if reading is not None and reading not in READINGS:
             raise GroundlabError(f"the entail judge reads {' or '.join(READINGS)}, not {reading!r}.")
         if int(max_chunks) < 1:
             raise GroundlabError(f"the entail judge reads 1 chunk a claim at least, not {max_chunks!r}.")
@@ -547,7 +556,7 @@ class EntailJudge:
         # entailment_probabilities) shares its session and its cache of scored pairs.
         self._model = load_model(model, threads)
         self.batch_size = max(1, int(batch_size))
-        self.reading, self.max_chunks = reading, int(max_chunks)
+        self.reading, self.max_chunks = reading or self._model.reading, int(max_chunks)
         self.model = str(model) if model is not None else "groundlab/data/entail"
         self.threshold = float(self._model.threshold if threshold is None else threshold)
 
