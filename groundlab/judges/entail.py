@@ -3,7 +3,7 @@
 Word overlap cannot see roles swapped between the passage's own words ("the manager approves"
 against "the manager is approved"), details recombined from the passage's own words, one name
 put for another, or a correct paraphrase that shares few words with its source. A cross-encoder
-reads the claim and its evidence together and can. This one is a 4-layer MiniLM (from
+reads the claim and its evidence together and can. This one is a 6-layer MiniLM (from
 all-MiniLM-L6-v2, Apache-2.0) fine-tuned here on the public labeled claim sets and on pairs made
 from their passages by rules, exported to ONNX and quantised to int8; it runs on onnxruntime, with
 no PyTorch. How it was trained, on what, and how well it does on sets it was not trained on:
@@ -17,10 +17,16 @@ A claim is read so:
    or the model's input is full (:func:`evidence_window`). A passage of any length is read so,
    fast, and evidence spread over two sentences is read together. The question is not evidence:
    it asserts nothing.
-2. **The model.** The window and the claim go in as one pair (at most :data:`MAX_LENGTH` tokens);
-   the model gives the probability that the window supports the claim. Pairs are scored in
-   batches of similar length, and each (window, claim) is scored once per judge (a cache).
-3. **Verdict.** ``supported`` at or above the threshold (0.5 by default), else ``unsupported``
+2. **Evidence, read whole** (``reading="chunks"``: a model trained so says it in its
+   ``model.json``). The passages are also cut into chunks that fit the model's input beside the
+   claim, token-counted with its tokenizer, overlapping by their last sentences
+   (:func:`evidence_chunks`); the claim is read against each and the window, the best deciding.
+   At most :data:`MAX_CHUNKS` chunks a claim, those holding most of its words: the bound on its
+   cost. A claim whose window already reaches the threshold is not read further.
+3. **The model.** Each premise and the claim go in as one pair (at most :data:`MAX_LENGTH` tokens);
+   the model gives the probability that the premise supports the claim. Pairs are scored in
+   batches of similar length, and each (premise, claim) is scored once per judge (a cache).
+4. **Verdict.** ``supported`` at or above the threshold (0.5 by default), else ``unsupported``
    (the model does not tell a contradiction from a missing fact); ``score`` is the probability.
    A claim so long that it leaves the evidence fewer than :data:`MIN_PREMISE` tokens is not cut:
    its verdict is an error saying so. A claim with no content word is ``supported`` (nothing to
