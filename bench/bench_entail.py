@@ -155,7 +155,6 @@ def main(argv=None) -> int:
 
         from groundlab import load_cases
         from groundlab.evaluate import claim_pairs, split_cases
-        from groundlab.judges import get_judge
 
         cases_file = HERE / "out" / f"cases_{args.cases}.jsonl"
         if not cases_file.exists():

@@ -5,6 +5,7 @@ weights.
     python bench/fit_combined.py                      # the table, from the probabilities in bench/results
     python bench/fit_combined.py --json out.json      # and every figure as JSON
     python bench/fit_combined.py --write              # and groundlab/data/combined.json
+    python bench/fit_combined.py --explore            # and the other combinations tried
 
 The signals judge is taken as it is in the tree (its rules, signals and fitting code, through
 groundlab.judges.calibration); the entailment probabilities are leave-one-set-out ones, each set's
@@ -18,10 +19,13 @@ For each held-out set, fitted on the other sets and judged on it, as bench/combi
 - ``entail``: the entailment probability at or above 0.5, one row a reading.
 - ``combined``: the rules decide first; the others get the probability of a logistic model of the
   signals score and the entailment probability (log-odds) and the claim's and passages' facts
-  (groundlab.judges.combined.FEATURES), each fitting set weighing alike, a ridge penalty of 1, the
-  two judges' weights kept positive; its threshold the one with the best balanced accuracy averaged
-  over the fitting sets, one for every case or (``per kind``) one for the cases with a question and
-  one for those without, where each kind has a fitting set.
+  (groundlab.judges.combined.FEATURES), each fitting set and within it each class weighing alike, a
+  ridge penalty of 1, the two judges' weights kept positive; its threshold the one with the best
+  balanced accuracy on the fitting sets' claims, as the refitted signals judge's. ``--explore``
+  adds: a threshold for the cases with a question and one for those without (``per kind``), each
+  chosen on its kind's claims where the fitting sets have both classes of it; the model without
+  the claim's length; the two judges' figures alone; threshold 0.5; the threshold with the best
+  balanced accuracy averaged over the fitting sets.
 
 HaluEval's real claims are never fitted on: the length of the answer alone separates its classes.
 Its claims are judged, and so that no figure rests on length, the combination is also fitted
@@ -41,7 +45,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict
 
 import numpy as np
 
