@@ -27,6 +27,7 @@ import hashlib
 import json
 import math
 import re
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -80,9 +81,15 @@ def facts(claim: str, evidence: Evidence) -> Tuple[float, float, float, float]:
     """The claim's and passages' facts the model weighs: log(1 + the claim's words), log(1 + the
     passages' words), 1 when the case asks a question (else 0), 1 when the claim states a number."""
     words = len(_WORD.findall(claim))
-    passages = sum(len(_WORD.findall(p.text)) for p in evidence.passages)
+    passages = _words_in(tuple([p.text for p in evidence.passages]))
     return (math.log1p(words), math.log1p(passages), 0.0 if kind_of(evidence) == "summary" else 1.0,
             1.0 if mentions(claim) else 0.0)
+
+
+@lru_cache(maxsize=4096)
+def _words_in(texts: Tuple[str, ...]) -> int:
+    """The words of a case's passages, counted once for all its claims."""
+    return sum(len(_WORD.findall(text)) for text in texts)
 
 
 def feature_row(signals_score: float, p_entail: float, claim: str, evidence: Evidence) -> Tuple[float, ...]:
