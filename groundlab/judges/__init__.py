@@ -39,6 +39,9 @@ _REGISTRY: Dict[str, Tuple[str, str, str]] = {
                 "numbers, scoped negation, word forms and word pairs weighed by a fitted model (free, offline)"),
     "entail": ("groundlab.judges.entail", "EntailJudge",
                "an entailment cross-encoder trained for this task, shipped with groundlab (free, offline, onnxruntime)"),
+    "combined": ("groundlab.judges.combined", "CombinedJudge",
+                 "signals and entail weighed together by a fitted model, the rules of signals first (free, offline, "
+                 "onnxruntime)"),
     "llm": ("groundlab.judges.llm", "LLMJudge",
             "a Claude model through the Anthropic API, one request per answered case (needs ANTHROPIC_API_KEY)"),
     "nli": ("groundlab.judges.nli", "NLIJudge",

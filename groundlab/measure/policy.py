@@ -13,7 +13,7 @@ the models and endpoints::
     phone_regions = ["DE", "US"]   # whose national phone numbers are found (default US, GB, DE, FR)
 
     [classes.confidential]
-    judges = ["offline"]           # signals, rules, lexical, entail and nli: nothing leaves the machine
+    judges = ["offline"]           # signals, rules, lexical, entail, combined and nli: nothing leaves the machine
     instead = "rules"              # the judge for its cases when another was asked for ("none": unjudged)
 
     [classes.internal]
@@ -54,7 +54,7 @@ from ..core.redact import without_userinfo
 from ..core.records import Evidence, GroundlabError, InputError, Verdict
 
 #: The judges that run on this machine: nothing they judge leaves it.
-OFFLINE = ("signals", "rules", "lexical", "entail", "nli")
+OFFLINE = ("signals", "rules", "lexical", "entail", "combined", "nli")
 
 #: The classification of a case without one, when the policy names no ``default``.
 UNCLASSIFIED = None
