@@ -4,8 +4,6 @@ says of who labeled."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 import xml.etree.ElementTree as ET
@@ -17,27 +15,11 @@ from groundlab.core.people import claims_for_kappa, people_agreement
 from groundlab.core.io import sha256_file
 
 from conftest import CASES, NOTES, ROOT
+# the sample set's records, the sheet's rows as a spreadsheet keeps them, and the unlabeled log with
+# the sheet label export writes for it, as the labeling tests read them
+from test_labeling import read_rows, records, save_rows, sheet, unlabeled, write_records  # noqa: F401
 
 TOOLS = ROOT / "tests" / "data" / "labeling_tools"
-
-
-def records(path):
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def write_records(path, objs):
-    path.write_text("".join(json.dumps(o) + "\n" for o in objs), encoding="utf-8")
-    return path
-
-
-def read_rows(path):
-    return list(csv.reader(io.StringIO(path.read_bytes().decode("utf-8-sig"), newline="")))
-
-
-def save_rows(path, rows):
-    with open(path, "w", encoding="utf-8", newline="") as fh:
-        csv.writer(fh).writerows(rows)
-    return path
 
 
 SAMPLE_LABELS = {obj["id"]: obj["labels"] for obj in records(CASES)}
@@ -60,20 +42,6 @@ def person(rows, who, cases=None, changed=None):
     return out
 
 
-@pytest.fixture
-def unlabeled(tmp_path):
-    objs = records(CASES)
-    for obj in objs:
-        obj.pop("labels")
-    return write_records(tmp_path / "unlabeled.jsonl", objs)
-
-
-@pytest.fixture
-def sheet(cli, tmp_path, unlabeled):
-    out = tmp_path / "sheet.csv"
-    code, _, err = cli("label", "export", "--cases", unlabeled, "--passages", NOTES, "--out", out)
-    assert code == 0, err
-    return out
 
 
 SECOND = ("c01", "c02", "c05", "c08")

@@ -514,12 +514,9 @@ class LabelingView:
             self._drawing = False
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        data = {"text/html": self.fallback_html(), "text/plain": repr(self)}
-        box = self.widget()
-        if box is not None:
-            bundle = box._repr_mimebundle_()
-            data.update({k: v for k, v in bundle.items() if k != "text/plain"})
-        return data
+        from ..present.explorer import widget_bundle
+
+        return widget_bundle(self)
 
 
 def _stamp(path: Path) -> Tuple[int, int]:

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Dict
 
 import pandas as pd
 
@@ -37,6 +37,18 @@ def claims_to_explore(comparison: "JudgeComparison") -> pd.DataFrame:
 
 #: The filters of :func:`claim_explorer`, each a column of :func:`claims_to_explore`.
 EXPLORER_FILTERS = ("verdict", "kind", "process", "judge")
+
+
+def widget_bundle(shown: Any) -> Dict[str, Any]:
+    """What a notebook shows of an object with a widget: its widget where ipywidgets can show one,
+    beside its static HTML (``fallback_html``) for an HTML copy or a viewer without a kernel, and
+    its ``repr`` as text."""
+    data = {"text/html": shown.fallback_html(), "text/plain": repr(shown)}
+    box = shown.widget()
+    if box is not None:
+        bundle = box._repr_mimebundle_()
+        data.update({k: v for k, v in bundle.items() if k != "text/plain"})
+    return data
 
 
 @dataclass(repr=False)
@@ -91,12 +103,7 @@ class ClaimExplorer:
         return widgets.VBox([widgets.HBox(list(menus.values())), count, shown])
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        data = {"text/html": self.fallback_html(), "text/plain": repr(self)}
-        box = self.widget()
-        if box is not None:
-            bundle = box._repr_mimebundle_()
-            data.update({k: v for k, v in bundle.items() if k != "text/plain"})
-        return data
+        return widget_bundle(self)
 
     def __repr__(self) -> str:
         return f"{fmt.count(len(self.frame), 'claim')} to explore, by {fmt.joined(EXPLORER_FILTERS, 'or')}"
