@@ -510,13 +510,13 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence, eviden
         i = at[m.start]
         claim[i] = claim[i]._replace(approx=bool(_APPROX.search(text, 0, m.start)))
     order = [at[m.start] for m in targets]  # the targets, as indexes into the claim's quantities
-    cue = _CUE.search(text) is not None
-    named = frozenset(name for name, pattern in _OPERATORS[:4] if pattern.search(text)) if len(claim) > 2 else frozenset()
     premises = [i for i in order if _is_premise(text, claim[i].start)]
     evidence = [q for q in evidence if not _identifier(q)]  # "invoice 5178837457" computes nothing
+    cue = _says_computation(text)
     if not cue and not premises and not any(q.said for q in evidence) and not any(claim[i].unit == "date" for i in order):
         # no step could be taken for the claim's: no words of a computation, no number of the user's
         return _written_out_only(text, order, claim)
+    named = _named_operations(text) if len(claim) > 2 else frozenset()
     # the example's number written again ("Bei 4 Tagen: 30 × 4 ÷ 5") is the example
     premises += [i for i in order if i not in premises and any(claim[i].value == claim[p].value for p in premises)]
     found: Dict[int, _Step] = {}
@@ -562,6 +562,18 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence, eviden
                 return Computed(derived, backed, (target.shown, f"{_as_written(right.expression, text)} = "
                                                                 f"{_result(right, target)}"))
     return Computed(derived, backed)
+
+
+@lru_cache(maxsize=16384)
+def _says_computation(text: str) -> bool:
+    """Whether a claim has words that say a computation follows (kept per text: claims repeat)."""
+    return _CUE.search(text) is not None
+
+
+@lru_cache(maxsize=16384)
+def _named_operations(text: str) -> frozenset:
+    """The operations a claim's words name (×, ÷, −, +)."""
+    return frozenset(name for name, pattern in _OPERATORS[:4] if pattern.search(text))
 
 
 def _identifier(q: Quantity) -> bool:

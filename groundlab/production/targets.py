@@ -41,15 +41,15 @@ import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Tuple, Union
-
-import pandas as pd
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Tuple, Union
 
 from ..core.io import PathLike, read_text
 from ..core.kinds import KINDS
-from ..core.metrics import claim_hallucination_rate, claim_process, claims_of_kind
 from ..core.records import InputError
 from ..core.stats import Rate
+
+if TYPE_CHECKING:  # pandas and the measures load when a table is made: score without targets needs neither
+    import pandas as pd
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -306,6 +306,10 @@ def target_table(targets: Targets, claims: pd.DataFrame, cases: pd.DataFrame,
     abstention and citation accuracy are the panel's figures too (``summary``, the run's figures, is
     computed when not given). The finer targets, by kind of claim and by process, are checked on
     what the judge flags."""
+    import pandas as pd
+
+    from ..core.metrics import claim_process, claims_of_kind
+
     rows: List[dict] = []
     if targets.overall is not None or targets.max_false_abstention is not None \
             or targets.min_citation_accuracy is not None:
@@ -396,6 +400,8 @@ def _answer_rate(cases: pd.DataFrame) -> Rate:
 
 
 def _claim_rate(claims: pd.DataFrame) -> Rate:
+    from ..core.metrics import claim_hallucination_rate
+
     if not claims["verdict"].notna().any():
         return Rate(0, 0)
     return claim_hallucination_rate(claims)
