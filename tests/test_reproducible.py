@@ -1,4 +1,4 @@
-"""The same figures on every run: `score` and `agree` on answers in two languages give the same bytes
+"""The same figures on every run: `score`, `agree` and the labeling sheets on answers in two languages give the same bytes
 whatever Python's hash seed, the number of worker processes, and the order the passages come in."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def _run(args, seed, cwd):
     return done.stdout
 
 
-def test_score_and_agree_are_the_same_bytes_under_every_hash_seed(tmp_path):
+def test_score_agree_and_the_sheets_are_the_same_bytes_under_every_hash_seed(tmp_path):
     outputs = {}
     for seed in SEEDS:
         folder = tmp_path / seed
@@ -38,11 +38,14 @@ def test_score_and_agree_are_the_same_bytes_under_every_hash_seed(tmp_path):
                       "--cases-out", "cases.csv"], seed, folder)
         agree = _run(["agree", "--cases", str(BILINGUAL), "--json"], seed, folder)
         _run(["score", "--cases", str(BILINGUAL), "--report", "report.md"], seed, folder)
+        # the labeling sheets, blind and showing the judge
+        _run(["label", "export", "--cases", str(BILINGUAL), "--out", "sheet.csv"], seed, folder)
+        _run(["label", "export", "--cases", str(BILINGUAL), "--out", "judged.csv", "--show-judge"], seed, folder)
         # the steering report, but for the line that says when it was made
         report = "\n".join(line for line in (folder / "report.md").read_text(encoding="utf-8").splitlines()
                             if not DATED.search(line))
         outputs[seed] = (score, agree, (folder / "claims.csv").read_bytes(), (folder / "cases.csv").read_bytes(),
-                         report)
+                         report, (folder / "sheet.csv").read_bytes(), (folder / "judged.csv").read_bytes())
     first = outputs[SEEDS[0]]
     for seed in SEEDS[1:]:
         assert outputs[seed] == first, f"PYTHONHASHSEED={seed} gives other output than {SEEDS[0]}"
