@@ -16,6 +16,9 @@ import pytest
 
 from conftest import NOTES, ROOT
 
+from groundlab.cli.common import Terminated, stop_on_signals
+from groundlab.core.parallel import _stops_held, can_fork, in_workers
+
 sys.path.insert(0, str(ROOT / "bench"))
 from make_cases import make  # noqa: E402
 
@@ -58,7 +61,11 @@ def test_a_stopped_parallel_score_ends_its_workers_and_leaves_no_temporary_file(
         time.sleep(0.1)
         workers = _children(run.pid)
     assert len(workers) == 2, "the run did not start its two workers"
-    time.sleep(1.0)  # the workers are judging and writing their parts
+    # stopped as soon as the workers write their parts: a fixed wait could outlast the whole run on a
+    # machine where this test gets the CPU last
+    while not any(p.name.endswith(".tmp") for p in tmp_path.iterdir()) and run.poll() is None \
+            and time.monotonic() < until:
+        time.sleep(0.02)
     if how.startswith("SIGTERM"):
         run.send_signal(signal.SIGTERM)
     else:
@@ -80,3 +87,40 @@ def test_a_stopped_parallel_score_ends_its_workers_and_leaves_no_temporary_file(
     assert run.returncode in (130, 128 + signal.SIGTERM), err
     assert b"nothing more was written" in err and b"Traceback" not in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == [], sorted(p.name for p in tmp_path.iterdir())
+
+
+def _slow(task, report):
+    time.sleep(task)
+    return task
+
+
+@pytest.mark.skipif(not can_fork(), reason="workers are forked")
+def test_a_stop_arriving_while_a_worker_is_forked_ends_that_worker_too(monkeypatch):
+    """SIGTERM lands right after the fork of the last worker, before this process has recorded it:
+    the stop waits for the record, so that worker is ended with the others, not left running."""
+    import multiprocessing.process
+
+    started: list = []
+    start = multiprocessing.process.BaseProcess.start
+
+    def start_then_stop(self):
+        start(self)
+        started.append(self)
+        if len(started) == 2:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", start_then_stop)
+    with pytest.raises(Terminated), stop_on_signals():
+        in_workers([30, 30], _slow, progress=lambda n: None)
+    assert len(started) == 2
+    assert not any(p.is_alive() for p in started), "a worker forked as the stop came outlived the run"
+
+
+def test_a_stop_held_over_a_block_is_acted_on_when_it_ends():
+    reached = []
+    with pytest.raises(KeyboardInterrupt):
+        with _stops_held():
+            signal.raise_signal(signal.SIGINT)
+            reached.append("the end of the block")
+    assert reached == ["the end of the block"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
