@@ -120,3 +120,20 @@ def test_dates_without_a_year_are_dates():
     judge = get_judge("rules")
     evidence = Evidence("When?", (Passage("P", "Unused leave lapses on 31 March 2027."),))
     assert judge.judge("Unused leave lapses on 31 March.", evidence).label == "supported"
+
+
+_ALLOWANCE = Passage("HR-7", "The daily allowance is 28 EUR. Lunch provided reduces it by 11.20 EUR.")
+_PAUSCHALE = Passage("HR-7", "Die Tagespauschale beträgt 28 EUR. Ein gestelltes Mittagessen kürzt sie um 11,20 EUR.")
+
+
+@pytest.mark.parametrize("claim, passage, signals", [
+    ("The allowance of 28 EUR less 11.20 EUR makes 16.80 EUR.", _ALLOWANCE, "supported"),
+    ("The allowance of 28 EUR less 11.20 EUR is 16.80 EUR.", _ALLOWANCE, "supported"),
+    # "Pauschale" is not the passage's word ("Tagespauschale"): unsupported, but never contradicted
+    ("Die Pauschale von 28 EUR abzüglich 11,20 EUR macht 16,80 EUR.", _PAUSCHALE, "unsupported"),
+])
+def test_a_computation_written_with_less_or_makes_is_no_contradiction(claim, passage, signals):
+    evidence = Evidence("How much is left?", (passage,))
+    assert get_judge("signals").judge(claim, evidence).label == signals
+    verdict = get_judge("rules").judge(claim, evidence)
+    assert verdict.label != "contradicted" and "computed: 16" in verdict.reason, verdict.reason

@@ -85,11 +85,11 @@ _PREMISE = re.compile(r"\b(?:with|if|for|when|assuming|say|e\.\s?g\.|for example
 _CUE = re.compile(
     r"[=≈→×÷]|\b(?:i\.\s?e|d\.\s?h)\.|\b(?:that is|which is|which means|this means|that means|gives?|giving|"
     r"leaves?|leaving|comes? to|amounts? to|adds? up to|totals?|totalling|in total|altogether|in all|combined|"
-    r"times|multiplied|divided|minus|plus|pro rata|proportionally|remaining|remains?|left over|still have|"
+    r"times|multiplied|divided|minus|less|makes?|plus|pro rata|proportionally|remaining|remains?|left over|still have|"
     r"the difference|capped|together|"
-    r"das heißt|ergibt|ergeben|bleiben|verbleiben|übrig|restlichen|insgesamt|zusammen|abzüglich|zuzüglich|mal|"
+    r"das heißt|ergibt|ergeben|macht|bleiben|verbleiben|übrig|restlichen|insgesamt|zusammen|abzüglich|zuzüglich|mal|"
     r"geteilt|"
-    r"anteilig|gedeckelt|soit|c'est-à-dire|ce qui fait|au total|reste|moins|fois|au prorata|"
+    r"anteilig|gedeckelt|soit|c'est-à-dire|ce qui fait|fait|donne|au total|reste|moins|fois|au prorata|"
     r"equals?|equal to|entspricht|entsprechen|correspond|longer|shorter|later|earlier|länger|kürzer|später|früher|"
     r"de plus|plus tard|plus tôt)\b"
     r"|\d\s?[x*/]\s?\d|\s[x*/]\s",
@@ -638,7 +638,7 @@ def _past_bound(step: _Step, target: Quantity, claim: Sequence[Quantity], eviden
 #: The words that say a computation, which a passage never writes: a claim whose numbers are computed
 #: is read without them ("For 380 km that makes 114 EUR.": its words are the passage's).
 _COMPUTATION_WORDS = re.compile(
-    r"\b(?:equals?|equal to|makes?|gives?|giving|leaves?|leaving|minus|plus|times|multiplied by|divided by|in total|"
+    r"\b(?:equals?|equal to|makes?|gives?|giving|leaves?|leaving|minus|less|plus|times|multiplied by|divided by|in total|"
     r"totals?|altogether|therefore|thus|hence|so|that is|which is|i\.\s?e\.|comes? to|amounts? to|adds? up to|"
     r"remaining|ergibt|ergeben|macht|machen|also|d\.\s?h\.|das heißt|bleiben|verbleiben|insgesamt|zusammen|damit|"
     r"somit|abzüglich|zuzüglich|mal|geteilt durch|soit|donc|fait|donne|reste|au total|moins|fois)\b", re.IGNORECASE)
