@@ -145,3 +145,22 @@ def test_the_breakdown_slide_reads_the_targets_as_the_report_does(sample_cases, 
     assert status == "fail" and line.startswith("\u2717") and "missed" in line, texts
     # a kind without a target has no state of its own: no "?" where the report says nothing
     assert not any(t.startswith("?") for t in texts), texts
+
+
+def test_a_target_within_its_limit_whose_range_reaches_across_is_unsure_on_the_slide_as_in_the_report(sample_cases,
+                                                                                                        tmp_path):
+    from groundlab.targets import load_targets, target_table
+
+    ev = evaluate(sample_cases, "rules")
+    frame = hallucination_breakdown(ev.claims, ev.cases)
+    quantity = frame[(frame["by"] == "kind") & (frame["group"] == "quantity")].iloc[0]
+    limit = round((quantity["rate"] + quantity["high"]) / 2, 2)  # above the rate, below the range's top
+    path = tmp_path / "targets.toml"
+    path.write_text(f"[kind]\nquantity = {limit}\n", encoding="utf-8")
+    table = target_table(load_targets(path), ev.claims, ev.cases).set_index("target")
+    assert table.loc["kind quantity", "state"] == "unsure"
+    fig = slides.breakdown_slide(frame, "full", table.reset_index())
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    plt.close(fig)
+    line = next(t for t in texts if "target at most" in t)
+    assert line.startswith("?") and "not shown yet" in line and "missed" not in line, texts

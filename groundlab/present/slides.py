@@ -150,7 +150,8 @@ def breakdown_finding(frame) -> str:
 
 
 #: A target's status in the report's table, as a slide's state.
-_TARGET_STATES = {"pass": "good", "fail": "bad", "no data": "unsure", "not measured": "unsure"}
+#: What a target's state says on the slide, in the words of the report's table.
+_TARGET_WORDS = {"good": "met", "bad": "missed", "unsure": "not shown yet", "none": "no data"}
 
 
 def breakdown_slide(frame, size: str = "full", targets=None) -> Figure:
@@ -164,18 +165,16 @@ def breakdown_slide(frame, size: str = "full", targets=None) -> Figure:
     if targets is not None:
         for t in targets.itertuples():
             if (t.kind is None) != (t.process is None):  # a target on one kind, or on one process
-                states[("kind", t.kind) if t.kind is not None else ("process", t.process)] = (t.status, t.max_rate)
+                states[("kind", t.kind) if t.kind is not None else ("process", t.process)] = (t.state, t.max_rate)
     rows = []
     for row in frame[frame["by"].isin(["kind", "process"])].itertuples():
         unit = row.unit if row.total != 1 else row.unit[:-1]
-        status, limit = states.get((row.by, row.group), (None, None))
+        state, limit = states.get((row.by, row.group), (None, None))
         note = f"{row.hallucinated} of {row.total} {unit}"
-        if status is not None:
-            said = {"pass": "met", "fail": "missed"}.get(status, status)
-            note += f"; target at most {fmt.percent(limit)}: {said}"
+        if state is not None:  # the state the table decided (targets.target_state), as the report shows it
+            note += f"; target at most {fmt.percent(limit)}: {_TARGET_WORDS.get(state, state)}"
         rows.append({"label": f"{row.by} {row.group}" if row.by == "process" else str(row.group), "value": row.rate,
-                     "low": row.low, "high": row.high, "state": _TARGET_STATES.get(status, "none"), "note": note,
-                     "target": limit})
+                     "low": row.low, "high": row.high, "state": state or "none", "note": note, "target": limit})
     if rows:
         _ranges(ax, rows, size)
     _label(ax, "flagged by the judge, with its 95% range", size)
