@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
@@ -394,3 +395,13 @@ def test_a_label_studio_project_of_its_own_making_reads_back(cli, tmp_path, unla
     notes = {p["annotator"]: p.get("notes") for p in got["c08"]["meta"]["labeling"]["people"]}
     assert notes["ben@example.com"] == ["the note does not say which block applies"]
 
+
+
+def test_the_sheet_to_settle_never_replaces_the_passages_even_with_force(cli, tmp_path, unlabeled, sheet):
+    passages = tmp_path / "notes.jsonl"
+    passages.write_bytes(Path(NOTES).read_bytes())
+    before = passages.read_bytes()
+    code, _, err = cli("label", "import", sheet, "--cases", unlabeled, "--passages", passages,
+                       "--out", tmp_path / "o.jsonl", "--to-settle", passages, "--partial", "--force")
+    assert code == 2 and "is also the input" in err, err
+    assert passages.read_bytes() == before

@@ -31,6 +31,7 @@ agreement, claim by claim, is :func:`groundlab.core.people.people_agreement`.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -579,12 +580,13 @@ def import_labels(sheet_path: Union[PathLike, Sequence[PathLike]], cases_path: P
     (:func:`groundlab.labeling.sampling.label_progress`).
     """
     paths = [sheet_path] if isinstance(sheet_path, (str, Path)) else list(sheet_path)
-    check_output(out, force, [*paths, cases_path] + ([passages] if passages else []))
+    inputs = [*paths, cases_path] + ([passages] if isinstance(passages, (str, os.PathLike)) else [])
+    check_output(out, force, inputs)
     if to_settle is not None:
         if Path(to_settle).resolve() == Path(out).resolve():
             raise InputError(f"--to-settle and --out both name {to_settle}; give the sheet of claims to settle a name "
                              "of its own.")
-        check_output(to_settle, force, [*paths, cases_path])
+        check_output(to_settle, force, inputs)
     splitter = splitter or ClaimSplitter()
     table = _AnyPassage() if passages is None else passages
     cases, records = load_cases_with_records(cases_path, table)  # one read: the cases may come from a pipe
@@ -596,7 +598,6 @@ def import_labels(sheet_path: Union[PathLike, Sequence[PathLike]], cases_path: P
     claims = {case.id: splitter.split(case.id, case.answer, [p.id for p in case.retrieved], question=case.question).claims
               for case in cases}
     new_records, report = apply_labels(records, cases, found, claims)
-    inputs = [*paths, cases_path]
     with outputs_like(*inputs):
         write_atomic(out, "".join(json_line(r) for r in new_records))
     settle_path = None
