@@ -188,3 +188,20 @@ def test_passages_are_escaped_and_the_evidence_marked(tmp_path):
 def test_a_missing_sheet_is_one_sentence(tmp_path):
     with pytest.raises(GroundlabError, match="the sheet .* does not exist"):
         view(tmp_path / "none.csv")
+
+
+def test_a_cell_that_is_no_label_leaves_its_claim_open_and_says_so(labeling_round):
+    sheet = read_sheet(labeling_round.sheet)
+    first = sheet.index[sheet["claim_no"].str.strip() != ""][0]
+    sheet.loc[first, "label"] = "suported"  # typed in a spreadsheet
+    sheet.to_csv(labeling_round.sheet, index=False)
+    v = open_view(labeling_round)
+    v.widget()  # builds every claim's buttons, the misspelt one among them
+    case = sheet.loc[first, "case_id"]
+    answer = next(k for k, rows in enumerate(v.answers) if rows[0] == case)
+    assert v.is_open(answer) and v.progress().labeled == 0
+    v.position = answer
+    v._refresh()
+    choices, _ = _toggles(v)
+    assert choices[0].value == ""
+    assert "the sheet has &#x27;suported&#x27; here, which is not a label" in v._claims.children[0].children[0].value

@@ -53,6 +53,12 @@ KEYS = {"1": "supported", "s": "supported", "2": "contradicted", "c": "contradic
 FLAGGED = ("contradicted", "unsupported")
 
 
+def _is_label(cell: str) -> bool:
+    """Whether a sheet's cell holds one of the labels (a word typed in a spreadsheet that is none,
+    "suported", leaves its claim open)."""
+    return person_label(cell) in PERSON_LABELS
+
+
 @dataclass(frozen=True)
 class Progress:
     """Where labeling stands: claims labeled of those asked for, answers done, the pace and the time left."""
@@ -193,7 +199,7 @@ class LabelingView:
         """Act on shortcut keys typed in the shortcut box (the module docstring lists them)."""
         for key in typed.lower():
             if key in KEYS:
-                open_claims = [n for n in self._numbers() if not self.frame.at[self._claim_row(n), "label"].strip()]
+                open_claims = [n for n in self._numbers() if not _is_label(self.frame.at[self._claim_row(n), "label"])]
                 if not open_claims:
                     self.message = "every claim of this answer is labeled: n goes to the next answer."
                     continue
@@ -258,7 +264,7 @@ class LabelingView:
 
     def is_open(self, answer: int) -> bool:
         """Whether an answer has a claim without a label."""
-        return any(not self.frame.at[i, "label"].strip() for i in self.claim_rows(answer))
+        return any(not _is_label(self.frame.at[i, "label"]) for i in self.claim_rows(answer))
 
     def first_open(self) -> int:
         """Where labeling stopped: the first answer the filters keep with a claim left (else the first)."""
@@ -295,8 +301,7 @@ class LabelingView:
 
     def progress(self) -> Progress:
         claims = self.frame["claim_no"].str.strip() != ""
-        labels = self.frame["label"].map(person_label)
-        labeled = int((claims & labels.notna()).sum())
+        labeled = int((claims & self.frame["label"].map(_is_label)).sum())
         with_claims = [k for k in range(len(self.answers)) if self.claim_rows(k)]
         done = sum(1 for k in with_claims if not self.is_open(k))
         gaps = [b - a for a, b in zip(self.times, self.times[1:]) if b - a <= BREAK_SECONDS]
@@ -472,12 +477,17 @@ class LabelingView:
 
         number = int(float(self.frame.at[row, "claim_no"]))
         text = html.escape(self.frame.at[row, "claim"])
+        given = person_label(self.frame.at[row, "label"]) or ""
+        if given and not _is_label(given):  # typed in a spreadsheet ("suported"): shown, left to choose again
+            text += (f"<br><small>the sheet has {html.escape(repr(given))} here, which is not a label; "
+                     f"choose one</small>")
+            given = ""
         judge = ""
         if self.show_judge and "judge_verdict" in self.frame:
             judge = (f"<br><small>judge: {html.escape(self.frame.at[row, 'judge_verdict'])} \u2014 "
                      f"{html.escape(self.frame.at[row, 'judge_reason'])}</small>")
         choice = w.ToggleButtons(options=[(label, label) for label in PERSON_LABELS] + [("(none)", "")],
-                                 value=person_label(self.frame.at[row, "label"]) or "")
+                                 value=given)
         note = w.Text(value=self.frame.at[row, "note"], placeholder="note: why", continuous_update=False)
 
         def on_label(change, n=number):
