@@ -115,3 +115,10 @@ def test_german_and_french_references_in_brackets_are_citations():
                                        "(voir KB0020453).")
     assert [(c.text, c.cites) for c in split.claims] == [("Bestellen Sie über den Katalog.", ("KB0020452",)),
                                                          ("Commandez au catalogue.", ("KB0020453",))]
+
+
+def test_a_german_answer_in_plain_ascii_without_an_article_is_read_as_german():
+    answer = "Bitte reichen Sie den Antrag bis zum 31. Maerz ein."
+    splitter = ClaimSplitter()
+    assert splitter.language_of(answer) == "de"
+    assert [c.text for c in splitter.split("c", answer).claims] == [answer]

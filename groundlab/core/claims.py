@@ -38,7 +38,7 @@ from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Patter
 # name this module had before them is named here too.
 from .abstentions import (ABSTENTION_PHRASES, CLOSING_PHRASES, DEFAULT_ABSTENTION_PHRASES, HEDGES,  # noqa: F401
                           AbstentionPhrase, _has_trigger, hedge_cuts, is_closing, looks_like_refusal, may_turn)
-from .languages import CODES, language, sentencex_code
+from .languages import CODES, language, plainly_english, sentencex_code
 from .premise import LEADING_ANSWER, bare_answer, fallback, premise  # noqa: F401
 from .records import Claim, GroundlabError
 from .sentences import (ABBREVIATIONS, CJK_CHARS, DEFAULT_CITATION_PATTERN,  # noqa: F401
@@ -66,13 +66,7 @@ def _answer_language(answer: str) -> str:
     """An answer's language, read in its first words: enough to tell it, cheap on a long one. An
     answer in plain ASCII without a German, French or Spanish function word is English at once."""
     head = answer[:600]
-    if head.isascii() and _FOREIGN_MARKERS.isdisjoint(head.lower().split()):
-        return "english"
-    return language(head)
-
-
-#: Function words a German, French or Spanish answer is hardly without.
-_FOREIGN_MARKERS = frozenset("der die das und ist nicht le la les et est des une el los las y es".split())
+    return "english" if plainly_english(head) else language(head)
 
 
 class _Bare(NamedTuple):
