@@ -434,7 +434,7 @@ def test_label_import_reads_the_cases_from_standard_input(tmp_path, unlabeled, s
 def test_a_cell_starting_with_a_tab_or_carriage_return_is_text_in_the_sheet_and_comes_back_as_written():
     """The sheet neutralises what every CSV groundlab writes neutralises (a tab or CR before a
     formula is one in some spreadsheets), and reads it back unchanged."""
-    from groundlab.labeling.sheet import _from_cell, _to_cell
+    from groundlab.labeling.cells import from_cell as _from_cell, to_cell as _to_cell
 
     for text in ("\t=cmd|' /C calc'!A0", "\r=1+1", "=1+1", "'quoted", "plain"):
         cell = _to_cell(text)

@@ -46,7 +46,7 @@ from ..core.records import Case, GroundlabError
 from ..judges import Judge, nothing_judged
 from ..measure.evaluate import claim_pairs, judge_pairs, split_cases
 from ..measure.policy import make_judge
-from .cells import CELL_LIMIT, CUT, cut_cell, from_cell, passages_fingerprint, short, shown, to_cell
+from .cells import CELL_LIMIT, cut_cell, from_cell, passages_fingerprint, short, shown, to_cell
 from .guidelines import Guidelines, guidelines_for
 
 #: The columns of a claim and its passages, for the person to read.
@@ -69,7 +69,6 @@ EARLIER_COLUMNS: Tuple[str, ...] = CASE_COLUMNS + JUDGE_COLUMNS + ("label", "ans
 READ_COLUMNS: Tuple[str, ...] = ("case_id", "claim_no", "claim", "label", "answerable")
 
 NO_CLAIM = "(no claim to label; set answerable only) "
-_CUT = CUT
 
 
 @dataclass(frozen=True)
@@ -275,12 +274,6 @@ def sheet_ids(cases: Sequence[Case]) -> Dict[str, str]:
         trimmed.setdefault(written.strip(), []).append(cid)
     return {**{k: v[0] for k, v in trimmed.items() if len(v) == 1 and k not in exact}, **exact}
 
-
-# The cell helpers under the names this module gave them before.
-_to_cell = to_cell
-_from_cell = from_cell
-_shown = shown
-_sheet_ids = sheet_ids
 
 __all__ = ["CELL_LIMIT", "EARLIER_COLUMNS", "ExportReport", "JUDGE_COLUMNS", "NO_CLAIM", "READ_COLUMNS",
            "SHEET_COLUMNS", "SHEET_COLUMNS_WITH_JUDGE", "export_report", "export_sheet", "fill_labels", "is_current",
