@@ -209,15 +209,8 @@ def without_passage_text(pairs: Sequence[Tuple[str, Evidence]],
     """
     # The claims of one case share one Evidence: each is looked at once, in the judges' hot path.
     evidences = list(map(_second, pairs))
-    empty = set()
-    search = _HAS_TEXT.search
-    for key, evidence in dict(zip(map(id, evidences), evidences)).items():
-        for passage in evidence.passages:  # has_passage_text, without a call per evidence
-            text = passage.text
-            if text and (text[0].isalnum() or search(text) is not None):
-                break
-        else:
-            empty.add(key)
+    empty = {key for key, evidence in dict(zip(map(id, evidences), evidences)).items()
+             if not has_passage_text(evidence)}
     if not empty:
         return None
     bare = [k for k, evidence in enumerate(evidences) if id(evidence) in empty]
