@@ -150,6 +150,7 @@ def test_the_cache_key_holds_the_provider_and_the_model(tenant, cli, tmp_path):
     assert get_judge("llm", model="claude-haiku-4-5", provider="anthropic", dry_run=True)._key(request) == \
         request.key("claude-haiku-4-5", "1", get_judge("llm", model="claude-haiku-4-5", dry_run=True).shape)
     code, _, err = cli("score", *SAP, "--cache", tmp_path / "c", *ARGS)
+    assert code == 0 and f"{ANSWERED} requests sent, 0 answered from the cache" in err, err
     code, _, err = cli("score", *SAP, "--cache", tmp_path / "c", "--model", "gpt-4.1", *ARGS)
     assert code == 0 and "10 requests sent, 0 answered from the cache" in err  # another model: asked anew
     assert len(tenant.completions) == 2 * ANSWERED
@@ -483,6 +484,7 @@ def test_the_content_filter_leaves_its_cases_unjudged_with_the_reason_and_counte
     result = json.loads(out)
     assert result["errors"] > 0 and len(tenant.completions) == ANSWERED  # filtered once, not retried
     code, out, err = cli("score", *SAP, "--no-cache", "--concurrency", "1", *ARGS)  # the script is spent: all judged
+    assert code == 0 and "content filter" not in out, out
     tenant.script = [INPUT_FILTER, OUTPUT_FILTER]
     code, out, err = cli("score", *SAP, "--no-cache", "--concurrency", "1", *ARGS)
     assert code == 0, err
