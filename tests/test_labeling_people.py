@@ -405,3 +405,14 @@ def test_the_sheet_to_settle_never_replaces_the_passages_even_with_force(cli, tm
                        "--out", tmp_path / "o.jsonl", "--to-settle", passages, "--partial", "--force")
     assert code == 2 and "is also the input" in err, err
     assert passages.read_bytes() == before
+
+
+def test_a_name_with_control_characters_is_printed_as_text_from_the_report_itself(tmp_path, unlabeled, sheet):
+    from groundlab.labeling.importing import import_labels
+
+    rows = read_rows(sheet)
+    first = save_rows(tmp_path / "a.csv", person(rows, "anna\x1b[2J"))
+    second = save_rows(tmp_path / "b.csv", person(rows, "ben", SECOND, DIFFER))
+    report = import_labels([first, second], unlabeled, tmp_path / "o.jsonl", passages=NOTES)
+    text = str(report)  # what a notebook prints, with no command line between
+    assert "\x1b" not in text and "anna\\u001b[2J" in text, text

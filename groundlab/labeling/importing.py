@@ -41,7 +41,7 @@ from ..core.claims import ClaimSplitter
 from ..core.files import json_line
 from ..core.io import PathLike, check_output, load_cases_with_records, outputs_like, plural, write_atomic
 from ..core.people import CANT_TELL, PeopleAgreement, people_agreement, person_label
-from ..core.records import VERDICTS, Case, InputError, Passage
+from ..core.records import VERDICTS, Case, InputError, Passage, visible
 from .cells import norm, passages_fingerprint, same_text, short
 from .sheet import NO_CLAIM, SHEET_COLUMNS, sheet_ids, write_sheet
 from .sources import LabelRow, Source, read_source
@@ -158,7 +158,7 @@ class ImportReport:
         if self.progress is not None:
             text = str(self.progress)
             lines.append(text[:1].upper() + text[1:])
-        return "\n".join(lines)
+        return visible("\n".join(lines))  # names and ids as text, wherever it is printed
 
 
 # ---------------------------------------------------------------- reading

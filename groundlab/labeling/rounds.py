@@ -23,7 +23,7 @@ import pandas as pd
 from ..core.claims import ClaimSplitter
 from ..core.io import PathLike, check_output, load_cases, outputs_like, plural, write_atomic
 from ..core.people import KAPPA_MARGIN, claims_for_kappa, kappa_margin
-from ..core.records import Case, GroundlabError
+from ..core.records import Case, GroundlabError, visible
 from ..judges import Judge
 from ..measure.evaluate import split_cases
 from .guidelines import Guidelines, guidelines_for
@@ -115,7 +115,7 @@ class Round:
         if self.share is not None:
             where = f" ({self.second})" if self.second is not None else ""
             text += f"\n{str(self.share)[:1].upper()}{str(self.share)[1:].rstrip('.')}{where}."
-        return text
+        return visible(text)  # file names as text, wherever it is printed
 
 
 def write_round(cases_path: PathLike, design: pd.DataFrame, folder: PathLike, *,
