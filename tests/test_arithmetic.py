@@ -137,3 +137,9 @@ def test_a_computation_written_with_less_or_makes_is_no_contradiction(claim, pas
     assert get_judge("signals").judge(claim, evidence).label == signals
     verdict = get_judge("rules").judge(claim, evidence)
     assert verdict.label != "contradicted" and "computed: 16" in verdict.reason, verdict.reason
+
+
+def test_the_right_value_is_written_with_the_claims_decimal_comma():
+    evidence = Evidence("Wie viel?", (_PAUSCHALE,))
+    verdict = get_judge("rules").judge("Die Tagespauschale von 28 EUR abzüglich 11,20 EUR ergibt 16,20 EUR.", evidence)
+    assert verdict.label == "contradicted" and verdict.reason.endswith("= 16,80 EUR"), verdict.reason

@@ -486,6 +486,8 @@ def _result(step: _Step, target: Quantity) -> str:
         return f"{d} {calendar.month_name[m]}" + (f" {y}" if y else "")
     decimals = max(_decimals(target), 0 if float(round(step.value, 2)).is_integer() else 2)
     value = f"{step.value:.{decimals}f}"
+    if decimals and re.search(r"\d,\d{1,2}(?!\d)", target.surface):  # "16,20 EUR": the claim's decimal comma
+        value = value.replace(".", ",")
     if _money(target.unit):
         return f"{value} {target.unit}"
     return f"{value}%" if target.unit == "%" else value
