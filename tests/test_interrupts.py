@@ -31,6 +31,15 @@ def _children(pid: int) -> list:
     return [int(p) for p in text.split()]
 
 
+def _signal_masks(pid: int) -> str:
+    """The signals a process blocks, ignores and catches, as /proc shows them."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return "no status"
+    return " ".join(line.replace("\t", " ") for line in status if line.startswith(("SigBlk", "SigIgn", "SigCgt")))
+
+
 def _alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
@@ -66,6 +75,9 @@ def test_a_stopped_parallel_score_ends_its_workers_and_leaves_no_temporary_file(
     while not any(p.name.endswith(".tmp") for p in tmp_path.iterdir()) and run.poll() is None \
             and time.monotonic() < until:
         time.sleep(0.02)
+    # for the failure message: when the stop went, whether the run was still going, how it held the signals
+    sent = (f"stopped after {time.monotonic() - until + 120:.1f} s, the run "
+            f"{'still going' if run.poll() is None else 'already over'}; " + _signal_masks(run.pid))
     if how.startswith("SIGTERM"):
         run.send_signal(signal.SIGTERM)
     else:
@@ -84,7 +96,7 @@ def test_a_stopped_parallel_score_ends_its_workers_and_leaves_no_temporary_file(
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     assert not left, f"workers {left} outlived the run"
-    assert run.returncode in (130, 128 + signal.SIGTERM), err
+    assert run.returncode in (130, 128 + signal.SIGTERM), (sent, err)
     assert b"nothing more was written" in err and b"Traceback" not in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == [], sorted(p.name for p in tmp_path.iterdir())
 
