@@ -28,19 +28,18 @@ _LANGUAGE_HINTS = {
 }
 _ALL_HINTS = frozenset(w for ws in _LANGUAGE_HINTS.values() for w in ws)
 _WORDS_OF = re.compile(r"[^\W\d_]+")
-#: One of the hint words, as :data:`_WORDS_OF` would cut it out of a text.
-_HINT_WORD = re.compile(r"(?<![^\W\d_])(?:" + "|".join(sorted(_ALL_HINTS, key=len, reverse=True)) + r")(?![^\W\d_])",
-                        re.IGNORECASE)
+#: The words of an ASCII text, as :data:`_WORDS_OF` cuts them (in fewer steps).
+_ASCII_WORDS = re.compile(r"[a-z]+")
 
 
 def plainly_english(text: str) -> bool:
     """Whether :func:`language` reads ``text`` as English without counting: plain ASCII holding no
-    hint word of another language (one search, for the answers of a large log).
+    hint word of another language (one pass over its words, for the answers of a large log).
 
     >>> plainly_english("The order is blocked."), plainly_english("Bitte reichen Sie den Antrag ein.")
     (True, False)
     """
-    return text.isascii() and _HINT_WORD.search(text) is None
+    return text.isascii() and _ALL_HINTS.isdisjoint(_ASCII_WORDS.findall(text.lower()))
 
 
 def language(text: str) -> str:
