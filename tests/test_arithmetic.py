@@ -38,6 +38,11 @@ BACKED = [
     ("For 600 km you get 130 EUR.", ["600"], "", "180 EUR, capped at 130 EUR"),
     # a number computed is an operand of the next one
     ("18 days still give you six full weeks off.", ["18", "six"], "I work 3 days a week.", "six = 18 days ÷ 3 days"),
+    # a count the claim applies a rate to is its example, backed by the result that follows from it
+    ("3 nights at 120 EUR a night come to 360 EUR.", ["3", "360 EUR"], "", "360 EUR = 3 nights × 120 EUR"),
+    ("Three nights at 120 EUR a night come to 360 EUR.", ["Three", "360 EUR"], "", "360 EUR = Three nights × 120 EUR"),
+    ("3 Nächte zu je 120 EUR ergeben 360 EUR.", ["3", "360 EUR"], "", "360 EUR = 3 Nächte × 120 EUR"),
+    ("400 km at 0.30 EUR per km come to 120 EUR.", ["400", "120 EUR"], "", "120 EUR = 400 km × 0.30 EUR"),
 ]
 
 
@@ -56,6 +61,8 @@ WRONG = [
     ("28 EUR minus 11.20 EUR leaves 16.20 EUR.", ["11.20 EUR", "16.20 EUR"], "", "28 EUR − 11.20 EUR = 16.80 EUR"),
     # right arithmetic past the passage's cap: the amount the claim gives does not hold
     ("You get 500 km × 0.30 EUR = 150 EUR.", ["150 EUR"], "I drove 500 km.", "capped at 130 EUR"),
+    ("3 nights at 120 EUR a night come to 400 EUR.", ["3", "400 EUR"], "", "3 nights × 120 EUR = 360 EUR"),
+    ("400 km at 0.30 EUR per km come to 150 EUR.", ["400", "150 EUR"], "", "400 km × 0.30 EUR = 120 EUR"),
 ]
 
 
@@ -76,6 +83,9 @@ NOT_BACKED = [
     ("You get 20 days of leave.", ["20"], "I work 3 days a week.", POLICY),
     # a percentage of days: percentages apply to amounts of money
     ("3 days a week gives 18 days.", ["18"], "", ("Full-time staff get 30 days; 40% may be carried over.",)),
+    # a count before a rate backs nothing that does not follow from it
+    ("4 nights at 120 EUR a night come to 360 EUR.", ["4", "360 EUR"], "", POLICY),
+    ("The team of 4 people at 120 EUR each is booked.", ["4"], "", POLICY),
 ]
 
 

@@ -28,6 +28,11 @@ def texts(answer, **kw):
     ("Erstattet werden die Kosten inkl. Frühstück. Gem. Richtlinie gilt das auch im Ausland.",
      ["Erstattet werden die Kosten inkl. Frühstück.", "Gem. Richtlinie gilt das auch im Ausland."]),
     ("Nach der 2. Mahnung wird der Zugang gesperrt.", ["Nach der 2. Mahnung wird der Zugang gesperrt."]),
+    # a day without its month ends the sentence when a word that opens one follows
+    ("Die Frist endet am 31. Danach verfällt der Anspruch.", ["Die Frist endet am 31.", "Danach verfällt der Anspruch."]),
+    ("Die Zahlung erfolgt am 15. Die Abrechnung folgt später.",
+     ["Die Zahlung erfolgt am 15.", "Die Abrechnung folgt später."]),
+    ("Am 3. Tag endet die Frist.", ["Am 3. Tag endet die Frist."]),
     ("M. Dupont approuve la remise. Elle est payée le 1er mars.",
      ["M. Dupont approuve la remise.", "Elle est payée le 1er mars."]),
     ("Le remboursement est de 0,30 EUR par km, p. ex. pour 100 km env. 30 EUR.",

@@ -77,6 +77,9 @@ _APPROX = re.compile(r"\b(?:about|approx\.?|approximately|roughly|around|nearly|
 #: km", "bei 4 Tagen"): an example the claim computes from, not a fact it states.
 _PREMISE = re.compile(r"\b(?:with|if|for|when|assuming|say|e\.\s?g\.|for example|for instance|bei|für|wenn|mit|"
                       r"angenommen|z\.\s?b\.|zum beispiel|pour|avec|si|par exemple)(?:\s+[^\W\d_]+)?\s*$", re.IGNORECASE)
+#: A count the claim applies a rate to ("3 nights at 120 EUR a night", "500 km à 0,30 EUR", "4 Tage zu je
+#: 8 Stunden"): what follows the number, up to two words, then "at", "@", "à", "zu (je)" and a number.
+_AT_RATE = re.compile(r"\s*(?:[^\W\d_]+\s+){0,2}(?:at|@|à|zu(?:\s+je)?|je)\s+(?:[^\W\d_]+\s+)?[\d€$£]", re.IGNORECASE)
 
 
 
@@ -106,7 +109,7 @@ _OPERATORS = (
                         re.IGNORECASE)),
 )
 #: What stands before the result of a computation written out: "= 150 EUR", "gives 18 days", "i.e. by 9 June".
-_RESULT_BEFORE = re.compile(r"(?:[=→≈:]|\b(?:is|are|was|gives?|makes?|leaves?|leaving|equals?|totals?|comes to|amounts to|"
+_RESULT_BEFORE = re.compile(r"(?:[=→≈:]|\b(?:is|are|was|gives?|makes?|leaves?|leaving|equals?|totals?|comes? to|amounts? to|adds? up to|"
                             r"i\.\s?e\.|that is|ergibt|ergeben|sind|ist|macht|bleiben|also|d\.\s?h\.|soit|fait|donne|reste))"
                             r"\s*(?:[^\W\d_]+\s+){0,2}$", re.IGNORECASE)
 _BEFORE = re.compile(r"\b(?:before|earlier|vor|avant)\b", re.IGNORECASE)
@@ -438,6 +441,8 @@ def _written_out(text: str, target: Quantity, claim: Sequence[Quantity]) -> Opti
     if len(before) < 2 or not _RESULT_BEFORE.search(text, max(0, target.start - 40), target.start):
         return None
     ops = {name for name, pattern in _OPERATORS if pattern.search(text)}
+    if any(_AT_RATE.match(text, q.start + len(q.surface)) for q in before):
+        ops.add("×")  # "3 nights at 120 EUR a night come to ...": a count times a rate
     if not ops:
         return None
     candidates: List[_Step] = []
@@ -512,7 +517,7 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence, eviden
         i = at[m.start]
         claim[i] = claim[i]._replace(approx=bool(_APPROX.search(text, 0, m.start)))
     order = [at[m.start] for m in targets]  # the targets, as indexes into the claim's quantities
-    premises = [i for i in order if _is_premise(text, claim[i].start)]
+    premises = [i for i in order if _is_premise(text, claim[i])]
     evidence = [q for q in evidence if not _identifier(q)]  # "invoice 5178837457" computes nothing
     cue = _says_computation(text)
     if not cue and not premises and not any(q.said for q in evidence) and not any(claim[i].unit == "date" for i in order):
@@ -584,11 +589,17 @@ def _identifier(q: Quantity) -> bool:
     return not q.unit and q.value >= 1000 and q.value == int(q.value) and not 1900 <= q.value <= 2100
 
 
-def _is_premise(text: str, start: int) -> bool:
-    """Whether the claim's number at ``start`` is an example it takes: after "with", "for", "bei",
-    "pour" ... or in a conditional clause."""
+def _is_premise(text: str, q: Quantity) -> bool:
+    """Whether the claim's number ``q`` is an example it takes: after "with", "for", "bei", "pour"
+    ... or in a conditional clause; or a count it applies a rate to ("3 nights at 120 EUR a
+    night come to 360 EUR"). An example backs nothing by itself: it is backed only when a number
+    the claim states follows from it."""
+    start = q.start
     before = text[max(0, start - 80):start]
-    return _PREMISE.search(before) is not None or _CONDITION.search(before) is not None
+    if _PREMISE.search(before) is not None or _CONDITION.search(before) is not None:
+        return True
+    end = start + len(q.surface)
+    return not _money(q.unit) and q.unit != "date" and _AT_RATE.match(text, end) is not None
 
 
 def _written_out_only(text: str, order: Sequence[int], claim: Sequence[Quantity]) -> Computed:

@@ -161,6 +161,15 @@ approx incl excl cf resp env
 _TWO_STOP_ABBREVIATION = re.compile(
     r"(?:\b(?:z\.\s?b|d\.\s?h|u\.\s?a|u\.\s?u|o\.\s?ä|s\.\s?o|s\.\s?u|i\.\s?d\.\s?r|p\.\s?ex|e\.\s?g|i\.\s?e)\.)\s*$",
     re.IGNORECASE)
+#: German words that open a sentence and never stand as the noun after an ordinal ("am 31. Danach
+#: verfällt ...", "bis zum 15. Bitte reichen Sie ..."): before one of them the stop ends the sentence.
+_OPENS_SENTENCE = frozenset("""
+danach dann dabei dafür dagegen daher damit darauf darüber davor deshalb deswegen dennoch trotzdem
+außerdem zudem anschließend ansonsten sonst somit also allerdings jedoch aber und oder denn sondern
+bitte sie wir ich er es man du ihr der die das dies diese dieser dieses ein eine einer wenn falls sofern
+ob weil da sobald bevor nachdem während hierfür hierzu hier dort so auch nur noch bei für mit nach ab
+ohne über unter seit wird werden ist sind kann können muss müssen sollte sollten gilt gelten
+""".split())
 _ORDINAL_END = re.compile(r"(?:^|[\s(])([^\W\d_]+)?\s*(\d{1,3})\.\s*$")
 _FIRST_WORD = re.compile(r"[^\W\d_]+")
 _TITLES = frozenset("M MM Mme Mmes Mlle Mr Mrs Ms Dr Prof Pr Me St Sr Jr Hr Fr Sra Srta".split()) | frozenset(
@@ -187,6 +196,8 @@ def _joins_capital(before: str, after: str) -> bool:
         word = _FIRST_WORD.match(after)
         if word is not None and word.group().lower() in MONTHS:
             return True
+        if word is not None and word.group().lower() in _OPENS_SENTENCE:
+            return False
         lead = ordinal.group(1)
         return lead is not None and lead.lower() in _ORDINAL_LEADS
     last = _LAST_WORD.search(tail[-24:])
