@@ -39,7 +39,7 @@ import calendar
 import datetime as _dt
 import re
 from functools import lru_cache
-from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from .numbers import mentions
 from .quantities import Quantity, quantities, quantities_of  # noqa: F401  (names this module had)
@@ -498,20 +498,27 @@ def _result(step: _Step, target: Quantity) -> str:
     return f"{value}%" if target.unit == "%" else value
 
 
-def compute_mentions(text: str, targets: Sequence, claim_found: Sequence, evidence: Sequence[Quantity]) -> Computed:
+def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
+                     evidence: Union[Sequence[Quantity], Callable[[], Sequence[Quantity]]]) -> Computed:
     """:func:`compute` on number mentions read already: ``targets`` the claim's mentions the
     evidence does not write, ``claim_found`` all of the claim's, ``evidence`` the quantities of the
-    passages and the question (:func:`quantities`; the question's ``said``)."""
+    passages and the question (:func:`quantities`; the question's ``said``), or what gives them
+    (read only when a claim's numbers may be computed)."""
     # The claim's own numbers that the passages write are theirs, not the user's: "said" is for the
     # question's, a number the claim computed, and an example the claim takes ("with 3 days a week").
-    claim = _typed(list(quantities_of(claim_found, text, False)), evidence)
+    claim = list(quantities_of(claim_found, text, False))
     if not claim:
         return NOTHING
     at = {q.start: i for i, q in enumerate(claim)}
     if any(m.start not in at for m in targets) or not targets:
         return NOTHING  # a code, or a number arithmetic does not read: no computation backs it
+    # A target is a number the evidence does not give, so it takes no unit from the evidence
+    # (:func:`_typed`): whether it names something is read before the evidence is.
     if any(_identifier(claim[at[m.start]]) for m in targets):
         return NOTHING  # "plant 1200", "order 84924": a number that names something is never computed
+    if callable(evidence):
+        evidence = evidence()
+    claim = _typed(claim, evidence)
     # a round figure ("about three months") is compared as one
     for m in targets:
         i = at[m.start]

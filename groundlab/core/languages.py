@@ -28,8 +28,10 @@ _LANGUAGE_HINTS = {
 }
 _ALL_HINTS = frozenset(w for ws in _LANGUAGE_HINTS.values() for w in ws)
 _WORDS_OF = re.compile(r"[^\W\d_]+")
-#: The words of an ASCII text, as :data:`_WORDS_OF` cuts them (in fewer steps).
-_ASCII_WORDS = re.compile(r"[a-z]+")
+#: An ASCII text's bytes other than letters, each made a space: its words, as :data:`_WORDS_OF` cuts
+#: them, are then what ``split()`` gives (in fewer steps); the hint words ASCII can write, as bytes.
+_NOT_LETTERS = bytes(c if 65 <= c <= 90 or 97 <= c <= 122 else 32 for c in range(256))
+_ASCII_HINTS = frozenset(w.encode() for w in _ALL_HINTS if w.isascii())
 
 
 def plainly_english(text: str) -> bool:
@@ -39,7 +41,7 @@ def plainly_english(text: str) -> bool:
     >>> plainly_english("The order is blocked."), plainly_english("Bitte reichen Sie den Antrag ein.")
     (True, False)
     """
-    return text.isascii() and _ALL_HINTS.isdisjoint(_ASCII_WORDS.findall(text.lower()))
+    return text.isascii() and _ASCII_HINTS.isdisjoint(text.lower().encode().translate(_NOT_LETTERS).split())
 
 
 def language(text: str) -> str:

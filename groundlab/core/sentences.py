@@ -298,8 +298,9 @@ def _sentences(text: str, citation_re: Optional[Pattern[str]],
             if c.isalnum() and (
                     # ".NET", ".js": a stop after a space and before a letter starts a name, not a sentence
                     (s >= 2 and clean[s - 1] == "." and clean[s - 2] in " \t(\"'")
-                    or (_joins_capital(clean[found[-1][0]:s], head) if c.isupper()
-                        else _joins(clean[found[-1][0]:s], head))):
+                    # what decides stands right before the stop: the sentence's last 64 characters
+                    or (_joins_capital(clean[max(found[-1][0], s - 64):s], head) if c.isupper()
+                        else _joins(clean[max(found[-1][0], s - 64):s], head))):
                 found[-1][1] = pos
                 continue
             if not bracketed or c in _OPENERS:

@@ -184,16 +184,25 @@ class _Numbers:
 
     def quantities(self) -> List["Quantity"]:
         """The evidence's numbers as arithmetic reads them (:mod:`groundlab.core.arithmetic`)."""
-        from ..core.arithmetic import quantities_of  # its patterns are compiled when a claim first computes
-
-        if self._quantities is None:
-            self._quantities = [q for found, text, said in self.sources for q in quantities_of(found, text, said)]
+        if self._quantities is None:  # a union's are its parts', each read once and kept
+            quantities_of = _arithmetic().quantities_of
+            self._quantities = [q for found, text, said in self._sources for q in quantities_of(found, text, said)] \
+                + [q for n in self._parts for q in n.quantities()]
         return self._quantities
 
     def listed(self, limit: int = 6) -> str:
         """The evidence's numbers as written, in order of value."""
         given = [_written(self.shown[v]) for v in sorted(self.shown)]
         return ", ".join(given[:limit]) + (", \u2026" if len(given) > limit else "")
+
+
+@lru_cache(maxsize=1)
+def _arithmetic():
+    """:mod:`groundlab.core.arithmetic`, imported when a claim first computes (its patterns are
+    compiled then, not when a judge is imported)."""
+    from ..core import arithmetic
+
+    return arithmetic
 
 
 def _written(surface: str) -> str:
@@ -314,9 +323,7 @@ def check_numbers(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str 
         return None, ()
     derived: Tuple[str, ...] = ()
     if text is not None and (have._sources or have._parts):
-        from ..core.arithmetic import compute_mentions  # its patterns are compiled when a claim first computes
-
-        computed = compute_mentions(text, missing, claim_numbers, have.quantities())
+        computed = _arithmetic().compute_mentions(text, missing, claim_numbers, have.quantities)
         if computed.wrong is not None:
             said, right = computed.wrong
             return Verdict("contradicted", f"computed wrong: the claim says {_written(said)} where {right}{suffix}",
