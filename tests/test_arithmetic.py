@@ -45,6 +45,48 @@ BACKED = [
     ("400 km at 0.30 EUR per km come to 120 EUR.", ["400", "120 EUR"], "", "120 EUR = 400 km × 0.30 EUR"),
 ]
 
+#: An IT and working-time policy: periods said in other units, a month of a year, a rate per working day.
+IT_POLICY = (
+    "Monthly backups are kept for 12 months.",
+    "Passwords expire after 180 days.",
+    "P4 requests are resolved within 10 business days.",
+    "Standard laptops are replaced every 4 years after delivery.",
+    "The standard working week is 40 hours, that is 8 hours per working day.",
+    "Full-time employees get 30 working days of leave per year.",
+)
+
+CONVERTED = [
+    # the same period in another unit needs no words of a computation
+    ("So you can go back up to one year.", ["one"], "", "one year = 12 months in years"),
+    # a round conversion for a round figure ("ca. alle sechs Monate", "approx. two calendar weeks")
+    ("Passwörter laufen nach 180 Tagen ab, d. h. ca. alle sechs Monate.", ["sechs"], "", "sechs Monate = 180 Tagen"),
+    ("They are resolved within 10 business days, approx. two calendar weeks.", ["two"], "",
+     "two calendar weeks = 10 business days"),
+    # a month of a year shifted by years
+    ("Yours is due for replacement in March 2026.", ["March 2026"], "My laptop was delivered in March 2022.",
+     "March 2026 = March 2022 + 4 years"),
+    # a rate per working day: hours into days, days into hours
+    ("Your account can hold up to 60 hours, which is 7.5 days.", ["7.5"], "", "7.5 days = 60 hours ÷ 8 hours"),
+    ("Your leave, at 8 hours per working day, is 240 hours.", ["240"], "", "240 hours = 8 hours × 30 working days"),
+]
+
+
+@pytest.mark.parametrize("claim, missing, question, shown", CONVERTED, ids=[c[0][:40] for c in CONVERTED])
+def test_a_period_said_in_other_units_is_backed(claim, missing, question, shown):
+    found = compute(claim, missing, IT_POLICY, question)
+    assert sorted(found.backed) == sorted(missing) and found.wrong is None, found
+    assert any(shown in d for d in found.derived), found.derived
+
+
+@pytest.mark.parametrize("claim, missing, question", [
+    ("So you can go back up to two years.", ["two"], ""),  # 12 months are one year
+    ("Passwords expire about every four months.", ["four"], ""),  # 180 days are six months
+    ("Passwords expire every six months.", ["six"], ""),  # near six months only as a round figure
+    ("Yours is due for replacement in March 2027.", ["March 2027"], "My laptop was delivered in March 2022."),
+])
+def test_another_period_is_not_backed(claim, missing, question):
+    assert compute(claim, missing, IT_POLICY, question).backed == ()
+
 
 @pytest.mark.parametrize("claim, missing, question, shown", BACKED, ids=[b[0][:40] for b in BACKED])
 def test_a_right_computation_backs_its_number(claim, missing, question, shown):

@@ -72,7 +72,8 @@ NOTHING = Computed()
 _CONDITION = re.compile(r"\b(?:if|when|whenever|assuming|suppose|wenn|falls|sofern|si|lorsque|quand)\b[^,;.:!?]*$",
                         re.IGNORECASE)
 _APPROX = re.compile(r"\b(?:about|approx\.?|approximately|roughly|around|nearly|almost|some|ca\.|circa|rund|etwa|"
-                     r"ungefähr|knapp|gut|environ|presque|à peu près|près de|aproximadamente|unos)\s*$", re.IGNORECASE)
+                     r"ungefähr|knapp|gut|environ|presque|à peu près|près de|aproximadamente|unos)\s*(?:(?:alle|every|tous\s+les|toutes\s+les)\s+)?$",
+                     re.IGNORECASE)
 #: Words before a number of the claim's own that it takes as given ("with 3 days a week", "for 600
 #: km", "bei 4 Tagen"): an example the claim computes from, not a fact it states.
 _PREMISE = re.compile(r"\b(?:with|if|for|when|assuming|say|e\.\s?g\.|for example|for instance|bei|für|wenn|mit|"
@@ -90,12 +91,14 @@ _CUE = re.compile(
     r"leaves?|leaving|comes? to|amounts? to|adds? up to|totals?|totalling|in total|altogether|in all|combined|"
     r"times|multiplied|divided|minus|less|makes?|plus|pro rata|proportionally|remaining|remains?|left over|still have|"
     r"the difference|capped|together|"
-    r"das heißt|ergibt|ergeben|macht|bleiben|verbleiben|übrig|restlichen|insgesamt|zusammen|abzüglich|zuzüglich|mal|"
+    r"das heißt|ergibt|ergeben|macht|bleiben|verbleiben|übrig|übrige|übrigen|restliche|restlichen|insgesamt|zusammen|abzüglich|zuzüglich|mal|"
     r"geteilt|"
     r"anteilig|gedeckelt|soit|c'est-à-dire|ce qui fait|fait|donne|au total|reste|moins|fois|au prorata|"
     r"equals?|equal to|entspricht|entsprechen|correspond|longer|shorter|later|earlier|länger|kürzer|später|früher|"
     r"de plus|plus tard|plus tôt)\b"
-    r"|\d\s?[x*/]\s?\d|\s[x*/]\s",
+    r"|\d\s?[x*/]\s?\d|\s[x*/]\s"
+    # a rate applied: "at 8 hours per working day", "à 0,30 EUR par km"
+    r"|\b(?:at|à)\s+[\d.,]+\s*[^\W\d_]+(?:\s+[^\W\d_]+)?\s+(?:per|a|an|each|par|pro|je)\b",
     re.IGNORECASE)
 #: The words of one operation, for the right value of a computation written out wrong.
 _OPERATORS = (
@@ -190,7 +193,7 @@ def _one_steps_of(a: Quantity, b: Quantity) -> List[_Step]:
         return out
     # a product: a rate times what it is counted per ("0.30 EUR per km" × "500 km"), an amount or a
     # period times a count, an amount of money times the days, nights or kilometres it is paid for
-    if a.per and a.per == ub and not b.per:
+    if a.per and a.per == ub and not _per(b):
         out.append(_Step(va * vb, ua, f"{fa} × {fb}", "×", said))
     elif not ub and ua:
         out.append(_Step(va * vb, ua, f"{fa} × {fb}", "×", said))
@@ -213,6 +216,17 @@ def _conversions(q: Quantity, unit: str, approx: bool = False) -> Optional[_Step
     return _Step(q.value * factor, unit, f"{q.shown} in {unit}s", "×", q.said, None, (q,))
 
 
+def _converted(target: Quantity, pool: Sequence[Quantity]) -> Optional[_Step]:
+    """A quantity of ``pool`` in the target's unit of time ("12 months" for "one year", "180 days"
+    for "about six months"): the same period said otherwise, taken without words of a computation
+    (a round conversion only for a round figure)."""
+    for q in pool:
+        step = _conversions(q, target.unit, target.approx)
+        if step is not None and _matches(step, target):
+            return step
+    return None
+
+
 def _share(a: Quantity, b: Quantity, c: Quantity) -> Optional[_Step]:
     """``a × b ÷ c`` with ``b`` and ``c`` alike: a share of a whole (pro rata)."""
     if not c.value or not b.value or b.value == c.value or "date" in (a.unit, b.unit, c.unit):
@@ -231,6 +245,15 @@ def _date_steps(d: Quantity, n: Quantity) -> List[_Step]:
             or not 0 < n.value <= 3660:
         return []
     year, month, day = d.date
+    if not day:  # a month of a year ("March 2022"): shifted by months and years, into a month
+        if n.unit not in ("month", "year") or not year:
+            return []
+        out = []
+        for sign, word in ((1, "+"), (-1, "−")):
+            total = month - 1 + int(n.value) * sign * (12 if n.unit == "year" else 1)
+            out.append(_Step(0.0, "date", f"{d.shown} {word} {n.shown}", "date", d.said or n.said,
+                             (year + total // 12, total % 12 + 1, 0), (d, n)))
+        return out
     try:
         start = _dt.date(year or 2001, month, day)
     except ValueError:
@@ -291,7 +314,7 @@ def _units_fit(step: _Step, target: Quantity) -> bool:
         return False
     if step.unit == "times":  # how many times one quantity holds a like one: a count
         return not unit
-    return not unit or not step.unit or step.unit == unit
+    return not unit or not step.unit or step.unit == unit or (step.unit == "workday" and unit == "day")
 
 
 def _matches(step: _Step, target: Quantity) -> bool:
@@ -355,10 +378,9 @@ def _search(target: Quantity, pool: Sequence[Quantity], cue: bool, named: frozen
                         if _accepted(step, cue) and _matches(step, target):
                             return step
         return None
-    for q in pool:
-        step = _conversions(q, target.unit, target.approx)
-        if step is not None and _accepted(step, cue) and _matches(step, target):
-            return step
+    step = _converted(target, pool)
+    if step is not None:
+        return step
     for i, a in enumerate(pool):
         for j, b in enumerate(pool):
             if i != j:
@@ -488,6 +510,8 @@ def _result(step: _Step, target: Quantity) -> str:
         return f"{minutes // 60}:{minutes % 60:02d}"
     if step.date is not None:
         y, m, d = step.date
+        if not d:
+            return f"{calendar.month_name[m]} {y}"
         return f"{d} {calendar.month_name[m]}" + (f" {y}" if y else "")
     decimals = max(_decimals(target), 0 if float(round(step.value, 2)).is_integer() else 2)
     value = f"{step.value:.{decimals}f}"
@@ -527,8 +551,11 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
     premises = [i for i in order if _is_premise(text, claim[i])]
     evidence = [q for q in evidence if not _identifier(q)]  # "invoice 5178837457" computes nothing
     cue = _says_computation(text)
-    if not cue and not premises and not any(q.said for q in evidence) and not any(claim[i].unit == "date" for i in order):
-        # no step could be taken for the claim's: no words of a computation, no number of the user's
+    only_conversions = not cue and not premises and not any(q.said for q in evidence) and \
+        not any(claim[i].unit == "date" for i in order)
+    if only_conversions and not any(claim[i].unit in _PERIODS for i in order):
+        # no step could be taken for the claim's: no words of a computation, no number of the user's,
+        # no period another unit of time restates ("12 months", "one year")
         return _written_out_only(text, order, claim)
     named = _named_operations(text) if len(claim) > 2 else frozenset()
     # the example's number written again ("Bei 4 Tagen: 30 × 4 ÷ 5") is the example
@@ -544,7 +571,10 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
             # a result written after a computation of the claim's own numbers takes its operations
             # ("30 × 4 ÷ 5 = 26" is no difference); a number before it (an operand) any accepted one
             before = sum(1 for q in claim if q.start < target.start)
-            step = _search(target, _pool(known, evidence), cue, named if before >= 2 else frozenset())
+            if only_conversions:
+                step = _converted(target, evidence)
+            else:
+                step = _search(target, _pool(known, evidence), cue, named if before >= 2 else frozenset())
             if step is not None:
                 found[k] = step
         if len(found) == len(order) - len(premises):

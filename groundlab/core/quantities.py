@@ -48,7 +48,7 @@ _UNIT_WORDS = (
     ("workday", r"(?:working|business|work)[\s-]days?|arbeitstage?n?|werktage?n?|jours?\s+ouvr(?:é|a)(?:s|bles?)?"
                 r"|d[ií]as\s+(?:h[aá]biles|laborables)"),
     ("day", r"(?:calendar\s+)?days?|kalendertage?n?|tage?n?|tages|jours?|d[ií]as?"),
-    ("week", r"weeks?|wochen?|semaines?|semanas?"),
+    ("week", r"(?:calendar\s+)?weeks?|(?:kalender)?wochen?|semaines?|semanas?"),
     ("month", r"months?|monate?n?|monats|mois|mes(?:es)?"),
     ("year", r"years?|jahre?n?|jahres|ans|années?|a[nñ]os?"),
     ("hour", r"hours?|hrs?|h|stunden?|std\.?|heures?|horas?"),
@@ -59,7 +59,9 @@ _UNIT_WORDS = (
 _UNIT = re.compile(r"\s*-?\s*(?:" + "|".join(f"(?P<{name}>{words})" for name, words in _UNIT_WORDS)
                    + r")(?![^\W\d_])", re.IGNORECASE)
 _PER_WORDS = (
-    ("week", r"week|woche|semaine|semana"), ("day", r"day|tag|jour|d[ií]a"), ("month", r"month|monat|mois|mes"),
+    ("week", r"week|woche|semaine|semana"),
+    ("workday", r"(?:working|business|work)[\s-]day|arbeitstag|werktag|jour\s+ouvr(?:é|a)(?:ble)?"),
+    ("day", r"day|tag|jour|d[ií]a"), ("month", r"month|monat|mois|mes"),
     ("year", r"year|jahr|an|año"), ("km", r"km|kilomet(?:er|re)|kilomètre"), ("night", r"night|nacht|nuit|noche"),
 )
 _PER = re.compile(
@@ -165,8 +167,11 @@ _CAP = re.compile(r"\b(?:capped at|up to|a maximum of|maximum(?: of)?|max\.?|at 
 _FLOOR = re.compile(r"\b(?:at least|a minimum of|minimum(?: of)?|min\.?|no less than|mindestens|minimal|au moins|"
                     r"au minimum|al menos)\s*(?:€|EUR|USD|\$|£|CHF)?\s*$", re.IGNORECASE)
 def _date_of(value: str) -> Optional[Tuple[int, int, int]]:
+    """(year or 0, month, day or 0) of a date's value: "--03-31", "2027-03-31", "2022-03" (a month)."""
     if value.startswith("--") and len(value) == 7:
         return 0, int(value[2:4]), int(value[5:7])
+    if len(value) == 7 and value[4] == "-" and value[:4].isdigit() and value[5:].isdigit():
+        return int(value[:4]), int(value[5:7]), 0
     if len(value) == 10 and value[4] == "-" and value[7] == "-":
         return int(value[:4]), int(value[5:7]), int(value[8:10])
     return None
