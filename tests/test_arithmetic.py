@@ -58,6 +58,7 @@ IT_POLICY = (
 CONVERTED = [
     # the same period in another unit needs no words of a computation
     ("So you can go back up to one year.", ["one"], "", "one year = 12 months in years"),
+    ("Monthly backups are kept for one year.", ["one"], "", "one year = 12 months in years"),  # no example of the user's
     # a round conversion for a round figure ("ca. alle sechs Monate", "approx. two calendar weeks")
     ("Passwörter laufen nach 180 Tagen ab, d. h. ca. alle sechs Monate.", ["sechs"], "", "sechs Monate = 180 Tagen"),
     ("They are resolved within 10 business days, approx. two calendar weeks.", ["two"], "",
@@ -195,3 +196,13 @@ def test_the_right_value_is_written_with_the_claims_decimal_comma():
     evidence = Evidence("Wie viel?", (_PAUSCHALE,))
     verdict = get_judge("rules").judge("Die Tagespauschale von 28 EUR abzüglich 11,20 EUR ergibt 16,20 EUR.", evidence)
     assert verdict.label == "contradicted" and verdict.reason.endswith("= 16,80 EUR"), verdict.reason
+
+
+def test_a_claim_whose_period_is_converted_is_judged_on_its_other_words():
+    """The unit and the round figure's words of a converted period are the number's, not words the
+    passage must write ("one year" for "12 months", "approx. two calendar weeks")."""
+    evidence = Evidence("How far back can I restore a file?", (Passage("IT-9", IT_POLICY[0]),))
+    judge = get_judge("signals")
+    kept = judge.judge("Monthly backups are kept for one year.", evidence)
+    assert kept.label == "supported" and "computed: one year = 12 months in years" in kept.reason, kept.reason
+    assert judge.judge("Monthly backups are kept for two years.", evidence).label == "contradicted"

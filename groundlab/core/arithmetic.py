@@ -585,6 +585,12 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
                                        for i in found for o in found[i].operands)]
     capped_examples = []
     for k in premises:
+        if k not in used and k in order and wanted[k].unit in _PERIODS:
+            # "kept for one year" after "12 months": no example, the same period said otherwise
+            step = _converted(wanted[k], evidence)
+            if step is not None:
+                found[k] = step
+                used.append(k)
         if k not in used:
             capped = _capped_example(wanted[k]._replace(said=True), claim, evidence)
             if capped is not None:
@@ -691,12 +697,19 @@ _COMPUTATION_WORDS = re.compile(
     r"\b(?:equals?|equal to|makes?|gives?|giving|leaves?|leaving|minus|less|plus|times|multiplied by|divided by|in total|"
     r"totals?|altogether|therefore|thus|hence|so|that is|which is|i\.\s?e\.|comes? to|amounts? to|adds? up to|"
     r"remaining|ergibt|ergeben|macht|machen|also|d\.\s?h\.|das heißt|bleiben|verbleiben|insgesamt|zusammen|damit|"
-    r"somit|abzüglich|zuzüglich|mal|geteilt durch|soit|donc|fait|donne|reste|au total|moins|fois)\b", re.IGNORECASE)
+    r"somit|abzüglich|zuzüglich|mal|geteilt durch|soit|donc|fait|donne|reste|au total|moins|fois|"
+    # a round figure's words: "approx. two weeks" for "10 business days"
+    r"about|approx\.?|approximately|roughly|around|circa|ca\.|rund|etwa|ungefähr|environ)(?!\w)", re.IGNORECASE)
 
 
-def without_computation(text: str) -> str:
+def without_computation(text: str, derived: Sequence[str] = ()) -> str:
     """A claim without the words that say a computation: what its passages must back besides its
-    numbers."""
+    numbers. ``derived``: the computations that back its numbers ("one year = 12 months in years"),
+    whose numbers go with their units, which the passages write in theirs ("12 months")."""
+    for line in derived:
+        shown = line.split(" = ", 1)[0]
+        if shown and shown in text:
+            text = text.replace(shown, " ", 1)
     return _COMPUTATION_WORDS.sub(" ", text)
 
 

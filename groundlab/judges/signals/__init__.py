@@ -327,7 +327,7 @@ def _decide(claim: _Claim, context: _Context,
     if derived:  # numbers computed: the words that say the computation are no fact a passage must write
         from ...core.arithmetic import without_computation
 
-        plain = _Claim(without_computation(claim.framed.text), claim.language)
+        plain = _Claim(without_computation(claim.framed.text, derived), claim.language)
         if not plain.stems:
             return "empty", None, None, derived
         if len(plain.stems) < len(claim.stems):
