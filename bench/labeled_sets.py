@@ -38,8 +38,9 @@ def load(folder: Path):
         if not line.strip():
             continue
         case = json.loads(line)
+        # the answer goes with its claims, as in a run: a total may add up the answer's own list
         evidence = Evidence(case["question"], tuple(passages[i] if isinstance(i, str) else Passage(i["id"], i["text"])
-                                                    for i in case["retrieved"]))
+                                                    for i in case["retrieved"]), case["answer"])
         for text, label in zip(case["meta"]["claims"], case["labels"]):
             rows.append((case["id"], case["meta"].get("language", "?"), text, label, evidence))
     return rows

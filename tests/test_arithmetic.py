@@ -206,3 +206,27 @@ def test_a_claim_whose_period_is_converted_is_judged_on_its_other_words():
     kept = judge.judge("Monthly backups are kept for one year.", evidence)
     assert kept.label == "supported" and "computed: one year = 12 months in years" in kept.reason, kept.reason
     assert judge.judge("Monthly backups are kept for two years.", evidence).label == "contradicted"
+
+
+_ALLOWANCES = Passage("HR-21", "Employees receive a meal allowance of 28 EUR for each full day away from home. "
+                               "Arrival and departure days are paid at 14 EUR.")
+
+
+@pytest.mark.parametrize("name", ["signals", "rules"])
+def test_a_total_adds_up_the_list_its_answer_writes(name):
+    items = "For a trip from Monday to Wednesday:\n1. Monday (arrival day): 14 EUR\n2. Tuesday (full day): 28 EUR\n" \
+            "3. Wednesday (departure day): 14 EUR\n\n"
+    judge = get_judge(name)
+    right = judge.judge("In total you receive 56 EUR.", Evidence("How much?", (_ALLOWANCES,), items + "In total you receive 56 EUR."))
+    assert right.label != "contradicted" and "computed: 56 EUR = 14 EUR + 28 EUR + 14 EUR" in right.reason, right.reason
+    wrong = judge.judge("In total you receive 60 EUR.", Evidence("How much?", (_ALLOWANCES,), items + "In total you receive 60 EUR."))
+    assert wrong.label == "contradicted" and wrong.reason.startswith(
+        "computed wrong: the claim says 60 EUR where 14 EUR + 28 EUR + 14 EUR = 56 EUR"), wrong.reason
+    # without the answer's list, nothing adds up to the total
+    alone = judge.judge("In total you receive 56 EUR.", Evidence("How much?", (_ALLOWANCES,)))
+    assert alone.label == "contradicted" and "computed" not in alone.reason
+    # a German list, with a subtotal as its item's last amount
+    german = "- Dienstag (Anreisetag): 14 EUR\n- Mittwoch und Donnerstag: je 28 EUR, zusammen 56 EUR\n" \
+             "- Freitag (Abreisetag): 14 EUR\n\nInsgesamt erhalten Sie 84 EUR."
+    assert "84 EUR = 14 EUR + 56 EUR + 14 EUR" in judge.judge("Insgesamt erhalten Sie 84 EUR.",
+                                                             Evidence("Wie viel?", (_ALLOWANCES,), german)).reason

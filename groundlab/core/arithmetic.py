@@ -44,7 +44,8 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, 
 from .numbers import mentions
 from .quantities import Quantity, quantities, quantities_of  # noqa: F401  (names this module had)
 
-__all__ = ["Computed", "Quantity", "compute", "compute_mentions", "quantities", "quantities_of", "without_computation"]
+__all__ = ["Computed", "Quantity", "compute", "compute_mentions", "list_total", "quantities", "quantities_of",
+           "without_computation"]
 
 #: The most quantities one search reads (the claim's and the question's first): a claim with many
 #: numbers stays fast (one step looks at every pair of them, a share of a whole at every three of
@@ -224,6 +225,52 @@ def _converted(target: Quantity, pool: Sequence[Quantity]) -> Optional[_Step]:
         step = _conversions(q, target.unit, target.approx)
         if step is not None and _matches(step, target):
             return step
+    return None
+
+
+#: Words that say a total: "In total you receive 56 EUR", "Insgesamt erhalten Sie 84 EUR".
+_TOTAL = re.compile(r"\b(?:in total|totals?|totalling|altogether|in all|all in all|combined|overall|insgesamt|zusammen|"
+                    r"gesamt\w*|summe|au total|en tout|total)\b", re.IGNORECASE)
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+\u2022\u2023\u25e6\u2043\u2219\u00b7\u2013\u2014]|\d{1,3}[.)]|[a-z]\))[ \t]+\S")
+
+
+def list_total(answer: str, target: Quantity) -> Optional[_Step]:
+    """:func:`list_sum` when it gives the target."""
+    step = list_sum(answer, target)
+    return step if step is not None and _matches(step, target) else None
+
+
+def list_sum(answer: str, target: Quantity) -> Optional[_Step]:
+    """The total of the list an answer writes right before the line that states ``target``: the
+    items' last amounts in the target's unit, added up ("1. Monday: 14 EUR / 2. Tuesday: 28 EUR / 3.
+    Wednesday: 14 EUR" and "In total you receive 56 EUR"). Each item is a claim judged on its own;
+    the total only has to follow from them. ``None`` when no list of two such items or more stands
+    there."""
+    if "\n" not in answer or not target.unit or target.unit == "date":
+        return None
+    lines = answer.split("\n")
+    for k, line in enumerate(lines):
+        if target.surface not in line or _LIST_ITEM.match(line):
+            continue
+        items: List[Quantity] = []
+        for item in reversed(lines[:k]):
+            if not item.strip():
+                if items:
+                    break
+                continue  # blank lines between the list and its total
+            if not _LIST_ITEM.match(item):
+                break
+            amounts = [q for q in quantities(mentions(item), item, False)
+                       if q.unit == target.unit and (q.per or "") == (target.per or "")]
+            if not amounts:
+                return None  # an item without an amount of its own: the list adds up nothing
+            items.append(amounts[-1])
+        if len(items) < 2:
+            return None
+        items.reverse()
+        step = _Step(sum(q.value for q in items), target.unit, " + ".join(q.shown for q in items), "list", False,
+                     None, tuple(items))
+        return step
     return None
 
 
@@ -523,11 +570,13 @@ def _result(step: _Step, target: Quantity) -> str:
 
 
 def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
-                     evidence: Union[Sequence[Quantity], Callable[[], Sequence[Quantity]]]) -> Computed:
+                     evidence: Union[Sequence[Quantity], Callable[[], Sequence[Quantity]]],
+                     answer: Optional[str] = None) -> Computed:
     """:func:`compute` on number mentions read already: ``targets`` the claim's mentions the
     evidence does not write, ``claim_found`` all of the claim's, ``evidence`` the quantities of the
     passages and the question (:func:`quantities`; the question's ``said``), or what gives them
-    (read only when a claim's numbers may be computed)."""
+    (read only when a claim's numbers may be computed). ``answer``: the answer the claim is from,
+    whose list a total may add up (:func:`list_total`)."""
     # The claim's own numbers that the passages write are theirs, not the user's: "said" is for the
     # question's, a number the claim computed, and an example the claim takes ("with 3 days a week").
     claim = list(quantities_of(claim_found, text, False))
@@ -575,6 +624,8 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
                 step = _converted(target, evidence)
             else:
                 step = _search(target, _pool(known, evidence), cue, named if before >= 2 else frozenset())
+            if step is None and answer and _TOTAL.search(text):
+                step = list_total(answer, target)
             if step is not None:
                 found[k] = step
         if len(found) == len(order) - len(premises):
@@ -608,6 +659,8 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
         target = claim[k]
         if k not in found and k not in used:
             right = _written_out(text, target, claim)
+            if right is None and answer and _TOTAL.search(text):
+                right = list_sum(answer, target)  # "In total 60 EUR" under items adding up to 56 EUR
             if right is not None and not _matches(right, target):
                 return Computed(derived, backed, (target.shown, f"{_as_written(right.expression, text)} = "
                                                                 f"{_result(right, target)}"))
@@ -675,7 +728,7 @@ def _past_bound(step: _Step, target: Quantity, claim: Sequence[Quantity], eviden
     """The cap (or floor) of the passages that an amount computed passes, when the claim names none
     ("500 km × 0.30 EUR" is 150 EUR, but the passage caps it at 130 EUR): the computation holds,
     the amount the claim gives does not."""
-    if not _money(target.unit):
+    if not _money(target.unit) or step.op == "list":  # a list's total bounds nothing: its items are claims
         return None
     # the sentences of the passages that give the step's numbers (the claim may write them too)
     keys = {(o.unit, o.value) for o in step.operands}

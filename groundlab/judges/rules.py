@@ -312,18 +312,19 @@ def number_verdict(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str
 
 
 def check_numbers(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str = "",
-                  text: Optional[str] = None) -> Tuple[Optional[Verdict], Tuple[str, ...]]:
+                  text: Optional[str] = None, answer: Optional[str] = None) -> Tuple[Optional[Verdict], Tuple[str, ...]]:
     """Step 1 with computed values: the verdict on a claim with a number the evidence neither gives
     nor lets a reader compute (``None`` when it does), and the computations that back the claim's
     other numbers ("150 EUR = 500 km × 0.30 EUR"). ``text``: the claim the numbers were read in,
     ``None`` for no arithmetic (:mod:`groundlab.core.arithmetic`). A computation the claim writes
-    out and gets wrong is ``contradicted``, the right value in the reason."""
+    out and gets wrong is ``contradicted``, the right value in the reason. ``answer``: the answer the
+    claim is from, whose list a total the claim states may add up."""
     missing = [m for m in claim_numbers if not have.has(m)]
     if not missing:
         return None, ()
     derived: Tuple[str, ...] = ()
     if text is not None and (have._sources or have._parts):
-        computed = _arithmetic().compute_mentions(text, missing, claim_numbers, have.quantities)
+        computed = _arithmetic().compute_mentions(text, missing, claim_numbers, have.quantities, answer)
         if computed.wrong is not None:
             said, right = computed.wrong
             return Verdict("contradicted", f"computed wrong: the claim says {_written(said)} where {right}{suffix}",
@@ -371,17 +372,21 @@ class LexicalJudge:
             if evidence is not last:  # the claims of one case share one Evidence
                 last = evidence
                 context = _context(evidence.question, tuple([p.text for p in evidence.passages]))
-            out.append(self._judge(_claim(text), context))
+            claim = _claim(text)
+            answer = evidence.answer if self.computes and claim.numbers and evidence.answer and "\n" in evidence.answer \
+                and _arithmetic()._TOTAL.search(text) else None  # a total may add up the answer's list
+            out.append(self._judge(claim, context, answer))
         return out
 
     def judge(self, text: str, evidence: Evidence) -> Verdict:
         """The verdict on one claim."""
         return self.judge_batch([(text, evidence)])[0]
 
-    def _judge(self, claim: _ClaimText, context: _Context) -> Verdict:
+    def _judge(self, claim: _ClaimText, context: _Context, answer: Optional[str] = None) -> Verdict:
         if not claim.numbers:
             return self._words(claim, context)
-        flagged, derived = check_numbers(claim.numbers, context.numbers, text=claim.text if self.computes else None)
+        flagged, derived = check_numbers(claim.numbers, context.numbers, text=claim.text if self.computes else None,
+                                         answer=answer)
         if flagged is not None:
             return flagged
         verdict = self._words(claim, context)

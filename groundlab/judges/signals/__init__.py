@@ -61,7 +61,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 from ...core.sentences import CJK_CHARS, character_pairs, split_sentences  # noqa: F401
 from ...core.numbers import Mention, digit_shape, distinct, mentions, ordinal_words  # noqa: F401
 from ...core.records import Evidence, GroundlabError, Verdict, without_passage_text  # noqa: F401
-from ..rules import _quote, _written, check_numbers, number_verdict  # noqa: F401
+from ..rules import _arithmetic, _quote, _written, check_numbers, number_verdict  # noqa: F401
 from .across import across, glossary_language
 from .claim import _Claim, _claim, _claim_language, _claim_words, _framed  # noqa: F401
 from .config import (CONFIG_KIND, DEFAULT_CONFIG, FEATURE_SIGNS, FEATURES, JUDGE_NAME, JUDGE_VERSION,  # noqa: F401
@@ -147,11 +147,15 @@ class SignalsJudge:
                 key: tuple = (claim, base, ids, _question_key(claim, question, base))
             else:
                 key = (claim, base, ids)
+            # a total the claim states may add up the list its answer writes before it
+            answer = evidence.answer if claim.numbers and _may_total(claim, evidence.answer) else None
+            if answer is not None:
+                key += (answer,)
             verdict = memo.get(key)
             if verdict is None:
                 if asks and context is None:
                     context = _with_question(base, question)
-                verdict = self._judge(claim, context if asks else base, ids)
+                verdict = self._judge(claim, context if asks else base, ids, answer)
                 if len(memo) >= _MEMO_SIZE:
                     memo.clear()
                 memo[key] = verdict
@@ -181,8 +185,9 @@ class SignalsJudge:
         route, signals, _, _ = _decide(_claim(text, context.language), context, _passage_ids(evidence))
         return route, signals
 
-    def _judge(self, claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset()) -> Verdict:
-        route, signals, detail, derived = _decide(claim, context, ids)
+    def _judge(self, claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
+               answer: Optional[str] = None) -> Verdict:
+        route, signals, detail, derived = _decide(claim, context, ids, answer)
         if route == "framing":
             return _framing_verdict(claim.framed.set_aside)
         aside = _aside(claim.framed.set_aside)
@@ -305,18 +310,19 @@ def _stated_numbers(claim: _Claim, ids: FrozenSet[str]) -> Tuple[Mention, ...]:
 _DIGIT_NAME = re.compile(r"\d[A-Z]{2,}")
 
 
-def _decide(claim: _Claim, context: _Context,
-            ids: FrozenSet[str] = frozenset()) -> Tuple[str, Optional[Signals], Any, Tuple[str, ...]]:
+def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
+            answer: Optional[str] = None) -> Tuple[str, Optional[Signals], Any, Tuple[str, ...]]:
     """Which step decides a claim (see the module docstring), its signals when measured, what the
     step found (the number verdict, the negated evidence sentence, or the missing clause), and the
-    computations that back numbers no passage writes (:mod:`groundlab.core.arithmetic`)."""
+    computations that back numbers no passage writes (:mod:`groundlab.core.arithmetic`; ``answer``:
+    the answer whose list a total may add up)."""
     if claim.framed.framing:
         return "framing", None, None, ()
     numbers = _stated_numbers(claim, ids)
     derived: Tuple[str, ...] = ()
     if numbers:
         flagged, derived = check_numbers(numbers, context.numbers, _aside(claim.framed.set_aside),
-                                         text=claim.framed.text)
+                                         text=claim.framed.text, answer=answer)
         if flagged is not None:
             return "number", None, flagged, ()
     if _across_languages(claim, context):
@@ -347,6 +353,11 @@ def _decide(claim: _Claim, context: _Context,
     if conflict is not None:
         return "conflict", signals, conflict, derived
     return "model", signals, None, derived
+
+
+def _may_total(claim: _Claim, answer: Optional[str]) -> bool:
+    """Whether a claim with numbers says a total and its answer writes a list it may add up."""
+    return bool(answer) and "\n" in answer and _arithmetic()._TOTAL.search(claim.framed.text) is not None
 
 
 def _across_languages(claim: _Claim, context: _Context) -> bool:
