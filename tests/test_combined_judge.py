@@ -37,6 +37,17 @@ def test_the_rules_of_the_signals_judge_decide_first(judge):
     assert [v.reason for v in ours] == [v.reason for v in theirs]
 
 
+def test_a_claim_judged_across_languages_keeps_the_signals_verdict(judge):
+    """A German claim against English passages is decided by what carries across, a rule (score 1 or
+    0): the English entailment model never weighs it."""
+    evidence = Evidence("Was wird erstattet?", (Passage("TR-2", "Hotel costs are reimbursed up to 120 EUR per night, "
+                                                                 "breakfast included."),))
+    claim = "Hotelkosten werden bis 120 EUR pro Nacht schnell erstattet."  # 4 of its 5 words found
+    (ours,), (theirs,) = judge.judge_batch([(claim, evidence)]), get_judge("signals").judge_batch([(claim, evidence)])
+    assert "German claim, English passages" in theirs.reason and theirs.score in (0.0, 1.0)
+    assert (ours.label, ours.reason, ours.score) == (theirs.label, theirs.reason, theirs.score)
+
+
 def test_the_score_weighs_both_judges_and_the_facts(judge):
     claims = ["The credit team reviews blocked orders every morning.",
               "The credit analyst releases orders below 2 percent.",

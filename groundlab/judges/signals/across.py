@@ -225,8 +225,9 @@ def across(claim: str, claim_language: str, passages: Tuple[Tuple[str, str], ...
         if claim_negates != negates:
             reason = f"{head}: {carried}, but a negation stands on one side only: cannot {ACROSS}{suffix}"
             return Verdict(None, reason, error=reason)
-        return Verdict("supported", f"{head}: {carried}{suffix}", found / n)
+        # a rule decides, as the numbers and the negation do: score 1 or 0, never a model's probability
+        return Verdict("supported", f"{head}: {carried}{suffix}", 1.0)
     if found < UNSUPPORTED * n:
-        return Verdict("unsupported", f"{head}: {carried}{suffix}", found / n)
+        return Verdict("unsupported", f"{head}: {carried}{suffix}", 0.0)
     reason = f"{head}: {carried}: too close to {ACROSS}{suffix}"
     return Verdict(None, reason, error=reason)
