@@ -126,6 +126,11 @@ def test_a_negation_in_the_clause_that_says_the_claim_flips_it(claim, passage):
     ("You may carry over up to five days.", "You may carry over at least five days.", "up to", "at least"),
     ("Multi-factor authentication is only required when you connect from abroad.",
      "Multi-factor authentication is required for every connection.", "only required when", "for every"),
+    # "no later than" is a deadline, before it; "later" is after
+    ("Submit the claim later than 30 days from the end of the trip.",
+     "Submit the claim no later than 30 days from the end of the trip.", "later than", "no later than"),
+    ("Leave starting earlier is requested seven weeks ahead.",
+     "Leave starting later is requested seven weeks ahead.", "earlier", "later"),
 ])
 def test_frequency_direction_and_bound_words_that_clash_contradict(claim, passage, said, other):
     verdict = judged(claim, passage)
@@ -140,6 +145,10 @@ def test_frequency_direction_and_bound_words_that_clash_contradict(claim, passag
     ("Reports are produced monthly.", "Limits are reviewed every year. Reports are produced monthly."),
     ("Employees must sign up to the training before their first day.",
      "Employees must sign up for the training at least one week before their first day."),
+    # a sentence that says both sides, one in each clause, decides nothing
+    ("Because the leave starts after the third birthday, request it 13 weeks in advance.",
+     "Leave starting before the third birthday is requested seven weeks in advance; leave starting later 13 weeks "
+     "in advance."),
 ])
 def test_the_same_word_or_another_sentence_is_no_conflict(claim, passage):
     assert not judged(claim, passage).reason.split(":")[0] in ("how often", "when", "which way", "above or below",

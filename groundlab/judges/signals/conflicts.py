@@ -32,8 +32,9 @@ CONFLICTS: Dict[str, Dict[str, Tuple[str, ...]]] = {
         "yearly": ("yearly", "annually", "annual", "every year", "each year", "per year", "once a year", "per annum"),
     },
     "when": {
-        "before": ("before", "prior to", "ahead of", "in advance of"),
-        "after": ("after", "afterwards"),
+        "before": ("before", "prior to", "ahead of", "in advance of", "earlier", "earlier than", "no later than",
+                   "not later than"),
+        "after": ("after", "afterwards", "later", "later than", "no earlier than", "not earlier than"),
     },
     "which way": {
         "up": ("increase", "increases", "increased", "increasing", "rise", "rises", "rose", "risen", "rising",
