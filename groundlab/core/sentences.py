@@ -84,6 +84,9 @@ _BRACKETED_STOP = re.compile(r"[.!?]+(?:[)\]}]+\s+(?=[\"'\u201c\u2018(\[]?[A-Z])
 #: A word in lower case, a stop and an acronym: "generally no. USB storage", which the segmenter
 #: reads as one sentence.
 _STOP_BEFORE_CAPITALS = re.compile(r"\b([a-z]{2,})\.\s+(?P<next>(?=[A-Z]{2,}\b)[A-Z])")
+#: What :data:`_STOP_BEFORE_CAPITALS` needs, found in one fast scan from each stop (most answers hold
+#: no acronym after a stop, and the full pattern tries every word).
+_ACRONYM_AFTER_STOP = re.compile(r"\.\s+[A-Z]{2}")
 #: The word before a final ".": "ex" in "p. ex.".
 _LAST_WORD = re.compile(r"([^\W\d_]+)\.\s*$")
 #: Abbreviations that may stand before a number or a word in lower case without ending a sentence.
@@ -324,7 +327,7 @@ def _sentences(text: str, citation_re: Optional[Pattern[str]],
                 s = cut
             split.append([s, e, heading])
         found = split
-    if ". " in clean and _STOP_BEFORE_CAPITALS.search(clean):
+    if ". " in clean and _ACRONYM_AFTER_STOP.search(clean) and _STOP_BEFORE_CAPITALS.search(clean):
         split = []
         for s, e, heading in found:
             for stop in _STOP_BEFORE_CAPITALS.finditer(clean, s, e):
