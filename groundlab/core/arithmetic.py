@@ -577,36 +577,21 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
     passages and the question (:func:`quantities`; the question's ``said``), or what gives them
     (read only when a claim's numbers may be computed). ``answer``: the answer the claim is from,
     whose list a total may add up (:func:`list_total`)."""
-    # The claim's own numbers that the passages write are theirs, not the user's: "said" is for the
-    # question's, a number the claim computed, and an example the claim takes ("with 3 days a week").
-    claim = list(quantities_of(claim_found, text, False))
-    if not claim:
+    read = _read_claim(text, tuple([m.start for m in targets]), tuple(claim_found))
+    if read is None:
         return NOTHING
-    at = {q.start: i for i, q in enumerate(claim)}
-    if any(m.start not in at for m in targets) or not targets:
-        return NOTHING  # a code, or a number arithmetic does not read: no computation backs it
-    # A target is a number the evidence does not give, so it takes no unit from the evidence
-    # (:func:`_typed`): whether it names something is read before the evidence is.
-    if any(_identifier(claim[at[m.start]]) for m in targets):
-        return NOTHING  # "plant 1200", "order 84924": a number that names something is never computed
+    untyped, order, premises, cue, named = read
     if callable(evidence):
         evidence = evidence()
-    claim = _typed(claim, evidence)
-    # a round figure ("about three months") is compared as one
-    for m in targets:
-        i = at[m.start]
-        claim[i] = claim[i]._replace(approx=bool(_APPROX.search(text, 0, m.start)))
-    order = [at[m.start] for m in targets]  # the targets, as indexes into the claim's quantities
-    premises = [i for i in order if _is_premise(text, claim[i])]
+    claim = _typed(untyped, evidence)
+    premises = list(premises)
     evidence = [q for q in evidence if not _identifier(q)]  # "invoice 5178837457" computes nothing
-    cue = _says_computation(text)
     only_conversions = not cue and not premises and not any(q.said for q in evidence) and \
         not any(claim[i].unit == "date" for i in order)
     if only_conversions and not any(claim[i].unit in _PERIODS for i in order):
         # no step could be taken for the claim's: no words of a computation, no number of the user's,
         # no period another unit of time restates ("12 months", "one year")
         return _written_out_only(text, order, claim)
-    named = _named_operations(text) if len(claim) > 2 else frozenset()
     # the example's number written again ("Bei 4 Tagen: 30 × 4 ÷ 5") is the example
     premises += [i for i in order if i not in premises and any(claim[i].value == claim[p].value for p in premises)]
     found: Dict[int, _Step] = {}
@@ -665,6 +650,34 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
                 return Computed(derived, backed, (target.shown, f"{_as_written(right.expression, text)} = "
                                                                 f"{_result(right, target)}"))
     return Computed(derived, backed)
+
+
+@lru_cache(maxsize=16384)
+def _read_claim(text: str, starts: Tuple[int, ...], claim_found: tuple) -> Optional[tuple]:
+    """What :func:`compute_mentions` reads in a claim alone, kept per claim (claims repeat): its
+    quantities, each target's marked when written as a round figure ("about three months"), the
+    targets (``starts``) as indexes into them, those that are examples the claim takes, whether it
+    says it computes, and the operations it names; ``None`` when no computation can back its
+    targets."""
+    # The claim's own numbers that the passages write are theirs, not the user's: "said" is for the
+    # question's, a number the claim computed, and an example the claim takes ("with 3 days a week").
+    claim = list(quantities_of(claim_found, text, False))
+    if not claim or not starts:
+        return None
+    at = {q.start: i for i, q in enumerate(claim)}
+    if any(start not in at for start in starts):
+        return None  # a code, or a number arithmetic does not read: no computation backs it
+    # A target is a number the evidence does not give, so it takes no unit from the evidence
+    # (:func:`_typed`): whether it names something, or is an example, is read before the evidence is.
+    if any(_identifier(claim[at[start]]) for start in starts):
+        return None  # "plant 1200", "order 84924": a number that names something is never computed
+    for start in starts:  # a round figure ("about three months") is compared as one
+        i = at[start]
+        claim[i] = claim[i]._replace(approx=_APPROX.search(text, max(0, start - 48), start) is not None)
+    order = tuple([at[start] for start in starts])  # the targets, as indexes into the claim's quantities
+    premises = tuple([i for i in order if _is_premise(text, claim[i])])
+    named = _named_operations(text) if len(claim) > 2 else frozenset()
+    return tuple(claim), order, premises, _says_computation(text), named
 
 
 @lru_cache(maxsize=16384)
