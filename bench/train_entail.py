@@ -40,7 +40,8 @@ on a CPU with bfloat16 units and on CUDA the model runs in mixed precision.
 
 A progress line every half minute gives the step, pairs a second, the loss, and the time left in
 the stage and in the run; validation figures print as they are measured. A checkpoint is written
-every ``--checkpoint-minutes`` (5) and when the budget runs out; ``--resume`` goes on from it with
+every ``--checkpoint-minutes`` (5), when the budget runs out and when the sitting is stopped (SIGTERM
+or Ctrl-C: after the step under way); ``--resume`` goes on from it with
 the same recipe (a changed recipe is refused). Every step is seeded: a run resumed gives the
 batches an unbroken run would.
 """
@@ -428,17 +429,24 @@ def batches(examples: Sequence[Example], batch: int, epochs: float, seed: int) -
 
 
 class Budget:
-    """The wall-clock budget of this sitting."""
+    """The wall-clock budget of this sitting, spent early when the sitting is asked to stop (SIGTERM,
+    or Ctrl-C): the step under way ends, a checkpoint is written and ``--resume`` goes on from it."""
 
     def __init__(self, seconds: Optional[float]):
         self.started = time.time()
         self.deadline = self.started + seconds if seconds else math.inf
+        self.stopped: Optional[str] = None  # the signal that asked the sitting to stop
+
+    def stop(self, signum: int, frame=None) -> None:
+        import signal
+
+        self.stopped = signal.Signals(signum).name
 
     def left(self) -> float:
         return self.deadline - time.time()
 
     def spent(self) -> bool:
-        return time.time() >= self.deadline
+        return self.stopped is not None or time.time() >= self.deadline
 
 
 class Runner:
@@ -457,6 +465,10 @@ class Runner:
         self.precision = precision
         self.dtype = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": None}[precision]
         self.budget = Budget(args.budget)
+        import signal
+
+        for signum in (signal.SIGTERM, signal.SIGINT):  # stop after the step under way, with a checkpoint
+            signal.signal(signum, self.budget.stop)
         self.state_path = out / "state.json"
         self.tokens_per_second: Optional[float] = None
         self.remaining_tokens: Dict[str, float] = {}
@@ -540,7 +552,8 @@ class Runner:
         while step < steps:
             if self.budget.spent():
                 save(step, elapsed + time.perf_counter() - sitting)
-                print(f"[{name}] budget reached at step {step:,} of {steps:,}: checkpoint written; "
+                why = f"stopped ({self.budget.stopped})" if self.budget.stopped else "budget reached"
+                print(f"[{name}] {why} at step {step:,} of {steps:,}: checkpoint written; "
                       f"go on with --resume", flush=True)
                 return None
             batch = plan[step]
