@@ -643,6 +643,34 @@ def test_run_splits_claims_as_told(cli, tmp_path, monkeypatch):
     assert claims[["text", "cites"]].values.tolist() == [["Orders ship daily.", ("K1",)]]
 
 
+def test_run_splits_answers_in_the_language_asked_for(cli, tmp_path, monkeypatch):
+    """--language reaches every notebook and the shared judged result; a language groundlab does not
+    read is refused in one sentence before anything runs."""
+    import pickle
+
+    monkeypatch.chdir(tmp_path)
+    case = {"id": "x1", "question": "Wann verfällt der Resturlaub?",
+            "retrieved": [{"id": "HR-4", "text": "Übertragener Resturlaub verfällt am 31. März des Folgejahres."}],
+            "answer": "Übertragener Resturlaub verfällt am 31. März des Folgejahres [HR-4].", "labels": ["supported"]}
+    (tmp_path / "cases.jsonl").write_text(json.dumps(case, ensure_ascii=False) + "\n", encoding="utf-8")
+    folder = tmp_path / "nbs"
+    folder.mkdir()
+    shutil.copy(ROOT / "notebooks" / "01-groundedness.ipynb", folder)
+    code, _, err = cli("run", "--cases", "cases.jsonl", "--notebooks", folder, "--out", "bad", "--language", "klingon")
+    assert code == 2 and "'klingon' is not one groundlab splits answers in" in err and err.count("\n") == 1
+    assert not (tmp_path / "bad").exists()
+    code, _, err = cli("run", "--cases", "cases.jsonl", "--notebooks", folder, "--out", "out", "--language", "German")
+    assert code == 0, err
+    injected = next(c for c in _cells(tmp_path / "out" / "01-groundedness.ipynb")
+                    if "injected-parameters" in c.metadata.get("tags", [])).source
+    assert 'language = "de"' in injected
+    with open(tmp_path / "out" / "judged.pkl", "rb") as fh:
+        judged = pickle.load(fh)
+    assert judged["inputs"]["language"] == "de"
+    assert judged["evaluations"]["signals"].claims["text"].tolist() == [
+        "Übertragener Resturlaub verfällt am 31. März des Folgejahres."]
+
+
 def test_a_label_budget_too_small_for_the_strata_stops_before_any_notebook(cli, tmp_path):
     """The strata are known once the cases are judged: a budget that cannot give each its labels
     is refused then, in one sentence, before notebook 01 runs (notebook 03 stopped on it)."""

@@ -37,9 +37,9 @@ def common_options(parser: argparse.ArgumentParser) -> None:
     claim_options(g)
 
 
-def claim_options(group: argparse._ArgumentGroup, language: bool = True) -> None:
-    """How answers are split into claims: the citation pattern, extra abstention wordings and (with
-    ``language``) the language to split in."""
+def claim_options(group: argparse._ArgumentGroup) -> None:
+    """How answers are split into claims: the citation pattern, extra abstention wordings and the
+    language to split in."""
     group.add_argument("--citation-pattern", metavar="REGEX",
                        help=r"another way your answers write citations, one group capturing the id(s); read "
                             r"beside the built-in styles (\[D07\], \[D07, D06\], \[^1\], 【1】, (Source: KB-3), "
@@ -49,8 +49,6 @@ def claim_options(group: argparse._ArgumentGroup, language: bool = True) -> None
     group.add_argument("--abstention-phrase", metavar="REGEX", action="append", default=[],
                        help="another wording that means the assistant cannot answer (repeatable; "
                             "added to the built-in ones)")
-    if not language:
-        return
     group.add_argument("--language", metavar="LANG", default="auto",
                        help="the language answers are split in, for its dates, ordinals and abbreviations: "
                             "auto (default: each answer's own), en, de, fr or es")

@@ -27,7 +27,7 @@ def add_commands(sub) -> None:
 
     p = sub.add_parser("run", help="run the notebooks (papermill) into a new report folder: notebooks, HTML, "
                                    "figures, report.md and report.html")
-    claim_options(input_options(p), language=False)  # the notebooks split each answer in its own
+    claim_options(input_options(p))
     g = p.add_argument_group("a second configuration, to compare with the first (notebook 05)")
     g.add_argument("--cases-b", metavar="FILE",
                    help="the answers of a second configuration (another prompt, model or retriever) to the same "
@@ -151,6 +151,7 @@ def _run(args: argparse.Namespace) -> int:
     from ..core.outputs import FAILED_FILE, INPUTS_DIR, RUN_FILE, Claim, claim_folder, new_run_folder
     from ..measure.evaluate import split_cases
     from ..core.identity import identity_text
+    from ..core.claims import AUTO_LANGUAGE, check_language
     from ..present.workbook import check_judge_config, claim_splitter, compare_judges, judged_inputs, save_judged
 
     # Check everything that can be checked before anything runs or is written, so a mistake is
@@ -181,6 +182,10 @@ def _run(args: argparse.Namespace) -> int:
         parameters["default_citations"] = False
     if args.abstention_phrase:
         parameters["abstention_phrases"] = list(args.abstention_phrase)
+    if args.language != AUTO_LANGUAGE:
+        if "language" in parameters:
+            raise GroundlabError("--language and -p language both set language; give it once.")
+        parameters["language"] = check_language(args.language)
     cases, passages = input_paths(args)
     stdin = [RUN_OPTIONS[name] for name, path in zip(STREAMED, (cases, passages, args.cases_b, args.passages_b))
              if is_stdin(path)]
@@ -251,7 +256,8 @@ def _run(args: argparse.Namespace) -> int:
                               names=("--citation-pattern" if args.citation_pattern is not None else
                                      "-p citation_pattern",
                                      "--abstention-phrase" if args.abstention_phrase else "-p abstention_phrases"),
-                              default_citations=parameters.get("default_citations", True) is not False)
+                              default_citations=parameters.get("default_citations", True) is not False,
+                              language=str(parameters.get("language", AUTO_LANGUAGE)))
     # As `groundlab check` reads them: every field, every passage id. Standard input or a pipe is
     # read once, here, and kept in the run folder for the notebooks.
     streamed: Dict[str, bytes] = {}
@@ -353,7 +359,7 @@ def _run(args: argparse.Namespace) -> int:
             if args.passages_b is not None:
                 parameters["passages_b"] = passages_b
     claim_settings = (parameters.get("citation_pattern") or "", parameters.get("abstention_phrases") or [],
-                      parameters.get("default_citations", True) is not False)
+                      parameters.get("default_citations", True) is not False, splitter.language)
     for shared, comparison in judged_here.items():
         b_side = shared == "judged_file_b"
         judged = out / (JUDGED_FILE_B if b_side else JUDGED_FILE)

@@ -68,7 +68,8 @@ def compare_files(cases: PathLike, cases_b: PathLike, passages: Optional[PathLik
                   abstention_phrases: Sequence[str] = (),
                   judge_config: Optional[PathLike] = None, default_citations: bool = True,
                   policy: Optional[PathLike] = "", mask: bool = False,
-                  mask_names: Sequence[str] = (), provider: Optional[str] = "") -> ConfigurationComparison:
+                  mask_names: Sequence[str] = (), provider: Optional[str] = "",
+                  language: str = "auto") -> ConfigurationComparison:
     """Compare two configurations' answers to the same questions (:func:`groundlab.compare.compare`),
     both judged by ``judge``: from the run's shared results when ``judged_file`` (A's) and
     ``judged_file_b`` (B's) are given, else judged here. ``passages_b``: B's passages when they are
@@ -98,7 +99,7 @@ def compare_files(cases: PathLike, cases_b: PathLike, passages: Optional[PathLik
         loaded.check_cases(b_cases)
     settings = {"citation_pattern": citation_pattern, "abstention_phrases": abstention_phrases,
                 "judge_config": judge_config, "default_citations": default_citations, "policy": policy,
-                "mask": mask, "mask_names": mask_names, "provider": provider}
+                "mask": mask, "mask_names": mask_names, "provider": provider, "language": language}
     ev_a = judged_cases(cases, passages, [judge], judged_file=judged_file, loaded=a_cases, **settings).get(judge)
     ev_b = judged_cases(cases_b, passages_b, [judge], judged_file=judged_file_b, loaded=b_cases, **settings).get(judge)
     result = compare(a_cases, b_cases, pair_by=pair_by, names=names, evaluations=(ev_a, ev_b),

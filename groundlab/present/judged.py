@@ -24,7 +24,7 @@ _JUDGED_KIND = "groundlab judged result"
 
 
 def judged_inputs(cases: PathLike, passages: Optional[PathLike], citation_pattern: Optional[str] = "",
-                  abstention_phrases: Sequence[str] = (), default_citations: bool = True, *,
+                  abstention_phrases: Sequence[str] = (), default_citations: bool = True, language: str = "auto", *,
                   policy: Optional[PathLike] = None, mask: bool = False,
                   mask_names: Sequence[str] = ()) -> Dict[str, Any]:
     """What decides a judged result: the content of the cases and passages files, how answers
@@ -33,6 +33,8 @@ def judged_inputs(cases: PathLike, passages: Optional[PathLike], citation_patter
     inputs = {"cases": _file_digest(cases), "passages": _file_digest(passages) if passages else "",
               "citation_pattern": citation_pattern or "", "abstention_phrases": list(abstention_phrases or []),
               "default_citations": bool(default_citations)}
+    if language and language != "auto":  # answers split in one language asked for, not each in its own
+        inputs["language"] = language
     if policy is not None and str(policy).strip():
         inputs["policy"] = _file_digest(policy)
     if mask or mask_names:
@@ -84,7 +86,7 @@ def judged_cases(cases: PathLike, passages: Optional[PathLike], judges: Iterable
                  abstention_phrases: Sequence[str] = (), judge_config: Optional[PathLike] = None,
                  default_citations: bool = True, policy: Optional[PathLike] = "", mask: bool = False,
                  mask_names: Sequence[str] = (), loaded: Optional[Sequence[Case]] = None,
-                 provider: Optional[str] = "") -> JudgeComparison:
+                 provider: Optional[str] = "", language: str = "auto") -> JudgeComparison:
     """The cases judged by each of ``judges``: from ``judged_file`` (the result ``groundlab run``
     judged once for all its notebooks) when one is given, else judged here. ``loaded``: the cases
     of ``cases`` when the caller has read them already, so the file is not read again.
@@ -96,18 +98,20 @@ def judged_cases(cases: PathLike, passages: Optional[PathLike], judges: Iterable
     ``policy``, ``mask`` and ``mask_names``: the data policy and masking every judge stands behind
     (:func:`compare_judges`); a shared result judged behind another policy is refused.
     ``provider``: where the llm judge's requests go (empty: ``$LLM_PROVIDER``, else
-    ``anthropic``); a shared result whose llm judge went elsewhere is refused.
+    ``anthropic``); a shared result whose llm judge went elsewhere is refused. ``language``: the
+    language answers are split in (``"auto"``: each answer's own; ``"de"``, ``"en"``, ``"fr"``, ``"es"``).
     """
     guarded = {"policy": policy, "mask": mask, "mask_names": mask_names}
     judges = list(dict.fromkeys(judges))
     read = (lambda: list(loaded)) if loaded is not None else (lambda: load_cases(cases, passages or None))
-    splitter = claim_splitter(citation_pattern, abstention_phrases, default_citations=default_citations)
+    splitter = claim_splitter(citation_pattern, abstention_phrases, default_citations=default_citations,
+                              language=language)
     passages = passages or None
     if judge_config is not None:
         check_judge_config(judge_config, judges)
     if str(judged_file).strip():
         comparison = load_judged(judged_file, judged_inputs(cases, passages, citation_pattern, abstention_phrases,
-                                                            default_citations, **guarded))
+                                                            default_citations, splitter.language, **guarded))
         if judge_config is not None and "signals" in comparison.evaluations:
             _check_shared_config(judged_file, comparison.evaluations["signals"], judge_config)
         if provider and str(provider).strip() and "llm" in comparison.evaluations:
