@@ -127,3 +127,14 @@ def test_a_german_answer_in_plain_ascii_without_an_article_is_read_as_german():
     splitter = ClaimSplitter()
     assert splitter.language_of(answer) == "de"
     assert [c.text for c in splitter.split("c", answer).claims] == [answer]
+
+
+@pytest.mark.parametrize("answer", [
+    "Das kann ich anhand der Unterlagen leider nicht beantworten. Bitte wenden Sie sich an die Stammdatenpflege.",
+    "Die Dokumente enthalten dazu keine Angaben. Bitte wenden Sie sich an die Kreditorenbuchhaltung.",
+    "I'm not able to find any rules about that in the documents. Please contact Security.",
+    "I cannot find that in the documents. Please contact the master data team.",
+])
+def test_a_refusal_that_points_to_a_team_of_any_name_has_no_claim(answer):
+    split = ClaimSplitter().split("c", answer)
+    assert split.abstains and split.claims == ()
