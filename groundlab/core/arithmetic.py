@@ -42,9 +42,10 @@ from functools import lru_cache
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from .numbers import mentions
+from .sentences import list_item
 from .quantities import Quantity, quantities, quantities_of  # noqa: F401  (names this module had)
 
-__all__ = ["Computed", "Quantity", "compute", "compute_mentions", "list_total", "quantities", "quantities_of",
+__all__ = ["Computed", "Quantity", "compute", "compute_mentions", "list_sum", "may_total", "quantities", "quantities_of",
            "without_computation"]
 
 #: The most quantities one search reads (the claim's and the question's first): a claim with many
@@ -82,7 +83,6 @@ _PREMISE = re.compile(r"\b(?:with|if|for|when|assuming|say|e\.\s?g\.|for example
 #: A count the claim applies a rate to ("3 nights at 120 EUR a night", "500 km à 0,30 EUR", "4 Tage zu je
 #: 8 Stunden"): what follows the number, up to two words, then "at", "@", "à", "zu (je)" and a number.
 _AT_RATE = re.compile(r"\s*(?:[^\W\d_]+\s+){0,2}(?:at|@|à|zu(?:\s+je)?|je)\s+(?:[^\W\d_]+\s+)?[\d€$£]", re.IGNORECASE)
-
 
 
 # ------------------------------------------------------------------ words that say a computation follows
@@ -231,13 +231,12 @@ def _converted(target: Quantity, pool: Sequence[Quantity]) -> Optional[_Step]:
 #: Words that say a total: "In total you receive 56 EUR", "Insgesamt erhalten Sie 84 EUR".
 _TOTAL = re.compile(r"\b(?:in total|totals?|totalling|altogether|in all|all in all|combined|overall|insgesamt|zusammen|"
                     r"gesamt\w*|summe|au total|en tout|total)\b", re.IGNORECASE)
-_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+\u2022\u2023\u25e6\u2043\u2219\u00b7\u2013\u2014]|\d{1,3}[.)]|[a-z]\))[ \t]+\S")
 
 
-def list_total(answer: str, target: Quantity) -> Optional[_Step]:
-    """:func:`list_sum` when it gives the target."""
-    step = list_sum(answer, target)
-    return step if step is not None and _matches(step, target) else None
+def may_total(text: str, answer: Optional[str]) -> bool:
+    """Whether a claim says a total and its answer has lines a list may stand on: the claim is then
+    judged with its answer (:func:`list_sum`)."""
+    return bool(answer) and "\n" in answer and _TOTAL.search(text) is not None
 
 
 def list_sum(answer: str, target: Quantity) -> Optional[_Step]:
@@ -250,7 +249,7 @@ def list_sum(answer: str, target: Quantity) -> Optional[_Step]:
         return None
     lines = answer.split("\n")
     for k, line in enumerate(lines):
-        if target.surface not in line or _LIST_ITEM.match(line):
+        if target.surface not in line or list_item(line):
             continue
         items: List[Quantity] = []
         for item in reversed(lines[:k]):
@@ -258,7 +257,7 @@ def list_sum(answer: str, target: Quantity) -> Optional[_Step]:
                 if items:
                     break
                 continue  # blank lines between the list and its total
-            if not _LIST_ITEM.match(item):
+            if not list_item(item):
                 break
             amounts = [q for q in quantities(mentions(item), item, False)
                        if q.unit == target.unit and (q.per or "") == (target.per or "")]
@@ -576,7 +575,7 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
     evidence does not write, ``claim_found`` all of the claim's, ``evidence`` the quantities of the
     passages and the question (:func:`quantities`; the question's ``said``), or what gives them
     (read only when a claim's numbers may be computed). ``answer``: the answer the claim is from,
-    whose list a total may add up (:func:`list_total`)."""
+    whose list a total may add up (:func:`list_sum`)."""
     read = _read_claim(text, tuple([m.start for m in targets]), tuple(claim_found))
     if read is None:
         return NOTHING
@@ -609,8 +608,9 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
                 step = _converted(target, evidence)
             else:
                 step = _search(target, _pool(known, evidence), cue, named if before >= 2 else frozenset())
-            if step is None and answer and _TOTAL.search(text):
-                step = list_total(answer, target)
+            if step is None and may_total(text, answer):
+                step = list_sum(answer, target)
+                step = step if step is not None and _matches(step, target) else None
             if step is not None:
                 found[k] = step
         if len(found) == len(order) - len(premises):
@@ -644,7 +644,7 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
         target = claim[k]
         if k not in found and k not in used:
             right = _written_out(text, target, claim)
-            if right is None and answer and _TOTAL.search(text):
+            if right is None and may_total(text, answer):
                 right = list_sum(answer, target)  # "In total 60 EUR" under items adding up to 56 EUR
             if right is not None and not _matches(right, target):
                 return Computed(derived, backed, (target.shown, f"{_as_written(right.expression, text)} = "

@@ -353,6 +353,13 @@ def _sentences(text: str, citation_re: Optional[Pattern[str]],
     return out
 
 
+def list_item(line: str) -> bool:
+    """Whether a line is an item of a list ("- Hotel: 120 EUR", "2. Tuesday: 28 EUR", "b) ..."):
+    a list marker, then text (a Markdown heading is none)."""
+    marker = _MARKER.match(line)
+    return marker is not None and not marker.group("heading") and bool(line[marker.end():].strip())
+
+
 def list_closings(text: str, citation_re: Optional[Pattern[str]] = None) -> List[Tuple[int, int, int]]:
     r"""Citations on a line of their own right after a list ("- Hotel: 120 EUR a night\n- Meals: 28
     EUR a day\n(Source: HR-14)"): ``(where the list starts, where the citations start, where they
@@ -375,7 +382,7 @@ def list_closings(text: str, citation_re: Optional[Pattern[str]] = None) -> List
         if not body:
             continue  # blank lines between a list and its closing citation
         marker = _MARKER.match(line)
-        if marker is not None and not marker.group("heading") and line[marker.end():].strip():
+        if list_item(line):
             if list_start < 0:
                 list_start = start
             continue

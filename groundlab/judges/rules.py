@@ -177,11 +177,6 @@ class _Numbers:
             return m.amount in self.bare
         return False
 
-    @property
-    def sources(self) -> Tuple[Tuple[Sequence[Mention], str, bool], ...]:
-        """The mentions and their text (and whether the question's) these numbers were read from."""
-        return self._sources + tuple(source for n in self._parts for source in n.sources)
-
     def quantities(self) -> List["Quantity"]:
         """The evidence's numbers as arithmetic reads them (:mod:`groundlab.core.arithmetic`)."""
         if self._quantities is None:  # a union's are its parts', each read once and kept
@@ -373,8 +368,9 @@ class LexicalJudge:
                 last = evidence
                 context = _context(evidence.question, tuple([p.text for p in evidence.passages]))
             claim = _claim(text)
-            answer = evidence.answer if self.computes and claim.numbers and evidence.answer and "\n" in evidence.answer \
-                and _arithmetic()._TOTAL.search(text) else None  # a total may add up the answer's list
+            # a total may add up the answer's list
+            answer = evidence.answer if self.computes and claim.numbers and \
+                _arithmetic().may_total(text, evidence.answer) else None
             out.append(self._judge(claim, context, answer))
         return out
 

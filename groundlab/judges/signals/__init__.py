@@ -148,7 +148,8 @@ class SignalsJudge:
             else:
                 key = (claim, base, ids)
             # a total the claim states may add up the list its answer writes before it
-            answer = evidence.answer if claim.numbers and _may_total(claim, evidence.answer) else None
+            answer = evidence.answer if claim.numbers and \
+                _arithmetic().may_total(claim.framed.text, evidence.answer) else None
             if answer is not None:
                 key += (answer,)
             verdict = memo.get(key)
@@ -353,11 +354,6 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
     if conflict is not None:
         return "conflict", signals, conflict, derived
     return "model", signals, None, derived
-
-
-def _may_total(claim: _Claim, answer: Optional[str]) -> bool:
-    """Whether a claim with numbers says a total and its answer writes a list it may add up."""
-    return bool(answer) and "\n" in answer and _arithmetic()._TOTAL.search(claim.framed.text) is not None
 
 
 def _across_languages(claim: _Claim, context: _Context) -> bool:
