@@ -1,7 +1,9 @@
 """Judges decide whether a claim is supported by, contradicted by, or unsupported by its evidence.
 
 A judge has a ``name``, a ``version`` and ``judge_batch(pairs) -> list[Verdict]`` that keeps the
-order and length of its input; each pair is ``(claim_text, Evidence)``. Judges are looked up by
+order and length of its input; each pair is ``(claim_text, Evidence)``. One that sets
+``explains_on_request`` also takes ``judge_batch(pairs, explain=False)``: the labels, scores and
+errors alone, for a run that only counts. Judges are looked up by
 name with :func:`get_judge`; their modules are imported only when asked for, so the optional
 model judges cost nothing until used.
 

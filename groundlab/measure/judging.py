@@ -126,7 +126,7 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
     flat = [(case, claim) for case, split in chunk for claim in split.claims]
 
     # Step 2a: every claim against all retrieved passages.
-    verdicts = judge_pairs(judge, claim_pairs(chunk))
+    verdicts = judge_pairs(judge, claim_pairs(chunk), explain=not counts_only)
 
     # Step 2b: claims with citations against their cited passages alone (ALCE recall), unless the
     # judge already said which passages back the claim. Cited passages keep retrieval order, so
@@ -172,7 +172,7 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
             cited_pairs.append((claim.text, Evidence(case.question, cited, classification=case.classification)))
     # A judge may leave the citation checks to another (the cascade, to its first judge).
     checker = getattr(judge, "citation_judge", judge)
-    recall.update(zip(cited_at, judge_pairs(checker, cited_pairs)))
+    recall.update(zip(cited_at, judge_pairs(checker, cited_pairs, explain=False)))
 
     # Step 2c: ALCE precision. A claim that passes recall with one citation has one relevant
     # citation; with several, a citation is relevant when it backs the claim alone, or the other
@@ -330,7 +330,7 @@ def relevant_citations(checker: Judge,
             pairs.extend((claim.text, Evidence(case.question, tuple(p for p in cited if p.id != c),
                                                classification=case.classification)) for c in cites)
         plans.append((k, claim.text, cited, cites, where, start))
-    verdicts = judge_pairs(checker, pairs)
+    verdicts = judge_pairs(checker, pairs, explain=False)
     groups: List[Tuple[int, str, Tuple[Passage, ...], Tuple[str, ...], Tuple]] = []
     for k, text, cited, cites, where, start in plans:
         alone = [v.label == "supported" for v in verdicts[start:start + len(cites)]]
@@ -359,7 +359,7 @@ def relevant_citations(checker: Judge,
             tested.append((k, text, cited, group, (question, classification)))
             pairs.append((text, Evidence(question, kept, classification=classification)))
         next_groups = []
-        for (k, text, cited, group, where), verdict in zip(tested, judge_pairs(checker, pairs)):
+        for (k, text, cited, group, where), verdict in zip(tested, judge_pairs(checker, pairs, explain=False)):
             if verdict.label == "supported":
                 continue  # backed without the whole group: no citation of it is needed
             if out[k] is None:
@@ -373,11 +373,16 @@ def relevant_citations(checker: Judge,
     return out
 
 
-def judge_pairs(judge: Judge, pairs: Sequence[Pair]) -> List[Verdict]:
-    """``judge.judge_batch(pairs)``, checked to give one verdict per pair."""
+def judge_pairs(judge: Judge, pairs: Sequence[Pair], explain: bool = True) -> List[Verdict]:
+    """``judge.judge_batch(pairs)``, checked to give one verdict per pair. ``explain=False``: only
+    the labels, scores and errors are read, and a judge that can leave the reasons out
+    (``explains_on_request``) is asked to."""
     if not pairs:
         return []
-    verdicts = judge.judge_batch(pairs)
+    if not explain and getattr(judge, "explains_on_request", False):
+        verdicts = judge.judge_batch(pairs, explain=False)
+    else:
+        verdicts = judge.judge_batch(pairs)
     _check_length(judge, pairs, verdicts)
     return verdicts
 

@@ -267,6 +267,7 @@ class PolicyGate:
         self._seen: set = set()
         # Forked workers would keep the counts of what was held back to themselves: one process.
         self.cpu_bound = False
+        self.explains_on_request = False  # its judge_batch gives every verdict its reason
         if hasattr(judge, "estimate"):  # only a judge that estimates its cost gets an estimate
             self.estimate = self._estimate
 

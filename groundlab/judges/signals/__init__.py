@@ -84,6 +84,9 @@ def _framing_verdict(set_aside: Tuple[str, ...]) -> Verdict:
 #: Verdicts kept per judge for claims met again against the same evidence.
 _MEMO_SIZE = 65536
 
+#: The reason of a verdict given for its label alone (``judge_batch(..., explain=False)``).
+UNEXPLAINED = "label only: the reason was not asked for"
+
 
 class SignalsJudge:
     """Numbers, scoped negation and word signals weighed by a logistic model (see the module
@@ -107,13 +110,20 @@ class SignalsJudge:
         self._weights = self.config.weights
         self._intercept = self.config.intercept
         self._memo: Dict[tuple, Verdict] = {}
+        self._labels: Dict[tuple, Verdict] = {}  # verdicts given without their reasons
 
     def identity(self) -> Dict[str, Any]:
         """The weights behind the verdicts: which file and its sha256."""
         return {"config": str(self.config.path) if self.config.path else f"groundlab/data/{DEFAULT_CONFIG}",
                 "config_sha256": self.config.sha256}
 
-    def judge_batch(self, pairs: Sequence[Tuple[str, Evidence]]) -> List[Verdict]:
+    #: ``judge_batch`` takes ``explain=False`` (:func:`groundlab.measure.judging.judge_pairs`).
+    explains_on_request = True
+
+    def judge_batch(self, pairs: Sequence[Tuple[str, Evidence]], explain: bool = True) -> List[Verdict]:
+        """The verdict on each pair. ``explain=False``: the label, score and error alone, the reason
+        :data:`UNEXPLAINED` and no evidence shown, for a run that only counts (the same labels, for
+        less work)."""
         bare = without_passage_text(pairs, self.judge_batch)  # the question alone backs nothing
         if bare is not None:
             return bare
@@ -121,7 +131,7 @@ class SignalsJudge:
         last = None
         base = context = question = None
         ids: FrozenSet[str] = frozenset()
-        memo = self._memo
+        memo = self._memo if explain else self._labels
         for text, evidence in pairs:
             if evidence is not last:  # the claims of one case share one Evidence
                 last = evidence
@@ -156,7 +166,7 @@ class SignalsJudge:
             if verdict is None:
                 if asks and context is None:
                     context = _with_question(base, question)
-                verdict = self._judge(claim, context if asks else base, ids, answer)
+                verdict = self._judge(claim, context if asks else base, ids, answer, explain)
                 if len(memo) >= _MEMO_SIZE:
                     memo.clear()
                 memo[key] = verdict
@@ -187,8 +197,10 @@ class SignalsJudge:
         return route, signals
 
     def _judge(self, claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
-               answer: Optional[str] = None) -> Verdict:
+               answer: Optional[str] = None, explain: bool = True) -> Verdict:
         route, signals, detail, derived = _decide(claim, context, ids, answer)
+        if not explain and route != "across":
+            return _label_only(route, detail, self.score(signals) if route == "model" else None, self.threshold)
         if route == "framing":
             return _framing_verdict(claim.framed.set_aside)
         aside = _aside(claim.framed.set_aside)
@@ -223,6 +235,21 @@ class SignalsJudge:
         return Verdict("contradicted", f"{kind}: the claim says \"{said}\" where the evidence says \"{other}\" "
                        f"(\"{_quote(sentence)}\"); {signals.covered}/{signals.n} content words in the evidence{aside}",
                        0.0, evidence=evidence, matched=matched, clashed=clashed)
+
+
+def _label_only(route: str, detail: Any, p: Optional[float], threshold: float) -> Verdict:
+    """The verdict :meth:`SignalsJudge._judge` gives after step ``route``, without its reason."""
+    if route == "model":
+        return Verdict("supported" if p >= threshold else "unsupported", UNEXPLAINED, p)
+    if route == "number":
+        return Verdict(detail.label, UNEXPLAINED, detail.score)
+    if route in ("framing", "empty"):
+        return _SUPPORTED
+    return _CONTRADICTED  # a negation flip or a conflict
+
+
+_SUPPORTED = Verdict("supported", UNEXPLAINED, 1.0)
+_CONTRADICTED = Verdict("contradicted", UNEXPLAINED, 0.0)
 
 
 _NEGATION_WORD = re.compile(r"\b(?:" + "|".join(sorted(NEGATIONS, key=len, reverse=True)) + r")\b|\b\w+n['\u2019]t\b",
