@@ -53,6 +53,9 @@ IT_POLICY = (
     "Standard laptops are replaced every 4 years after delivery.",
     "The standard working week is 40 hours, that is 8 hours per working day.",
     "Full-time employees get 30 working days of leave per year.",
+    "Admin rights can be requested at most 3 times per calendar month.",
+    "Admin-Rechte können höchstens 3-mal pro Kalendermonat beantragt werden.",
+    "Each employee may book up to 24 hours per year for training.",
 )
 
 CONVERTED = [
@@ -69,6 +72,11 @@ CONVERTED = [
     # a rate per working day: hours into days, days into hours
     ("Your account can hold up to 60 hours, which is 7.5 days.", ["7.5"], "", "7.5 days = 60 hours ÷ 8 hours"),
     ("Your leave, at 8 hours per working day, is 240 hours.", ["240"], "", "240 hours = 8 hours × 30 working days"),
+    # a rate per month is twelve times as much per year, and a year's a twelfth per month
+    ("That is at most 36 times a year.", ["36"], "", "36 times = 3 times × 12 months"),
+    ("Das ist höchstens 3-mal pro Kalendermonat möglich, also max. 36-mal im Jahr.", ["36"], "",
+     "36-mal = 3"),
+    ("You may book 2 hours a month for training.", ["2"], "", "2 hours = 24 hours ÷ 12 months"),
 ]
 
 
@@ -84,6 +92,8 @@ def test_a_period_said_in_other_units_is_backed(claim, missing, question, shown)
     ("Passwords expire about every four months.", ["four"], ""),  # 180 days are six months
     ("Passwords expire every six months.", ["six"], ""),  # near six months only as a round figure
     ("Yours is due for replacement in March 2027.", ["March 2027"], "My laptop was delivered in March 2022."),
+    ("That is at most 48 times a year.", ["48"], ""),  # 3 a month are 36 a year
+    ("Admin rights are possible at most 36 times a week.", ["36"], ""),  # a month is no whole number of weeks
 ])
 def test_another_period_is_not_backed(claim, missing, question):
     assert compute(claim, missing, IT_POLICY, question).backed == ()

@@ -299,3 +299,26 @@ def test_short_scales_and_dotted_thousands_match_the_evidence():
 def test_negation_in_german_french_and_spanish(claim, passage, label):
     verdict = judged(claim, passage)
     assert verdict.label == label, verdict.reason
+
+
+def test_a_function_word_with_its_auxiliary_is_no_content_word():
+    from groundlab.judges.signals.words import _read_words
+
+    assert _read_words("you'll be disconnected", "english").stems == ("disconnect",)
+    assert _read_words("They\u2019re kept and we'd know", "english").stems == ("kept", "know")
+    assert "shed'll" in _read_words("the shed'll stay", "english").stems  # a content word is kept
+
+
+TRIP = (Passage("HR-20", "Expense claims must be submitted within 30 days after the end of the trip."),)
+ENDED = "My trip ended on 10 May. When must I submit the claim?"
+
+
+@pytest.mark.parametrize("claim, label", [
+    ("Your expense claim is due by 9 June at the latest.", "supported"),  # "at the latest" words the limit
+    ("You'll have to submit the expense claim by 9 June.", "supported"),
+    ("Your expense claim is due by 12 June at the latest.", "contradicted"),  # 10 May + 30 days is 9 June
+    ("Your expense claim is due by 9 June at the latest, and the manager signs it.", "unsupported"),
+])
+def test_a_computed_deadline_is_judged_on_what_it_says_besides_its_limit(claim, label):
+    verdict = get_judge("signals").judge(claim, Evidence(ENDED, TRIP))
+    assert verdict.label == label, verdict.reason

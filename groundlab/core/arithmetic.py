@@ -36,7 +36,6 @@ it wrong is told the right value: :attr:`Computed.wrong`.
 from __future__ import annotations
 
 import calendar
-import datetime as _dt
 import re
 from functools import lru_cache
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
@@ -44,6 +43,8 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, 
 from .numbers import mentions
 from .sentences import list_item
 from .quantities import Quantity, quantities, quantities_of  # noqa: F401  (names this module had)
+from .steps import (_PERIODS, _RATE_PERIODS, _Step, _converted, _date_steps, _decimals, _matches, _money, _one_steps,  # noqa: F401
+                    _share, _units_fit)
 
 __all__ = ["Computed", "Quantity", "compute", "compute_mentions", "list_sum", "may_total", "quantities", "quantities_of",
            "without_computation"]
@@ -90,11 +91,12 @@ _AT_RATE = re.compile(r"\s*(?:[^\W\d_]+\s+){0,2}(?:at|@|à|zu(?:\s+je)?|je)\s+(?
 _CUE = re.compile(
     r"[=≈→×÷]|\b(?:i\.\s?e|d\.\s?h)\.|\b(?:that is|which is|which means|this means|that means|gives?|giving|"
     r"leaves?|leaving|comes? to|amounts? to|adds? up to|totals?|totalling|in total|altogether|in all|combined|"
-    r"times|multiplied|divided|minus|less|makes?|plus|pro rata|proportionally|remaining|remains?|left over|still have|"
+    r"times(?=\s+[\d\u20ac$\u00a3])|multiplied|divided|minus|less|makes?|plus|pro rata|proportionally|remaining|remains?|"
+    r"left over|still have|"
     r"the difference|capped|together|"
-    r"das heißt|ergibt|ergeben|macht|bleiben|verbleiben|übrig|übrige|übrigen|restliche|restlichen|insgesamt|zusammen|abzüglich|zuzüglich|mal|"
+    r"das heißt|ergibt|ergeben|macht|bleiben|verbleiben|übrig|übrige|übrigen|restliche|restlichen|insgesamt|zusammen|abzüglich|zuzüglich|mal(?=\s+\d)|"
     r"geteilt|"
-    r"anteilig|gedeckelt|soit|c'est-à-dire|ce qui fait|fait|donne|au total|reste|moins|fois|au prorata|"
+    r"anteilig|gedeckelt|soit|c'est-à-dire|ce qui fait|fait|donne|au total|reste|moins|fois(?=\s+\d)|au prorata|"
     r"equals?|equal to|entspricht|entsprechen|correspond|longer|shorter|later|earlier|länger|kürzer|später|früher|"
     r"de plus|plus tard|plus tôt)\b"
     r"|\d\s?[x*/]\s?\d|\s[x*/]\s"
@@ -103,7 +105,7 @@ _CUE = re.compile(
     re.IGNORECASE)
 #: The words of one operation, for the right value of a computation written out wrong.
 _OPERATORS = (
-    ("×", re.compile(r"[×*]|\d\s?x\s?\d|\s x \s|\b(?:times|multiplied|mal|fois)\b", re.IGNORECASE)),
+    ("×", re.compile(r"[×*]|\d\s?x\s?\d|\s x \s|\bmultiplied\b|\b(?:times|mal|fois)\s+(?=[\d\u20ac$\u00a3])", re.IGNORECASE)),
     ("÷", re.compile(r"[÷/]|\b(?:divided|geteilt)\b", re.IGNORECASE)),
     ("−", re.compile(r"[−–]|\s-\s|\b(?:minus|less|abzüglich|moins|leaves|leaving|remaining|bleiben|reste)\b",
                      re.IGNORECASE)),
@@ -117,115 +119,6 @@ _RESULT_BEFORE = re.compile(r"(?:[=→≈:]|\b(?:is|are|was|gives?|makes?|leaves
                             r"i\.\s?e\.|that is|ergibt|ergeben|sind|ist|macht|bleiben|also|d\.\s?h\.|soit|fait|donne|reste))"
                             r"\s*(?:[^\W\d_]+\s+){0,2}$", re.IGNORECASE)
 _BEFORE = re.compile(r"\b(?:before|earlier|vor|avant)\b", re.IGNORECASE)
-
-# ------------------------------------------------------------------ steps
-
-_PERIODS = frozenset(("workday", "day", "week", "month", "year", "hour", "minute"))
-_CONVERSIONS = {  # (from, to): factor
-    ("week", "day"): 7.0, ("day", "week"): 1 / 7, ("year", "month"): 12.0, ("month", "year"): 1 / 12,
-    ("year", "week"): 52.0, ("week", "year"): 1 / 52, ("day", "hour"): 24.0, ("hour", "day"): 1 / 24,
-    ("hour", "minute"): 60.0, ("minute", "hour"): 1 / 60,
-}
-
-
-#: Conversions a reader makes only as a round figure ("93 days, about three months").
-_ROUND_CONVERSIONS = {
-    ("day", "month"): 1 / 30.44, ("month", "day"): 30.44, ("day", "year"): 1 / 365.25, ("workday", "week"): 1 / 5,
-    ("week", "month"): 1 / 4.345, ("month", "week"): 4.345, ("workday", "day"): 7 / 5, ("year", "day"): 365.25,
-}
-
-
-class _Step(NamedTuple):
-    value: float
-    unit: str
-    expression: str
-    op: str
-    said: bool  # one of its numbers is the claim's or the question's own
-    date: Optional[Tuple[int, int, int]] = None
-    operands: Tuple["Quantity", ...] = ()
-
-
-def _money(unit: str) -> bool:
-    return len(unit) == 3 and unit.isupper()
-
-
-def _per(q: Quantity) -> str:
-    # an annual entitlement is what "30 days" means in a policy: "a year" adds nothing to a sum
-    return "" if q.per == "year" else q.per
-
-
-def _one_steps(a: Quantity, b: Quantity) -> List[_Step]:
-    """What one step makes of ``a`` and ``b`` (in this order), each with its unit."""
-    return [step._replace(operands=(a, b)) for step in _one_steps_of(a, b)]
-
-
-def _one_steps_of(a: Quantity, b: Quantity) -> List[_Step]:
-    out: List[_Step] = []
-    said = a.said or b.said
-    ua, ub = a.unit, b.unit
-    va, vb = a.value, b.value
-    fa, fb = a.shown, b.shown
-    if "time" in (ua, ub):  # a time of day and a period of hours or minutes, or two times apart
-        if ua == "time" and ub in ("hour", "minute") and vb:
-            delta = vb * (60 if ub == "hour" else 1)
-            out.append(_Step((va + delta) % 1440, "time", f"{fa} + {fb}", "+", said))
-            out.append(_Step((va - delta) % 1440, "time", f"{fa} − {fb}", "−", said))
-        elif ua == ub == "time" and va > vb:
-            out.append(_Step((va - vb) / 60, "hour", f"{fa} − {fb}", "−", said))
-            out.append(_Step(va - vb, "minute", f"{fa} − {fb}", "−", said))
-        return out
-    if ua == ub and _per(a) == _per(b) and ua != "%":
-        out.append(_Step(va + vb, ua, f"{fa} + {fb}", "+", said))
-        out.append(_Step(va - vb, ua, f"{fa} − {fb}", "−", said))
-    if ua == ub == "%":
-        out.append(_Step(va + vb, "%", f"{fa} + {fb}", "+", said))
-        out.append(_Step(va - vb, "%", f"{fa} − {fb}", "−", said))
-    if ua == ub and ua and a.per == b.per and vb:  # like quantities: how many times, or a share in per cent
-        out.append(_Step(va / vb, "times", f"{fa} ÷ {fb}", "÷", said))
-        out.append(_Step(100 * va / vb, "%", f"{fa} ÷ {fb}", "÷", said))
-    if va in (0.0, 1.0) or vb in (0.0, 1.0):
-        return out
-    if "%" in (ua, ub):
-        if ub == "%" and _money(ua):  # a percentage of an amount of money, and the amount less or plus it
-            share = va * vb / 100
-            out.append(_Step(share, ua, f"{fb} of {fa}", "%", said))
-            out.append(_Step(va - share, ua, f"{fa} − {fb}", "−", said))
-            out.append(_Step(va + share, ua, f"{fa} + {fb}", "+", said))
-        return out
-    # a product: a rate times what it is counted per ("0.30 EUR per km" × "500 km"), an amount or a
-    # period times a count, an amount of money times the days, nights or kilometres it is paid for
-    if a.per and a.per == ub and not _per(b):
-        out.append(_Step(va * vb, ua, f"{fa} × {fb}", "×", said))
-    elif not ub and ua:
-        out.append(_Step(va * vb, ua, f"{fa} × {fb}", "×", said))
-    elif not ua and not ub:
-        out.append(_Step(va * vb, "", f"{fa} × {fb}", "×", said))
-    elif _money(ua) and not a.per and (ub in _PERIODS or ub in ("km", "night")):
-        out.append(_Step(va * vb, ua, f"{fa} × {fb}", "×", said))
-    # a ratio: an amount per count, a quantity per rate ("18 days" ÷ "3 days a week" = 6 weeks)
-    if not ub:
-        out.append(_Step(va / vb, ua, f"{fa} ÷ {fb}", "÷", said))
-    elif ua == ub and not a.per and b.per:
-        out.append(_Step(va / vb, b.per, f"{fa} ÷ {fb}", "÷", said))
-    return out
-
-
-def _conversions(q: Quantity, unit: str, approx: bool = False) -> Optional[_Step]:
-    factor = _CONVERSIONS.get((q.unit, unit)) or (_ROUND_CONVERSIONS.get((q.unit, unit)) if approx else None)
-    if factor is None:
-        return None
-    return _Step(q.value * factor, unit, f"{q.shown} in {unit}s", "×", q.said, None, (q,))
-
-
-def _converted(target: Quantity, pool: Sequence[Quantity]) -> Optional[_Step]:
-    """A quantity of ``pool`` in the target's unit of time ("12 months" for "one year", "180 days"
-    for "about six months"): the same period said otherwise, taken without words of a computation
-    (a round conversion only for a round figure)."""
-    for q in pool:
-        step = _conversions(q, target.unit, target.approx)
-        if step is not None and _matches(step, target):
-            return step
-    return None
 
 
 #: Words that say a total: "In total you receive 56 EUR", "Insgesamt erhalten Sie 84 EUR".
@@ -273,109 +166,7 @@ def list_sum(answer: str, target: Quantity) -> Optional[_Step]:
     return None
 
 
-def _share(a: Quantity, b: Quantity, c: Quantity) -> Optional[_Step]:
-    """``a × b ÷ c`` with ``b`` and ``c`` alike: a share of a whole (pro rata)."""
-    if not c.value or not b.value or b.value == c.value or "date" in (a.unit, b.unit, c.unit):
-        return None
-    if _money(b.unit) or _money(c.unit) or "%" in (b.unit, c.unit):
-        return None
-    if b.unit and c.unit and (b.unit, b.per) != (c.unit, c.per):
-        return None  # b and c alike: the same unit, or a bare number beside one
-    return _Step(a.value * b.value / c.value, a.unit, f"{a.shown} × {b.shown} ÷ {c.shown}", "×÷",
-                 a.said or b.said or c.said, None, (a, b, c))
 
-
-def _date_steps(d: Quantity, n: Quantity) -> List[_Step]:
-    """A date plus or minus a period."""
-    if n.unit not in _PERIODS or n.unit in ("hour", "minute") or d.date is None or n.value != int(n.value) \
-            or not 0 < n.value <= 3660:
-        return []
-    year, month, day = d.date
-    if not day:  # a month of a year ("March 2022"): shifted by months and years, into a month
-        if n.unit not in ("month", "year") or not year:
-            return []
-        out = []
-        for sign, word in ((1, "+"), (-1, "−")):
-            total = month - 1 + int(n.value) * sign * (12 if n.unit == "year" else 1)
-            out.append(_Step(0.0, "date", f"{d.shown} {word} {n.shown}", "date", d.said or n.said,
-                             (year + total // 12, total % 12 + 1, 0), (d, n)))
-        return out
-    try:
-        start = _dt.date(year or 2001, month, day)
-    except ValueError:
-        if (month, day) != (2, 29):
-            return []
-        start = _dt.date(2004, 2, 29)  # 29 February of a year not given: a leap year's
-    out = []
-    for sign, word in ((1, "+"), (-1, "−")):
-        found = _shift(start, int(n.value) * sign, n.unit, bool(year))
-        if found is not None:
-            out.append(_Step(0.0, "date", f"{d.shown} {word} {n.shown}", "date", d.said or n.said,
-                             (found.year if year else 0, found.month, found.day), (d, n)))
-    return out
-
-
-def _shift(start: _dt.date, k: int, unit: str, year_known: bool) -> Optional[_dt.date]:
-    try:
-        if unit == "day":
-            return start + _dt.timedelta(days=k)
-        if unit == "week":
-            return start + _dt.timedelta(weeks=k)
-        if unit in ("month", "year"):
-            total = start.month - 1 + k * (12 if unit == "year" else 1)
-            y, m = start.year + total // 12, total % 12 + 1
-            return _dt.date(y, m, min(start.day, calendar.monthrange(y, m)[1]))
-        if unit == "workday" and year_known:  # Monday to Friday (a region's holidays are not known)
-            step, day, left = (1 if k > 0 else -1), start, abs(k)
-            while left:
-                day += _dt.timedelta(days=step)
-                if day.weekday() < 5:
-                    left -= 1
-            return day
-    except (OverflowError, ValueError):
-        return None
-    return None
-
-
-_NUMBER_RUN = re.compile(r"\d[\d.,]*\d|\d")
-_DECIMALS = re.compile(r"[.,](\d+)$")
-
-
-def _decimals(target: Quantity) -> int:
-    run = _NUMBER_RUN.search(target.surface)
-    if run is None:
-        return 0
-    tail = _DECIMALS.search(run.group())
-    # three digits after the last separator of a whole number are thousands ("1,250", "1.000")
-    if tail is None or (len(tail.group(1)) == 3 and float(target.value).is_integer()):
-        return 0
-    return len(tail.group(1))
-
-
-def _units_fit(step: _Step, target: Quantity) -> bool:
-    unit = target.unit
-    if _money(unit) or unit in ("%", "time"):
-        return step.unit == unit
-    if _money(step.unit) or step.unit in ("%", "date"):
-        return False
-    if step.unit == "times":  # how many times one quantity holds a like one: a count
-        return not unit
-    return not unit or not step.unit or step.unit == unit or (step.unit == "workday" and unit == "day")
-
-
-def _matches(step: _Step, target: Quantity) -> bool:
-    """Whether a step gives the claim's number as written (rounded to its decimals), in its unit."""
-    if target.unit == "date":
-        if step.date is None or target.date is None:
-            return False
-        ty, tm, td = target.date
-        sy, sm, sd = step.date
-        return (tm, td) == (sm, sd) and (not ty or not sy or ty == sy)
-    if step.date is not None or not _units_fit(step, target) or abs(step.value) < 1e-12:
-        return False
-    if target.approx:  # "about three months", "approx. two weeks": near enough, as a reader rounds
-        return abs(step.value - target.value) <= max(0.12 * abs(target.value), 0.5 * 10 ** -_decimals(target))
-    return abs(step.value - target.value) <= 0.5 * 10 ** -_decimals(target) + 1e-9
 
 # ------------------------------------------------------------------ the search
 
@@ -587,9 +378,9 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
     evidence = [q for q in evidence if not _identifier(q)]  # "invoice 5178837457" computes nothing
     only_conversions = not cue and not premises and not any(q.said for q in evidence) and \
         not any(claim[i].unit == "date" for i in order)
-    if only_conversions and not any(claim[i].unit in _PERIODS for i in order):
+    if only_conversions and not any(claim[i].unit in _PERIODS or claim[i].per in _RATE_PERIODS for i in order):
         # no step could be taken for the claim's: no words of a computation, no number of the user's,
-        # no period another unit of time restates ("12 months", "one year")
+        # no period another unit of time restates ("12 months", "one year"), no rate per another period
         return _written_out_only(text, order, claim)
     # the example's number written again ("Bei 4 Tagen: 30 × 4 ÷ 5") is the example
     premises += [i for i in order if i not in premises and any(claim[i].value == claim[p].value for p in premises)]
@@ -764,6 +555,8 @@ _COMPUTATION_WORDS = re.compile(
     r"totals?|altogether|therefore|thus|hence|so|that is|which is|i\.\s?e\.|comes? to|amounts? to|adds? up to|"
     r"remaining|ergibt|ergeben|macht|machen|also|d\.\s?h\.|das heißt|bleiben|verbleiben|insgesamt|zusammen|damit|"
     r"somit|abzüglich|zuzüglich|mal|geteilt durch|soit|donc|fait|donne|reste|au total|moins|fois|"
+    # a computed date's or time's words for a limit: "i.e. by 9 June at the latest"
+    r"at the latest|spätestens|au plus tard|"
     # a round figure's words: "approx. two weeks" for "10 business days"
     r"about|approx\.?|approximately|roughly|around|circa|ca\.|rund|etwa|ungefähr|environ)(?!\w)", re.IGNORECASE)
 

@@ -61,8 +61,8 @@ _UNIT = re.compile(r"\s*-?\s*(?:" + "|".join(f"(?P<{name}>{words})" for name, wo
 _PER_WORDS = (
     ("week", r"week|woche|semaine|semana"),
     ("workday", r"(?:working|business|work)[\s-]day|arbeitstag|werktag|jour\s+ouvr(?:é|a)(?:ble)?"),
-    ("day", r"day|tag|jour|d[ií]a"), ("month", r"month|monat|mois|mes"),
-    ("year", r"year|jahr|an|año"), ("km", r"km|kilomet(?:er|re)|kilomètre"), ("night", r"night|nacht|nuit|noche"),
+    ("day", r"day|tag|jour|d[ií]a"), ("month", r"(?:calendar\s+)?month|(?:kalender)?monat|mois|mes"),
+    ("year", r"(?:calendar\s+)?year|(?:kalender)?jahr|an|año"), ("km", r"km|kilomet(?:er|re)|kilomètre"), ("night", r"night|nacht|nuit|noche"),
 )
 _PER = re.compile(
     r"\s*(?:(?:a|an|per|each|every|/|pro|je|im|in\s+der|par|por|al|la)\s*(?:"
@@ -79,11 +79,17 @@ _GERMAN_COMPOUND = re.compile(r"\s*-?\s*[A-ZÄÖÜ][a-zäöüß]*?(?P<workday>ar
                               r"|(?P<hour>stunden?)|(?P<year>jahre?n?))(?![^\W\d_])")
 
 
+#: A count of times ("3 times per month", "3-mal pro Kalendermonat"), not a product ("3 times 4").
+_TIMES = re.compile(r"\s*-?\s*(?:times|mal|fois|veces)(?![^\W\d_])(?!\s*[\d\u20ac$\u00a3])", re.IGNORECASE)
+
+
 def _unit_at(text: str, end: int) -> Tuple[str, str, int]:
-    """The unit written after a number that ends at ``end``, and where its words end."""
+    """The unit written after a number that ends at ``end``, and where its words end (a count of
+    times has no unit, but its words end after "times")."""
     found = _UNIT.match(text, end) or _GERMAN_COMPOUND.match(text, end)
     if found is None:
-        return "", "", end
+        times = _TIMES.match(text, end)
+        return ("", times.group().strip(), times.end()) if times else ("", "", end)
     return found.lastgroup or "", found.group().strip(), found.end()
 
 
@@ -130,8 +136,8 @@ def quantities(found: Iterable, text: str, said: bool) -> List[Quantity]:
             out.append(Quantity(float(int(m.value[1:3]) * 60 + int(m.value[4:6])), "time", "", m.surface, m.surface,
                                 said, start=m.start))
             continue
-        if kind == "code" and m.value.isdigit() and _UNIT.match(text, m.end):
-            kind = "number"  # "a 5-day week", "5-Tage-Woche": a number glued to its unit
+        if kind == "code" and m.value.isdigit() and (_UNIT.match(text, m.end) or _TIMES.match(text, m.end)):
+            kind = "number"  # "a 5-day week", "5-Tage-Woche", "3-mal": a number glued to its unit
         if kind not in ("money", "percent", "number"):
             continue
         value = _float(m.amount)

@@ -69,6 +69,16 @@ _JOINING_OR: FrozenSet[str] = frozenset({"or", "nor", "oder", "ou", "o", "u", "n
 _CJK = CJK_CHARS
 _TOKEN = re.compile(r"[" + _CJK + r"]+|[^\W\d_" + _CJK + r"][^\W_" + _CJK + r"]*(?:['\u2019][^\W\d_]+)*"
                     r"|[,;:()\u2013\u2014\uff0c\uff1b\uff1a\uff08\uff09\u3001]|--")
+#: A word and an auxiliary written together ("you'll", "we'd", "they're", "I've").
+_CONTRACTED = re.compile(r"([^\W\d_]+)['\u2019](?:ll|d|re|ve|m)")
+
+
+def _function_word_contracted(lower: str) -> bool:
+    """Whether ``lower`` is a function word with its auxiliary ("you'll"): no content word."""
+    contracted = _CONTRACTED.fullmatch(lower)
+    return contracted is not None and contracted.group(1) in STOP_WORDS
+
+
 _CJK_RUN = re.compile(r"[" + _CJK + r"]")
 _TAG = re.compile(r"</?[A-Za-z][^<>]{0,200}>")
 # "No. 256" numbers something; it negates nothing.
@@ -307,8 +317,10 @@ def _kind(token: str) -> Tuple[int, str, bool, bool]:
         elif lower in _CLAUSE_WORDS:
             found = (_CLAUSE, "", False, False)
         else:
-            if lower.endswith("'s"):
+            if lower.endswith(("'s", "\u2019s")):
                 lower = lower[:-2]
+            elif _function_word_contracted(lower):
+                lower = ""  # "you'll", "we'd", "they're": a function word and its auxiliary
             acronym = len(token) > 1 and token.isupper()
             if not acronym and len(token) > 2 and token[-1] == "s" and token[:-1].isupper():
                 acronym, lower = True, lower[:-1]  # "POs" are purchase orders, "PO" one

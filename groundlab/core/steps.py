@@ -1,0 +1,237 @@
+"""The steps of a computation a reader accepts (:mod:`groundlab.core.arithmetic` searches them): a
+sum or a difference of like quantities, a rate times a quantity, an amount times a count, a ratio, a
+percentage of an amount of money, a date plus or minus a period, a period or a rate in other units of
+time, and a share of a whole; and whether a step gives a claim's number as it writes it."""
+
+from __future__ import annotations
+
+import calendar
+import datetime as _dt
+import re
+from typing import List, NamedTuple, Optional, Sequence, Tuple
+
+from .quantities import Quantity
+
+_PERIODS = frozenset(("workday", "day", "week", "month", "year", "hour", "minute"))
+_CONVERSIONS = {  # (from, to): factor
+    ("week", "day"): 7.0, ("day", "week"): 1 / 7, ("year", "month"): 12.0, ("month", "year"): 1 / 12,
+    ("year", "week"): 52.0, ("week", "year"): 1 / 52, ("day", "hour"): 24.0, ("hour", "day"): 1 / 24,
+    ("hour", "minute"): 60.0, ("minute", "hour"): 1 / 60,
+}
+
+
+#: Conversions a reader makes only as a round figure ("93 days, about three months").
+_ROUND_CONVERSIONS = {
+    ("day", "month"): 1 / 30.44, ("month", "day"): 30.44, ("day", "year"): 1 / 365.25, ("workday", "week"): 1 / 5,
+    ("week", "month"): 1 / 4.345, ("month", "week"): 4.345, ("workday", "day"): 7 / 5, ("year", "day"): 365.25,
+}
+
+
+class _Step(NamedTuple):
+    value: float
+    unit: str
+    expression: str
+    op: str
+    said: bool  # one of its numbers is the claim's or the question's own
+    date: Optional[Tuple[int, int, int]] = None
+    operands: Tuple["Quantity", ...] = ()
+
+
+def _money(unit: str) -> bool:
+    return len(unit) == 3 and unit.isupper()
+
+
+def _per(q: Quantity) -> str:
+    # an annual entitlement is what "30 days" means in a policy: "a year" adds nothing to a sum
+    return "" if q.per == "year" else q.per
+
+
+def _one_steps(a: Quantity, b: Quantity) -> List[_Step]:
+    """What one step makes of ``a`` and ``b`` (in this order), each with its unit."""
+    return [step._replace(operands=(a, b)) for step in _one_steps_of(a, b)]
+
+
+def _one_steps_of(a: Quantity, b: Quantity) -> List[_Step]:
+    out: List[_Step] = []
+    said = a.said or b.said
+    ua, ub = a.unit, b.unit
+    va, vb = a.value, b.value
+    fa, fb = a.shown, b.shown
+    if "time" in (ua, ub):  # a time of day and a period of hours or minutes, or two times apart
+        if ua == "time" and ub in ("hour", "minute") and vb:
+            delta = vb * (60 if ub == "hour" else 1)
+            out.append(_Step((va + delta) % 1440, "time", f"{fa} + {fb}", "+", said))
+            out.append(_Step((va - delta) % 1440, "time", f"{fa} − {fb}", "−", said))
+        elif ua == ub == "time" and va > vb:
+            out.append(_Step((va - vb) / 60, "hour", f"{fa} − {fb}", "−", said))
+            out.append(_Step(va - vb, "minute", f"{fa} − {fb}", "−", said))
+        return out
+    if ua == ub and _per(a) == _per(b) and ua != "%":
+        out.append(_Step(va + vb, ua, f"{fa} + {fb}", "+", said))
+        out.append(_Step(va - vb, ua, f"{fa} − {fb}", "−", said))
+    if ua == ub == "%":
+        out.append(_Step(va + vb, "%", f"{fa} + {fb}", "+", said))
+        out.append(_Step(va - vb, "%", f"{fa} − {fb}", "−", said))
+    if ua == ub and ua and a.per == b.per and vb:  # like quantities: how many times, or a share in per cent
+        out.append(_Step(va / vb, "times", f"{fa} ÷ {fb}", "÷", said))
+        out.append(_Step(100 * va / vb, "%", f"{fa} ÷ {fb}", "÷", said))
+    if va in (0.0, 1.0) or vb in (0.0, 1.0):
+        return out
+    if "%" in (ua, ub):
+        if ub == "%" and _money(ua):  # a percentage of an amount of money, and the amount less or plus it
+            share = va * vb / 100
+            out.append(_Step(share, ua, f"{fb} of {fa}", "%", said))
+            out.append(_Step(va - share, ua, f"{fa} − {fb}", "−", said))
+            out.append(_Step(va + share, ua, f"{fa} + {fb}", "+", said))
+        return out
+    # a product: a rate times what it is counted per ("0.30 EUR per km" × "500 km"), an amount or a
+    # period times a count, an amount of money times the days, nights or kilometres it is paid for
+    if a.per and a.per == ub and not _per(b):
+        out.append(_Step(va * vb, ua, f"{fa} × {fb}", "×", said))
+    elif not ub and ua:
+        out.append(_Step(va * vb, ua, f"{fa} × {fb}", "×", said))
+    elif not ua and not ub:
+        out.append(_Step(va * vb, "", f"{fa} × {fb}", "×", said))
+    elif _money(ua) and not a.per and (ub in _PERIODS or ub in ("km", "night")):
+        out.append(_Step(va * vb, ua, f"{fa} × {fb}", "×", said))
+    # a ratio: an amount per count, a quantity per rate ("18 days" ÷ "3 days a week" = 6 weeks)
+    if not ub:
+        out.append(_Step(va / vb, ua, f"{fa} ÷ {fb}", "÷", said))
+    elif ua == ub and not a.per and b.per:
+        out.append(_Step(va / vb, b.per, f"{fa} ÷ {fb}", "÷", said))
+    return out
+
+
+#: A rate in another period, as the calendar gives it: "3 times per calendar month" is "36 times a
+#: year" (``(per, to per): factor``). Weeks are left out: a year of working weeks is the passage's own.
+_RATE_CONVERSIONS = {("month", "year"): 12.0, ("year", "month"): 1 / 12}
+_RATE_PERIODS = frozenset(per for per, _ in _RATE_CONVERSIONS)
+
+
+def _conversions(q: Quantity, unit: str, approx: bool = False, per: str = "") -> Optional[_Step]:
+    """``q`` in ``unit`` (a period in another unit of time), or, counted ``per`` another period, the
+    same rate per that period."""
+    factor = _CONVERSIONS.get((q.unit, unit)) or (_ROUND_CONVERSIONS.get((q.unit, unit)) if approx else None)
+    if factor is None:
+        rate = _RATE_CONVERSIONS.get((q.per, per)) if per and q.unit == unit else None
+        if rate is None:
+            return None
+        return _Step(q.value * rate, unit, f"{q.shown} {'× 12' if rate > 1 else '÷ 12'} months", "×", q.said, None, (q,))
+    return _Step(q.value * factor, unit, f"{q.shown} in {unit}s", "×", q.said, None, (q,))
+
+
+def _converted(target: Quantity, pool: Sequence[Quantity]) -> Optional[_Step]:
+    """A quantity of ``pool`` in the target's unit of time ("12 months" for "one year", "180 days"
+    for "about six months") or per its period ("3 times a month" for "36 times a year"): the same
+    period or rate said otherwise, taken without words of a computation
+    (a round conversion only for a round figure)."""
+    for q in pool:
+        step = _conversions(q, target.unit, target.approx, target.per)
+        if step is not None and _matches(step, target):
+            return step
+    return None
+
+
+def _share(a: Quantity, b: Quantity, c: Quantity) -> Optional[_Step]:
+    """``a × b ÷ c`` with ``b`` and ``c`` alike: a share of a whole (pro rata)."""
+    if not c.value or not b.value or b.value == c.value or "date" in (a.unit, b.unit, c.unit):
+        return None
+    if _money(b.unit) or _money(c.unit) or "%" in (b.unit, c.unit):
+        return None
+    if b.unit and c.unit and (b.unit, b.per) != (c.unit, c.per):
+        return None  # b and c alike: the same unit, or a bare number beside one
+    return _Step(a.value * b.value / c.value, a.unit, f"{a.shown} × {b.shown} ÷ {c.shown}", "×÷",
+                 a.said or b.said or c.said, None, (a, b, c))
+
+
+def _date_steps(d: Quantity, n: Quantity) -> List[_Step]:
+    """A date plus or minus a period."""
+    if n.unit not in _PERIODS or n.unit in ("hour", "minute") or d.date is None or n.value != int(n.value) \
+            or not 0 < n.value <= 3660:
+        return []
+    year, month, day = d.date
+    if not day:  # a month of a year ("March 2022"): shifted by months and years, into a month
+        if n.unit not in ("month", "year") or not year:
+            return []
+        out = []
+        for sign, word in ((1, "+"), (-1, "−")):
+            total = month - 1 + int(n.value) * sign * (12 if n.unit == "year" else 1)
+            out.append(_Step(0.0, "date", f"{d.shown} {word} {n.shown}", "date", d.said or n.said,
+                             (year + total // 12, total % 12 + 1, 0), (d, n)))
+        return out
+    try:
+        start = _dt.date(year or 2001, month, day)
+    except ValueError:
+        if (month, day) != (2, 29):
+            return []
+        start = _dt.date(2004, 2, 29)  # 29 February of a year not given: a leap year's
+    out = []
+    for sign, word in ((1, "+"), (-1, "−")):
+        found = _shift(start, int(n.value) * sign, n.unit, bool(year))
+        if found is not None:
+            out.append(_Step(0.0, "date", f"{d.shown} {word} {n.shown}", "date", d.said or n.said,
+                             (found.year if year else 0, found.month, found.day), (d, n)))
+    return out
+
+
+def _shift(start: _dt.date, k: int, unit: str, year_known: bool) -> Optional[_dt.date]:
+    try:
+        if unit == "day":
+            return start + _dt.timedelta(days=k)
+        if unit == "week":
+            return start + _dt.timedelta(weeks=k)
+        if unit in ("month", "year"):
+            total = start.month - 1 + k * (12 if unit == "year" else 1)
+            y, m = start.year + total // 12, total % 12 + 1
+            return _dt.date(y, m, min(start.day, calendar.monthrange(y, m)[1]))
+        if unit == "workday" and year_known:  # Monday to Friday (a region's holidays are not known)
+            step, day, left = (1 if k > 0 else -1), start, abs(k)
+            while left:
+                day += _dt.timedelta(days=step)
+                if day.weekday() < 5:
+                    left -= 1
+            return day
+    except (OverflowError, ValueError):
+        return None
+    return None
+
+
+_NUMBER_RUN = re.compile(r"\d[\d.,]*\d|\d")
+_DECIMALS = re.compile(r"[.,](\d+)$")
+
+
+def _decimals(target: Quantity) -> int:
+    run = _NUMBER_RUN.search(target.surface)
+    if run is None:
+        return 0
+    tail = _DECIMALS.search(run.group())
+    # three digits after the last separator of a whole number are thousands ("1,250", "1.000")
+    if tail is None or (len(tail.group(1)) == 3 and float(target.value).is_integer()):
+        return 0
+    return len(tail.group(1))
+
+
+def _units_fit(step: _Step, target: Quantity) -> bool:
+    unit = target.unit
+    if _money(unit) or unit in ("%", "time"):
+        return step.unit == unit
+    if _money(step.unit) or step.unit in ("%", "date"):
+        return False
+    if step.unit == "times":  # how many times one quantity holds a like one: a count
+        return not unit
+    return not unit or not step.unit or step.unit == unit or (step.unit == "workday" and unit == "day")
+
+
+def _matches(step: _Step, target: Quantity) -> bool:
+    """Whether a step gives the claim's number as written (rounded to its decimals), in its unit."""
+    if target.unit == "date":
+        if step.date is None or target.date is None:
+            return False
+        ty, tm, td = target.date
+        sy, sm, sd = step.date
+        return (tm, td) == (sm, sd) and (not ty or not sy or ty == sy)
+    if step.date is not None or not _units_fit(step, target) or abs(step.value) < 1e-12:
+        return False
+    if target.approx:  # "about three months", "approx. two weeks": near enough, as a reader rounds
+        return abs(step.value - target.value) <= max(0.12 * abs(target.value), 0.5 * 10 ** -_decimals(target))
+    return abs(step.value - target.value) <= 0.5 * 10 ** -_decimals(target) + 1e-9
