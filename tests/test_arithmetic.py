@@ -240,3 +240,12 @@ def test_a_total_adds_up_the_list_its_answer_writes(name):
              "- Freitag (Abreisetag): 14 EUR\n\nInsgesamt erhalten Sie 84 EUR."
     assert "84 EUR = 14 EUR + 56 EUR + 14 EUR" in judge.judge("Insgesamt erhalten Sie 84 EUR.",
                                                              Evidence("Wie viel?", (_ALLOWANCES,), german)).reason
+
+
+def test_a_german_count_reads_its_noun_past_its_attributes():
+    passages = ("Bis zu fünf nicht genommene Urlaubstage können in das Folgejahr übertragen werden.",)
+    found = compute("Die übrigen 2 Tage verfallen am 31. Dezember.", ["2"], passages, "Ich habe noch 7 Tage Resturlaub.")
+    assert found.backed == ("2",) and found.derived == ("2 Tage = 7 Tage − fünf Urlaubstage",), found
+    # a capitalised word after lower-case ones is a German noun only if it counts time
+    assert compute("Die übrigen 2 Tage verfallen.", ["2"], ("Bis zu fünf nicht genommene Anträge sind offen.",),
+                   "Ich habe noch 7 Tage Resturlaub.").backed == ()

@@ -322,3 +322,24 @@ ENDED = "My trip ended on 10 May. When must I submit the claim?"
 def test_a_computed_deadline_is_judged_on_what_it_says_besides_its_limit(claim, label):
     verdict = get_judge("signals").judge(claim, Evidence(ENDED, TRIP))
     assert verdict.label == label, verdict.reason
+
+
+@pytest.mark.parametrize("passage, claim, label", [
+    # a negation inside a noun phrase negates no clause: no negation flip
+    ("Leave days not taken by 31 March are forfeited.", "Leave days are forfeited after 31 March.", "supported"),
+    ("Orders not released within 3 days are cancelled automatically.",
+     "Orders are cancelled automatically after 3 days.", "supported"),
+    ("Bis zu fünf nicht genommene Urlaubstage können in das Folgejahr übertragen werden.",
+     "Sie können 5 Urlaubstage in das Folgejahr übertragen.", "supported"),
+    ("Nicht genommener Resturlaub verfällt am 31. März des Folgejahres.",
+     "Resturlaub verfällt am 31. März des Folgejahres.", "supported"),
+    # a negation of the clause still flips, after an auxiliary, an adverb or a quantifier
+    ("Receipts not submitted within 30 days are not reimbursed.", "Receipts are reimbursed.", "contradicted"),
+    ("Leave requests are usually not approved in December.", "Leave requests are usually approved in December.",
+     "contradicted"),
+    ("Es können nicht alle Tage übertragen werden.", "Es können alle Tage übertragen werden.", "contradicted"),
+    ("Der Antrag wird nicht genehmigt.", "Der Antrag wird genehmigt.", "contradicted"),
+])
+def test_a_negation_inside_a_noun_phrase_is_no_negation_flip(passage, claim, label):
+    verdict = get_judge("signals").judge(claim, Evidence("?", (Passage("P", passage),)))
+    assert verdict.label == label, verdict.reason

@@ -79,6 +79,12 @@ _GERMAN_COMPOUND = re.compile(r"\s*-?\s*[A-ZÄÖÜ][a-zäöüß]*?(?P<workday>ar
                               r"|(?P<hour>stunden?)|(?P<year>jahre?n?))(?![^\W\d_])")
 
 
+#: Words between a number and the German noun it counts, which is written with a capital: its
+#: attributes ("fünf nicht genommene Urlaubstage", "10 volle Arbeitstage"), lower case.
+_GERMAN_ATTRIBUTES = re.compile(r"(?:\s+[a-zäöüß]{3,}){1,2}(?=\s+[A-ZÄÖÜ])")
+_GERMAN_TIME_NOUN = re.compile(r"\s+(?=[A-ZÄÖÜ])(?i:[a-zäöüß]*?(?:tage?n?|tages|wochen?|monate?n?|monats|jahre?n?|jahres|"
+                               r"stunden?|minuten?|nächte?n?|übernachtungen?))(?![^\W\d_])")
+
 #: A count of times ("3 times per month", "3-mal pro Kalendermonat"), not a product ("3 times 4").
 _TIMES = re.compile(r"\s*-?\s*(?:times|mal|fois|veces)(?![^\W\d_])(?!\s*[\d\u20ac$\u00a3])", re.IGNORECASE)
 
@@ -87,6 +93,10 @@ def _unit_at(text: str, end: int) -> Tuple[str, str, int]:
     """The unit written after a number that ends at ``end``, and where its words end (a count of
     times has no unit, but its words end after "times")."""
     found = _UNIT.match(text, end) or _GERMAN_COMPOUND.match(text, end)
+    if found is None:
+        between = _GERMAN_ATTRIBUTES.match(text, end)  # "fünf nicht genommene Urlaubstage"
+        if between is not None and _GERMAN_TIME_NOUN.match(text, between.end()):
+            found = _UNIT.match(text, between.end()) or _GERMAN_COMPOUND.match(text, between.end())
     if found is None:
         times = _TIMES.match(text, end)
         return ("", times.group().strip(), times.end()) if times else ("", "", end)

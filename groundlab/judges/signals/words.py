@@ -91,6 +91,28 @@ _NOT_NEGATING = re.compile(
     r"without\s+(?:a\s+)?(?:doubt|trace|fail|delay|question|exception)|"
     # "nicht nur ... sondern auch", "non seulement ... mais", "no solo ... sino": both, negating nothing
     r"nicht\s+nur|nicht\s+bloß|non\s+seulement|no\s+s[oó]lo|no\s+solamente|no\s+únicamente)\b", re.IGNORECASE)
+#: A negation inside a noun phrase, which negates no clause: "days not taken by 31 March are
+#: forfeited" (a participle after its noun), "nicht genommene Urlaubstage" (an adjective before it).
+#: It is read as one word ("untaken"), which a claim without the negation does not match.
+_NOUN_NOT = re.compile(
+    r"\b([^\W\d_]{3,})\s+not\s+(?=(?:[a-z]{2,}(?<!e)ed|taken|given|paid|made|done|sent|spent|kept|held|met|sold|"
+    r"bought|brought|told|found|left|lost|shown|known|seen|written|driven|chosen|drawn|worn|broken|forgotten|"
+    r"withdrawn|undertaken|overridden)\b)"
+    r"|\b([Nn]icht)\s+(?=[a-zäöüß]{3,}(?:t|en|ig|lich|bar|isch)(?:e|en|er|es|em)\s+[A-ZÄÖÜ])")
+#: Words after which "not" negates the clause, though they are no stop words.
+_NOT_AFTER = frozenset(("need", "needs", "dare", "dares", "certainly", "definitely"))
+
+
+def _noun_negation(match: "re.Match[str]") -> str:
+    word = match.group(1)
+    if word is None:  # "nicht genommene Urlaubstage"
+        return "un"
+    lower = word.lower()
+    if lower in STOP_WORDS or lower in NEGATIONS or lower in _NOT_AFTER or lower.endswith("ly"):
+        return match.group()  # "are not taken", "usually not approved": the clause is negated
+    return word + " un"
+
+
 _PUNCT = frozenset((",", ";", ":", "(", ")", "\u2013", "\u2014", "--",
                     "\uff0c", "\uff1b", "\uff1a", "\uff08", "\uff09", "\u3001"))
 
@@ -208,7 +230,7 @@ class _Words:
             text = _NUMBER_MARKER.sub(" ", text)
         low = text.lower()
         if "no" in low or "without" in low or "nicht" in low:  # "no", "not", "nothing", "none", "without"
-            text = _NOT_NEGATING.sub(_neutral, text)
+            text = _NOUN_NOT.sub(_noun_negation, _NOT_NEGATING.sub(_neutral, text))
         clause_start = 0  # where the current clause's words start
         french_ne = -1  # where a French "ne" / "n'" opened a negation not yet completed
         elided = "n'" in low or "n\u2019" in low
