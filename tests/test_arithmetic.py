@@ -249,3 +249,25 @@ def test_a_german_count_reads_its_noun_past_its_attributes():
     # a capitalised word after lower-case ones is a German noun only if it counts time
     assert compute("Die übrigen 2 Tage verfallen.", ["2"], ("Bis zu fünf nicht genommene Anträge sind offen.",),
                    "Ich habe noch 7 Tage Resturlaub.").backed == ()
+
+
+@pytest.mark.parametrize("claim, missing, backed", [
+    ("Mittwoch und Donnerstag (volle Tage): je 28 EUR, zusammen 56 EUR", ["56 EUR"], True),
+    ("Monday, Tuesday and Wednesday: 28 EUR each, 84 EUR in total.", ["84 EUR"], True),
+    ("Mittwoch und Donnerstag: je 28 EUR, zusammen 84 EUR", ["84 EUR"], False),  # two days, not three
+    ("Monday and Tuesday: 28 EUR, 56 EUR in total.", ["56 EUR"], False),  # no rate for each
+])
+def test_things_named_one_by_one_count_for_a_rate_for_each(claim, missing, backed):
+    passages = ("The daily allowance is 28 EUR for full days and 14 EUR for the days of arrival and departure.",)
+    found = compute(claim, missing, passages)
+    assert bool(found.backed) is backed, found
+    if backed:
+        assert "28 EUR × " in found.derived[0] and "und" in found.derived[0] or "and" in found.derived[0], found.derived
+
+
+def test_the_days_a_count_is_made_of_are_no_words_the_passage_must_write():
+    evidence = Evidence("Ich reise von Dienstag bis Freitag. Was bekomme ich?",
+                        (Passage("PHB-7.2", "Die Verpflegungspauschale beträgt 28 EUR für volle Tage."),))
+    verdict = get_judge("signals").judge("Mittwoch und Donnerstag (volle Tage): je 28 EUR, zusammen 56 EUR", evidence)
+    assert verdict.label == "supported" and "56 EUR = 28 EUR × 2 (Mittwoch und Donnerstag)" in verdict.reason, \
+        verdict.reason

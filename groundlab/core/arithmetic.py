@@ -467,6 +467,9 @@ def _read_claim(text: str, starts: Tuple[int, ...], claim_found: tuple) -> Optio
         claim[i] = claim[i]._replace(approx=_APPROX.search(text, max(0, start - 48), start) is not None)
     order = tuple([at[start] for start in starts])  # the targets, as indexes into the claim's quantities
     premises = tuple([i for i in order if _is_premise(text, claim[i])])
+    named_count = _named_count(text)
+    if named_count is not None:  # "Mittwoch und Donnerstag: je 28 EUR": two, a count the claim says
+        claim.append(named_count)
     named = _named_operations(text) if len(claim) > 2 else frozenset()
     return tuple(claim), order, premises, _says_computation(text), named
 
@@ -487,6 +490,27 @@ def _identifier(q: Quantity) -> bool:
     """Whether a number names rather than counts: a bare whole number of four digits or more that
     is no year ("plant 1200", "order 84924", "invoice 5178837457")."""
     return not q.unit and q.value >= 1000 and q.value == int(q.value) and not 1900 <= q.value <= 2100
+
+
+#: Things named one by one that a rate applies to each of: "Mittwoch und Donnerstag: je 28 EUR",
+#: "Monday, Tuesday and Wednesday: 28 EUR each". Their number is a count the claim says.
+_NAMES = r"((?:[A-ZÄÖÜ][\w.-]*,\s+)*[A-ZÄÖÜ][\w.-]*\s+(?:und|and|et|y|sowie)\s+[A-ZÄÖÜ][\w.-]*)[^.;\d]{0,30}?"
+_NAMED_EACH = re.compile(_NAMES + r"(?:\b(?:je|jeweils|chacun|chacune|cada\s+uno)\s+[\d\u20ac$\u00a3]|"
+                         r"[\d\u20ac$\u00a3][^.;]{0,15}?\beach\b)")
+_NAME_JOINS = re.compile(r",\s+|\s+(?:und|and|et|y|sowie)\s+")
+
+
+def _named_count(text: str) -> Optional[Quantity]:
+    """The count of things a claim names one by one and applies a rate to each of, as a number it
+    says (``None`` when it names none so)."""
+    if "," not in text and " " not in text:
+        return None
+    found = _NAMED_EACH.search(text)
+    if found is None:
+        return None
+    names = found.group(1)
+    count = len(_NAME_JOINS.split(names))
+    return Quantity(float(count), "", "", names, f"{count} ({names})", True, start=found.start())
 
 
 def _is_premise(text: str, q: Quantity) -> bool:
@@ -569,7 +593,13 @@ def without_computation(text: str, derived: Sequence[str] = ()) -> str:
         shown = line.split(" = ", 1)[0]
         if shown and shown in text:
             text = text.replace(shown, " ", 1)
+        for names in _COUNTED_NAMES.findall(line):  # "2 (Mittwoch und Donnerstag)": the user's days
+            text = text.replace(names, " ", 1)
     return _COMPUTATION_WORDS.sub(" ", text)
+
+
+#: The things a count was made of, as :func:`_named_count` shows them in a computation.
+_COUNTED_NAMES = re.compile(r"\d+ \(([^()]+)\)")
 
 
 def compute(claim: str, missing: Sequence[str] = (), passages: Sequence[str] = (), question: str = "") -> Computed:
