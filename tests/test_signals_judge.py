@@ -343,3 +343,18 @@ def test_a_computed_deadline_is_judged_on_what_it_says_besides_its_limit(claim, 
 def test_a_negation_inside_a_noun_phrase_is_no_negation_flip(passage, claim, label):
     verdict = get_judge("signals").judge(claim, Evidence("?", (Passage("P", passage),)))
     assert verdict.label == label, verdict.reason
+
+
+def test_a_german_participle_meets_its_verb_and_a_noun_keeps_its_ge():
+    from groundlab.judges.signals.words import _foreign_stem
+
+    def german(word):
+        return _foreign_stem(word.lower(), "german", word[0].islower())
+
+    assert german("gekürzt") == german("kürzt") == german("kürzen")
+    assert german("ausgezahlt") == german("auszahlen") == german("Auszahlung")
+    assert german("Gehalt") != german("gehalten")  # a noun: salary, not held
+    passage = "Wird ein Mittagessen gestellt, wird die Pauschale um 11,20 EUR gekürzt."
+    verdict = get_judge("signals").judge("Das gestellte Mittagessen kürzt die Pauschale um 11,20 EUR.",
+                                         Evidence("?", (Passage("PHB-7.2", passage),)))
+    assert verdict.label == "supported", verdict.reason

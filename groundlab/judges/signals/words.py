@@ -168,13 +168,25 @@ _language = lru_cache(maxsize=4096)(language)
 
 
 @lru_cache(maxsize=200_000)
-def _foreign_stem(word: str, lang: str) -> str:
+def _foreign_stem(word: str, lang: str, participle: bool = False) -> str:
     """A German, French or Spanish word's Snowball stem, cut to six letters: "beantragen" and
-    "beantragt", "genehmigt" and "Genehmigung" meet (the stemmers leave participles apart)."""
+    "beantragt", "genehmigt" and "Genehmigung" meet (the stemmers leave participles apart). A
+    German ``participle`` (a word in lower case) loses its "ge-" ("gekürzt", "ausgezahlt"), and a
+    German stem its verb ending -t ("kürzt" meets "kürzen")."""
     stemmer = _FOREIGN_STEMMERS.get(lang)
     if stemmer is None:
         stemmer = _FOREIGN_STEMMERS[lang] = _stemmer(lang)
+    if lang == "german":
+        if participle:  # a past participle meets its verb: "gekürzt" and "kürzt", "ausgezahlt" and "auszahlen"
+            word = _GERMAN_PARTICIPLE.sub(r"\1", word)
+        found = stemmer.stemWord(word)[:6]
+        # "kürzt" and "kürzen": the stemmer leaves the ending -t
+        return found[:-1] if len(found) >= 5 and found[-1] == "t" and found[-2] not in "aeiouäöüst" else found
     return stemmer.stemWord(word)[:6]
+
+
+#: A German past participle's "ge-", at the start or after a separable prefix ("gekürzt", "ausgezahlt").
+_GERMAN_PARTICIPLE = re.compile(r"^(ab|an|auf|aus|ein|mit|nach|vor|zu|zurück|weg|fest|frei|)ge(?=[^\W\d_]{3,}(?:t|en)(?:e|en|er|es|em)?$)")
 
 
 def stem(word: str) -> str:
@@ -375,7 +387,8 @@ def _foreign_kind(lang: str):
                 found = (_SKIP, "", False, False)
             else:
                 # German capitalises every noun: a capital there marks no name (an acronym still does)
-                found = (_WORD, _foreign_stem(lower, lang), found[2], found[3] and lang != "german")
+                # a German word in lower case may be a participle; one with a capital is a noun ("Gehalt")
+                found = (_WORD, _foreign_stem(lower, lang, token[0].islower()), found[2], found[3] and lang != "german")
         if len(kinds) < 200_000:
             kinds[token] = found
         return found
