@@ -141,6 +141,7 @@ class SignalsJudge:
                 ids = _ids(tuple([p.id for p in passages]))
                 context = question = None  # the question is read only when a claim needs it
                 untold = not all(plain.each_told)
+                listed = evidence.answer if evidence.answer and "\n" in evidence.answer else None
             if untold:  # a passage tells no language: read it in the claim's, if that tells one
                 read = in_claims_language(plain, texts, _claim_language(digit_shape(text), plain.language))
                 if read is not base:
@@ -158,8 +159,8 @@ class SignalsJudge:
             else:
                 key = (claim, base, ids)
             # a total the claim states may add up the list its answer writes before it
-            answer = evidence.answer if claim.numbers and \
-                _arithmetic().may_total(claim.framed.text, evidence.answer) else None
+            answer = listed if listed is not None and claim.numbers and \
+                _arithmetic().may_total(claim.framed.text, listed) else None
             if answer is not None:
                 key += (answer,)
             verdict = memo.get(key)
@@ -312,6 +313,7 @@ def _passage_ids(evidence: Evidence) -> FrozenSet[str]:
     return _ids(tuple([p.id for p in evidence.passages]))
 
 
+@lru_cache(maxsize=4096)
 @lru_cache(maxsize=4096)
 def _ids(ids: Tuple[str, ...]) -> FrozenSet[str]:
     return frozenset(i.lower() for i in ids if _DIGIT.search(i) is not None)

@@ -248,7 +248,8 @@ def _question_key(claim: "_Claim", question: _Question, base: _Context) -> Tuple
     writes it, with the evidence's numbers as listed when one is missing (the reason names them);
     and the claim's stems that only the question says. Two questions with the same key give the
     same verdict: the question adds nothing else to the evidence (:class:`_Context`). Read from
-    the question and the passages apart, as :func:`_with_question` would put them together."""
+    the question and the passages apart, as :func:`_with_question` would put them together; a
+    verdict is kept with its passages (``base``) beside this key."""
     numbers: Any = None
     if claim.numbers:
         own, have = question.numbers, base.numbers
@@ -261,8 +262,9 @@ def _question_key(claim: "_Claim", question: _Question, base: _Context) -> Tuple
             every = every and given
             found.append((given, mine[value] if value in mine else theirs.get(value)))
         numbers = tuple(found)
-        if not every:  # the reason lists the evidence's numbers, and the question's may compute the missing one
-            numbers = (numbers, _Numbers.union([own, have]).listed(), question.text)
+        if not every:  # the reason lists the evidence's numbers, and the question's may compute the
+            # missing one: the question itself, beside the passages the verdict is kept with
+            numbers = (numbers, question.text)
     asked = claim.stemset - base.stems
     return numbers, (asked & question.stems if asked else asked)
 
