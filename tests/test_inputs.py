@@ -89,6 +89,26 @@ def test_import_from_stdin(tmp_path):
     assert proc.returncode == 0 and b"wrote 5 cases with 9 passages" in proc.stdout, proc.stderr
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc")
+def test_a_parquet_file_is_read_without_a_thread_of_arrows_pool():
+    """A pool thread that holds a Python object as the interpreter exits aborts it ("terminate called
+    without an active exception", now and then on a busy machine): reading Parquet starts none."""
+    script = (
+        "import os, sys\n"
+        "import pyarrow.parquet\n"
+        "from groundlab.core.frames import read_parquet\n"
+        "data = open(sys.argv[1], 'rb').read()\n"
+        "before = len(os.listdir('/proc/self/task'))\n"
+        "table = read_parquet(data)\n"
+        "print(before, len(os.listdir('/proc/self/task')), table.num_rows)\n")
+    parquet = ROOT / "tests" / "data" / "exports" / "ragas" / "evalds.parquet"
+    proc = subprocess.run([sys.executable, "-c", script, str(parquet)], capture_output=True, text=True,
+                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    before, after, rows = map(int, proc.stdout.split())
+    assert (after, rows) == (before, 5)
+
+
 def test_stdin_once():
     proc = run("score", "--cases", "-", "--passages", "-", stdin=b"")
     assert proc.returncode == 2 and "only one of them can" in one_sentence(proc.stderr)

@@ -16,6 +16,7 @@ from typing import Any, BinaryIO, List, Optional, Sequence
 
 from ..core.io import (MAX_LINE_BYTES, PathLike, _json_type, decode_text, display_name, is_stdin, jsonl_objects,
                        long_number_message, nesting_message, open_input, parse_csv, read_bytes, wide_encoding)
+from ..core.frames import read_parquet
 from ..core.records import InputError
 from ..core.rows import read_table  # noqa: F401 (its older home)
 from .common import Source, columns_of, plain
@@ -151,14 +152,9 @@ def _pyarrow(name: str):
 
 def _parquet(path: PathLike, name: str, head: bytes, fh: BinaryIO) -> Source:
     pa = _pyarrow(name)
-    import io
-
     data = read_bytes(path, "input", head, fh)
     try:
-        # one thread: Arrow's thread pool, once started, can abort the interpreter as it exits
-        # ("terminate called without an active exception"; 22 of 300 reads of a small file on a
-        # busy machine, none without it; apache/arrow#34314, #50482)
-        table = pa.parquet.read_table(io.BytesIO(data), use_threads=False)
+        table = read_parquet(data)
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"{name} is not a readable Parquet file ({exc}); write it again.") from None
     return _arrow_table(table, name)

@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 
 import pandas as pd
 
-from ..core.frames import from_csv_cell
+from ..core.frames import from_csv_cell, read_parquet
 from ..core.io import PathLike, json_problem
 from .paired import MeasureComparison, paired_proportion
 from ..core.records import VERDICTS, InputError
@@ -87,7 +87,7 @@ def read_baseline(path: PathLike) -> Baseline:
             frame = frame.map(from_csv_cell)  # as --claims-out wrote it: "'=x" was "=x"
         else:
             try:
-                frame = pd.read_parquet(path)
+                frame = read_parquet(Path(path).read_bytes()).to_pandas(use_threads=False)
             except ImportError:
                 raise InputError(f"reading the Parquet baseline {path} needs pyarrow (pip install pyarrow); "
                                  "or give a .csv claims file.") from None
