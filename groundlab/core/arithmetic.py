@@ -204,9 +204,9 @@ def _search(target: Quantity, pool: Sequence[Quantity], cue: bool, named: frozen
     the operations the claim names, when it names any ("30 × 4 ÷ 5 = 26" is no difference)."""
     if named:
         found = _search(target, pool, cue)
-        if found is None or found.op == "date" or set(found.op) & named or (found.op == "%" and "×" in named):
+        if found is None or found.op == "date" or _names(found, named):
             return found
-        return _search_named(target, pool, cue, named)
+        return _steps(target, pool, cue, named)
     if target.unit == "date":
         for d in pool:
             if d.unit == "date":
@@ -218,12 +218,25 @@ def _search(target: Quantity, pool: Sequence[Quantity], cue: bool, named: frozen
     step = _converted(target, pool)
     if step is not None:
         return step
+    return _steps(target, pool, cue)
+
+
+def _names(step: _Step, named: frozenset) -> bool:
+    """Whether the claim names the step's operation (a percentage is a product)."""
+    return bool(set(step.op) & named) or (step.op == "%" and "×" in named)
+
+
+def _steps(target: Quantity, pool: Sequence[Quantity], cue: bool, named: Optional[frozenset] = None) -> Optional[_Step]:
+    """One step of two numbers of ``pool``, then a share of a whole of three, that gives ``target``
+    and a reader accepts; ``named``: only the operations the claim names."""
     for i, a in enumerate(pool):
         for j, b in enumerate(pool):
             if i != j:
                 for step in _one_steps(a, b):
-                    if _accepted(step, cue) and _matches(step, target):
+                    if (named is None or _names(step, named)) and _accepted(step, cue) and _matches(step, target):
                         return step
+    if named is not None and "×" not in named and "÷" not in named:
+        return None
     small = pool[:MAX_TWO_STEP]
     for a in small:
         for b in small:
@@ -235,27 +248,6 @@ def _search(target: Quantity, pool: Sequence[Quantity], cue: bool, named: frozen
                 step = _share(a, b, c)
                 if step is not None and step.said and _matches(step, target):
                     return step
-    return None
-
-
-def _search_named(target: Quantity, pool: Sequence[Quantity], cue: bool, named: frozenset) -> Optional[_Step]:
-    """:func:`_search` keeping only the operations the claim names."""
-    for i, a in enumerate(pool):
-        for j, b in enumerate(pool):
-            if i != j:
-                for step in _one_steps(a, b):
-                    if (set(step.op) & named or step.op == "%" and "×" in named) and _accepted(step, cue) \
-                            and _matches(step, target):
-                        return step
-    if "×" in named or "÷" in named:
-        small = pool[:MAX_TWO_STEP]
-        for a in small:
-            for b in small:
-                for c in small:
-                    if len({id(a), id(b), id(c)}) == 3:
-                        step = _share(a, b, c)
-                        if step is not None and step.said and _matches(step, target):
-                            return step
     return None
 
 
