@@ -84,6 +84,10 @@ def _framing_verdict(set_aside: Tuple[str, ...]) -> Verdict:
 #: Verdicts kept per judge for claims met again against the same evidence.
 _MEMO_SIZE = 65536
 
+#: What :func:`_decide` adds to the computations of a claim that restates a limit the other way
+#: round, and the reason says.
+_RESTATED = "the claim restates the limit the other way round"
+
 #: The reason of a verdict given for its label alone (``judge_batch(..., explain=False)``).
 UNEXPLAINED = "label only: the reason was not asked for"
 
@@ -206,9 +210,9 @@ class SignalsJudge:
             return _framing_verdict(claim.framed.set_aside)
         aside = _aside(claim.framed.set_aside)
         if derived:  # the reason shows the computation that backs a number no passage writes
-            notes = [d for d in derived if not d.startswith("the claim restates")]
+            notes = [d for d in derived if d != _RESTATED]
             aside = "".join([f"; computed: {'; '.join(notes)}" if notes else "",
-                             "; the claim restates the limit the other way round" if len(notes) < len(derived) else "",
+                             f"; {_RESTATED}" if len(notes) < len(derived) else "",
                              aside])
         if route == "empty":
             return Verdict("supported", f"no content words to check{aside}", 1.0)
@@ -375,7 +379,7 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
         plain = _Claim(without_limit(claim.framed.text), claim.language)
         if plain.stems:
             signals = _signals(plain, context)
-        return "model", signals, None, derived + ("the claim restates the limit the other way round",)
+        return "model", signals, None, derived + (_RESTATED,)
     flipped = _negation_flip(claim, context, signals.best)
     if flipped is not None:
         return "negation", signals, flipped, derived
