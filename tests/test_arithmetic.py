@@ -271,3 +271,21 @@ def test_the_days_a_count_is_made_of_are_no_words_the_passage_must_write():
     verdict = get_judge("signals").judge("Mittwoch und Donnerstag (volle Tage): je 28 EUR, zusammen 56 EUR", evidence)
     assert verdict.label == "supported" and "56 EUR = 28 EUR × 2 (Mittwoch und Donnerstag)" in verdict.reason, \
         verdict.reason
+
+
+LAPTOPS = ("Standard-Notebooks werden alle vier Jahre ausgetauscht, Entwickler-Notebooks nach drei Jahren.",)
+DELIVERED = "Mein Entwickler-Notebook wurde am 15. Januar 2024 geliefert. Wann wird es ausgetauscht?"
+
+
+def test_a_date_moves_by_the_period_the_claim_states_not_another_of_the_passages():
+    right = compute("Entwickler-Notebooks werden nach drei Jahren ausgetauscht, Ihr Gerät also am 15. Januar 2027.",
+                    ["15. Januar 2027"], LAPTOPS, DELIVERED)
+    assert right.derived == ("15. Januar 2027 = 15. Januar 2024 + drei Jahren",) and right.wrong is None
+    # four years (the passages' other period) reach 2028, but the claim says three
+    wrong = compute("Entwickler-Notebooks werden nach drei Jahren ausgetauscht, Ihr Gerät also am 15. Januar 2028.",
+                    ["15. Januar 2028"], LAPTOPS, DELIVERED)
+    assert wrong.backed == () and wrong.wrong == ("15. Januar 2028", "15. Januar 2024 + drei Jahren = 15 January 2027")
+    verdict = get_judge("signals").judge(
+        "Entwickler-Notebooks werden nach drei Jahren ausgetauscht, Ihr Gerät also am 15. Januar 2028.",
+        Evidence(DELIVERED, (Passage("IT-HW-07-DE", LAPTOPS[0]),)))
+    assert verdict.label == "contradicted" and "computed wrong" in verdict.reason, verdict.reason

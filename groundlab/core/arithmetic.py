@@ -390,7 +390,10 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
             if only_conversions:
                 step = _converted(target, evidence)
             else:
-                step = _search(target, _pool(known, evidence), cue, named if before >= 2 else frozenset())
+                pool = _pool(known, evidence)
+                if target.unit == "date":
+                    pool = _own_periods(pool, claim, order)
+                step = _search(target, pool, cue, named if before >= 2 else frozenset())
             if step is None and may_total(text, answer):
                 step = list_sum(answer, target)
                 step = step if step is not None and _matches(step, target) else None
@@ -427,12 +430,45 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
         target = claim[k]
         if k not in found and k not in used:
             right = _written_out(text, target, claim)
+            if right is None and target.unit == "date":
+                right = _date_of_own_period(target, _own_periods(_pool(claim, evidence), claim, order), cue)
             if right is None and may_total(text, answer):
                 right = list_sum(answer, target)  # "In total 60 EUR" under items adding up to 56 EUR
             if right is not None and not _matches(right, target):
                 return Computed(derived, backed, (target.shown, f"{_as_written(right.expression, text)} = "
                                                                 f"{_result(right, target)}"))
     return Computed(derived, backed)
+
+
+def _own_periods(pool: Sequence[Quantity], claim: Sequence[Quantity], order: Sequence[int]) -> List[Quantity]:
+    """``pool`` for a date the claim computes: where the claim states the period a date moves by
+    ("nach drei Jahren ..., also am 15. Januar 2027"), only that period, not another of the
+    passages' ("vier Jahre" for other devices)."""
+    own = {(q.unit, q.value) for i, q in enumerate(claim) if i not in order and q.unit in _DATE_PERIODS}
+    if not own:
+        return list(pool)
+    return [q for q in pool if q.unit not in _DATE_PERIODS or (q.unit, q.value) in own]
+
+
+def _date_of_own_period(target: Quantity, pool: Sequence[Quantity], cue: bool) -> Optional[_Step]:
+    """The one date that the claim's own period gives from a date of the evidence, for a date the
+    claim states otherwise ("nach drei Jahren ..., also am 15. Januar 2028" after "15. Januar
+    2024": 2027); ``None`` unless exactly one such date, later than the date it is moved from."""
+    periods = [q for q in pool if q.unit in _DATE_PERIODS]
+    if not periods or target.date is None:
+        return None
+    steps = {}
+    for d in pool:
+        if d.unit == "date" and d.date is not None:
+            for n in periods:
+                for step in _date_steps(d, n):
+                    if _accepted(step, cue) and " + " in step.expression:
+                        steps.setdefault(step.date, step)
+    return next(iter(steps.values())) if len(steps) == 1 else None
+
+
+#: The periods a date moves by.
+_DATE_PERIODS = frozenset(("workday", "day", "week", "month", "year"))
 
 
 @lru_cache(maxsize=16384)
