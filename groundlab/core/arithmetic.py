@@ -59,11 +59,15 @@ MAX_TWO_STEP = 10
 class Computed(NamedTuple):
     """What arithmetic finds for a claim: ``derived`` the computations that back numbers the
     passages do not write ("150 EUR = 500 km × 0.30 EUR"), ``backed`` the surfaces of those numbers,
-    ``wrong`` a number the claim computed wrong and the computation it should give (or ``None``)."""
+    ``wrong`` a number the claim computed wrong and the computation it should give (or ``None``),
+    ``written`` what of the claim's text the computations account for (each computed number with its
+    unit as the claim writes it, "one year"; the things a count is made of, "Mittwoch und
+    Donnerstag"): no words a passage must write (:func:`without_computation`)."""
 
     derived: Tuple[str, ...] = ()
     backed: Tuple[str, ...] = ()
     wrong: Optional[Tuple[str, str]] = None
+    written: Tuple[str, ...] = ()
 
 
 NOTHING = Computed()
@@ -425,6 +429,8 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
                                                     f"{_result(found[k], wanted[k])}, {capped}"))
     derived = tuple(f"{wanted[k].shown} = {_as_written(found[k].expression, text)}" for k in sorted(found))
     derived += tuple(capped_examples)
+    written = tuple(wanted[k].shown for k in sorted(found)) + tuple(
+        o.surface for k in sorted(found) for o in found[k].operands if o.unit == "" and o.shown.endswith(f"({o.surface})"))
     backed = tuple(wanted[k].surface for k in sorted(set(found) | set(used)))
     for k in order:
         target = claim[k]
@@ -436,8 +442,8 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
                 right = list_sum(answer, target)  # "In total 60 EUR" under items adding up to 56 EUR
             if right is not None and not _matches(right, target):
                 return Computed(derived, backed, (target.shown, f"{_as_written(right.expression, text)} = "
-                                                                f"{_result(right, target)}"))
-    return Computed(derived, backed)
+                                                                f"{_result(right, target)}"), written)
+    return Computed(derived, backed, None, written)
 
 
 def _own_periods(pool: Sequence[Quantity], claim: Sequence[Quantity], order: Sequence[int]) -> List[Quantity]:
@@ -613,21 +619,14 @@ _COMPUTATION_WORDS = re.compile(
     r"about|approx\.?|approximately|roughly|around|circa|ca\.|rund|etwa|ungefähr|environ)(?!\w)", re.IGNORECASE)
 
 
-def without_computation(text: str, derived: Sequence[str] = ()) -> str:
+def without_computation(text: str, written: Sequence[str] = ()) -> str:
     """A claim without the words that say a computation: what its passages must back besides its
-    numbers. ``derived``: the computations that back its numbers ("one year = 12 months in years"),
-    whose numbers go with their units, which the passages write in theirs ("12 months")."""
-    for line in derived:
-        shown = line.split(" = ", 1)[0]
+    numbers. ``written``: what of it the computations account for (:attr:`Computed.written`), each
+    number with its unit, which the passages write in theirs ("one year" for "12 months")."""
+    for shown in written:
         if shown and shown in text:
             text = text.replace(shown, " ", 1)
-        for names in _COUNTED_NAMES.findall(line):  # "2 (Mittwoch und Donnerstag)": the user's days
-            text = text.replace(names, " ", 1)
     return _COMPUTATION_WORDS.sub(" ", text)
-
-
-#: The things a count was made of, as :func:`_named_count` shows them in a computation.
-_COUNTED_NAMES = re.compile(r"\d+ \(([^()]+)\)")
 
 
 def compute(claim: str, missing: Sequence[str] = (), passages: Sequence[str] = (), question: str = "") -> Computed:

@@ -306,34 +306,37 @@ def number_verdict(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str
     return check_numbers(claim_numbers, have, suffix)[0]
 
 
-def check_numbers(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str = "",
-                  text: Optional[str] = None, answer: Optional[str] = None) -> Tuple[Optional[Verdict], Tuple[str, ...]]:
+def check_numbers(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str = "", text: Optional[str] = None,
+                  answer: Optional[str] = None) -> Tuple[Optional[Verdict], Tuple[str, ...], Tuple[str, ...]]:
     """Step 1 with computed values: the verdict on a claim with a number the evidence neither gives
     nor lets a reader compute (``None`` when it does), and the computations that back the claim's
     other numbers ("150 EUR = 500 km × 0.30 EUR"). ``text``: the claim the numbers were read in,
     ``None`` for no arithmetic (:mod:`groundlab.core.arithmetic`). A computation the claim writes
     out and gets wrong is ``contradicted``, the right value in the reason. ``answer``: the answer the
-    claim is from, whose list a total the claim states may add up."""
+    claim is from, whose list a total the claim states may add up. Third: what of the claim's text
+    those computations account for (:attr:`groundlab.core.arithmetic.Computed.written`)."""
     missing = [m for m in claim_numbers if not have.has(m)]
     if not missing:
-        return None, ()
+        return None, (), ()
     derived: Tuple[str, ...] = ()
+    written: Tuple[str, ...] = ()
     if text is not None and (have._sources or have._parts):
         computed = _arithmetic().compute_mentions(text, missing, claim_numbers, have.quantities, answer)
         if computed.wrong is not None:
             said, right = computed.wrong
             return Verdict("contradicted", f"computed wrong: the claim says {_written(said)} where {right}{suffix}",
-                           0.0), ()
+                           0.0), (), ()
         if computed.backed:
-            derived = computed.derived
+            derived, written = computed.derived, computed.written
             missing = [m for m in missing if m.surface not in computed.backed]
             if not missing:
-                return None, derived
+                return None, derived, written
     listed = ", ".join(_written(m.surface) for m in missing)
     if have.shown:
         return Verdict("contradicted", f"number {listed} is not in the evidence, which gives {have.listed()}{suffix}",
-                       0.0), derived
-    return Verdict("unsupported", f"number {listed} is not in the evidence, which gives no numbers{suffix}", 0.0), derived
+                       0.0), derived, written
+    return Verdict("unsupported", f"number {listed} is not in the evidence, which gives no numbers{suffix}", 0.0), \
+        derived, written
 
 
 def _quote(sentence: str, limit: int = 90) -> str:
@@ -381,7 +384,7 @@ class LexicalJudge:
     def _judge(self, claim: _ClaimText, context: _Context, answer: Optional[str] = None) -> Verdict:
         if not claim.numbers:
             return self._words(claim, context)
-        flagged, derived = check_numbers(claim.numbers, context.numbers, text=claim.text if self.computes else None,
+        flagged, derived, _ = check_numbers(claim.numbers, context.numbers, text=claim.text if self.computes else None,
                                          answer=answer)
         if flagged is not None:
             return flagged

@@ -354,9 +354,10 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
         return "framing", None, None, ()
     numbers = _stated_numbers(claim, ids)
     derived: Tuple[str, ...] = ()
+    written: Tuple[str, ...] = ()
     if numbers:
-        flagged, derived = check_numbers(numbers, context.numbers, _aside(claim.framed.set_aside),
-                                         text=claim.framed.text, answer=answer)
+        flagged, derived, written = check_numbers(numbers, context.numbers, _aside(claim.framed.set_aside),
+                                                  text=claim.framed.text, answer=answer)
         if flagged is not None:
             return "number", None, flagged, ()
     if _across_languages(claim, context):
@@ -367,7 +368,7 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
     if derived:  # numbers computed: the words that say the computation are no fact a passage must write
         from ...core.arithmetic import without_computation
 
-        plain = _Claim(without_computation(claim.framed.text, derived), claim.language)
+        plain = _Claim(without_computation(claim.framed.text, written), claim.language)
         if not plain.stems:
             return "empty", None, None, derived
         if len(plain.stems) < len(claim.stems):
