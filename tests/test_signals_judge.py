@@ -358,3 +358,17 @@ def test_a_german_participle_meets_its_verb_and_a_noun_keeps_its_ge():
     verdict = get_judge("signals").judge("Das gestellte Mittagessen kürzt die Pauschale um 11,20 EUR.",
                                          Evidence("?", (Passage("PHB-7.2", passage),)))
     assert verdict.label == "supported", verdict.reason
+
+
+def test_a_question_that_tells_no_language_is_read_in_its_passages():
+    # "Ich reise Dienstag bis Freitag." holds no German function word the language test knows: beside
+    # German passages it is German, so the days it names are the user's, found in the question
+    passage = Passage("PHB-7.2", "Die Verpflegungspauschale beträgt 28 EUR für volle Tage und 14 EUR für An- und "
+                                 "Abreisetage.")
+    evidence = Evidence("Ich reise Dienstag bis Freitag. Was bekomme ich?", (passage,))
+    verdict = get_judge("signals").judge("Freitag (Abreise): 14 EUR", evidence)
+    assert verdict.label == "supported" and "Freitag" not in verdict.reason, verdict.reason
+    # a question that tells its own language keeps it
+    english = get_judge("signals").judge("Freitag (Abreise): 14 EUR",
+                                         Evidence("I travel from Tuesday to Friday; what do I get?", (passage,)))
+    assert "Freitag" in english.reason

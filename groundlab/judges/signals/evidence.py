@@ -139,13 +139,14 @@ class _Question:
     read when first asked for, since most claims need neither: what :class:`_Piece` would give
     a question, without the sentence analysis no judgement reads."""
 
-    __slots__ = ("text", "_found", "_numbers", "_stems")
+    __slots__ = ("text", "_found", "_numbers", "_stems", "_told")
 
     def __init__(self, question: str) -> None:
         self.text = clean_text(question)
         self._found: Optional[Tuple[Mention, ...]] = None
         self._numbers: Optional[_Numbers] = None
-        self._stems: Optional[FrozenSet[str]] = None
+        self._stems: Dict[str, FrozenSet[str]] = {}
+        self._told: Optional[str] = None
 
     def _mentions(self) -> Tuple[Mention, ...]:
         if self._found is None:
@@ -158,13 +159,17 @@ class _Question:
             self._numbers = _Numbers(self._mentions() + ordinal_words(self.text), self.text, said=True)
         return self._numbers
 
-    @property
-    def stems(self) -> FrozenSet[str]:
-        if self._stems is None:
-            text = self.text
-            self._stems = frozenset(_read_words(_without_numbers(text, self._mentions()),
-                                                _language(digit_shape(text))).stems)
-        return self._stems
+    def stems(self, passages_language: str) -> FrozenSet[str]:
+        """Its stems, read in its own language when it tells one, else in its passages' (a short
+        "Ich reise Dienstag bis Freitag." beside German passages is German)."""
+        if self._told is None:
+            own = _language(digit_shape(self.text))
+            self._told = own if language_told(self.text, own) else ""
+        lang = self._told or passages_language
+        found = self._stems.get(lang)
+        if found is None:
+            found = self._stems[lang] = frozenset(_read_words(_without_numbers(self.text, self._mentions()), lang).stems)
+        return found
 
 
 class _Context:
@@ -199,7 +204,7 @@ class _Context:
             self.acronyms = frozenset().union(*(p.acronyms for p in pieces))
         own = [] if question is None else [question.numbers]
         self.numbers = _Numbers.union(own + [p.numbers for p in pieces])
-        self.asked = frozenset() if question is None else question.stems - self.stems
+        self.asked = frozenset() if question is None else question.stems(self.language) - self.stems
         self.sentences = tuple(s for p in pieces for s in p.sentences)
         self.windows = tuple(w for p in pieces for w in p.windows)
         index: Optional[Dict[str, List[int]]] = None
@@ -230,7 +235,7 @@ def _with_question(base: _Context, question: _Question) -> _Context:
     ``_Context(question, pieces)`` gives, the passages' analysis shared. The question's numbers
     come first, as there (where both write a number, the question's way of writing it is shown)."""
     numbers = question.numbers
-    asked = question.stems - base.stems
+    asked = question.stems(base.language) - base.stems
     if not numbers.values and not asked:
         return base
     ctx = _Context.__new__(_Context)
@@ -266,7 +271,7 @@ def _question_key(claim: "_Claim", question: _Question, base: _Context) -> Tuple
             # missing one: the question itself, beside the passages the verdict is kept with
             numbers = (numbers, question.text)
     asked = claim.stemset - base.stems
-    return numbers, (asked & question.stems if asked else asked)
+    return numbers, (asked & question.stems(base.language) if asked else asked)
 
 
 @lru_cache(maxsize=4096)
