@@ -285,6 +285,10 @@ def test_a_date_moves_by_the_period_the_claim_states_not_another_of_the_passages
     wrong = compute("Entwickler-Notebooks werden nach drei Jahren ausgetauscht, Ihr Gerät also am 15. Januar 2028.",
                     ["15. Januar 2028"], LAPTOPS, DELIVERED)
     assert wrong.backed == () and wrong.wrong == ("15. Januar 2028", "15. Januar 2024 + drei Jahren = 15 January 2027")
+    # words of a computation ("d. h.") do not let the claim's own date be moved too
+    said = compute("Entwickler-Notebooks werden nach drei Jahren ausgetauscht, d. h. Ihr Gerät am 15. Januar 2028.",
+                   ["15. Januar 2028"], LAPTOPS, DELIVERED)
+    assert said.wrong == ("15. Januar 2028", "15. Januar 2024 + drei Jahren = 15 January 2027"), said
     verdict = get_judge("signals").judge(
         "Entwickler-Notebooks werden nach drei Jahren ausgetauscht, Ihr Gerät also am 15. Januar 2028.",
         Evidence(DELIVERED, (Passage("IT-HW-07-DE", LAPTOPS[0]),)))

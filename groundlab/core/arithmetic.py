@@ -43,8 +43,8 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, 
 from .numbers import mentions
 from .sentences import list_item
 from .quantities import Quantity, quantities, quantities_of  # noqa: F401  (names this module had)
-from .steps import (_PERIODS, _RATE_PERIODS, _Step, _converted, _date_steps, _decimals, _matches, _money, _one_steps,  # noqa: F401
-                    _share, _units_fit)
+from .steps import (_DATE_PERIODS, _PERIODS, _RATE_PERIODS, _Step, _converted, _date_steps, _decimals,  # noqa: F401
+                    _matches, _money, _one_steps, _share, _units_fit)
 
 __all__ = ["Computed", "Quantity", "compute", "compute_mentions", "list_sum", "may_total", "quantities", "quantities_of",
            "without_computation"]
@@ -430,14 +430,15 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
     derived = tuple(f"{wanted[k].shown} = {_as_written(found[k].expression, text)}" for k in sorted(found))
     derived += tuple(capped_examples)
     written = tuple(wanted[k].shown for k in sorted(found)) + tuple(
-        o.surface for k in sorted(found) for o in found[k].operands if o.unit == "" and o.shown.endswith(f"({o.surface})"))
+        o.surface for k in sorted(found) for o in found[k].operands if _is_named_count(o))
     backed = tuple(wanted[k].surface for k in sorted(set(found) | set(used)))
     for k in order:
         target = claim[k]
         if k not in found and k not in used:
             right = _written_out(text, target, claim)
             if right is None and target.unit == "date":
-                right = _date_of_own_period(target, _own_periods(_pool(claim, evidence), claim, order), cue)
+                stated = [q for i, q in enumerate(claim) if i not in order]  # not the dates it is to give
+                right = _date_of_own_period(target, _own_periods(_pool(stated, evidence), claim, order), cue)
             if right is None and may_total(text, answer):
                 right = list_sum(answer, target)  # "In total 60 EUR" under items adding up to 56 EUR
             if right is not None and not _matches(right, target):
@@ -472,9 +473,6 @@ def _date_of_own_period(target: Quantity, pool: Sequence[Quantity], cue: bool) -
                         steps.setdefault(step.date, step)
     return next(iter(steps.values())) if len(steps) == 1 else None
 
-
-#: The periods a date moves by.
-_DATE_PERIODS = frozenset(("workday", "day", "week", "month", "year"))
 
 
 @lru_cache(maxsize=16384)
@@ -545,6 +543,11 @@ def _named_count(text: str) -> Optional[Quantity]:
     names = found.group(1)
     count = len(_NAME_JOINS.split(names))
     return Quantity(float(count), "", "", names, f"{count} ({names})", True, start=found.start())
+
+
+def _is_named_count(q: Quantity) -> bool:
+    """Whether ``q`` is a count :func:`_named_count` made (its surface the names, not a number)."""
+    return not q.unit and q.shown == f"{int(q.value)} ({q.surface})"
 
 
 def _is_premise(text: str, q: Quantity) -> bool:

@@ -42,7 +42,7 @@ def read_parquet(data: bytes):
     interpreter exits aborts the process ("terminate called without an active exception",
     apache/arrow#34314, #50482): ``read_table`` releases its reader on the pool even with
     ``use_threads=False`` (15 of 180 imports of a small file aborted on a busy machine, 3 of 180
-    with ``pre_buffer=False``, none of 480 so)."""
+    with ``pre_buffer=False``, none of 720 so)."""
     pa = _pa()
     import pyarrow.parquet as pq
 

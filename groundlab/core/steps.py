@@ -13,6 +13,8 @@ from typing import List, NamedTuple, Optional, Sequence, Tuple
 from .quantities import Quantity
 
 _PERIODS = frozenset(("workday", "day", "week", "month", "year", "hour", "minute"))
+#: The periods a date moves by.
+_DATE_PERIODS = _PERIODS - {"hour", "minute"}
 _CONVERSIONS = {  # (from, to): factor
     ("week", "day"): 7.0, ("day", "week"): 1 / 7, ("year", "month"): 12.0, ("month", "year"): 1 / 12,
     ("year", "week"): 52.0, ("week", "year"): 1 / 52, ("day", "hour"): 24.0, ("hour", "day"): 1 / 24,
@@ -146,7 +148,7 @@ def _share(a: Quantity, b: Quantity, c: Quantity) -> Optional[_Step]:
 
 def _date_steps(d: Quantity, n: Quantity) -> List[_Step]:
     """A date plus or minus a period."""
-    if n.unit not in _PERIODS or n.unit in ("hour", "minute") or d.date is None or n.value != int(n.value) \
+    if n.unit not in _DATE_PERIODS or d.date is None or n.value != int(n.value) \
             or not 0 < n.value <= 3660:
         return []
     year, month, day = d.date

@@ -161,11 +161,7 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
             continue
         if case is not indexed:
             indexed, index = case, _by_id(case)
-        if not index and len(cites) == 1:  # the common case: one citation, few passages
-            cite = cites[0]
-            cited = tuple([p for p in case.retrieved if p.id == cite])
-        else:
-            cited = _cited(case, cites, index)
+        cited = _cited(case, cites, index)
         if not cited:
             continue  # it cites only passages it was not given
         cited_of[k] = cited

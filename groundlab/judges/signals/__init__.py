@@ -318,7 +318,6 @@ def _passage_ids(evidence: Evidence) -> FrozenSet[str]:
 
 
 @lru_cache(maxsize=4096)
-@lru_cache(maxsize=4096)
 def _ids(ids: Tuple[str, ...]) -> FrozenSet[str]:
     return frozenset(i.lower() for i in ids if _DIGIT.search(i) is not None)
 
