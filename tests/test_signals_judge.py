@@ -339,6 +339,16 @@ def test_a_computed_deadline_is_judged_on_what_it_says_besides_its_limit(claim, 
      "contradicted"),
     ("Es können nicht alle Tage übertragen werden.", "Es können alle Tage übertragen werden.", "contradicted"),
     ("Der Antrag wird nicht genehmigt.", "Der Antrag wird genehmigt.", "contradicted"),
+    # a negation inside a relative clause ends with it, where the sentence's own verb follows
+    ("Software that is not in the catalogue is requested with the 'Software request' form.",
+     "Request it with the 'Software request' form.", "supported"),
+    ("Requests which are not signed are returned to the sender.", "Requests are returned to the sender.",
+     "supported"),
+    ("Requests that are signed are not returned to the sender.", "Requests are returned to the sender.",
+     "contradicted"),
+    ("Items that are damaged cannot be returned to the shop.", "Items can be returned to the shop.",
+     "contradicted"),
+    ("The policy says that leave is not paid out.", "Leave is paid out.", "contradicted"),
 ])
 def test_a_negation_inside_a_noun_phrase_is_no_negation_flip(passage, claim, label):
     verdict = get_judge("signals").judge(claim, Evidence("?", (Passage("P", passage),)))

@@ -248,6 +248,10 @@ class _Words:
         elided = "n'" in low or "n\u2019" in low
         if lang is None:
             lang = language(text)
+        # "Software that is not in the catalogue is requested with the form": a relative clause
+        # ends where the sentence's own verb follows its own ("is ... is"), and its "not" with it.
+        relatives = lang == "english" and ("that " in low or "which " in low or "who" in low)
+        finite = -1  # the finite verbs since a relative pronoun; -1 outside a relative clause
         if lang == "english":
             kinds, kind_of = _KINDS, _kind
         else:
@@ -289,8 +293,13 @@ class _Words:
             elif kind == _BREAK:
                 clause += 1
                 in_scope = False
-                clause_start, french_ne = len(stems), -1
+                clause_start, french_ne, finite = len(stems), -1, -1
             elif kind == _NEGATION:
+                if finite >= 0 and token.lower() in _FINITE_NEGATIONS:
+                    finite += 1
+                    if finite == 2:  # "Items that are damaged cannot be returned"
+                        clause += 1
+                        clause_start, french_ne, finite = len(stems), -1, -1
                 has_negation = in_scope = True
                 if token.lower() in _NEGATIONS_AFTER_THE_VERB:
                     # "Die Gutschrift verfällt nicht": the verb before it is what it negates
@@ -305,10 +314,21 @@ class _Words:
                     clause += 1
                     in_scope = False
                     clause_start, french_ne = len(stems), -1
+                    finite = 0 if relatives and token.lower() in _RELATIVE else -1
                 first = False
             else:
                 if french_ne < 0 and token in _FRENCH_NE:
                     french_ne = len(stems)
+                elif relatives:
+                    lower = token.lower()
+                    if lower == "that" and not first:
+                        finite = 0
+                    elif finite >= 0 and lower in _FINITE:
+                        finite += 1
+                        if finite == 2:
+                            clause += 1
+                            in_scope = False
+                            clause_start, french_ne, finite = len(stems), -1, -1
                 first = False
         self.stems = tuple(stems)
         self.surfaces = tuple(surfaces)
@@ -317,6 +337,16 @@ class _Words:
         self.negated = frozenset(negated)
         self.has_negation = has_negation
         self.in_scope = tuple(scoped)
+
+
+#: What opens a relative clause, the finite verbs that count in it (a second one is the sentence's
+#: own), and the negations that are finite verbs too.
+_RELATIVE = frozenset(("that", "which", "who", "whom", "whose"))
+_FINITE = frozenset(("is", "are", "was", "were", "has", "have", "had", "can", "must", "will", "may", "might",
+                     "shall", "should", "would", "could", "does", "do", "did"))
+_FINITE_NEGATIONS = frozenset(("cannot", "can't", "isn't", "aren't", "wasn't", "weren't", "hasn't", "haven't",
+                               "hadn't", "won't", "mustn't", "shouldn't", "wouldn't", "couldn't", "doesn't",
+                               "don't", "didn't", "needn't", "shan't", "mayn't"))
 
 
 #: A French negation's opening: "ne", and "n'" elided before a vowel ("n'expire").
