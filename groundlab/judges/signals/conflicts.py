@@ -167,7 +167,8 @@ def _conflict(claim: _Claim, context: _Context, best: int) -> Optional[Tuple[str
 # A limit restated the other way round: "up to 5 days can be carried over" and "days beyond 5
 # cannot be carried over" say the same, as do "at least 3 quotes are needed" and "fewer than 3
 # quotes are not accepted". Each bound phrase, the side it stands for and the number after it.
-_AMOUNT_AFTER = r"\s*(?:[\u20ac$\u00a3]\s?|(?:EUR|USD|GBP|CHF)\s?)?(\d+(?:[.,]\d+)?)"
+_AMOUNT_AFTER = (r"\s*(?:(?:the|die|der|den|la|le|les)\s+)?"  # "below the 500 EUR limit"
+                 r"(?:[\u20ac$\u00a3]\s?|(?:EUR|USD|GBP|CHF)\s?)?(\d+(?:[.,]\d+)?)")
 _LIMITS = tuple((side, re.compile(r"\b(?:" + words + r")" + _AMOUNT_AFTER, re.IGNORECASE)) for side, words in (
     ("upper", r"up to|at most|a maximum of|maximum of|max\.|no more than|not more than|not exceeding|bis zu|höchstens|"
               r"maximal|jusqu'à|au maximum|au plus|hasta|como máximo"),
@@ -176,8 +177,12 @@ _LIMITS = tuple((side, re.compile(r"\b(?:" + words + r")" + _AMOUNT_AFTER, re.IG
               r"al menos|como mínimo"),
     ("below", r"below|less than|fewer than|under|weniger als|unter|moins de|menos de"),
 ))
-#: What each side restates when negated: "beyond N ... not" is "up to N"; "below N ... not" is "at least N".
-_NEGATED_SIDE = {"beyond": "upper", "below": "lower"}
+#: The values a bound phrase names, as an interval's sides: "up to N" is at most N, "beyond N" more
+#: than N, "at least N" N or more, "below N" less than N; the values it leaves out (its complement),
+#: and which of them lie within which (at the same N).
+_COMPLEMENT = {"upper": "beyond", "beyond": "upper", "lower": "below", "below": "lower"}
+_WITHIN = frozenset((("upper", "upper"), ("beyond", "beyond"), ("lower", "lower"), ("below", "below"),
+                     ("below", "upper"), ("beyond", "lower")))
 #: Words of every bound phrase (the rarer one where a phrase has two): a text holding none of them
 #: states no limit, and its bound patterns need not be read.
 _LIMIT_WORDS = ("up to", "most", "maximum", "max.", "more than", "exceeding", "bis zu", "höchstens", "maximal",
@@ -195,19 +200,10 @@ _BOUND_NEGATIONS = re.compile(r"\b(?:no|not)\s+(?:more|less|fewer)\s+than\b|\bno
 
 
 def _limits(text: str) -> Tuple[Tuple[str, str], ...]:
-    """The bounds a text states, ``(side, number)``, each side as the text means it with its
-    negation read: "days beyond 5 cannot be carried over" states ``("upper", "5")``."""
-    found = []
-    for side, pattern in _LIMITS:
-        for m in pattern.finditer(text):
-            found.append((side, m.group(1).replace(",", "."), m.start()))
-    if not found:
-        return ()
-    negated = _NEGATING.search(_BOUND_NEGATIONS.sub(" ", text)) is not None
-    if not negated:
-        return tuple(sorted({(side, number) for side, number, _ in found}))
-    # negated, "beyond N" is "up to N" and "below N" is "at least N"; a negated "up to N" is neither
-    return tuple(sorted({(_NEGATED_SIDE.get(side, "not " + side), number) for side, number, _ in found}))
+    """The bounds a text states, ``(side, number)``, as its bound phrases name them (the negation
+    not read): "days beyond 5 cannot be carried over" states ``("beyond", "5")``."""
+    return tuple(sorted({(side, m.group(1).replace(",", "."))
+                         for side, pattern in _LIMITS for m in pattern.finditer(text)}))
 
 
 def without_limit(text: str) -> str:
@@ -230,5 +226,9 @@ def restated_limit(claim_text: str, sentence_text: str) -> bool:
     if (_NEGATING.search(_BOUND_NEGATIONS.sub(" ", claim_text)) is None) == \
             (_NEGATING.search(_BOUND_NEGATIONS.sub(" ", sentence_text)) is None):
         return False
-    said = _limits(claim_text)
-    return bool(said) and any(limit in _limits(sentence_text) for limit in said)
+    # One of the two negated: read as a rule that parts all values at the bound, the sentence says
+    # the other of its values are the other way, and the claim must name values among those
+    # ("below 500 EUR, no approval is needed" for "more than 500 EUR need approval").
+    there = _limits(sentence_text)
+    return any((side, _COMPLEMENT[other]) in _WITHIN
+               for side, number in _limits(claim_text) for other, at in there if at == number)
