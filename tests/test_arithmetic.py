@@ -218,6 +218,19 @@ def test_a_claim_whose_period_is_converted_is_judged_on_its_other_words():
     assert judge.judge("Monthly backups are kept for two years.", evidence).label == "contradicted"
 
 
+@pytest.mark.parametrize("claim, passage", [
+    ("On Friday, 16:00 to 18:00 counts as 2 business hours.",
+     "P2 tickets are resolved within 8 business hours. Business hours are Monday to Friday, 08:00 to 18:00."),
+    ("Am Freitag zählen 16:00 bis 18:00 als 2 Servicestunden.",
+     "P2-Tickets werden innerhalb von 8 Servicestunden gelöst. Servicestunden sind Montag bis Freitag "
+     "08:00 bis 18:00."),
+])
+def test_what_of_a_span_is_counted_is_the_computation_not_a_word_the_passage_must_write(claim, passage):
+    verdict = get_judge("signals").judge(claim, Evidence("Friday 16:00?", (Passage("IT-SLA", passage),)))
+    assert verdict.label == "supported" and "computed: 2" in verdict.reason, verdict.reason
+    assert "count" not in verdict.reason.split("computed")[0] and "zähl" not in verdict.reason, verdict.reason
+
+
 _ALLOWANCES = Passage("HR-21", "Employees receive a meal allowance of 28 EUR for each full day away from home. "
                                "Arrival and departure days are paid at 14 EUR.")
 

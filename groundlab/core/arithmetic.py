@@ -618,6 +618,8 @@ _COMPUTATION_WORDS = re.compile(
     r"somit|abzüglich|zuzüglich|mal|geteilt durch|soit|donc|fait|donne|reste|au total|moins|fois|"
     # a computed date's or time's words for a limit: "i.e. by 9 June at the latest"
     r"at the latest|spätestens|au plus tard|"
+    # what of a span of hours or days is counted: "Friday 16:00–18:00 counts as 2 hours"
+    r"counts?(?: as)?|counted(?: as)?|zählt|zählen|gezählt|compte|comptent|"
     # a round figure's words: "approx. two weeks" for "10 business days"
     r"about|approx\.?|approximately|roughly|around|circa|ca\.|rund|etwa|ungefähr|environ)(?!\w)", re.IGNORECASE)
 
