@@ -218,6 +218,17 @@ def test_a_claim_whose_period_is_converted_is_judged_on_its_other_words():
     assert judge.judge("Monthly backups are kept for two years.", evidence).label == "contradicted"
 
 
+@pytest.mark.parametrize("name", ["signals", "rules"])
+def test_the_computation_a_claim_writes_out_decides_not_a_step_of_fewer_of_its_numbers(name):
+    passage = Passage("PHB-4.1", "Vollzeitbeschäftigte haben Anspruch auf 30 Arbeitstage Urlaub. Teilzeitbeschäftigte "
+                                 "erhalten den Urlaub anteilig (30 × Arbeitstage pro Woche ÷ 5).")
+    evidence = Evidence("Wie viele Urlaubstage habe ich bei einer 2-Tage-Woche?", (passage,))
+    wrong = get_judge(name).judge("Ihr Anspruch beträgt 30 × 2 ÷ 5 = 10 Tage.", evidence)  # not 2 × 5
+    assert wrong.label == "contradicted" and wrong.reason.endswith("30 × 2 ÷ 5 = 12"), wrong.reason
+    right = get_judge(name).judge("Ihr Anspruch beträgt 30 × 2 ÷ 5 = 12 Tage.", evidence)
+    assert right.label != "contradicted" and "computed: 12 Tage = 30 × 2" in right.reason, right.reason
+
+
 @pytest.mark.parametrize("claim, passage", [
     ("On Friday, 16:00 to 18:00 counts as 2 business hours.",
      "P2 tickets are resolved within 8 business hours. Business hours are Monday to Friday, 08:00 to 18:00."),

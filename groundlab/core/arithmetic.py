@@ -327,6 +327,16 @@ def _written_out(text: str, target: Quantity, claim: Sequence[Quantity]) -> Opti
     return min((c for c in ordered if len(c.operands) == most), key=lambda c: abs(c.value - target.value))
 
 
+def _as_claim_writes(step: _Step, text: str, target: Quantity, claim: Sequence[Quantity]) -> Optional[_Step]:
+    """``step``, unless the claim writes out a computation of more of its own numbers before the
+    result ("30 × 2 ÷ 5 = 10 Tage" is no 2 × 5): then the one it writes, or ``None`` where that one
+    gives another value (and :func:`_written_out` tells the right one)."""
+    written = _written_out(text, target, claim)
+    if written is None or len(written.operands) <= len(step.operands) or not _in_order(written.expression, text):
+        return step
+    return written if _matches(written, target) else None
+
+
 def _in_order(expression: str, text: str) -> bool:
     pos = -1
     for part in re.split(r" [−+×÷] | of ", expression):
@@ -398,6 +408,8 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
                 if target.unit == "date":
                     pool = _own_periods(pool, claim, order)
                 step = _search(target, pool, cue, named if before >= 2 else frozenset())
+                if step is not None and named and before >= 2:
+                    step = _as_claim_writes(step, text, target, claim)
             if step is None and may_total(text, answer):
                 step = list_sum(answer, target)
                 step = step if step is not None and _matches(step, target) else None
