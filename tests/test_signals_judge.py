@@ -355,6 +355,18 @@ def test_a_negation_inside_a_noun_phrase_is_no_negation_flip(passage, claim, lab
     assert verdict.label == label, verdict.reason
 
 
+@pytest.mark.parametrize("claim, label", [
+    # a participle that opens the sentence, "ausgeschlossen" negating its clause, "während des" no clause
+    ("Ausgezahlt wird Resturlaub nicht, solange das Arbeitsverhältnis besteht.", "supported"),
+    ("Eine Auszahlung von Resturlaub ist während des Arbeitsverhältnisses möglich.", "contradicted"),
+])
+def test_a_payout_ruled_out_is_a_payout_not_made(claim, label):
+    passage = Passage("PHB-4.2", "Übertragener Resturlaub verfällt am 31. März des Folgejahres. Eine Auszahlung von "
+                                 "Resturlaub ist während des bestehenden Arbeitsverhältnisses ausgeschlossen.")
+    verdict = get_judge("signals").judge(claim, Evidence("Kann ich mir Resturlaub auszahlen lassen?", (passage,)))
+    assert verdict.label == label, verdict.reason
+
+
 def test_a_german_participle_meets_its_verb_and_a_noun_keeps_its_ge():
     from groundlab.judges.signals.words import _foreign_stem
 

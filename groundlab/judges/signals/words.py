@@ -38,11 +38,13 @@ NEGATIONS: FrozenSet[str] = frozenset({"not", "no", "never", "cannot", "none", "
                                        # "sans" are English words too, and left out)
                                        "nicht", "kein", "keine", "keinen", "keinem", "keiner", "keines", "nie",
                                        "niemals", "ohne", "pas", "jamais", "aucun", "aucune", "nunca", "ningún",
-                                       "ninguna", "ninguno"})
+                                       "ninguna", "ninguno",
+                                       # "Eine Auszahlung ist ausgeschlossen": is not possible
+                                       "ausgeschlossen"})
 
 #: German negations that stand after the verb they negate ("Die Gutschrift verfällt nicht"): they
 #: reach back to the start of their clause as well as forward to its end.
-_NEGATIONS_AFTER_THE_VERB: FrozenSet[str] = frozenset({"nicht", "nie", "niemals"})
+_NEGATIONS_AFTER_THE_VERB: FrozenSet[str] = frozenset({"nicht", "nie", "niemals", "ausgeschlossen"})
 #: French negation is "ne ... pas" around the verb ("n'expire pas", "ne paie jamais"): a "ne" (or
 #: "n'") opens it and one of these, later in the clause, completes it; without one ("n'est
 #: possible que ...", only) it negates nothing.
@@ -187,6 +189,7 @@ def _foreign_stem(word: str, lang: str, participle: bool = False) -> str:
 
 #: A German past participle's "ge-", at the start or after a separable prefix ("gekürzt", "ausgezahlt").
 _GERMAN_PARTICIPLE = re.compile(r"^(ab|an|auf|aus|ein|mit|nach|vor|zu|zurück|weg|fest|frei|)ge(?=[^\W\d_]{3,}(?:t|en)(?:e|en|er|es|em)?$)")
+_PREFIXED_PARTICIPLE = re.compile(r"^(?:ab|an|auf|aus|ein|mit|nach|vor|zu|zurück|weg|fest|frei)ge[^\W\d_]{3,}t$")
 
 
 def stem(word: str) -> str:
@@ -255,6 +258,8 @@ class _Words:
         if lang == "english":
             kinds, kind_of = _KINDS, _kind
         else:
+            if lang == "german" and "hrend" in text:  # "während des Arbeitsverhältnisses": a preposition
+                text = _WAEHREND_PREPOSITION.sub(" ", text)
             kinds, kind_of = _FOREIGN_KINDS.setdefault(lang, {}), _foreign_kind(lang)
         for token in _TOKEN.findall(text):
             if elided and token[:2] in _ELISIONS and len(token) > 2:  # "n'expire": "ne" then "expire"
@@ -339,6 +344,9 @@ class _Words:
         self.in_scope = tuple(scoped)
 
 
+#: "während" before an article of the genitive or dative is "during", which opens no clause.
+_WAEHREND_PREPOSITION = re.compile(r"\b[Ww]ährend(?=\s+(?:des|der|dem|eines|einer|einem|ihres|ihrer|seines|seiner)\b)")
+
 #: What opens a relative clause, the finite verbs that count in it (a second one is the sentence's
 #: own), and the negations that are finite verbs too.
 _RELATIVE = frozenset(("that", "which", "who", "whom", "whose"))
@@ -418,7 +426,9 @@ def _foreign_kind(lang: str):
             else:
                 # German capitalises every noun: a capital there marks no name (an acronym still does)
                 # a German word in lower case may be a participle; one with a capital is a noun ("Gehalt")
-                found = (_WORD, _foreign_stem(lower, lang, token[0].islower()), found[2], found[3] and lang != "german")
+                # (or a participle after a separable prefix, capitalised to open a sentence: "Ausgezahlt wird ...")
+                participle = token[0].islower() or (lang == "german" and _PREFIXED_PARTICIPLE.match(lower) is not None)
+                found = (_WORD, _foreign_stem(lower, lang, participle), found[2], found[3] and lang != "german")
         if len(kinds) < 200_000:
             kinds[token] = found
         return found
