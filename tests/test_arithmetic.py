@@ -229,6 +229,28 @@ def test_the_computation_a_claim_writes_out_decides_not_a_step_of_fewer_of_its_n
     assert right.label != "contradicted" and "computed: 12 Tage = 30 × 2" in right.reason, right.reason
 
 
+_SERVICE_HOURS = ("The resolution target of a P2 ticket is 8 business hours; the first response to a P3 ticket is due "
+                  "within 4 business hours. Business hours are Monday to Friday, 08:00 to 18:00.")
+
+
+@pytest.mark.parametrize("claim, question, label, computed", [
+    # hours counted within the service hours, past their close to the next opening
+    ("So the resolution target is Monday 14:00.", "I opened a P2 ticket on Friday at 16:00.", "supported",
+     "14:00 = 16:00 + 8 business hours within 08:00–18:00"),
+    ("The first response is due by Monday 11:00.", "I opened a P3 ticket on Friday at 17:00.", "supported",
+     "11:00 = 17:00 + 4 business hours within 08:00–18:00"),
+    ("The first response is due by 13:00 on Monday.", "I opened a P3 ticket on Monday at 09:00.", "supported",
+     "13:00 = 09:00 + 4 business hours"),
+    # a time the hours do not reach, or counted through the night
+    ("So the resolution target is Monday 15:00.", "I opened a P2 ticket on Friday at 16:00.", "contradicted", None),
+    ("So the resolution target is Saturday 00:00.", "I opened a P2 ticket on Friday at 16:00.", "contradicted", None),
+])
+def test_a_deadline_in_service_hours_runs_on_at_the_next_opening(claim, question, label, computed):
+    verdict = get_judge("signals").judge(claim, Evidence(question, (Passage("IT-SLA", _SERVICE_HOURS),)))
+    assert verdict.label == label, verdict.reason
+    assert computed is None or f"computed: {computed}" in verdict.reason, verdict.reason
+
+
 @pytest.mark.parametrize("claim, passage", [
     ("On Friday, 16:00 to 18:00 counts as 2 business hours.",
      "P2 tickets are resolved within 8 business hours. Business hours are Monday to Friday, 08:00 to 18:00."),

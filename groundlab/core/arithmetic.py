@@ -208,7 +208,7 @@ def _search(target: Quantity, pool: Sequence[Quantity], cue: bool, named: frozen
     the operations the claim names, when it names any ("30 × 4 ÷ 5 = 26" is no difference)."""
     if named:
         found = _search(target, pool, cue)
-        if found is None or found.op == "date" or _names(found, named):
+        if found is None or found.op in ("date", "within") or _names(found, named):
             return found
         return _steps(target, pool, cue, named)
     if target.unit == "date":
@@ -219,10 +219,41 @@ def _search(target: Quantity, pool: Sequence[Quantity], cue: bool, named: frozen
                         if _accepted(step, cue) and _matches(step, target):
                             return step
         return None
+    if target.unit == "time":
+        step = _service_hours(target, pool)
+        if step is not None:
+            return step
     step = _converted(target, pool)
     if step is not None:
         return step
     return _steps(target, pool, cue)
+
+
+def _service_hours(target: Quantity, pool: Sequence[Quantity]) -> Optional[_Step]:
+    """A time reached by counting hours within the passage's service hours, past their close to the
+    next opening: "opened at 17:00, 4 service hours, 08:00 to 18:00" is 1 hour that day and 3 the
+    next, by 11:00. The start is the user's own time, the hours the evidence's, the opening and
+    closing times written in one sentence."""
+    times = [q for q in pool if q.unit == "time"]  # (a claim that writes the hours again, its own)
+    if len(times) < 2:
+        return None
+    for start in pool:
+        if start.unit != "time" or not start.said:
+            continue
+        for n in pool:
+            if n.unit not in ("hour", "minute") or not n.value or n.said:
+                continue
+            delta = n.value * (60 if n.unit == "hour" else 1)
+            for opening in times:
+                for closing in times:
+                    if closing.group != opening.group or not opening.value < closing.value or \
+                            not opening.value <= start.value < closing.value or start in (opening, closing):
+                        continue
+                    left = delta - (closing.value - start.value)  # what the next day counts
+                    if 0 < left <= closing.value - opening.value and opening.value + left == target.value:
+                        return _Step(target.value, "time", f"{start.shown} + {n.shown} within {opening.shown}–"
+                                     f"{closing.shown}", "within", True, None, (start, n, opening, closing))
+    return None
 
 
 def _names(step: _Step, named: frozenset) -> bool:

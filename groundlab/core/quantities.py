@@ -51,7 +51,7 @@ _UNIT_WORDS = (
     ("week", r"(?:calendar\s+)?weeks?|(?:kalender)?wochen?|semaines?|semanas?"),
     ("month", r"months?|monate?n?|monats|mois|mes(?:es)?"),
     ("year", r"years?|jahre?n?|jahres|ans|années?|a[nñ]os?"),
-    ("hour", r"hours?|hrs?|h|stunden?|std\.?|heures?|horas?"),
+    ("hour", r"(?:business|service|working|office)\s+hours?|hours?|hrs?|h|stunden?|std\.?|heures?(?:\s+ouvrées)?|horas?"),
     ("minute", r"minutes?|mins?|minuten?|minutos?"),
     ("km", r"km|kilomet(?:er|re)s?|kilomètres?"),
     ("night", r"nights?|nächte?n?|übernachtungen?|nuits?|noches?"),

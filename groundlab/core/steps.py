@@ -136,7 +136,8 @@ def _converted(target: Quantity, pool: Sequence[Quantity]) -> Optional[_Step]:
 
 def _share(a: Quantity, b: Quantity, c: Quantity) -> Optional[_Step]:
     """``a × b ÷ c`` with ``b`` and ``c`` alike: a share of a whole (pro rata)."""
-    if not c.value or not b.value or b.value == c.value or "date" in (a.unit, b.unit, c.unit):
+    if not c.value or not b.value or b.value == c.value or "date" in (a.unit, b.unit, c.unit) or \
+            "time" in (a.unit, b.unit, c.unit):  # a time of day is no amount to share
         return None
     if _money(b.unit) or _money(c.unit) or "%" in (b.unit, c.unit):
         return None
