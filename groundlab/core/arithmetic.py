@@ -12,7 +12,10 @@ days". A claim's number that no passage writes is searched for among what the ev
   working days, weeks, months or years, a period in other units (7 days a week, 12 months or 52
   weeks a year, 24 hours a day, 60 minutes an hour);
 - two steps, a share of a whole: ``a × b ÷ c`` with ``b`` and ``c`` alike ("30 days" × "3 days a
-  week" ÷ "5 days a week": pro rata).
+  week" ÷ "5 days a week": pro rata);
+- a deadline in service hours: the user's time plus hours within the opening and closing times a
+  sentence gives, running on at the next opening (17:00 + 4 business hours within 08:00–18:00 is
+  11:00).
 
 A cap or a floor needs no step of its own: its bound is a number the passage gives. Quantities
 carry their units, read from the words after them ("30 days", "0.30 EUR per km", "3 days a
