@@ -241,6 +241,8 @@ _SERVICE_HOURS = ("The resolution target of a P2 ticket is 8 business hours; the
      "11:00 = 17:00 + 4 business hours within 08:00–18:00"),
     ("The first response is due by 13:00 on Monday.", "I opened a P3 ticket on Monday at 09:00.", "supported",
      "13:00 = 09:00 + 4 business hours"),
+    ("The first response is due within 4 business hours, i.e. by Monday 11:00.", "I opened a P3 ticket on Friday "
+     "at 17:00.", "supported", "11:00 = 17:00 + 4 business hours within 08:00–18:00"),
     # a time the hours do not reach, or counted through the night
     ("So the resolution target is Monday 15:00.", "I opened a P2 ticket on Friday at 16:00.", "contradicted", None),
     ("So the resolution target is Saturday 00:00.", "I opened a P2 ticket on Friday at 16:00.", "contradicted", None),
