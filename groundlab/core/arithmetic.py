@@ -238,24 +238,20 @@ def _service_hours(target: Quantity, pool: Sequence[Quantity]) -> Optional[_Step
     next, by 11:00. The start is the user's own time, the hours the evidence's, the opening and
     closing times written in one sentence."""
     times = [q for q in pool if q.unit == "time"]  # (a claim that writes the hours again, its own)
-    if len(times) < 2:
+    windows = [(o, c) for o in times for c in times if c.group == o.group and o.value < c.value]
+    if not windows:
         return None
-    for start in pool:
-        if start.unit != "time" or not start.said:
-            continue
-        for n in pool:
-            if n.unit not in ("hour", "minute") or not n.value or n.said:
-                continue
+    hours = [n for n in pool if n.unit in ("hour", "minute") and n.value and not n.said]
+    for start in (q for q in times if q.said):
+        for n in hours:
             delta = n.value * (60 if n.unit == "hour" else 1)
-            for opening in times:
-                for closing in times:
-                    if closing.group != opening.group or not opening.value < closing.value or \
-                            not opening.value <= start.value < closing.value or start in (opening, closing):
-                        continue
-                    left = delta - (closing.value - start.value)  # what the next day counts
-                    if 0 < left <= closing.value - opening.value and opening.value + left == target.value:
-                        return _Step(target.value, "time", f"{start.shown} + {n.shown} within {opening.shown}–"
-                                     f"{closing.shown}", "within", True, None, (start, n, opening, closing))
+            for opening, closing in windows:
+                if not opening.value <= start.value < closing.value or start in (opening, closing):
+                    continue
+                left = delta - (closing.value - start.value)  # what the next day counts
+                if 0 < left <= closing.value - opening.value and opening.value + left == target.value:
+                    return _Step(target.value, "time", f"{start.shown} + {n.shown} within {opening.shown}–"
+                                 f"{closing.shown}", "within", True, None, (start, n, opening, closing))
     return None
 
 
