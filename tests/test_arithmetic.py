@@ -341,3 +341,36 @@ def test_a_date_moves_by_the_period_the_claim_states_not_another_of_the_passages
         "Entwickler-Notebooks werden nach drei Jahren ausgetauscht, Ihr Gerät also am 15. Januar 2028.",
         Evidence(DELIVERED, (Passage("IT-HW-07-DE", LAPTOPS[0]),)))
     assert verdict.label == "contradicted" and "computed wrong" in verdict.reason, verdict.reason
+
+
+CARRY_OVER = ("Carried-over days must be taken by 31 March of the following year; any days not taken by then are "
+              "forfeited.",)
+
+
+@pytest.mark.parametrize("claim, date, backed", [
+    ("Any carried-over days still open on 1 April are forfeited.", "1 April", "1 April = the day after 31 March"),
+    ("From 1 April they are forfeited.", "1 April", "1 April = the day after 31 March"),
+    ("Ab dem 1. April verfallen sie.", "1. April", "1. April = the day after 31 March"),
+    ("Take them before 1 April.", "1 April", "1 April = the day after 31 March"),
+    # the boundary drawn one day off is no restatement
+    ("Carried-over days must be taken by 1 April.", "1 April", None),
+    ("After 1 April they are forfeited.", "1 April", None),
+    ("From 2 April they are forfeited.", "2 April", None),
+])
+def test_a_date_on_the_other_side_of_a_passages_deadline_draws_the_same_boundary(claim, date, backed):
+    found = compute(claim, [date], CARRY_OVER)
+    assert found.derived == ((backed,) if backed else ()), found
+
+
+def test_a_passages_date_that_a_thing_happens_on_is_no_boundary():
+    # "lapse on 31 December" may mean at its start or its end: no day before or after is read from it
+    assert compute("They can be used until 30 December.", ["30 December"],
+                   ("Unused days lapse on 31 December.",)).derived == ()
+    assert compute("They can be used until 30 December.", ["30 December"],
+                   ("Unused days can be used until 31 December.",)).derived == ()
+    # the same day, written with its year in the claim, is no day after it
+    assert compute("It aired on March 4, 2019.", ["March 4, 2019"], ("It airs from March 4th.",)).derived == ()
+    verdict = get_judge("signals").judge("Any carried-over days still open on 1 April are forfeited.",
+                                         Evidence("", (Passage("HR-12", CARRY_OVER[0]),)))
+    assert verdict.label == "supported" and "computed: 1 April = the day after 31 March" in verdict.reason, \
+        verdict.reason

@@ -47,7 +47,7 @@ from .numbers import mentions
 from .sentences import list_item
 from .quantities import Quantity, quantities, quantities_of  # noqa: F401  (names this module had)
 from .steps import (_DATE_PERIODS, _PERIODS, _RATE_PERIODS, _Step, _converted, _date_steps, _decimals,  # noqa: F401
-                    _matches, _money, _one_steps, _share, _units_fit)
+                    _matches, _money, _next_day, _one_steps, _share, _units_fit)
 
 __all__ = ["Computed", "Quantity", "compute", "compute_mentions", "list_sum", "may_total", "quantities", "quantities_of",
            "without_computation"]
@@ -186,7 +186,7 @@ def _pool(known: Sequence[Quantity], evidence: Sequence[Quantity]) -> List[Quant
     for q in list(known) + list(evidence):
         if _identifier(q):
             continue
-        key = (q.unit, q.per, q.value, q.date)
+        key = (q.unit, q.per, q.value, q.date, q.edge)
         if key not in seen or (q.said and not seen[key].said):
             seen[key] = q
     found = list(seen.values())
@@ -221,7 +221,7 @@ def _search(target: Quantity, pool: Sequence[Quantity], cue: bool, named: frozen
                     for step in _date_steps(d, n):
                         if _accepted(step, cue) and _matches(step, target):
                             return step
-        return None
+        return _next_day(target, pool)
     if target.unit == "time":
         step = _service_hours(target, pool)
         if step is not None:

@@ -39,6 +39,11 @@ class Quantity(NamedTuple):
     group: str = ""  # the sentence it stands in: a cap bounds what its own sentence's rate gives
     approx: bool = False  # written as a round figure: "about three months", "ca. sechs Monate"
     start: int = -1  # where it stands in its text
+    #: a date's side of a boundary, from the words before it: "end" its last day ("by 31 March",
+    #: "bis zum"), "after" ("after 31 March"), "start" its first day ("from 1 April", "ab"),
+    #: "before" ("before 1 April"), "on" the day a thing happens ("on 1 April", "am"); "" where no
+    #: such word stands there
+    edge: str = ""
 
 
 
@@ -140,7 +145,8 @@ def quantities(found: Iterable, text: str, said: bool) -> List[Quantity]:
         if kind == "date":
             date = _date_of(m.value)
             if date is not None:
-                out.append(Quantity(0.0, "date", "", m.surface, m.surface, said, date, start=m.start))
+                out.append(Quantity(0.0, "date", "", m.surface, m.surface, said, date, start=m.start,
+                                    edge=_edge(text, m.start)))
             continue
         if kind == "time":  # minutes since midnight
             out.append(Quantity(float(int(m.value[1:3]) * 60 + int(m.value[4:6])), "time", "", m.surface, m.surface,
@@ -182,6 +188,28 @@ _CAP = re.compile(r"\b(?:capped at|up to|a maximum of|maximum(?: of)?|max\.?|at 
                   r"hasta)\s*(?:€|EUR|USD|\$|£|CHF)?\s*$", re.IGNORECASE)
 _FLOOR = re.compile(r"\b(?:at least|a minimum of|minimum(?: of)?|min\.?|no less than|mindestens|minimal|au moins|"
                     r"au minimum|al menos)\s*(?:€|EUR|USD|\$|£|CHF)?\s*$", re.IGNORECASE)
+#: The words before a date that say which side of a boundary it is (:attr:`Quantity.edge`); the
+#: last day of a span is tried first ("au plus tard le 31 mars" is no "le 31 mars").
+_EDGES = (
+    ("end", re.compile(r"\b(?:by|until|till|through|up to and including|no later than|bis(?:\s+(?:zum|zur|einschließlich))?|"
+                       r"spätestens(?:\s+(?:am|zum|bis\s+zum))?|jusqu'(?:au|à)|au plus tard(?:\s+le)?)\s+(?:the\s+)?$",
+                       re.IGNORECASE)),
+    ("after", re.compile(r"\b(?:after|nach\s+dem|après\s+le)\s+(?:the\s+)?$", re.IGNORECASE)),
+    ("before", re.compile(r"\b(?:before|vor\s+dem|avant\s+le)\s+(?:the\s+)?$", re.IGNORECASE)),
+    ("start", re.compile(r"\b(?:from|as of|starting|beginning|ab(?:\s+dem)?|vom|à partir du|dès le)\s+(?:the\s+)?$",
+                         re.IGNORECASE)),
+    ("on", re.compile(r"\b(?:on|am|le)\s+(?:the\s+)?$", re.IGNORECASE)),
+)
+
+
+def _edge(text: str, start: int) -> str:
+    before = text[max(0, start - 30):start]
+    for name, pattern in _EDGES:
+        if pattern.search(before):
+            return name
+    return ""
+
+
 def _date_of(value: str) -> Optional[Tuple[int, int, int]]:
     """(year or 0, month, day or 0) of a date's value: "--03-31", "2027-03-31", "2022-03" (a month)."""
     if value.startswith("--") and len(value) == 7:

@@ -177,6 +177,41 @@ def _date_steps(d: Quantity, n: Quantity) -> List[_Step]:
     return out
 
 
+def _last_day(q: Quantity) -> Optional[_dt.date]:
+    """The last day before the boundary a date's words draw: "by 31 March" and "after 31 March"
+    draw it after 31 March, "from 1 April" and "before 1 April" before 1 April (so does "on 1
+    April" in a claim: what happens then happens after 31 March)."""
+    if q.date is None or not q.date[2] or not q.edge:
+        return None
+    try:
+        day = _dt.date(q.date[0] or 2001, q.date[1], q.date[2])
+    except ValueError:
+        return None
+    return day if q.edge in ("end", "after") else day - _dt.timedelta(days=1)
+
+
+def _next_day(target: Quantity, pool: Sequence[Quantity]) -> Optional[_Step]:
+    """A claim's date that draws the boundary a passage's date draws, from its other side: "still
+    open on 1 April are forfeited" for "must be taken by 31 March", "ab dem 1. April" for "nach dem
+    31. März", "by 31 March" for "before 1 April". A date a thing happens on ("on 31 December") is
+    no boundary in a passage: it may be the last day or the first."""
+    last = _last_day(target)
+    if last is None:
+        return None
+    for d in pool:
+        if d.unit != "date" or d.said or d.edge in ("", "on") or d.date[1:] == target.date[1:]:
+            continue  # (the same day, with a year or without, is found, not computed)
+        other = _last_day(d)
+        if other is None or (other.month, other.day) != (last.month, last.day) \
+                or (target.date[0] and d.date[0] and other.year != last.year):
+            continue
+        later = target.edge in ("start", "on", "before")
+        day = last + _dt.timedelta(days=1) if later else last
+        return _Step(0.0, "date", f"{'the day after' if later else 'the day before'} {d.shown}", "date", False,
+                     (day.year if target.date[0] else 0, day.month, day.day), (d,))
+    return None
+
+
 def _shift(start: _dt.date, k: int, unit: str, year_known: bool) -> Optional[_dt.date]:
     try:
         if unit == "day":
