@@ -61,6 +61,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 from ...core.sentences import CJK_CHARS, character_pairs, split_sentences  # noqa: F401
 from ...core.numbers import Mention, digit_shape, distinct, mentions, ordinal_words  # noqa: F401
 from ...core.records import Evidence, GroundlabError, Verdict, without_passage_text  # noqa: F401
+from ...core.weekdays import named_days, weekdays
 from ..rules import _arithmetic, _quote, _written, check_numbers, number_verdict  # noqa: F401
 from .across import across, glossary_language
 from .claim import _Claim, _claim, _claim_language, _claim_words, _framed  # noqa: F401
@@ -359,6 +360,14 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
                                                   text=claim.framed.text, answer=answer)
         if flagged is not None:
             return "number", None, flagged, ()
+    if named_days(claim.framed.text):  # a day of the week counted from the user's
+        days = weekdays(claim.framed.text, getattr(context, "days", ()),
+                        [surface for text, _ in context.passages for _, surface, _ in named_days(text)])
+        if days.wrong is not None:
+            said, right = days.wrong
+            return "number", None, Verdict("contradicted", f"computed wrong: the claim says {said} where {right}"
+                                           f"{_aside(claim.framed.set_aside)}", 0.0), ()
+        derived, written = derived + days.derived, written + days.written
     if _across_languages(claim, context):
         # a claim in another language than every passage: judged on what carries across
         return "across", None, None, derived

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Sequence
 
 from ...core.sentences import split_sentences
 from ...core.numbers import Mention, digit_shape, mentions, ordinal_words
+from ...core.weekdays import named_days
 from ..rules import _Numbers, _without_numbers
 from .words import _Words, _language, _pairs, _read_words, clean_text, language, language_told
 
@@ -139,7 +140,7 @@ class _Question:
     read when first asked for, since most claims need neither: what :class:`_Piece` would give
     a question, without the sentence analysis no judgement reads."""
 
-    __slots__ = ("text", "_found", "_numbers", "_stems", "_told")
+    __slots__ = ("text", "_found", "_numbers", "_stems", "_told", "_days")
 
     def __init__(self, question: str) -> None:
         self.text = clean_text(question)
@@ -147,11 +148,19 @@ class _Question:
         self._numbers: Optional[_Numbers] = None
         self._stems: Dict[str, FrozenSet[str]] = {}
         self._told: Optional[str] = None
+        self._days: Optional[Tuple[str, ...]] = None
 
     def _mentions(self) -> Tuple[Mention, ...]:
         if self._found is None:
             self._found = mentions(self.text)
         return self._found
+
+    @property
+    def days(self) -> Tuple[str, ...]:
+        """The days of the week the question names, as written ("since Monday")."""
+        if self._days is None:
+            self._days = tuple(surface for _, surface, _ in named_days(self.text))
+        return self._days
 
     @property
     def numbers(self) -> _Numbers:
@@ -185,7 +194,7 @@ class _Context:
     it without reading the passages again."""
 
     __slots__ = ("stems", "pairs", "numbers", "sentences", "windows", "index", "asked", "initials", "acronyms",
-                 "language", "told", "each_told", "passages", "languages")
+                 "language", "told", "each_told", "passages", "languages", "days")
 
     def __init__(self, question: Optional[_Question], pieces: Sequence[_Piece]) -> None:
         self.language = _majority_language(pieces)
@@ -205,6 +214,8 @@ class _Context:
         own = [] if question is None else [question.numbers]
         self.numbers = _Numbers.union(own + [p.numbers for p in pieces])
         self.asked = frozenset() if question is None else question.stems(self.language) - self.stems
+        # the days of the week the question names: the user's own, which a claim may count from
+        self.days = () if question is None else question.days
         self.sentences = tuple(s for p in pieces for s in p.sentences)
         self.windows = tuple(w for p in pieces for w in p.windows)
         index: Optional[Dict[str, List[int]]] = None
@@ -236,7 +247,7 @@ def _with_question(base: _Context, question: _Question) -> _Context:
     come first, as there (where both write a number, the question's way of writing it is shown)."""
     numbers = question.numbers
     asked = question.stems(base.language) - base.stems
-    if not numbers.values and not asked:
+    if not numbers.values and not asked and not question.days:
         return base
     ctx = _Context.__new__(_Context)
     ctx.stems, ctx.pairs, ctx.sentences, ctx.windows = base.stems, base.pairs, base.sentences, base.windows
@@ -244,6 +255,7 @@ def _with_question(base: _Context, question: _Question) -> _Context:
     ctx.told, ctx.each_told, ctx.passages, ctx.languages = base.told, base.each_told, base.passages, base.languages
     ctx.numbers = _Numbers.union([numbers, base.numbers]) if numbers.values else base.numbers
     ctx.asked = asked
+    ctx.days = question.days
     return ctx
 
 
@@ -271,7 +283,9 @@ def _question_key(claim: "_Claim", question: _Question, base: _Context) -> Tuple
             # missing one: the question itself, beside the passages the verdict is kept with
             numbers = (numbers, question.text)
     asked = claim.stemset - base.stems
-    return numbers, (asked & question.stems(base.language) if asked else asked)
+    # the days of the week the question names, which a claim that names one may count from
+    days = question.days if question.days and named_days(claim.framed.text) else ()
+    return numbers, (asked & question.stems(base.language) if asked else asked), days
 
 
 @lru_cache(maxsize=4096)
