@@ -326,3 +326,14 @@ def test_the_signals_judge_reads_short_passages_in_the_claims_language(claim, pa
     route, _ = get_judge("signals").measure(claim, Evidence("", tuple(Passage(f"P{k}", t) for k, t in
                                                                      enumerate(passages, 1))))
     assert route == ("negation" if label == "contradicted" else "model")
+
+
+def test_no_longer_is_a_negation_whose_longer_is_no_word_the_passage_must_write():
+    passage = ("Travel expense claims must be submitted within 30 days after the end of the trip. Claims submitted more "
+               "than three months after the end of the trip are not reimbursed.")
+    verdict = judged("After 10 August, the claim would no longer be reimbursed at all.", passage,
+                     question="My trip ended on 10 May.")
+    assert verdict.label == "supported" and "longer" not in verdict.reason, verdict.reason
+    # the negation is still read: against a passage that reimburses, it flips
+    flipped = judged("Hotel costs are no longer reimbursed.", "Hotel costs are reimbursed up to 120 EUR per night.")
+    assert flipped.label == "contradicted" and flipped.reason.startswith("negation flip"), flipped.reason

@@ -245,6 +245,8 @@ class _Words:
             text = _NUMBER_MARKER.sub(" ", text)
         low = text.lower()
         if "no" in low or "without" in low or "nicht" in low:  # "no", "not", "nothing", "none", "without"
+            if "longer" in low:  # "is no longer reimbursed": "is not reimbursed", "longer" no fact of its own
+                text = _NO_LONGER.sub("not", text)
             text = _NOUN_NOT.sub(_noun_negation, _NOT_NEGATING.sub(_neutral, text))
         clause_start = 0  # where the current clause's words start
         french_ne = -1  # where a French "ne" / "n'" opened a negation not yet completed
@@ -352,6 +354,8 @@ _WAEHREND_PREPOSITION = re.compile(r"\b[Ww]ährend(?=\s+(?:des|der|dem|eines|ein
 _RELATIVE = frozenset(("that", "which", "who", "whom", "whose"))
 _FINITE = frozenset(("is", "are", "was", "were", "has", "have", "had", "can", "must", "will", "may", "might",
                      "shall", "should", "would", "could", "does", "do", "did"))
+#: "no longer", "not any longer": a negation, whose "longer" compares nothing.
+_NO_LONGER = re.compile(r"\b(?:no|not\s+any)\s+longer\b", re.IGNORECASE)
 _FINITE_NEGATIONS = frozenset(("cannot", "can't", "isn't", "aren't", "wasn't", "weren't", "hasn't", "haven't",
                                "hadn't", "won't", "mustn't", "shouldn't", "wouldn't", "couldn't", "doesn't",
                                "don't", "didn't", "needn't", "shan't", "mayn't"))
