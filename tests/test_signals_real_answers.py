@@ -337,3 +337,16 @@ def test_no_longer_is_a_negation_whose_longer_is_no_word_the_passage_must_write(
     # the negation is still read: against a passage that reimburses, it flips
     flipped = judged("Hotel costs are no longer reimbursed.", "Hotel costs are reimbursed up to 120 EUR per night.")
     assert flipped.label == "contradicted" and flipped.reason.startswith("negation flip"), flipped.reason
+
+
+@pytest.mark.parametrize("claim, passage, question, label", [
+    # "nichts" negates its clause: read as the negation it is, not a word the passage must write
+    ("Nach dem 28. Mai 2025 wird gar nichts mehr erstattet.",
+     "Claims submitted more than three months after the end of the trip are not reimbursed.",
+     "Meine Reise endete am 28. Februar 2025.", "supported"),
+    ("Für Hotelkosten wird nichts erstattet.", "Hotelkosten werden bis 120 EUR pro Nacht erstattet.", "",
+     "contradicted"),
+])
+def test_nichts_negates_its_clause(claim, passage, question, label):
+    verdict = judged(claim, passage, question=question)
+    assert verdict.label == label and "nichts" not in verdict.reason, verdict.reason

@@ -37,7 +37,7 @@ NEGATIONS: FrozenSet[str] = frozenset({"not", "no", "never", "cannot", "none", "
                                        # German, French and Spanish answers negate with these ("sin" and
                                        # "sans" are English words too, and left out)
                                        "nicht", "kein", "keine", "keinen", "keinem", "keiner", "keines", "nie",
-                                       "niemals", "ohne", "pas", "jamais", "aucun", "aucune", "nunca", "ningún",
+                                       "niemals", "nichts", "ohne", "pas", "jamais", "aucun", "aucune", "nunca", "ningún",
                                        "ninguna", "ninguno",
                                        # "Eine Auszahlung ist ausgeschlossen": is not possible
                                        "ausgeschlossen"})
@@ -146,6 +146,7 @@ sollte sollten darfst durfte möchte möchten mag gibt gab gegeben geben gilt ge
 erhalten erhält erhältst bekommen bekommt
 man mein meine meinen meinem meiner unser unsere unserem unseren euer eure dein deine deinen
 dort dorthin hierzu hierfür hiermit wo wann warum weshalb wieso was wer wen wem wessen
+gar
 """.split()),
     "french": frozenset("""
 le la les un une des du de et ou mais est sont était étaient sera seront être avoir a ont avait il elle ils
