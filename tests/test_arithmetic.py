@@ -374,3 +374,20 @@ def test_a_passages_date_that_a_thing_happens_on_is_no_boundary():
                                          Evidence("", (Passage("HR-12", CARRY_OVER[0]),)))
     assert verdict.label == "supported" and "computed: 1 April = the day after 31 March" in verdict.reason, \
         verdict.reason
+
+
+_DE_SERVICE = "P2-Tickets werden innerhalb von 8 Servicestunden gelöst. Servicestunden sind werktags 08:00 bis 18:00 Uhr."
+
+
+def test_a_claim_of_a_computation_and_the_users_own_day_has_nothing_else_to_check():
+    judge = get_judge("signals")
+    claim = "Am Montag zählen noch 2,5 Stunden bis 18:00 Uhr."
+    own = judge.judge(claim, Evidence("Ich habe am Montag um 15:30 Uhr ein P2-Ticket eröffnet.",
+                                      (Passage("KB-1", _DE_SERVICE),)))
+    assert own.label == "supported" and "computed: 2,5 Stunden = 18:00 Uhr − 15:30 Uhr" in own.reason, own.reason
+    assert own.reason.startswith("no content words to check"), own.reason
+    # a day the user did not name is a word the passages must back
+    other = judge.judge("Am Sonntag zählen noch 2,5 Stunden bis 18:00 Uhr.",
+                        Evidence("Ich habe am Montag um 15:30 Uhr ein P2-Ticket eröffnet.",
+                                 (Passage("KB-1", _DE_SERVICE),)))
+    assert not other.reason.startswith("no content words to check"), other.reason

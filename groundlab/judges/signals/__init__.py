@@ -72,7 +72,7 @@ from .conflicts import (_AMOUNT_NEXT, _LOWER_WORD, CONFLICTS, _conflict, _confli
 from .evidence import (_Context, _context, _passage_piece, _passages_context, _question, in_claims_language,  # noqa: F401
                        _question_key, _with_question)
 from .framing import _LETTERS, _REFERENCE_HINT, FRAMING, LEAD_IN, PASSAGE_REFERENCE, Framed, frame  # noqa: F401
-from .measure import Signals, _negation_flip, _signals
+from .measure import Signals, _negation_flip, _signals, _weekdays
 from .words import (_WORDS_OF, FOREIGN_STOP_WORDS, NEGATIONS, STOP_WORDS, _read_words, clean_text,  # noqa: F401
                     language, stem)
 
@@ -377,7 +377,9 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
         from ...core.arithmetic import without_computation
 
         plain = _Claim(without_computation(claim.framed.text, written), claim.language)
-        if not plain.stems:
+        if not plain.stems or (context.asked and all(st in context.asked and st in _weekdays() for st in plain.stems)):
+            # nothing left but the computation and the day the user names ("Am Montag zählen noch 2,5
+            # Stunden bis 18:00 Uhr" for a ticket opened on Monday at 15:30)
             return "empty", None, None, derived
         if len(plain.stems) < len(claim.stems):
             claim = plain
