@@ -391,3 +391,38 @@ def test_a_claim_of_a_computation_and_the_users_own_day_has_nothing_else_to_chec
                         Evidence("Ich habe am Montag um 15:30 Uhr ein P2-Ticket eröffnet.",
                                  (Passage("KB-1", _DE_SERVICE),)))
     assert not other.reason.startswith("no content words to check"), other.reason
+
+
+PRO_RATA = ("Full-time employees are entitled to 30 working days of paid annual leave per calendar year. Employees who "
+            "join during the year receive one twelfth of the annual entitlement for each full month of employment.",)
+
+
+def test_a_span_of_months_counts_both_ends_and_an_expression_written_out_is_read_as_written():
+    right = compute("Von April bis Dezember sind das 9 Monate, also 9/12 × 30 = 22,5 Tage.", ["9", "22,5"], PRO_RATA,
+                    "Ich habe am 1. April angefangen.")
+    assert right.wrong is None and "9 Monate = April bis Dezember" in right.derived, right
+    assert set(right.backed) == {"9", "22,5"} and "April bis Dezember" in right.written, right
+    assert compute("D'avril à décembre, cela fait 9 mois.", ["9"], PRO_RATA).derived == ("9 mois = avril à décembre",)
+    assert compute("From April to December is 9 months.", ["9"], PRO_RATA).derived == ("9 months = April to December",)
+    # a span counted wrong is not backed by it
+    assert compute("From April to December is 8 months.", ["8"], PRO_RATA).backed == ()
+    # the expression as written: 9 ÷ 12 × 30 is 22.5, told where the claim's result differs
+    wrong = compute("From April to December is 9 months, so 9/12 × 30 = 24 days.", ["9", "24"], PRO_RATA)
+    assert wrong.wrong == ("24 days", "9/12 × 30 = 22.50"), wrong
+    # × and ÷ before + and −
+    assert compute("So 2 + 3 × 4 = 14 days.", ["2", "14"], PRO_RATA, "I have 2 days and 3 weeks of 4 days.").wrong is None
+
+
+def test_an_expression_whose_first_number_is_not_read_gives_no_value():
+    # the rules judge reads a number said twice once: "9/12 × 30" would be "12 × 30" without it
+    from groundlab.core.arithmetic import _expression
+    from groundlab.core.numbers import mentions
+    from groundlab.core.quantities import quantities
+    text = "Von April bis Dezember sind das 9 Monate, also 9/12 × 30 = 22,5 Tage."
+    found = quantities(mentions(text), text, False)
+    target = found[-1]
+    assert _expression(text, target, found[:-1]) is not None
+    assert _expression(text, target, [q for q in found[:-1] if q.start != 47]) is None
+    verdict = get_judge("rules").judge(text, Evidence("Ich habe am 1. April angefangen.",
+                                                      (Passage("HR-11", PRO_RATA[0]),)))
+    assert "360" not in verdict.reason, verdict.reason

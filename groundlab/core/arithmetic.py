@@ -43,6 +43,7 @@ import re
 from functools import lru_cache
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
+from .months import MONTHS
 from .numbers import mentions
 from .sentences import list_item
 from .quantities import Quantity, quantities, quantities_of  # noqa: F401  (names this module had)
@@ -321,10 +322,15 @@ def _as_written(expression: str, text: str) -> str:
 
 def _written_out(text: str, target: Quantity, claim: Sequence[Quantity]) -> Optional[_Step]:
     """The right value of a computation the claim writes out with its own numbers before the result
-    and gets wrong: the step its operator words name, nearest the claim's result."""
+    and gets wrong: an expression of numbers and operator signs right before "=" as written ("9/12 ×
+    30 = 22,5 Tage" is 22.5, × and ÷ before + and −), else the step its operator words name,
+    nearest the claim's result."""
     before = [q for q in claim if q.start < target.start]
     if len(before) < 2 or not _RESULT_BEFORE.search(text, max(0, target.start - 40), target.start):
         return None
+    literal = _expression(text, target, before)
+    if literal is not None:
+        return literal
     ops = {name for name, pattern in _OPERATORS if pattern.search(text)}
     if any(_AT_RATE.match(text, q.start + len(q.surface)) for q in before):
         ops.add("×")  # "3 nights at 120 EUR a night come to ...": a count times a rate
@@ -355,6 +361,67 @@ def _written_out(text: str, target: Quantity, claim: Sequence[Quantity]) -> Opti
     ordered = [c for c in candidates if _in_order(c.expression, text)] or candidates
     most = max(len(c.operands) for c in ordered)
     return min((c for c in ordered if len(c.operands) == most), key=lambda c: abs(c.value - target.value))
+
+
+#: What stands between two numbers of an expression written out: a unit or a currency, an operator
+#: sign, a currency ("500 km × 0.30 EUR", "9/12 × 30", "28 EUR - 11,20 EUR").
+_BETWEEN = re.compile(r"\s*(?:[^\W\d_]{1,12}\.?\s*)?([×x*÷/+−–-])\s*(?:€|EUR|USD|CHF|GBP|\$|£)?\s*$", re.IGNORECASE)
+_CUT_SHORT = re.compile(r"[\d×x*÷/+−–-]\s*$")
+#: What stands between an expression and its result: "=", "≈".
+_EQUALS = re.compile(r"\s*(?:[^\W\d_]{1,12}\.?\s*)?[=≈]\s*(?:€|EUR|USD|CHF|GBP|\$|£)?\s*$", re.IGNORECASE)
+_SIGNS = {"×": "×", "x": "×", "X": "×", "*": "×", "÷": "÷", "/": "÷", "+": "+", "−": "−", "–": "−", "-": "−"}
+
+
+def _expression(text: str, target: Quantity, before: Sequence[Quantity]) -> Optional[_Step]:
+    """The value of the expression of numbers and operator signs the claim writes right before "="
+    and ``target`` ("9/12 × 30 = 22,5 Tage": 9 ÷ 12 × 30), × and ÷ before + and −; ``None`` where
+    no such expression of two numbers or more stands there. A date or a time is no operand."""
+    last = before[-1]
+    if not _EQUALS.fullmatch(text, last.start + len(last.surface), target.start):
+        return None
+    operands, signs = [last], []
+    for q in reversed(before[:-1]):
+        m = _BETWEEN.fullmatch(text, q.start + len(q.surface), operands[0].start)
+        if m is None:
+            break
+        operands.insert(0, q)
+        signs.insert(0, _SIGNS[m.group(1)])
+    if not signs or any(q.unit in ("date", "time") for q in operands) or \
+            _CUT_SHORT.search(text, max(0, operands[0].start - 3), operands[0].start):
+        return None  # (an expression whose first number is not read, "9/" of "9/12 × 30" said twice: no value)
+    terms, ops = [operands[0].value], []
+    for sign, q in zip(signs, operands[1:]):
+        if sign in "×÷":
+            if sign == "÷" and q.value == 0:
+                return None
+            terms[-1] = terms[-1] * q.value if sign == "×" else terms[-1] / q.value
+        else:
+            terms.append(q.value)
+            ops.append(sign)
+    value = terms[0]
+    for sign, term in zip(ops, terms[1:]):
+        value = value + term if sign == "+" else value - term
+    shown = text[operands[0].start:operands[-1].start + len(operands[-1].surface)]  # as the claim writes it
+    return _Step(value, target.unit, shown, "".join(sorted(set(signs))), True, None, tuple(operands))
+
+
+#: Months named as a span: "von April bis Dezember", "from April to December", "d'avril à décembre".
+_MONTH_NAMES = "|".join(sorted((m for m in MONTHS if len(m) > 3), key=len, reverse=True))
+_MONTH_SPAN = re.compile(r"\b(?:von|from|d'|de|between)\s*(?P<span>(" + _MONTH_NAMES + r")\s+(?:bis(?:\s+(?:einschließlich|"
+                         r"inklusive))?|to|through|until|till|and|à|au|jusqu'(?:à|en))\s+(" + _MONTH_NAMES + r"))\b",
+                         re.IGNORECASE)
+
+
+def _month_span(text: str, target: Quantity) -> Optional[_Step]:
+    """The months of a span the claim names, both counted ("Von April bis Dezember sind das 9
+    Monate"), for a number of months it states."""
+    if not target.value.is_integer() or not 1 <= target.value <= 12:
+        return None
+    for m in _MONTH_SPAN.finditer(text, 0, target.start):
+        first, last = MONTHS[m.group(2).lower()], MONTHS[m.group(3).lower()]
+        if (last - first) % 12 + 1 == target.value:
+            return _Step(target.value, "month", m.group("span"), "span", True, None, ())
+    return None
 
 
 def _as_claim_writes(step: _Step, text: str, target: Quantity, claim: Sequence[Quantity]) -> Optional[_Step]:
@@ -440,6 +507,15 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
                 step = _search(target, pool, cue, named if before >= 2 else frozenset())
                 if step is not None and named and before >= 2:
                     step = _as_claim_writes(step, text, target, claim)
+            if step is None and target.unit in ("month", "") and not target.per:
+                step = _month_span(text, target)
+            if step is None and before >= 2:
+                # the claim's own expression, written out right, of numbers the evidence gives or that
+                # are backed ("9/12 × 30 = 22,5 Tage" once the 9 months are)
+                step = _expression(text, target, [q for q in claim if q.start < target.start])
+                pending = {claim[i].start for i in order if i not in found and i not in premises and i != k}
+                if step is not None and (not _matches(step, target) or any(o.start in pending for o in step.operands)):
+                    step = None
             if step is None and may_total(text, answer):
                 step = list_sum(answer, target)
                 step = step if step is not None and _matches(step, target) else None
@@ -472,7 +548,8 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
     derived = tuple(f"{wanted[k].shown} = {_as_written(found[k].expression, text)}" for k in sorted(found))
     derived += tuple(capped_examples)
     written = tuple(wanted[k].shown for k in sorted(found)) + tuple(
-        o.surface for k in sorted(found) for o in found[k].operands if _is_named_count(o))
+        o.surface for k in sorted(found) for o in found[k].operands if _is_named_count(o)) + tuple(
+        found[k].expression for k in sorted(found) if found[k].op == "span")  # "April bis Dezember"
     backed = tuple(wanted[k].surface for k in sorted(set(found) | set(used)))
     for k in order:
         target = claim[k]

@@ -152,8 +152,9 @@ def quantities(found: Iterable, text: str, said: bool) -> List[Quantity]:
             out.append(Quantity(float(int(m.value[1:3]) * 60 + int(m.value[4:6])), "time", "", m.surface, m.surface,
                                 said, start=m.start))
             continue
-        if kind == "code" and m.value.isdigit() and (_UNIT.match(text, m.end) or _TIMES.match(text, m.end)):
-            kind = "number"  # "a 5-day week", "5-Tage-Woche", "3-mal": a number glued to its unit
+        if kind == "code" and m.value.isdigit() and (_UNIT.match(text, m.end) or _TIMES.match(text, m.end)
+                                                     or _DENOMINATOR.match(text, m.start - 2, m.end + 4)):
+            kind = "number"  # "a 5-day week", "5-Tage-Woche", "3-mal": a number glued to its unit; "9/12 × 30"
         if kind not in ("money", "percent", "number"):
             continue
         value = _float(m.amount)
@@ -179,6 +180,8 @@ def quantities(found: Iterable, text: str, said: bool) -> List[Quantity]:
     return out
 
 
+#: A fraction's denominator in a computation written out: the "12" of "9/12 × 30 =".
+_DENOMINATOR = re.compile(r"\d/\d+\s*[×x*÷/+−=]")
 _DAY_WEEK = re.compile(r"[\s-]*(?:work(?:ing)?[\s-]?)?(?:week|woche|semaine)\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?;](?=\s|$)")
 
