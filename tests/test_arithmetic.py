@@ -426,3 +426,11 @@ def test_an_expression_whose_first_number_is_not_read_gives_no_value():
     verdict = get_judge("rules").judge(text, Evidence("Ich habe am 1. April angefangen.",
                                                       (Passage("HR-11", PRO_RATA[0]),)))
     assert "360" not in verdict.reason, verdict.reason
+
+
+@pytest.mark.parametrize("text", ["Das entspricht 80 % Ihrer Arbeitszeit.", "That corresponds to 80 % of your hours.",
+                                  "Cela équivaut à 80 % de votre temps."])
+def test_words_that_say_a_result_equals_another_are_the_computations(text):
+    from groundlab.core.arithmetic import without_computation
+    left = without_computation(text, ["80 %"]).lower()
+    assert not any(w in left for w in ("entspricht", "corresponds", "équivaut")), left

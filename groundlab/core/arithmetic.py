@@ -735,6 +735,7 @@ _COMPUTATION_WORDS = re.compile(
     r"totals?|altogether|therefore|thus|hence|so|that is|which is|i\.\s?e\.|comes? to|amounts? to|adds? up to|"
     r"remaining|ergibt|ergeben|macht|machen|also|d\.\s?h\.|das heißt|bleiben|verbleiben|insgesamt|zusammen|damit|"
     r"somit|abzüglich|zuzüglich|mal|geteilt durch|soit|donc|fait|donne|reste|au total|moins|fois|"
+    r"entspricht|entsprechen|corresponds? to|correspondent|correspond à|équivaut à|"
     # a computed date's or time's words for a limit: "i.e. by 9 June at the latest"
     r"at the latest|spätestens|au plus tard|"
     # what of a span of hours or days is counted: "Friday 16:00–18:00 counts as 2 hours"
