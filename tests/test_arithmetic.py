@@ -434,3 +434,13 @@ def test_words_that_say_a_result_equals_another_are_the_computations(text):
     from groundlab.core.arithmetic import without_computation
     left = without_computation(text, ["80 %"]).lower()
     assert not any(w in left for w in ("entspricht", "corresponds", "équivaut")), left
+
+
+def test_a_difference_of_the_users_number_and_the_claims_own_result_needs_no_words_of_a_computation():
+    claim = "For 3 nights you'd be reimbursed up to 360 EUR, so 90 EUR of the 450 EUR bill would not be covered."
+    found = compute(claim, ["360 EUR", "90 EUR"], POLICY, "My hotel bill for 3 nights is 450 EUR.")
+    assert "90 EUR = 450 EUR − 360 EUR" in found.derived and found.wrong is None, found
+    # a passage's number is no user's: its difference with the claim's result is still no computation
+    chance = compute("For 3 nights you'd be reimbursed up to 360 EUR, and 240 EUR more for the hotel.",
+                     ["360 EUR", "240 EUR"], POLICY, "I stay 3 nights.")
+    assert not any(d.startswith("240 EUR") for d in chance.derived), chance

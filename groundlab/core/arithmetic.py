@@ -199,11 +199,14 @@ def _pool(known: Sequence[Quantity], evidence: Sequence[Quantity]) -> List[Quant
 
 def _accepted(step: _Step, cue: bool) -> bool:
     """Whether a reader takes a step for the claim's: a sum or a difference only where the claim says
-    it computes ("in total", "leaves", "="), since like numbers lie a small step apart by chance
-    ("above the limit of 1 percent" is no 2 − 1.5); another step also where one of its numbers is the
-    user's own (a rate times their distance, a date plus the passage's period)."""
+    it computes ("in total", "leaves", "=") or both its numbers are the user's or the claim's own
+    results, since like numbers of the passages lie a small step apart by chance ("above the limit
+    of 1 percent" is no 2 − 1.5); another step also where one of its numbers is the user's own (a
+    rate times their distance, a date plus the passage's period)."""
     if step.op in ("+", "−") and not any(o.unit == "time" for o in step.operands):  # times shift like dates
-        return cue
+        # both numbers the user's or the claim's own results: "reimbursed up to 540 EUR, so 90 EUR of
+        # the 630 EUR bill would not be covered"
+        return cue or all(o.said for o in step.operands)
     return step.said or cue
 
 
