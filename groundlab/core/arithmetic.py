@@ -206,7 +206,7 @@ def _accepted(step: _Step, cue: bool) -> bool:
     if step.op in ("+", "−") and not any(o.unit == "time" for o in step.operands):  # times shift like dates
         # both numbers the user's or the claim's own results: "reimbursed up to 540 EUR, so 90 EUR of
         # the 630 EUR bill would not be covered"
-        return cue or all(o.said for o in step.operands)
+        return cue or (step.said and all([o.said for o in step.operands]))
     return step.said or cue
 
 
@@ -408,11 +408,10 @@ def _expression(text: str, target: Quantity, before: Sequence[Quantity]) -> Opti
     return _Step(value, target.unit, shown, "".join(sorted(set(signs))), True, None, tuple(operands))
 
 
-#: Months named as a span: "von April bis Dezember", "from April to December", "d'avril à décembre".
-_MONTH_NAMES = "|".join(sorted((m for m in MONTHS if len(m) > 3), key=len, reverse=True))
-_MONTH_SPAN = re.compile(r"\b(?:von|from|d'|de|between)\s*(?P<span>(" + _MONTH_NAMES + r")\s+(?:bis(?:\s+(?:einschließlich|"
-                         r"inklusive))?|to|through|until|till|and|à|au|jusqu'(?:à|en))\s+(" + _MONTH_NAMES + r"))\b",
-                         re.IGNORECASE)
+#: Months named as a span: "von April bis Dezember", "from April to December", "d'avril à décembre"
+#: (each word then looked up in :data:`MONTHS`).
+_MONTH_SPAN = re.compile(r"\b(?:von|from|d'|de|between)\s*(?P<span>([^\W\d_]{3,})\s+(?:bis(?:\s+(?:einschließlich|"
+                         r"inklusive))?|to|through|until|till|and|à|au|jusqu'(?:à|en))\s+([^\W\d_]{3,}))\b", re.IGNORECASE)
 
 
 def _month_span(text: str, target: Quantity) -> Optional[_Step]:
@@ -421,8 +420,8 @@ def _month_span(text: str, target: Quantity) -> Optional[_Step]:
     if not target.value.is_integer() or not 1 <= target.value <= 12:
         return None
     for m in _MONTH_SPAN.finditer(text, 0, target.start):
-        first, last = MONTHS[m.group(2).lower()], MONTHS[m.group(3).lower()]
-        if (last - first) % 12 + 1 == target.value:
+        first, last = MONTHS.get(m.group(2).lower()), MONTHS.get(m.group(3).lower())
+        if first and last and len(m.group(2)) > 3 and len(m.group(3)) > 3 and (last - first) % 12 + 1 == target.value:
             return _Step(target.value, "month", m.group("span"), "span", True, None, ())
     return None
 

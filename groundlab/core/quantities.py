@@ -192,25 +192,18 @@ _CAP = re.compile(r"\b(?:capped at|up to|a maximum of|maximum(?: of)?|max\.?|at 
 _FLOOR = re.compile(r"\b(?:at least|a minimum of|minimum(?: of)?|min\.?|no less than|mindestens|minimal|au moins|"
                     r"au minimum|al menos)\s*(?:€|EUR|USD|\$|£|CHF)?\s*$", re.IGNORECASE)
 #: The words before a date that say which side of a boundary it is (:attr:`Quantity.edge`); the
-#: last day of a span is tried first ("au plus tard le 31 mars" is no "le 31 mars").
-_EDGES = (
-    ("end", re.compile(r"\b(?:by|until|till|through|up to and including|no later than|bis(?:\s+(?:zum|zur|einschließlich))?|"
-                       r"spätestens(?:\s+(?:am|zum|bis\s+zum))?|jusqu'(?:au|à)|au plus tard(?:\s+le)?)\s+(?:the\s+)?$",
-                       re.IGNORECASE)),
-    ("after", re.compile(r"\b(?:after|nach\s+dem|après\s+le)\s+(?:the\s+)?$", re.IGNORECASE)),
-    ("before", re.compile(r"\b(?:before|vor\s+dem|avant\s+le)\s+(?:the\s+)?$", re.IGNORECASE)),
-    ("start", re.compile(r"\b(?:from|as of|starting|beginning|ab(?:\s+dem)?|vom|à partir du|dès le)\s+(?:the\s+)?$",
-                         re.IGNORECASE)),
-    ("on", re.compile(r"\b(?:on|am|le)\s+(?:the\s+)?$", re.IGNORECASE)),
-)
+#: leftmost match decides ("au plus tard le 31 mars" is no "le 31 mars").
+_EDGES = re.compile(
+    r"\b(?:(?P<end>by|until|till|through|up to and including|no later than|bis(?:\s+(?:zum|zur|einschließlich))?|"
+    r"spätestens(?:\s+(?:am|zum|bis\s+zum))?|jusqu'(?:au|à)|au plus tard(?:\s+le)?)"
+    r"|(?P<after>after|nach\s+dem|après\s+le)|(?P<before>before|vor\s+dem|avant\s+le)"
+    r"|(?P<start>from|as of|starting|beginning|ab(?:\s+dem)?|vom|à partir du|dès le)|(?P<on>on|am|le))\s+(?:the\s+)?$",
+    re.IGNORECASE)
 
 
 def _edge(text: str, start: int) -> str:
-    before = text[max(0, start - 30):start]
-    for name, pattern in _EDGES:
-        if pattern.search(before):
-            return name
-    return ""
+    m = _EDGES.search(text, max(0, start - 30), start)
+    return m.lastgroup if m is not None else ""
 
 
 def _date_of(value: str) -> Optional[Tuple[int, int, int]]:

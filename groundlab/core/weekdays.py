@@ -25,7 +25,7 @@ from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 from .numbers import mentions, ordinal_words
 
-__all__ = ["DAY_NAMES", "Weekdays", "named_days", "weekdays"]
+__all__ = ["DAY_NAMES", "DAY_WORDS", "Weekdays", "counts_days", "named_days", "weekdays"]
 
 #: The days of the week, Monday first, in English, German and French.
 DAY_NAMES = (
@@ -34,20 +34,37 @@ DAY_NAMES = (
     ("sunday", "sonntag", "dimanche"),
 )
 _INDEX = {name: k for k, names in enumerate(DAY_NAMES) for name in names}
-_NAME = re.compile(r"\b(" + "|".join(_INDEX) + r"|sonnabend)\b", re.IGNORECASE)
 _INDEX["sonnabend"] = 5
+
+
+class _lazy:
+    """A pattern compiled when first used: most texts name no day of the week, and a run that meets
+    none compiles nothing of this module."""
+
+    __slots__ = ("args", "_compiled")
+
+    def __init__(self, *args) -> None:
+        self.args, self._compiled = args, None
+
+    def __getattr__(self, name: str):
+        if self._compiled is None:
+            object.__setattr__(self, "_compiled", re.compile(*self.args))
+        return getattr(self._compiled, name)
+_WORD = re.compile(r"[^\W\d_]+")
+#: The days' names in lower case: a text's words met against them tell cheaply whether it names one.
+DAY_WORDS = frozenset(_INDEX)
 
 #: What stands after a number of days the claim states: "3 business days", "third calendar day",
 #: "dritten Kalendertag", "3 Arbeitstagen", "troisième jour ouvré". Group ``work``: working days.
-_DAYS_AFTER = re.compile(
+_DAYS_AFTER = _lazy(
     r"(?P<dot>\.)?[\s-]*(?:(?P<work>(?:working|business|work)[\s-]days?|arbeitstage?n?s?|werktage?n?s?|jours?\s+ouvr(?:é|a)(?:s|bles?)?)"
     r"|(?:calendar\s+)?days?(?:\s+of\s+\w+)?|(?:kalender|krankheits|fehl)?tage?n?s?|jours?(?:\s+calendaires?)?)(?![^\W\d_])",
     re.IGNORECASE)
 #: Words before a day the claim takes as given: "if you fell ill on Monday", "opened on Friday".
-_GIVEN = re.compile(r"\b(?:if|when|since|opened|started|began|fell|wenn|falls|seit|si|depuis)\b[^,;.:!?]*$",
+_GIVEN = _lazy(r"\b(?:if|when|since|opened|started|began|fell|wenn|falls|seit|si|depuis)\b[^,;.:!?]*$",
                     re.IGNORECASE)
 #: Words between the period and a day that say the day is computed from it.
-_CUE = re.compile(r"\b(?:i\.\s?e\.|that is|so|which means|this means|thus|hence|therefore|d\.\s?h\.|also|somit|"
+_CUE = _lazy(r"\b(?:i\.\s?e\.|that is|so|which means|this means|thus|hence|therefore|d\.\s?h\.|also|somit|"
                   r"folglich|das heißt|soit|donc|c'est-à-dire)(?![^\W\d_])|[=→]", re.IGNORECASE)
 
 
@@ -64,11 +81,19 @@ class Weekdays(NamedTuple):
 NOTHING = Weekdays()
 
 
+@lru_cache(maxsize=4096)
 def named_days(text: str) -> Tuple[Tuple[int, str, int], ...]:
-    """The days of the week a text names: (0 for Monday … 6 for Sunday, as written, where)."""
-    if not _NAME.search(text):
+    """The days of the week a text names: (0 for Monday … 6 for Sunday, as written, where); kept per
+    text (a passage is met by many claims)."""
+    low = text.lower()
+    if not any(hint in low for hint in _HINTS):
         return ()
-    return tuple((_INDEX[m.group(1).lower()], m.group(1), m.start()) for m in _NAME.finditer(text))
+    return tuple((_INDEX[m.group().lower()], m.group(), m.start()) for m in _WORD.finditer(text)
+                 if m.group().lower() in _INDEX)
+
+
+#: What every day's name holds, one of them: a text without any names none.
+_HINTS = ("day", "tag", "mittwoch", "sonnabend", "di")
 
 
 class _Period(NamedTuple):
@@ -80,6 +105,13 @@ class _Period(NamedTuple):
 
     def after(self, start: str) -> str:
         return f"{self.shown} counted from {start}" if self.ordinal else f"{start} + {self.shown}"
+
+
+@lru_cache(maxsize=4096)
+def counts_days(text: str) -> bool:
+    """Whether a text states a number of days a day of the week may be counted by ("3 business
+    days", "the third calendar day"): what a claim needs for :func:`weekdays` to find anything."""
+    return bool(_periods(text))
 
 
 def _periods(text: str) -> List[_Period]:
@@ -98,7 +130,7 @@ def _periods(text: str) -> List[_Period]:
     return sorted(out, key=lambda p: p.end)
 
 
-_ORDINAL_DIGITS = re.compile(r"\d+(?:st|nd|rd|th|\.|e|ème)")
+_ORDINAL_DIGITS = _lazy(r"\d+(?:st|nd|rd|th|\.|e|ème)")
 
 
 def _add(day: int, period: _Period) -> Optional[int]:
@@ -118,7 +150,7 @@ def weekdays(claim: str, said: Sequence[str] = (), written: Sequence[str] = ()) 
     """The days of the week ``claim`` computes from a day the user names (``said``: the days the
     question names, as written) or one it takes as given, and the number of days it states.
     ``written``: days the passages write (found, not computed)."""
-    if not _NAME.search(claim):
+    if not named_days(claim):
         return NOTHING
     return _weekdays(claim, tuple(said), frozenset(w.lower() for w in written))
 
@@ -128,9 +160,6 @@ def _weekdays(claim: str, said: Tuple[str, ...], written: frozenset) -> Weekdays
     days = named_days(claim)
     if not days:
         return NOTHING
-    periods = _periods(claim)
-    if not periods:
-        return NOTHING
     starts = [(_INDEX[s.lower()], s) for s in said if s.lower() in _INDEX]
     # a day the words before it take as given, back to the day before it ("if you fell ill on Monday you
     # need one from Wednesday": Monday)
@@ -138,6 +167,9 @@ def _weekdays(claim: str, said: Tuple[str, ...], written: frozenset) -> Weekdays
              if _GIVEN.search(claim, max(0, at - 60, days[i - 1][2] + len(days[i - 1][1]) if i else 0), at)]
     starts += [(k, surface) for k, surface, _ in given]
     if not starts:
+        return NOTHING
+    periods = _periods(claim)
+    if not periods:
         return NOTHING
     derived, shown, wrong = [], [], None
     for k, surface, at in days:

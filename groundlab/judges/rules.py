@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Sequence, Tup
 from ..core.claims import CJK_CHARS, character_pairs, split_sentences
 from ..core.numbers import Mention, distinct, mentions
 from ..core.records import Evidence, Verdict, without_passage_text
-from ..core.weekdays import named_days, weekdays
+from ..core.weekdays import DAY_WORDS, named_days, weekdays
 
 if TYPE_CHECKING:
     from ..core.arithmetic import Quantity
@@ -230,12 +230,10 @@ class _Piece:
 class _Context:
     """Evidence (a question and some passages) put together from its analysed pieces."""
 
-    __slots__ = ("words", "numbers", "sentences", "days", "written_days")
+    __slots__ = ("words", "numbers", "sentences", "question", "texts")
 
-    def __init__(self, pieces: Sequence[_Piece], days: Tuple[str, ...] = (), written_days: Tuple[str, ...] = ()) -> None:
-        # the days of the week the question names (the user's, which a claim may count from) and the
-        # passages write (found, not computed)
-        self.days, self.written_days = days, written_days
+    def __init__(self, pieces: Sequence[_Piece], question: str = "", texts: Tuple[str, ...] = ()) -> None:
+        self.question, self.texts = question, texts
         if len(pieces) == 1:
             self.words, self.numbers = pieces[0].words, pieces[0].numbers
         else:
@@ -275,9 +273,7 @@ def _question_piece(question: str) -> _Piece:
 
 @lru_cache(maxsize=16384)
 def _context(question: str, texts: Tuple[str, ...]) -> _Context:
-    return _Context([_question_piece(question)] + [_passage_piece(t) for t in texts],
-                    tuple(surface for _, surface, _ in named_days(question)),
-                    tuple(surface for t in texts for _, surface, _ in named_days(t)))
+    return _Context([_question_piece(question)] + [_passage_piece(t) for t in texts], question, texts)
 
 
 @lru_cache(maxsize=16384)
@@ -388,7 +384,12 @@ class LexicalJudge:
         return self.judge_batch([(text, evidence)])[0]
 
     def _judge(self, claim: _ClaimText, context: _Context, answer: Optional[str] = None) -> Verdict:
-        days = weekdays(claim.text, context.days, context.written_days) if self.computes else None
+        days = None
+        if self.computes and claim.wordset & DAY_WORDS:
+            # a day of the week counted from one the question names (the user's) by the claim's period;
+            # one the passages write is found, not computed
+            days = weekdays(claim.text, [surface for _, surface, _ in named_days(context.question)],
+                            [surface for t in context.texts for _, surface, _ in named_days(t)])
         if days is not None and days.wrong is not None:
             said, right = days.wrong
             return Verdict("contradicted", f"computed wrong: the claim says {said} where {right}", 0.0)

@@ -360,8 +360,8 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
                                                   text=claim.framed.text, answer=answer)
         if flagged is not None:
             return "number", None, flagged, ()
-    if named_days(claim.framed.text):  # a day of the week counted from the user's
-        days = weekdays(claim.framed.text, getattr(context, "days", ()),
+    if not claim.stemset.isdisjoint(_weekdays()):  # a day of the week counted from the user's
+        days = weekdays(claim.framed.text, context.days,
                         [surface for text, _ in context.passages for _, surface, _ in named_days(text)])
         if days.wrong is not None:
             said, right = days.wrong

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Sequence
 
 from ...core.sentences import split_sentences
 from ...core.numbers import Mention, digit_shape, mentions, ordinal_words
-from ...core.weekdays import named_days
+from ...core.weekdays import counts_days, named_days
 from ..rules import _Numbers, _without_numbers
-from .words import _Words, _language, _pairs, _read_words, clean_text, language, language_told
+from .words import _Words, _language, _pairs, _read_words, clean_text, language, language_told, weekday_stems
 
 if TYPE_CHECKING:  # pragma: no cover
     from .claim import _Claim
@@ -194,7 +194,12 @@ class _Context:
     it without reading the passages again."""
 
     __slots__ = ("stems", "pairs", "numbers", "sentences", "windows", "index", "asked", "initials", "acronyms",
-                 "language", "told", "each_told", "passages", "languages", "days")
+                 "language", "told", "each_told", "passages", "languages", "question")
+
+    @property
+    def days(self) -> Tuple[str, ...]:
+        """The days of the week the question names: the user's own, which a claim may count from."""
+        return () if self.question is None else self.question.days
 
     def __init__(self, question: Optional[_Question], pieces: Sequence[_Piece]) -> None:
         self.language = _majority_language(pieces)
@@ -214,8 +219,8 @@ class _Context:
         own = [] if question is None else [question.numbers]
         self.numbers = _Numbers.union(own + [p.numbers for p in pieces])
         self.asked = frozenset() if question is None else question.stems(self.language) - self.stems
-        # the days of the week the question names: the user's own, which a claim may count from
-        self.days = () if question is None else question.days
+        # the question, kept where it names a day of the week (the user's, which a claim may count from)
+        self.question = question if question is not None and question.days else None
         self.sentences = tuple(s for p in pieces for s in p.sentences)
         self.windows = tuple(w for p in pieces for w in p.windows)
         index: Optional[Dict[str, List[int]]] = None
@@ -255,7 +260,7 @@ def _with_question(base: _Context, question: _Question) -> _Context:
     ctx.told, ctx.each_told, ctx.passages, ctx.languages = base.told, base.each_told, base.passages, base.languages
     ctx.numbers = _Numbers.union([numbers, base.numbers]) if numbers.values else base.numbers
     ctx.asked = asked
-    ctx.days = question.days
+    ctx.question = question if question.days else None
     return ctx
 
 
@@ -283,8 +288,9 @@ def _question_key(claim: "_Claim", question: _Question, base: _Context) -> Tuple
             # missing one: the question itself, beside the passages the verdict is kept with
             numbers = (numbers, question.text)
     asked = claim.stemset - base.stems
-    # the days of the week the question names, which a claim that names one may count from
-    days = question.days if question.days and named_days(claim.framed.text) else ()
+    # the days of the week the question names, which a claim may count a day no passage names from
+    days = question.days if asked and not asked.isdisjoint(weekday_stems()) and question.days \
+        and counts_days(claim.framed.text) else ()
     return numbers, (asked & question.stems(base.language) if asked else asked), days
 
 

@@ -14,7 +14,7 @@ from typing import FrozenSet, List, Optional, Sequence, Tuple
 
 from .claim import _Claim
 from .evidence import _Context, _initials, _is_acronym
-from .words import _foreign_stem, stem
+from .words import _foreign_stem, stem, weekday_stems as _weekdays  # noqa: F401
 
 
 class Signals:
@@ -64,16 +64,6 @@ def _abbreviated(found: int, stemset: FrozenSet[str], evidence: FrozenSet[str],
         if written <= evidence:
             found += len((claimed & stemset) - evidence)
     return found
-
-
-@lru_cache(maxsize=1)
-def _weekdays() -> FrozenSet[str]:
-    """The stems of the days of the week, as the judge reads them in English, German and French."""
-    english = "monday tuesday wednesday thursday friday saturday sunday".split()
-    german = "montag dienstag mittwoch donnerstag freitag samstag sonntag".split()
-    french = "lundi mardi mercredi jeudi vendredi samedi dimanche".split()
-    return frozenset([stem(w) for w in english] + [_foreign_stem(w, "german") for w in german]
-                     + [_foreign_stem(w, "french") for w in french])
 
 
 def _signals(claim: _Claim, context: _Context) -> Signals:

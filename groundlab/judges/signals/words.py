@@ -193,6 +193,16 @@ _GERMAN_PARTICIPLE = re.compile(r"^(ab|an|auf|aus|ein|mit|nach|vor|zu|zurück|we
 _PREFIXED_PARTICIPLE = re.compile(r"^(?:ab|an|auf|aus|ein|mit|nach|vor|zu|zurück|weg|fest|frei)ge[^\W\d_]{3,}t$")
 
 
+@lru_cache(maxsize=1)
+def weekday_stems() -> FrozenSet[str]:
+    """The stems of the days of the week, as the judge reads them in English, German and French."""
+    english = "monday tuesday wednesday thursday friday saturday sunday".split()
+    german = "montag dienstag mittwoch donnerstag freitag samstag sonntag".split()
+    french = "lundi mardi mercredi jeudi vendredi samedi dimanche".split()
+    return frozenset([stem(w) for w in english] + [_foreign_stem(w, "german") for w in german]
+                     + [_foreign_stem(w, "french") for w in french])
+
+
 def stem(word: str) -> str:
     """The Snowball English stem of a lower-case word, cached: "colonization" and "colonized"
     give "colon"."""
