@@ -350,3 +350,9 @@ def test_no_longer_is_a_negation_whose_longer_is_no_word_the_passage_must_write(
 def test_nichts_negates_its_clause(claim, passage, question, label):
     verdict = judged(claim, passage, question=question)
     assert verdict.label == label and "nichts" not in verdict.reason, verdict.reason
+
+
+def test_get_is_no_fact_the_passage_must_write_as_erhalten_is_not():
+    verdict = judged("You get 0.30 EUR per kilometre.",
+                     "Use of a private car is reimbursed at 0.30 EUR per kilometre, up to 130 EUR per trip.")
+    assert verdict.label == "supported" and "get" not in verdict.reason, verdict.reason

@@ -28,7 +28,7 @@ once one only onto or other others otherwise our ours ourselves out over own per
 same several shall she should since so some something still such than that the their theirs them themselves
 then there therefore these they this those though through throughout thus to too toward towards under until
 up upon us very via was we well were what whatever when whenever where whereas whether which while who whom
-whose why will with within without would yet you your yours yourself yourselves
+whose why will with within without would yet you your yours yourself yourselves get gets got getting gotten
 """.split())
 
 #: Words that negate what follows them in their clause.
