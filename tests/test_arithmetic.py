@@ -444,3 +444,22 @@ def test_a_difference_of_the_users_number_and_the_claims_own_result_needs_no_wor
     chance = compute("For 3 nights you'd be reimbursed up to 360 EUR, and 240 EUR more for the hotel.",
                      ["360 EUR", "240 EUR"], POLICY, "I stay 3 nights.")
     assert not any(d.startswith("240 EUR") for d in chance.derived), chance
+
+
+_PART_TIME_ANSWER = """Ihr Urlaub wird anteilig berechnet [PHB-4.1].
+
+1. Formel: 30 × Arbeitstage pro Woche ÷ 5
+2. Bei 4 Tagen: 30 × 4 ÷ 5 = 24 Tage
+3. Das sind 80 % des Vollzeitanspruchs"""
+_FULL_TIME = "Vollzeitbeschäftigte mit einer Fünftagewoche haben Anspruch auf 30 Arbeitstage Urlaub je Kalenderjahr."
+
+
+@pytest.mark.parametrize("judge", ["signals", "rules"])
+def test_a_claim_that_states_what_the_sentence_before_gives_computes_from_its_numbers(judge):
+    evidence = Evidence("Wie viele Urlaubstage habe ich bei 4 Arbeitstagen pro Woche?",
+                        (Passage("PHB-4.1", _FULL_TIME),), _PART_TIME_ANSWER)
+    right = get_judge(judge).judge("Das sind 80 % des Vollzeitanspruchs", evidence)
+    assert "computed: 80 % = 24 Tage ÷ 30 Arbeitstage" in right.reason, right.reason
+    # the sentence before is read only for a claim that says it states what it gives
+    other = get_judge(judge).judge("Teilzeitkräfte erhalten 80 % des Vollzeitanspruchs", evidence)
+    assert "computed" not in other.reason, other.reason

@@ -43,15 +43,14 @@ import re
 from functools import lru_cache
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
-from .months import MONTHS
 from .numbers import mentions
 from .sentences import list_item
 from .quantities import Quantity, quantities, quantities_of  # noqa: F401  (names this module had)
 from .steps import (_DATE_PERIODS, _PERIODS, _RATE_PERIODS, _Step, _converted, _date_steps, _decimals,  # noqa: F401
-                    _matches, _money, _next_day, _one_steps, _share, _units_fit)
+                    _expression, _matches, _money, _month_span, _next_day, _one_steps, _share, _units_fit)
 
 __all__ = ["Computed", "Quantity", "compute", "compute_mentions", "list_sum", "may_total", "quantities", "quantities_of",
-           "without_computation"]
+           "says_earlier", "without_computation"]
 
 #: The most quantities one search reads (the claim's and the question's first): a claim with many
 #: numbers stays fast (one step looks at every pair of them, a share of a whole at every three of
@@ -132,6 +131,37 @@ _BEFORE = re.compile(r"\b(?:before|earlier|vor|avant)\b", re.IGNORECASE)
 #: Words that say a total: "In total you receive 56 EUR", "Insgesamt erhalten Sie 84 EUR".
 _TOTAL = re.compile(r"\b(?:in total|totals?|totalling|altogether|in all|all in all|combined|overall|insgesamt|zusammen|"
                     r"gesamt\w*|summe|au total|en tout|total)\b", re.IGNORECASE)
+
+
+#: A claim that states what the sentence before it gives: "Das sind 80 % des Vollzeitanspruchs"
+#: after "30 × 4 ÷ 5 = 24 Tage", "That is 80% of the full entitlement", "Cela fait 80 %".
+_EARLIER = re.compile(r"^\W*(?:that(?: i|'|’)s|this is|these are|that makes|that comes to|which is|das sind|das ist|das macht|"
+                      r"das entspricht|dies sind|dies entspricht|cela fait|cela représente|ce qui fait|soit|c'est)\b",
+                      re.IGNORECASE)
+_LIST_MARK = re.compile(r"\s*(?:\n\s*(?:\d+[.)]|[-*•])?\s*)$")
+_SENTENCE_CUT = re.compile(r"(?<=[.!?])\s+(?=[^\d\s])|\n+")
+
+
+@lru_cache(maxsize=16384)
+def says_earlier(text: str) -> bool:
+    """Whether a claim states what the sentence before it in its answer gives ("Das sind 80 %"):
+    the judges then give :func:`compute_mentions` the answer, whose sentence before the claim has
+    numbers of the answer's own a computation may start from."""
+    return _EARLIER.search(text) is not None
+
+
+def _earlier(answer: str, text: str) -> Tuple[Quantity, ...]:
+    """The numbers of the sentence (or list item) right before ``text`` in ``answer``, as the
+    answer's own (``said``); none where the claim is not found there."""
+    at = answer.find(text[:24].rstrip())
+    if at <= 0:
+        return ()
+    before = _LIST_MARK.sub("", answer[:at].rstrip(" \t"))
+    pieces = [p for p in _SENTENCE_CUT.split(before) if p.strip()]
+    if not pieces:
+        return ()
+    sentence = pieces[-1]
+    return tuple(q._replace(said=True) for q in quantities_of(mentions(sentence), sentence, True))
 
 
 def may_total(text: str, answer: Optional[str]) -> bool:
@@ -366,66 +396,6 @@ def _written_out(text: str, target: Quantity, claim: Sequence[Quantity]) -> Opti
     return min((c for c in ordered if len(c.operands) == most), key=lambda c: abs(c.value - target.value))
 
 
-#: What stands between two numbers of an expression written out: a unit or a currency, an operator
-#: sign, a currency ("500 km × 0.30 EUR", "9/12 × 30", "28 EUR - 11,20 EUR").
-_BETWEEN = re.compile(r"\s*(?:[^\W\d_]{1,12}\.?\s*)?([×x*÷/+−–-])\s*(?:€|EUR|USD|CHF|GBP|\$|£)?\s*$", re.IGNORECASE)
-_CUT_SHORT = re.compile(r"[\d×x*÷/+−–-]\s*$")
-#: What stands between an expression and its result: "=", "≈".
-_EQUALS = re.compile(r"\s*(?:[^\W\d_]{1,12}\.?\s*)?[=≈]\s*(?:€|EUR|USD|CHF|GBP|\$|£)?\s*$", re.IGNORECASE)
-_SIGNS = {"×": "×", "x": "×", "X": "×", "*": "×", "÷": "÷", "/": "÷", "+": "+", "−": "−", "–": "−", "-": "−"}
-
-
-def _expression(text: str, target: Quantity, before: Sequence[Quantity]) -> Optional[_Step]:
-    """The value of the expression of numbers and operator signs the claim writes right before "="
-    and ``target`` ("9/12 × 30 = 22,5 Tage": 9 ÷ 12 × 30), × and ÷ before + and −; ``None`` where
-    no such expression of two numbers or more stands there. A date or a time is no operand."""
-    last = before[-1]
-    if not _EQUALS.fullmatch(text, last.start + len(last.surface), target.start):
-        return None
-    operands, signs = [last], []
-    for q in reversed(before[:-1]):
-        m = _BETWEEN.fullmatch(text, q.start + len(q.surface), operands[0].start)
-        if m is None:
-            break
-        operands.insert(0, q)
-        signs.insert(0, _SIGNS[m.group(1)])
-    if not signs or any(q.unit in ("date", "time") for q in operands) or \
-            _CUT_SHORT.search(text, max(0, operands[0].start - 3), operands[0].start):
-        return None  # (an expression whose first number is not read, "9/" of "9/12 × 30" said twice: no value)
-    terms, ops = [operands[0].value], []
-    for sign, q in zip(signs, operands[1:]):
-        if sign in "×÷":
-            if sign == "÷" and q.value == 0:
-                return None
-            terms[-1] = terms[-1] * q.value if sign == "×" else terms[-1] / q.value
-        else:
-            terms.append(q.value)
-            ops.append(sign)
-    value = terms[0]
-    for sign, term in zip(ops, terms[1:]):
-        value = value + term if sign == "+" else value - term
-    shown = text[operands[0].start:operands[-1].start + len(operands[-1].surface)]  # as the claim writes it
-    return _Step(value, target.unit, shown, "".join(sorted(set(signs))), True, None, tuple(operands))
-
-
-#: Months named as a span: "von April bis Dezember", "from April to December", "d'avril à décembre"
-#: (each word then looked up in :data:`MONTHS`).
-_MONTH_SPAN = re.compile(r"\b(?:von|from|d'|de|between)\s*(?P<span>([^\W\d_]{3,})\s+(?:bis(?:\s+(?:einschließlich|"
-                         r"inklusive))?|to|through|until|till|and|à|au|jusqu'(?:à|en))\s+([^\W\d_]{3,}))\b", re.IGNORECASE)
-
-
-def _month_span(text: str, target: Quantity) -> Optional[_Step]:
-    """The months of a span the claim names, both counted ("Von April bis Dezember sind das 9
-    Monate"), for a number of months it states."""
-    if not target.value.is_integer() or not 1 <= target.value <= 12:
-        return None
-    for m in _MONTH_SPAN.finditer(text, 0, target.start):
-        first, last = MONTHS.get(m.group(2).lower()), MONTHS.get(m.group(3).lower())
-        if first and last and len(m.group(2)) > 3 and len(m.group(3)) > 3 and (last - first) % 12 + 1 == target.value:
-            return _Step(target.value, "month", m.group("span"), "span", True, None, ())
-    return None
-
-
 def _as_claim_writes(step: _Step, text: str, target: Quantity, claim: Sequence[Quantity]) -> Optional[_Step]:
     """``step``, unless the claim writes out a computation of more of its own numbers before the
     result ("30 × 2 ÷ 5 = 10 Tage" is no 2 × 5): then the one it writes, or ``None`` where that one
@@ -478,6 +448,8 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
     untyped, order, premises, cue, named = read
     if callable(evidence):
         evidence = evidence()
+    if answer and says_earlier(text):  # "Das sind 80 %": the numbers of the sentence before, the answer's own
+        evidence = list(evidence) + list(_earlier(answer, text))
     claim = _typed(untyped, evidence)
     premises = list(premises)
     evidence = [q for q in evidence if not _identifier(q)]  # "invoice 5178837457" computes nothing

@@ -1,7 +1,8 @@
 """The steps of a computation a reader accepts (:mod:`groundlab.core.arithmetic` searches them): a
 sum or a difference of like quantities, a rate times a quantity, an amount times a count, a ratio, a
-percentage of an amount of money, a date plus or minus a period, a period or a rate in other units of
-time, and a share of a whole; and whether a step gives a claim's number as it writes it."""
+percentage of an amount of money, a date plus or minus a period, the day after a passage's deadline,
+a period or a rate in other units of time, a share of a whole, a span of months and an expression
+the claim writes out; and whether a step gives a claim's number as it writes it."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import datetime as _dt
 import re
 from typing import List, NamedTuple, Optional, Sequence, Tuple
 
+from .months import MONTHS
 from .quantities import Quantity
 
 _PERIODS = frozenset(("workday", "day", "week", "month", "year", "hour", "minute"))
@@ -76,6 +78,9 @@ def _one_steps_of(a: Quantity, b: Quantity) -> List[_Step]:
         out.append(_Step(va - vb, "%", f"{fa} − {fb}", "−", said))
     if ua == ub and ua and a.per == b.per and vb:  # like quantities: how many times, or a share in per cent
         out.append(_Step(va / vb, "times", f"{fa} ÷ {fb}", "÷", said))
+        out.append(_Step(100 * va / vb, "%", f"{fa} ÷ {fb}", "÷", said))
+    elif {ua, ub} == {"day", "workday"} and _per(a) == _per(b) and vb:
+        # days of an entitlement counted in working days: "24 Tage" of "30 Arbeitstage" a year is 80 %
         out.append(_Step(100 * va / vb, "%", f"{fa} ÷ {fb}", "÷", said))
     if va in (0.0, 1.0) or vb in (0.0, 1.0):
         return out
@@ -273,3 +278,63 @@ def _matches(step: _Step, target: Quantity) -> bool:
     if target.approx:  # "about three months", "approx. two weeks": near enough, as a reader rounds
         return abs(step.value - target.value) <= max(0.12 * abs(target.value), 0.5 * 10 ** -_decimals(target))
     return abs(step.value - target.value) <= 0.5 * 10 ** -_decimals(target) + 1e-9
+
+
+#: What stands between two numbers of an expression written out: a unit or a currency, an operator
+#: sign, a currency ("500 km × 0.30 EUR", "9/12 × 30", "28 EUR - 11,20 EUR").
+_BETWEEN = re.compile(r"\s*(?:[^\W\d_]{1,12}\.?\s*)?([×x*÷/+−–-])\s*(?:€|EUR|USD|CHF|GBP|\$|£)?\s*$", re.IGNORECASE)
+_CUT_SHORT = re.compile(r"[\d×x*÷/+−–-]\s*$")
+#: What stands between an expression and its result: "=", "≈".
+_EQUALS = re.compile(r"\s*(?:[^\W\d_]{1,12}\.?\s*)?[=≈]\s*(?:€|EUR|USD|CHF|GBP|\$|£)?\s*$", re.IGNORECASE)
+_SIGNS = {"×": "×", "x": "×", "X": "×", "*": "×", "÷": "÷", "/": "÷", "+": "+", "−": "−", "–": "−", "-": "−"}
+
+
+def _expression(text: str, target: Quantity, before: Sequence[Quantity]) -> Optional[_Step]:
+    """The value of the expression of numbers and operator signs the claim writes right before "="
+    and ``target`` ("9/12 × 30 = 22,5 Tage": 9 ÷ 12 × 30), × and ÷ before + and −; ``None`` where
+    no such expression of two numbers or more stands there. A date or a time is no operand."""
+    last = before[-1]
+    if not _EQUALS.fullmatch(text, last.start + len(last.surface), target.start):
+        return None
+    operands, signs = [last], []
+    for q in reversed(before[:-1]):
+        m = _BETWEEN.fullmatch(text, q.start + len(q.surface), operands[0].start)
+        if m is None:
+            break
+        operands.insert(0, q)
+        signs.insert(0, _SIGNS[m.group(1)])
+    if not signs or any(q.unit in ("date", "time") for q in operands) or \
+            _CUT_SHORT.search(text, max(0, operands[0].start - 3), operands[0].start):
+        return None  # (an expression whose first number is not read, "9/" of "9/12 × 30" said twice: no value)
+    terms, ops = [operands[0].value], []
+    for sign, q in zip(signs, operands[1:]):
+        if sign in "×÷":
+            if sign == "÷" and q.value == 0:
+                return None
+            terms[-1] = terms[-1] * q.value if sign == "×" else terms[-1] / q.value
+        else:
+            terms.append(q.value)
+            ops.append(sign)
+    value = terms[0]
+    for sign, term in zip(ops, terms[1:]):
+        value = value + term if sign == "+" else value - term
+    shown = text[operands[0].start:operands[-1].start + len(operands[-1].surface)]  # as the claim writes it
+    return _Step(value, target.unit, shown, "".join(sorted(set(signs))), True, None, tuple(operands))
+
+
+#: Months named as a span: "von April bis Dezember", "from April to December", "d'avril à décembre"
+#: (each word then looked up in :data:`MONTHS`).
+_MONTH_SPAN = re.compile(r"\b(?:von|from|d'|de|between)\s*(?P<span>([^\W\d_]{3,})\s+(?:bis(?:\s+(?:einschließlich|"
+                         r"inklusive))?|to|through|until|till|and|à|au|jusqu'(?:à|en))\s+([^\W\d_]{3,}))\b", re.IGNORECASE)
+
+
+def _month_span(text: str, target: Quantity) -> Optional[_Step]:
+    """The months of a span the claim names, both counted ("Von April bis Dezember sind das 9
+    Monate"), for a number of months it states."""
+    if not target.value.is_integer() or not 1 <= target.value <= 12:
+        return None
+    for m in _MONTH_SPAN.finditer(text, 0, target.start):
+        first, last = MONTHS.get(m.group(2).lower()), MONTHS.get(m.group(3).lower())
+        if first and last and len(m.group(2)) > 3 and len(m.group(3)) > 3 and (last - first) % 12 + 1 == target.value:
+            return _Step(target.value, "month", m.group("span"), "span", True, None, ())
+    return None

@@ -374,8 +374,9 @@ class LexicalJudge:
                 context = _context(evidence.question, tuple([p.text for p in evidence.passages]))
             claim = _claim(text)
             # a total may add up the answer's list
-            answer = evidence.answer if self.computes and claim.numbers and evidence.answer and \
-                "\n" in evidence.answer and _arithmetic().may_total(text, evidence.answer) else None
+            answer = evidence.answer if self.computes and claim.numbers and evidence.answer and (
+                "\n" in evidence.answer and _arithmetic().may_total(text, evidence.answer)
+                or _arithmetic().says_earlier(text)) else None
             out.append(self._judge(claim, context, answer))
         return out
 

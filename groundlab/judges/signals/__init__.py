@@ -166,6 +166,8 @@ class SignalsJudge:
             # a total the claim states may add up the list its answer writes before it
             answer = listed if listed is not None and claim.numbers and \
                 _arithmetic().may_total(claim.framed.text, listed) else None
+            if answer is None and claim.numbers and evidence.answer and _arithmetic().says_earlier(claim.framed.text):
+                answer = evidence.answer  # "Das sind 80 %": what the sentence before it gives
             if answer is not None:
                 key += (answer,)
             verdict = memo.get(key)
