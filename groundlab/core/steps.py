@@ -79,7 +79,7 @@ def _one_steps_of(a: Quantity, b: Quantity) -> List[_Step]:
     if ua == ub and ua and a.per == b.per and vb:  # like quantities: how many times, or a share in per cent
         out.append(_Step(va / vb, "times", f"{fa} ÷ {fb}", "÷", said))
         out.append(_Step(100 * va / vb, "%", f"{fa} ÷ {fb}", "÷", said))
-    elif {ua, ub} == {"day", "workday"} and _per(a) == _per(b) and vb:
+    elif ((ua == "day" and ub == "workday") or (ua == "workday" and ub == "day")) and _per(a) == _per(b) and vb:
         # days of an entitlement counted in working days: "24 Tage" of "30 Arbeitstage" a year is 80 %
         out.append(_Step(100 * va / vb, "%", f"{fa} ÷ {fb}", "÷", said))
     if va in (0.0, 1.0) or vb in (0.0, 1.0):

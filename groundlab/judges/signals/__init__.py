@@ -166,10 +166,13 @@ class SignalsJudge:
             # a total the claim states may add up the list its answer writes before it
             answer = listed if listed is not None and claim.numbers and \
                 _arithmetic().may_total(claim.framed.text, listed) else None
-            if answer is None and claim.numbers and evidence.answer and _arithmetic().says_earlier(claim.framed.text):
-                answer = evidence.answer  # "Das sind 80 %": what the sentence before it gives
             if answer is not None:
                 key += (answer,)
+            elif claim.numbers and evidence.answer and _arithmetic().says_earlier(claim.framed.text) \
+                    and not all(question.numbers.has(m) or base.numbers.has(m) for m in claim.numbers):
+                # "Das sind 80 %": what the sentence before it gives, all it reads of the answer
+                answer = evidence.answer
+                key += (_arithmetic().sentence_before(answer, claim.framed.text),)
             verdict = memo.get(key)
             if verdict is None:
                 if asks and context is None:
