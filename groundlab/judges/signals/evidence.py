@@ -219,8 +219,9 @@ class _Context:
         own = [] if question is None else [question.numbers]
         self.numbers = _Numbers.union(own + [p.numbers for p in pieces])
         self.asked = frozenset() if question is None else question.stems(self.language) - self.stems
-        # the question, kept where it names a day of the week (the user's, which a claim may count from)
-        self.question = question if question is not None and question.days else None
+        # the question, whose days of the week (the user's, which a claim may count from) are read when a
+        # claim names one
+        self.question = question
         self.sentences = tuple(s for p in pieces for s in p.sentences)
         self.windows = tuple(w for p in pieces for w in p.windows)
         index: Optional[Dict[str, List[int]]] = None
@@ -260,7 +261,7 @@ def _with_question(base: _Context, question: _Question) -> _Context:
     ctx.told, ctx.each_told, ctx.passages, ctx.languages = base.told, base.each_told, base.passages, base.languages
     ctx.numbers = _Numbers.union([numbers, base.numbers]) if numbers.values else base.numbers
     ctx.asked = asked
-    ctx.question = question if question.days else None
+    ctx.question = question
     return ctx
 
 
