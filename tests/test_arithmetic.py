@@ -463,3 +463,15 @@ def test_a_claim_that_states_what_the_sentence_before_gives_computes_from_its_nu
     # the sentence before is read only for a claim that says it states what it gives
     other = get_judge(judge).judge("Teilzeitkräfte erhalten 80 % des Vollzeitanspruchs", evidence)
     assert "computed" not in other.reason, other.reason
+
+
+@pytest.mark.parametrize("answer", [
+    "Bei 4 Tagen pro Woche: 30 × 4 ÷ 5 = 24 Tage [PHB-4.1]. **Das sind 80 %** des Vollzeitanspruchs.",
+    "- Bei 4 Tagen: 30 × 4 ÷ 5 = 24 Tage (Quelle: PHB-4.1)\n- Das sind 80 % des Vollzeitanspruchs.",
+    "Ihr Anspruch: 30 × 4 ÷ 5 = 24 Tage.[1] Das sind 80 % des Vollzeitanspruchs.[1]",
+])
+def test_the_sentence_before_is_found_however_the_answer_marks_it_up(answer):
+    evidence = Evidence("Wie viele Urlaubstage habe ich bei 4 Arbeitstagen pro Woche?",
+                        (Passage("PHB-4.1", _FULL_TIME),), answer)
+    verdict = get_judge("signals").judge("Das sind 80 % des Vollzeitanspruchs.", evidence)
+    assert "computed: 80 % = 24 Tage ÷ 30 Arbeitstage" in verdict.reason, verdict.reason

@@ -44,6 +44,7 @@ from functools import lru_cache
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from .numbers import mentions
+from .claims import strip_emphasis
 from .sentences import list_item
 from .quantities import Quantity, quantities, quantities_of  # noqa: F401  (names this module had)
 from .steps import (_DATE_PERIODS, _PERIODS, _RATE_PERIODS, _Step, _converted, _date_steps, _decimals,  # noqa: F401
@@ -156,8 +157,11 @@ _EARLIER_HEADS = frozenset(("that", "that's", "that’s", "this", "these", "whic
 
 
 def sentence_before(answer: str, text: str) -> str:
-    """The sentence (or list item) right before the claim ``text`` in ``answer``; "" where the claim
-    is not found there. All that a claim that :func:`says_earlier` reads of its answer."""
+    """The sentence (or list item) right before the claim ``text`` in ``answer``, read as claims are,
+    without Markdown emphasis ("**Das sind 80 %** des ..."); "" where the claim is not found there.
+    All that a claim that :func:`says_earlier` reads of its answer."""
+    if "*" in answer or "__" in answer:
+        answer = strip_emphasis(answer)
     at = answer.find(text[:24].rstrip())
     if at <= 0:
         return ""
