@@ -35,36 +35,26 @@ DAY_NAMES = (
 )
 _INDEX = {name: k for k, names in enumerate(DAY_NAMES) for name in names}
 _INDEX["sonnabend"] = 5
+#: Which of :data:`DAY_NAMES`' columns (English, German, French) a name is written in.
+_COLUMN = {name: i for names in DAY_NAMES for i, name in enumerate(names)}
+_COLUMN["sonnabend"] = 1
 
 
-class _lazy:
-    """A pattern compiled when first used: most texts name no day of the week, and a run that meets
-    none compiles nothing of this module."""
-
-    __slots__ = ("args", "_compiled")
-
-    def __init__(self, *args) -> None:
-        self.args, self._compiled = args, None
-
-    def __getattr__(self, name: str):
-        if self._compiled is None:
-            object.__setattr__(self, "_compiled", re.compile(*self.args))
-        return getattr(self._compiled, name)
 _WORD = re.compile(r"[^\W\d_]+")
 #: The days' names in lower case: a text's words met against them tell cheaply whether it names one.
 DAY_WORDS = frozenset(_INDEX)
 
 #: What stands after a number of days the claim states: "3 business days", "third calendar day",
 #: "dritten Kalendertag", "3 Arbeitstagen", "troisième jour ouvré". Group ``work``: working days.
-_DAYS_AFTER = _lazy(
+_DAYS_AFTER = re.compile(
     r"(?P<dot>\.)?[\s-]*(?:(?P<work>(?:working|business|work)[\s-]days?|arbeitstage?n?s?|werktage?n?s?|jours?\s+ouvr(?:é|a)(?:s|bles?)?)"
     r"|(?:calendar\s+)?days?(?:\s+of\s+\w+)?|(?:kalender|krankheits|fehl)?tage?n?s?|jours?(?:\s+calendaires?)?)(?![^\W\d_])",
     re.IGNORECASE)
 #: Words before a day the claim takes as given: "if you fell ill on Monday", "opened on Friday".
-_GIVEN = _lazy(r"\b(?:if|when|since|opened|started|began|fell|wenn|falls|seit|si|depuis)\b[^,;.:!?]*$",
+_GIVEN = re.compile(r"\b(?:if|when|since|opened|started|began|fell|wenn|falls|seit|si|depuis)\b[^,;.:!?]*$",
                     re.IGNORECASE)
 #: Words between the period and a day that say the day is computed from it.
-_CUE = _lazy(r"\b(?:i\.\s?e\.|that is|so|which means|this means|thus|hence|therefore|d\.\s?h\.|also|somit|"
+_CUE = re.compile(r"\b(?:i\.\s?e\.|that is|so|which means|this means|thus|hence|therefore|d\.\s?h\.|also|somit|"
                   r"folglich|das heißt|soit|donc|c'est-à-dire)(?![^\W\d_])|[=→]", re.IGNORECASE)
 
 
@@ -130,7 +120,7 @@ def _periods(text: str) -> List[_Period]:
     return sorted(out, key=lambda p: p.end)
 
 
-_ORDINAL_DIGITS = _lazy(r"\d+(?:st|nd|rd|th|\.|e|ème)")
+_ORDINAL_DIGITS = re.compile(r"\d+(?:st|nd|rd|th|\.|e|ème)")
 
 
 def _add(day: int, period: _Period) -> Optional[int]:
@@ -157,9 +147,7 @@ def weekdays(claim: str, said: Sequence[str] = (), written: Sequence[str] = ()) 
 
 @lru_cache(maxsize=4096)
 def _weekdays(claim: str, said: Tuple[str, ...], written: frozenset) -> Weekdays:
-    days = named_days(claim)
-    if not days:
-        return NOTHING
+    days = named_days(claim)  # (some: :func:`weekdays` asks first)
     starts = [(_INDEX[s.lower()], s) for s in said if s.lower() in _INDEX]
     # a day the words before it take as given, back to the day before it ("if you fell ill on Monday you
     # need one from Wednesday": Monday)
@@ -189,14 +177,8 @@ def _weekdays(claim: str, said: Tuple[str, ...], written: frozenset) -> Weekdays
             k = _add(d, period)
             if k is None:
                 continue
-            right = DAY_NAMES[k][_language(surface)]
+            right = DAY_NAMES[k][_COLUMN[surface.lower()]]
             wrong = (surface, f"{period.after(s)} = {right if surface.islower() else right.capitalize()}")
     if wrong is not None:
         return Weekdays(wrong=wrong)
     return Weekdays(tuple(derived), tuple(shown))
-
-
-def _language(surface: str) -> int:
-    """Which of :data:`DAY_NAMES`' columns a day is written in."""
-    lower = surface.lower()
-    return 1 if lower == "sonnabend" else next(i for names in DAY_NAMES for i, name in enumerate(names) if name == lower)

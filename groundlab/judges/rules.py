@@ -325,9 +325,7 @@ def check_numbers(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str 
     if text is not None and (have._sources or have._parts):
         computed = _arithmetic().compute_mentions(text, missing, claim_numbers, have.quantities, answer)
         if computed.wrong is not None:
-            said, right = computed.wrong
-            return Verdict("contradicted", f"computed wrong: the claim says {_written(said)} where {right}{suffix}",
-                           0.0), (), ()
+            return computed_wrong(computed.wrong, suffix), (), ()
         if computed.backed:
             derived, written = computed.derived, computed.written
             missing = [m for m in missing if m.surface not in computed.backed]
@@ -339,6 +337,14 @@ def check_numbers(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str 
                        0.0), derived, written
     return Verdict("unsupported", f"number {listed} is not in the evidence, which gives no numbers{suffix}", 0.0), \
         derived, written
+
+
+def computed_wrong(wrong: Tuple[str, str], suffix: str = "") -> Verdict:
+    """The verdict on a claim whose number or day is computed wrong: ``wrong`` is (what the claim
+    says, the computation that gives the right value), as :mod:`groundlab.core.arithmetic` and
+    :mod:`groundlab.core.weekdays` tell it."""
+    said, right = wrong
+    return Verdict("contradicted", f"computed wrong: the claim says {_written(said)} where {right}{suffix}", 0.0)
 
 
 def _quote(sentence: str, limit: int = 90) -> str:
@@ -386,14 +392,13 @@ class LexicalJudge:
 
     def _judge(self, claim: _ClaimText, context: _Context, answer: Optional[str] = None) -> Verdict:
         days = None
-        if self.computes and claim.wordset & DAY_WORDS:
+        if self.computes and not claim.wordset.isdisjoint(DAY_WORDS):
             # a day of the week counted from one the question names (the user's) by the claim's period;
             # one the passages write is found, not computed
             days = weekdays(claim.text, [surface for _, surface, _ in named_days(context.question)],
                             [surface for t in context.texts for _, surface, _ in named_days(t)])
         if days is not None and days.wrong is not None:
-            said, right = days.wrong
-            return Verdict("contradicted", f"computed wrong: the claim says {said} where {right}", 0.0)
+            return computed_wrong(days.wrong)
         derived: Tuple[str, ...] = ()
         if claim.numbers:
             flagged, derived, _ = check_numbers(claim.numbers, context.numbers,

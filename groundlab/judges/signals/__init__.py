@@ -62,7 +62,7 @@ from ...core.sentences import CJK_CHARS, character_pairs, split_sentences  # noq
 from ...core.numbers import Mention, digit_shape, distinct, mentions, ordinal_words  # noqa: F401
 from ...core.records import Evidence, GroundlabError, Verdict, without_passage_text  # noqa: F401
 from ...core.weekdays import named_days, weekdays
-from ..rules import _arithmetic, _quote, _written, check_numbers, number_verdict  # noqa: F401
+from ..rules import _arithmetic, _quote, _written, check_numbers, computed_wrong, number_verdict  # noqa: F401
 from .across import across, glossary_language
 from .claim import _Claim, _claim, _claim_language, _claim_words, _framed  # noqa: F401
 from .config import (CONFIG_KIND, DEFAULT_CONFIG, FEATURE_SIGNS, FEATURES, JUDGE_NAME, JUDGE_VERSION,  # noqa: F401
@@ -369,9 +369,7 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
         days = weekdays(claim.framed.text, context.days,
                         [surface for text, _ in context.passages for _, surface, _ in named_days(text)])
         if days.wrong is not None:
-            said, right = days.wrong
-            return "number", None, Verdict("contradicted", f"computed wrong: the claim says {said} where {right}"
-                                           f"{_aside(claim.framed.set_aside)}", 0.0), ()
+            return "number", None, computed_wrong(days.wrong, _aside(claim.framed.set_aside)), ()
         derived, written = derived + days.derived, written + days.written
     if _across_languages(claim, context):
         # a claim in another language than every passage: judged on what carries across

@@ -195,12 +195,12 @@ _PREFIXED_PARTICIPLE = re.compile(r"^(?:ab|an|auf|aus|ein|mit|nach|vor|zu|zurüc
 
 @lru_cache(maxsize=1)
 def weekday_stems() -> FrozenSet[str]:
-    """The stems of the days of the week, as the judge reads them in English, German and French."""
-    english = "monday tuesday wednesday thursday friday saturday sunday".split()
-    german = "montag dienstag mittwoch donnerstag freitag samstag sonntag".split()
-    french = "lundi mardi mercredi jeudi vendredi samedi dimanche".split()
-    return frozenset([stem(w) for w in english] + [_foreign_stem(w, "german") for w in german]
-                     + [_foreign_stem(w, "french") for w in french])
+    """The stems of the days of the week (:data:`groundlab.core.weekdays.DAY_NAMES`), as the judge
+    reads them in English, German and French."""
+    from ...core.weekdays import DAY_NAMES
+
+    return frozenset(st for english, german, french in DAY_NAMES
+                     for st in (stem(english), _foreign_stem(german, "german"), _foreign_stem(french, "french")))
 
 
 def stem(word: str) -> str:
