@@ -683,3 +683,48 @@ def test_a_label_budget_too_small_for_the_strata_stops_before_any_notebook(cli, 
         assert code == 2 and "Traceback" not in err
         assert "label budget of 4 cannot give each of the 3 strata" in err and "ask for at least 6" in err
         assert "nothing was run" in err and "01-groundedness" not in err and not out.exists()
+
+
+def test_a_kernel_that_dies_at_start_is_started_again(cli, tmp_path, monkeypatch):
+    """A kernel can die before it answers (over TCP, a port chosen free was taken before the kernel
+    bound it): it ran no cell, so another is started and the run goes on."""
+    import papermill
+
+    from groundlab.present import notebooks
+
+    real, calls = papermill.execute_notebook, []
+
+    def flaky(*args, **kwargs):
+        calls.append(kwargs["config"])
+        if len(calls) == 1:
+            raise RuntimeError("Kernel died before replying to kernel_info")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(papermill, "execute_notebook", flaky)
+    folder = tmp_path / "nbs"
+    _notebook(folder / "01-one.ipynb", [("code", 'print("ran")', [])])
+    code, _, err = cli("run", "--notebooks", folder, "--out", tmp_path / "out")
+    assert code == 0, err
+    assert len(calls) == 2 and "ran" in _cells(tmp_path / "out" / "01-one.ipynb")[0].outputs[0].text
+    # a kernel that dies at every start is reported, after the last of them
+    monkeypatch.setattr(papermill, "execute_notebook", lambda *a, **k: (_ for _ in ()).throw(
+        RuntimeError("Kernel died before replying to kernel_info")))
+    code, _, err = cli("run", "--notebooks", folder, "--out", tmp_path / "again")
+    assert code == 2 and "01-one.ipynb could not run (RuntimeError: Kernel died" in err
+    assert notebooks.KERNEL_STARTS == 3
+
+
+@pytest.mark.skipif(os.name != "posix", reason="Unix sockets")
+def test_kernels_talk_over_a_private_socket_not_a_tcp_port(tmp_path):
+    from groundlab.present import notebooks
+
+    folder = tmp_path / "nbs"
+    _notebook(folder / "01-ip.ipynb", [("code", "from ipykernel import get_connection_info\n"
+                                                "print(get_connection_info())", [])])
+    executed = tmp_path / "01-ip.ipynb"
+    notebooks._execute(folder / "01-ip.ipynb", executed, {}, tmp_path, "01-ip.ipynb")
+    info = json.loads(_cells(executed)[0].outputs[0].text)
+    assert info["transport"] == "ipc"
+    sockets = Path(info["ip"]).parent
+    assert sockets.is_absolute() and not sockets.exists()  # removed with the kernel
+    assert not list(tmp_path.glob("kernel-ipc*"))  # nothing in the folder the kernel ran in

@@ -24,6 +24,7 @@ import logging
 import math
 import os
 import re
+import shutil
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -370,12 +371,21 @@ def _execute(source: Path, executed: Path, parameters: Mapping[str, Any], cwd: P
     os.close(fd)
     tmp = Path(name)
     try:
-        papermill.execute_notebook(str(source), str(tmp), parameters=dict(parameters), cwd=str(cwd),
-                                   progress_bar=False, log_output=False,
-                                   # the kernel's own notices (start-up, the interrupt it may log
-                                   # while shutting down) are not the user's business; a failing
-                                   # cell is reported from the notebook itself
-                                   extra_arguments=["--log-level=CRITICAL"])
+        for start in range(1, KERNEL_STARTS + 1):
+            try:
+                with _kernel_channels() as config:
+                    papermill.execute_notebook(str(source), str(tmp), parameters=dict(parameters), cwd=str(cwd),
+                                               progress_bar=False, log_output=False, config=config,
+                                               # the kernel's own notices (start-up, the interrupt it
+                                               # may log while shutting down) are not the user's
+                                               # business; a failing cell is reported from the
+                                               # notebook itself
+                                               extra_arguments=["--log-level=CRITICAL"])
+                break
+            except RuntimeError as exc:
+                # A kernel that died before it answered ran no cell: start another.
+                if start == KERNEL_STARTS or not str(exc).startswith(_DIED_AT_START):
+                    raise
     except PapermillExecutionError as exc:
         _put(tmp, executed)
         first = next((line.strip() for line in (exc.source or "").splitlines() if line.strip()), "")
@@ -400,6 +410,39 @@ def _execute(source: Path, executed: Path, parameters: Mapping[str, Any], cwd: P
         raise NotebookFailed(f"{source.name} could not run ({type(exc).__name__}: {_one_line(str(exc))}); "
                              f"what it wrote is in {shown}.", source.name, None, executed) from None
     _put(tmp, executed)
+
+
+#: How many kernels are started for one notebook when each dies before it answers (it ran no
+#: cell, so starting another changes nothing the notebook does).
+KERNEL_STARTS = 3
+#: How nbclient says a kernel died before it answered.
+_DIED_AT_START = "Kernel died before replying to kernel_info"
+#: The longest path a Unix socket may have, less a margin (108 bytes on Linux, 104 on macOS).
+_SOCKET_PATH_MAX = 100
+
+
+@contextlib.contextmanager
+def _kernel_channels() -> Iterator[Any]:
+    """The kernel manager's configuration for one notebook: its channels are Unix sockets in a new
+    private folder, removed afterwards, where the system has them and the path fits. Over TCP the
+    ports are chosen free, then bound by the kernel a moment later, and another process may take
+    one in between (the kernel then dies at start); a socket file nobody else can reach has no
+    such race. Elsewhere (Windows, a very long temporary path) the kernel uses TCP as usual."""
+    from traitlets.config import Config
+
+    config = Config()
+    if os.name != "posix":
+        yield config
+        return
+    folder = tempfile.mkdtemp(prefix="glk")
+    try:
+        ip = os.path.join(folder, "k")
+        if len(ip) + len("-5") <= _SOCKET_PATH_MAX:
+            config.KernelManager.transport = "ipc"
+            config.KernelManager.ip = ip
+        yield config
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _after_a_stop(record: "logging.LogRecord") -> bool:
