@@ -31,6 +31,20 @@ def test_an_english_claim_against_a_german_passage_is_read_across():
     assert verdict.label == "supported" and verdict.reason.startswith("English claim, German passages")
 
 
+def test_the_month_of_a_date_the_numbers_step_checked_is_not_a_word_to_find_across():
+    passages = (Passage("TR-3", "Submit the expense report within 30 days after the end of the trip."),)
+    question = "My trip ended on 28 February 2025. By when must I submit the expense report?"
+    verdict = _judge("Reichen Sie die Abrechnung innerhalb von 30 Tagen nach Reiseende ein, also bis zum "
+                     "30. März 2025.", passages, question)
+    assert verdict.label == "supported", verdict.reason
+    assert "März" not in verdict.reason.split("found")[1].split(";")[0]  # not among the words missing
+    assert "computed: 30. März 2025 = 28 February 2025 + 30 Tagen" in verdict.reason
+    # a date computed wrong still decides first
+    wrong = _judge("Reichen Sie die Abrechnung innerhalb von 30 Tagen nach Reiseende ein, also bis zum "
+                   "31. März 2025.", passages, question)
+    assert wrong.label == "contradicted", wrong.reason
+
+
 def test_too_little_carries_across_and_the_claim_is_undecided_with_its_reason():
     verdict = _judge("Ohne Beleg gibt es leider gar nichts zurück.", HOTEL_EN)
     assert verdict.label is None and verdict.error == verdict.reason

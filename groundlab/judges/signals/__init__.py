@@ -225,7 +225,8 @@ class SignalsJudge:
         if route == "across":
             numbers = _stated_numbers(claim, ids)
             found = f"; numbers {', '.join(_written(m.surface) for m in numbers)} found" if numbers else ""
-            return across(claim.framed.text, claim.language, context.passages, found + aside)
+            return across(_without_dates(claim.framed.text, numbers), claim.language, context.passages,
+                          found + aside)
         if route == "model":
             p = self.score(signals)
             label = "supported" if p >= self.threshold else "unsupported"
@@ -347,6 +348,15 @@ def _stated_numbers(claim: _Claim, ids: FrozenSet[str]) -> Tuple[Mention, ...]:
 
 
 _DIGIT_NAME = re.compile(r"\d[A-Z]{2,}")
+
+
+def _without_dates(text: str, numbers: Tuple[Mention, ...]) -> str:
+    """``text`` with its dates blanked: the numbers step has checked them, so the month a date
+    names ("30. März 2025", "September 2025") is not also a word to find across languages."""
+    for m in sorted((m for m in numbers if m.kind == "date"), key=lambda m: m.start, reverse=True):
+        if text[m.start:m.end] == m.surface:
+            text = text[:m.start] + " " * len(m.surface) + text[m.end:]
+    return text
 
 
 def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
