@@ -356,3 +356,39 @@ def test_get_is_no_fact_the_passage_must_write_as_erhalten_is_not():
     verdict = judged("You get 0.30 EUR per kilometre.",
                      "Use of a private car is reimbursed at 0.30 EUR per kilometre, up to 130 EUR per trip.")
     assert verdict.label == "supported" and "get" not in verdict.reason, verdict.reason
+
+
+# ---------------------------------------------------------------- a number of a kind the passages never give
+
+SICK_PAY = "From the first day of illness you keep your full pay for six weeks; after that, ask HR."
+PRIORITY = "The service desk sets a ticket's priority from its impact and urgency within 2 hours."
+
+
+@pytest.mark.parametrize("claim, passage, label, said", [
+    # a percentage where the passages give none adds a fact: unsupported, and the reason says so
+    ("After six weeks, the health insurer pays about 70% of your gross salary.", SICK_PAY, "unsupported",
+     "which gives no percentage (it gives first, six)"),
+    # where they give one, another percentage is another value for it: contradicted
+    ("After six weeks, the health insurer pays about 70% of your gross salary.",
+     SICK_PAY + " The insurer then pays 80% of it.", "contradicted", "which gives first, six, 80%"),
+    # a code of a family the passages never write ("P2" where no priority code is written)
+    ("New tickets are created with priority P2 within 2 hours.", PRIORITY, "unsupported", "which gives no P code"),
+    ("New tickets are created with priority P2 within 2 hours.", PRIORITY + " Outages are P1.", "contradicted",
+     "which gives 2, P1"),
+    # a count, an amount or a time the passages lack stays a contradiction: answers compute them
+    ("After six weeks, the health insurer pays 2,000 EUR a month.", SICK_PAY, "contradicted", "which gives first"),
+])
+def test_a_number_of_a_kind_the_passages_never_give_is_unsupported_not_contradicted(claim, passage, label, said):
+    evidence = Evidence("", (Passage("KB-1", passage),))
+    verdict = get_judge("signals").judge(claim, evidence)
+    assert verdict.label == label and said in verdict.reason, verdict.reason
+    # the SPEC's rules judge does not tell them apart
+    assert get_judge("rules").judge(claim, evidence).label == "contradicted"
+
+
+def test_a_code_of_a_passage_id_s_family_is_a_wrong_reference_not_a_new_fact():
+    evidence = Evidence("", (Passage("KB-5", PRIORITY),))
+    verdict = get_judge("signals").judge("Priority is set from impact and urgency (see KB-6).", evidence)
+    assert verdict.label == "contradicted" and "KB-6" in verdict.reason, verdict.reason
+    verdict = get_judge("signals").judge("Priority is set from impact and urgency (see HR-6).", evidence)
+    assert verdict.label == "unsupported" and "which gives no HR code" in verdict.reason, verdict.reason

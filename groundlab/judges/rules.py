@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from ..core.claims import CJK_CHARS, character_pairs, split_sentences
 from ..core.numbers import Mention, distinct, mentions
@@ -309,14 +309,22 @@ def number_verdict(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str
 
 
 def check_numbers(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str = "", text: Optional[str] = None,
-                  answer: Optional[str] = None) -> Tuple[Optional[Verdict], Tuple[str, ...], Tuple[str, ...]]:
+                  answer: Optional[str] = None, by_kind: bool = False, ids: Iterable[str] = ()
+                  ) -> Tuple[Optional[Verdict], Tuple[str, ...], Tuple[str, ...]]:
     """Step 1 with computed values: the verdict on a claim with a number the evidence neither gives
     nor lets a reader compute (``None`` when it does), and the computations that back the claim's
     other numbers ("150 EUR = 500 km × 0.30 EUR"). ``text``: the claim the numbers were read in,
     ``None`` for no arithmetic (:mod:`groundlab.core.arithmetic`). A computation the claim writes
     out and gets wrong is ``contradicted``, the right value in the reason. ``answer``: the answer the
     claim is from, whose list a total the claim states may add up. Third: what of the claim's text
-    those computations account for (:attr:`groundlab.core.arithmetic.Computed.written`)."""
+    those computations account for (:attr:`groundlab.core.arithmetic.Computed.written`). ``by_kind``:
+    a claim whose missing numbers are all percentages where the evidence gives none, or codes of a
+    family it has none of ("P2" where no priority code is written), is ``unsupported``, not
+    ``contradicted``: it adds a fact the passages do not state rather than giving another value for
+    one they do (the SPEC's rules judge does not tell them apart). The passages' ``ids`` count as
+    codes they give: "KB-6" beside a passage "KB-5" names another passage, a wrong reference. Amounts, dates, times of day and
+    counts are left out: an answer computes them from the user's own situation ("for an invoice of
+    10 000 EUR", "a meeting on Monday at 10:00"), and one computed wrong is a contradiction."""
     missing = [m for m in claim_numbers if not have.has(m)]
     if not missing:
         return None, (), ()
@@ -332,11 +340,45 @@ def check_numbers(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str 
             if not missing:
                 return None, derived, written
     listed = ", ".join(_written(m.surface) for m in missing)
+    if have.shown and by_kind:
+        kinds = {number_kind(value) for value in have.shown} | {number_kind(i.lower()) for i in ids}
+        new = [kind for kind in map(number_kind, (m.value for m in missing)) if kind[0] in _NEW_KINDS and kind not in kinds]
+        if len(new) == len(missing):
+            return Verdict("unsupported", f"number {listed} is not in the evidence, which gives no "
+                           f"{' and no '.join(dict.fromkeys(_KIND_WORDS[k[0]](k[1]) for k in new))} "
+                           f"(it gives {have.listed()}){suffix}", 0.0), derived, written
     if have.shown:
         return Verdict("contradicted", f"number {listed} is not in the evidence, which gives {have.listed()}{suffix}",
                        0.0), derived, written
     return Verdict("unsupported", f"number {listed} is not in the evidence, which gives no numbers{suffix}", 0.0), \
         derived, written
+
+
+_CODE_FAMILY = re.compile(r"[a-z]+")
+_DATE_VALUE = re.compile(r"(?:\d{4}|-)-\d\d")
+#: The kinds of number a claim may add where the evidence has none of that kind (see
+#: :func:`check_numbers`), and how a reason names them.
+_NEW_KINDS = ("percent", "code")
+_KIND_WORDS = {"percent": lambda _: "percentage", "code": lambda family: f"{family.upper()} code"}
+
+
+def number_kind(value: str) -> Tuple[str, str]:
+    """The kind of number a canonical value is, with its family where one tells two apart: a
+    percentage, an amount of money (its currency), a code (its letters before the first digit), a
+    date, a time of day, or ("number", "") for a plain number."""
+    if value.endswith("%"):
+        return "percent", ""
+    if value.startswith("T") and value[1:2].isdigit():
+        return "time", ""
+    if _DATE_VALUE.match(value):
+        return "date", ""
+    head, _, rest = value.partition(" ")
+    if rest and head.isupper():
+        return "money", head
+    family = _CODE_FAMILY.match(value)
+    if family:
+        return "code", family.group()
+    return "number", ""
 
 
 def computed_wrong(wrong: Tuple[str, str], suffix: str = "") -> Verdict:

@@ -372,7 +372,8 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
     written: Tuple[str, ...] = ()
     if numbers:
         flagged, derived, written = check_numbers(numbers, context.numbers, _aside(claim.framed.set_aside),
-                                                  text=claim.framed.text, answer=answer)
+                                                  text=claim.framed.text, answer=answer, by_kind=True,
+                                                  ids=ids)
         if flagged is not None:
             return "number", None, flagged, ()
     if not claim.stemset.isdisjoint(_weekdays()):  # a day of the week counted from the user's
