@@ -404,8 +404,13 @@ def test_a_span_of_months_counts_both_ends_and_an_expression_written_out_is_read
     assert set(right.backed) == {"9", "22,5"} and "April bis Dezember" in right.written, right
     assert compute("D'avril à décembre, cela fait 9 mois.", ["9"], PRO_RATA).derived == ("9 mois = avril à décembre",)
     assert compute("From April to December is 9 months.", ["9"], PRO_RATA).derived == ("9 months = April to December",)
-    # a span counted wrong is not backed by it
-    assert compute("From April to December is 8 months.", ["8"], PRO_RATA).backed == ()
+    # a span counted wrong is not backed by it, and is told the right count
+    wrong = compute("From April to December is 8 months.", ["8"], PRO_RATA)
+    assert wrong.backed == () and wrong.wrong == ("8 months", "April to December = 9"), wrong
+    assert compute("Von April bis Dezember sind das 8 Monate.", ["8"], PRO_RATA).wrong == (
+        "8 Monate", "April bis Dezember = 9")
+    # a number that counts no months is no count of the span ("9/12" is a share)
+    assert compute("Von April bis Dezember, also 9/12 × 30 = 22,5 Tage.", ["9", "22,5"], PRO_RATA).wrong is None
     # the expression as written: 9 ÷ 12 × 30 is 22.5, told where the claim's result differs
     wrong = compute("From April to December is 9 months, so 9/12 × 30 = 24 days.", ["9", "24"], PRO_RATA)
     assert wrong.wrong == ("24 days", "9/12 × 30 = 22.50"), wrong

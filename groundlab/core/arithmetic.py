@@ -546,6 +546,8 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
                 right = _date_of_own_period(target, _own_periods(_pool(stated, evidence), claim, order), cue)
             if right is None and may_total(text, answer):
                 right = list_sum(answer, target)  # "In total 60 EUR" under items adding up to 56 EUR
+            if right is None and target.unit == "month" and not target.per:
+                right = _month_span(text, target, any_count=True)  # "April bis Dezember … 8 Monate"
             if right is not None and not _matches(right, target):
                 return Computed(derived, backed, (target.shown, f"{_as_written(right.expression, text)} = "
                                                                 f"{_result(right, target)}"), written)

@@ -328,13 +328,15 @@ _MONTH_SPAN = re.compile(r"\b(?:von|from|d'|de|between)\s*(?P<span>([^\W\d_]{3,}
                          r"inklusive))?|to|through|until|till|and|à|au|jusqu'(?:à|en))\s+([^\W\d_]{3,}))\b", re.IGNORECASE)
 
 
-def _month_span(text: str, target: Quantity) -> Optional[_Step]:
+def _month_span(text: str, target: Quantity, any_count: bool = False) -> Optional[_Step]:
     """The months of a span the claim names, both counted ("Von April bis Dezember sind das 9
-    Monate"), for a number of months it states."""
+    Monate"), for a number of months it states; with ``any_count`` the span before it whatever
+    its count, for the right value of one counted wrong ("… 8 Monate")."""
     if not target.value.is_integer() or not 1 <= target.value <= 12:
         return None
     for m in _MONTH_SPAN.finditer(text, 0, target.start):
         first, last = MONTHS.get(m.group(2).lower()), MONTHS.get(m.group(3).lower())
-        if first and last and len(m.group(2)) > 3 and len(m.group(3)) > 3 and (last - first) % 12 + 1 == target.value:
-            return _Step(target.value, "month", m.group("span"), "span", True, None, ())
+        if first and last and len(m.group(2)) > 3 and len(m.group(3)) > 3 and \
+                (any_count or (last - first) % 12 + 1 == target.value):
+            return _Step(float((last - first) % 12 + 1), "month", m.group("span"), "span", True, None, ())
     return None
