@@ -45,6 +45,21 @@ def test_the_month_of_a_date_the_numbers_step_checked_is_not_a_word_to_find_acro
     assert wrong.label == "contradicted", wrong.reason
 
 
+def test_a_word_joined_by_hyphens_the_glossary_lacks_is_read_as_its_words():
+    passages = (Passage("IT-7", "Standard-Notebooks werden vier Jahre nach Auslieferung ausgetauscht, Entwickler- und "
+                                "Engineering-Notebooks nach drei Jahren. Den Code erhalten Sie an Ihre hinterlegte "
+                                "Mobilnummer."),)
+    verdict = _judge("Engineering laptops are replaced after three years.", passages)
+    assert verdict.label == "supported", verdict.reason
+    verdict = _judge("The code goes to your registered mobile number.", passages)
+    assert verdict.label == "supported" and "(missing: goes)" in verdict.reason, verdict.reason
+    # a word the glossary has with its hyphen is read whole
+    from groundlab.judges.signals.across import _read
+
+    assert [(w, bool(m)) for w, m, _ in _read("Die VPN-Verbindung und Standard-Notebooks", "german")] == [
+        ("VPN-Verbindung", True), ("Standard", False), ("Notebooks", True)]
+
+
 def test_too_little_carries_across_and_the_claim_is_undecided_with_its_reason():
     verdict = _judge("Ohne Beleg gibt es leider gar nichts zurück.", HOTEL_EN)
     assert verdict.label is None and verdict.error == verdict.reason
