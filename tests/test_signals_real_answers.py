@@ -392,3 +392,17 @@ def test_a_code_of_a_passage_id_s_family_is_a_wrong_reference_not_a_new_fact():
     assert verdict.label == "contradicted" and "KB-6" in verdict.reason, verdict.reason
     verdict = get_judge("signals").judge("Priority is set from impact and urgency (see HR-6).", evidence)
     assert verdict.label == "unsupported" and "which gives no HR code" in verdict.reason, verdict.reason
+
+
+@pytest.mark.parametrize("claim, passage", [
+    ("Carried-over days must be taken by 31 March at the latest.", "Carried-over days must be taken by 31 March."),
+    ("Carried-over days must be taken no later than 31 March.", "Carried-over days must be taken by 31 March."),
+    ("Übertragene Urlaubstage müssen spätestens am 31. März genommen werden.",
+     "Übertragene Urlaubstage müssen bis zum 31. März genommen werden."),
+    ("Les jours reportés doivent être pris au plus tard le 31 mars.", "Les jours reportés doivent être pris avant le 31 mars."),
+])
+def test_a_deadline_s_own_marker_is_no_fact_the_passage_must_write(claim, passage):
+    verdict = judged(claim, passage)
+    assert verdict.label == "supported", verdict.reason
+    assert "missing" not in verdict.reason
+    assert judged(claim.replace("31", "20"), passage).label == "contradicted"

@@ -28,7 +28,7 @@ from typing import Dict, FrozenSet, List, Optional, Tuple
 from ...core.languages import ACROSS
 from ...core.records import Verdict
 from ...core.sentences import split_sentences
-from .words import FOREIGN_STOP_WORDS, NEGATIONS, STOP_WORDS, clean_text, stem
+from .words import DEADLINE_MARKERS, FOREIGN_STOP_WORDS, NEGATIONS, STOP_WORDS, clean_text, stem
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -104,7 +104,7 @@ def _read(text: str, lang: str) -> List[Tuple[str, Tuple[FrozenSet[str], ...], b
     """The content words of ``text`` in ``lang``: ``(as written, its English stems per meaning,
     whether the glossary or its language knows it)``. An English word is its own stem; a German or
     French word its glossary meanings (a phrase of the glossary is read as one)."""
-    text = clean_text(text)
+    text = DEADLINE_MARKERS.sub(" ", clean_text(text))
     tokens = _WORD.findall(text)
     out: List[Tuple[str, Tuple[FrozenSet[str], ...], bool]] = []
     if lang == "english":

@@ -255,6 +255,11 @@ class _Words:
         if "o." in text or "O." in text or "r." in text:
             text = _NUMBER_MARKER.sub(" ", text)
         low = text.lower()
+        if "late" in low or "tens" in low or "plus tard" in low:
+            # "by 31 March at the latest", "no later than", "spätestens", "au plus tard": the deadline's
+            # own marker, as "by" and "bis" are, no fact a passage must write (nor a negation)
+            text = DEADLINE_MARKERS.sub(" ", text)
+            low = text.lower()
         if "no" in low or "without" in low or "nicht" in low:  # "no", "not", "nothing", "none", "without"
             if "longer" in low:  # "is no longer reimbursed": "is not reimbursed", "longer" no fact of its own
                 text = _NO_LONGER.sub("not", text)
@@ -365,6 +370,10 @@ _WAEHREND_PREPOSITION = re.compile(r"\b[Ww]ährend(?=\s+(?:des|der|dem|eines|ein
 _RELATIVE = frozenset(("that", "which", "who", "whom", "whose"))
 _FINITE = frozenset(("is", "are", "was", "were", "has", "have", "had", "can", "must", "will", "may", "might",
                      "shall", "should", "would", "could", "does", "do", "did"))
+#: The words that mark a deadline as "by" does: "at the latest", "no later than", "spätestens", "au
+#: plus tard".
+DEADLINE_MARKERS = re.compile(r"\b(?:at\s+the\s+latest|no[t]?\s+later\s+than|spätestens|au\s+plus\s+tard)\b",
+                              re.IGNORECASE)
 #: "no longer", "not any longer": a negation, whose "longer" compares nothing.
 _NO_LONGER = re.compile(r"\b(?:no|not\s+any)\s+longer\b", re.IGNORECASE)
 _FINITE_NEGATIONS = frozenset(("cannot", "can't", "isn't", "aren't", "wasn't", "weren't", "hasn't", "haven't",
