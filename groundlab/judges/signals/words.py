@@ -255,7 +255,7 @@ class _Words:
         if "o." in text or "O." in text or "r." in text:
             text = _NUMBER_MARKER.sub(" ", text)
         low = text.lower()
-        if "late" in low or "tens" in low or "plus tard" in low:
+        if "late" in low or "spätestens" in low or "plus tard" in low:
             # "by 31 March at the latest", "no later than", "spätestens", "au plus tard": the deadline's
             # own marker, as "by" and "bis" are, no fact a passage must write (nor a negation)
             text = DEADLINE_MARKERS.sub(" ", text)
