@@ -60,6 +60,17 @@ def test_a_word_joined_by_hyphens_the_glossary_lacks_is_read_as_its_words():
         ("VPN-Verbindung", True), ("Standard", False), ("Notebooks", True)]
 
 
+def test_a_bound_s_marker_is_read_as_at_most_and_at_least_are_in_english():
+    passages = (Passage("IT-SW-04", "Local administrator rights are granted for 24 hours at a time through the 'Admin on "
+                                "Demand' tool, at most 3 times per calendar month."),)
+    verdict = _judge("Lokale Administratorrechte gibt es höchstens 3-mal pro Kalendermonat.", passages)
+    assert verdict.label == "supported", verdict.reason
+    assert "höchstens" not in verdict.reason and "mal = times" in verdict.reason
+    # a code of letters alone stays one word
+    verdict = _judge("Gem. Richtlinie IT-SW-04 erhalten Sie lokale Administratorrechte für jeweils 24 Stunden.", passages)
+    assert "IT-SW)" in verdict.reason and "lokale = local" in verdict.reason, verdict.reason
+
+
 def test_too_little_carries_across_and_the_claim_is_undecided_with_its_reason():
     verdict = _judge("Ohne Beleg gibt es leider gar nichts zurück.", HOTEL_EN)
     assert verdict.label is None and verdict.error == verdict.reason

@@ -117,9 +117,10 @@ def _read(text: str, lang: str) -> List[Tuple[str, Tuple[FrozenSet[str], ...], b
     table = glossary().get(lang, {})
     stop = FOREIGN_STOP_WORDS.get(lang, frozenset())
     longest = _longest_keys().get(lang, 1)
-    # a word joined by hyphens that the glossary lacks is read as its words ("Standard-Notebooks")
+    # a word joined by hyphens that the glossary lacks is read as its words ("Standard-Notebooks"),
+    # a code of letters alone ("IT-SW") as one
     tokens = [part for token in tokens for part in
-              (token.split("-") if "-" in token and token.lower() not in table else (token,))]
+              (token.split("-") if "-" in token and token.lower() not in table and not token.isupper() else (token,))]
     lows = [t.lower().replace("\u2019", "'") for t in tokens]
     k = 0
     while k < len(tokens):
