@@ -146,3 +146,28 @@ def test_a_claim_s_framing_language_and_bound_words_read_per_shape_are_its_own()
         for lang in ("english", "german"):
             assert signals._claim_language(numbers.digit_shape(text), lang) == \
                    signals._claim_language.__wrapped__(text, lang), text
+
+
+def test_a_pattern_written_with_the_cjk_ranges_reads_every_text_as_the_whole_pattern_does():
+    """The CJK ranges cost ``re`` a walk over 40,000 characters to compile: a ScriptPattern compiles
+    them only for a text holding a character above U+3040, and reads every text alike."""
+    import re
+
+    from groundlab.core.sentences import CJK_CHARS, ScriptPattern
+
+    source = "[" + CJK_CHARS + r"]+|[^\W\d_" + CJK_CHARS + r"][^\W_" + CJK_CHARS + "]*"
+    whole = re.compile(source)
+    rng = random.Random(3)
+    alphabet = "aZé ß1-" + "\u3040\u3041\u30ff\u4e00\u9fff\uac00\uf900\u00e9\u20ac\U0001f600\u0394\u0416"
+    texts = ["Refunds over 500 EUR", "Rückerstattung über 500 €", "Ελληνικά", "审批通常需要3个工作日", "", "\u3040x"]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12))) for _ in range(2000)]
+    pattern = ScriptPattern(source)
+    for text in texts:
+        assert pattern.findall(text) == whole.findall(text), text
+        assert [m.span() for m in pattern.finditer(text)] == [m.span() for m in whole.finditer(text)]
+    fresh = ScriptPattern(source)
+    assert fresh.findall("Ελληνικά and plain text") and fresh._whole is None  # nothing above U+3040
+    assert fresh.findall("审批") == ["审批"] and fresh._whole is not None
+    assert (fresh.pattern, fresh.flags) == (source, 0)
+    with pytest.raises(ValueError, match="CJK_CHARS"):
+        ScriptPattern("[a-z]+")

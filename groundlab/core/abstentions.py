@@ -12,6 +12,8 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Dict, List, Sequence, Tuple
 
+from .sentences import CJK_CHARS, ScriptPattern
+
 try:  # Python 3.11+
     import tomllib
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
@@ -219,7 +221,7 @@ def _joined_words(sentence: str, pieces: List[Tuple[int, int]]) -> List[Tuple[in
 
 
 _WORDS = re.compile(r"[^\W_]+(?:[-'\u2019][^\W_]+)*")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_CJK = ScriptPattern("[" + CJK_CHARS + "]")
 
 
 def _only_opening(piece: str) -> bool:

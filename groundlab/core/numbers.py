@@ -25,6 +25,7 @@ from functools import lru_cache
 from typing import List, NamedTuple, Optional, Tuple
 
 from .claims import CJK_CHARS
+from .sentences import ScriptPattern
 from .months import MONTHS as _MONTHS
 
 __all__ = ["Mention", "digit_shape", "mentions", "number_mentions", "ordinal_words"]
@@ -154,7 +155,7 @@ def _cn_value(text: str) -> Optional[int]:
 # whole alternation at every other position (the same matches, in about 60% of the time).
 _STARTS = r"(?=[\d\u20ac$\u00a3\u00a5\u20b9_]|\b[^\W\d_]|" + "[" + "".join(_CN_NUMERALS) + "])"
 _WORDS_BRANCH = r"(?P<words>" + _WORDS + r"(?:" + _PERCENT + r"|\s+" + _CUR_WORD + ")?)"
-_MENTION = re.compile(_STARTS + r"(?:"
+_MENTION = ScriptPattern(_STARTS + r"(?:"
     r"(?P<iso>(?<![\w.-])\d{4}-\d{2}-\d{2}(?![\w-]))"
     r"|(?P<dotted>(?<![\w.])\d{1,2}\.\d{1,2}\.\d{4}(?![\w]|\.\d))"
     # a day and a month, with its year or without ("10 May 2026", "10 May", "31. März", "the 12th of March")
@@ -293,7 +294,7 @@ def _split_unit(surface: str, body_re: "re.Pattern[str]") -> Tuple[str, Optional
     return body, (unit[0] if unit else None)
 
 
-_AMOUNT_BODY = re.compile(_AMOUNT + "(?:" + _SHORT_MONEY + "|" + _SCALE + ")?")
+_AMOUNT_BODY = ScriptPattern(_AMOUNT + "(?:" + _SHORT_MONEY + "|" + _SCALE + ")?")
 _WORDS_BODY = re.compile(_WORDS)
 
 
@@ -521,7 +522,7 @@ def _spans(shape: str) -> Tuple[Tuple[str, int, int], ...]:
     the same places by the same branches; what a mention is worth is then read from the text. Texts
     that differ only in their digits ("order 2408", "order 7731") are searched once."""
     digits = _HAS_DIGIT.search(shape) is not None
-    pattern = _MENTION if digits else _MENTION_IN_WORDS
+    pattern = _MENTION.for_text(shape) if digits else _MENTION_IN_WORDS
     matches = _ascii_matches(shape, pattern, digits) if shape.isascii() else pattern.finditer(shape)
     return tuple((m.lastgroup, m.start(), m.end()) for m in matches)
 

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Seq
 from ..core.claims import CJK_CHARS, character_pairs, split_sentences
 from ..core.numbers import Mention, distinct, mentions
 from ..core.records import Evidence, Verdict, without_passage_text
+from ..core.sentences import ScriptPattern
 from ..core.weekdays import DAY_WORDS, named_days, weekdays
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ _FOREIGN = OTHER_NEGATIONS | FRENCH_COMPLETERS | {"ne"}
 _WORD = re.compile(r"[^\W\d_][^\W\d_'\-]*(?:['\-][^\W\d_]+)*['\-]?")
 # Scripts written without spaces (Chinese, Japanese, Korean): a run of their characters is read as
 # its overlapping pairs of characters, so a claim is compared piece by piece, not as one long word.
-_CJK = re.compile("[" + CJK_CHARS + "]+")
+_CJK = ScriptPattern("[" + CJK_CHARS + "]+")
 # "No. 256" numbers something; it negates nothing.
 _NUMBER_MARKER = re.compile(r"\bnos?\.\s*(?=\d)")
 
@@ -77,7 +78,7 @@ def content_words(text: str) -> Tuple[Dict[str, str], bool]:
     if "no" in lowered:
         lowered = _NUMBER_MARKER.sub(" ", lowered)
     for surface in _WORD.findall(lowered):
-        if _CJK.search(surface):
+        if not surface.isascii() and _CJK.search(surface):
             for run in _CJK.findall(surface):
                 for pair in character_pairs(run):
                     words.setdefault(pair, pair)
@@ -340,10 +341,10 @@ def check_numbers(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str 
             if not missing:
                 return None, derived, written
     listed = ", ".join(_written(m.surface) for m in missing)
-    if have.shown and by_kind:
-        kinds = {number_kind(value) for value in have.shown} | {number_kind(i.lower()) for i in ids}
-        new = [kind for kind in map(number_kind, (m.value for m in missing)) if kind[0] in _NEW_KINDS and kind not in kinds]
-        if len(new) == len(missing):
+    if have.shown and by_kind and all(number_kind(m.value)[0] in _NEW_KINDS for m in missing):
+        new = [number_kind(m.value) for m in missing]
+        if {number_kind(value) for value in have.shown}.isdisjoint(new) and \
+                {number_kind(i.lower()) for i in ids}.isdisjoint(new):
             return Verdict("unsupported", f"number {listed} is not in the evidence, which gives no "
                            f"{' and no '.join(dict.fromkeys(_KIND_WORDS[k[0]](k[1]) for k in new))} "
                            f"(it gives {have.listed()}){suffix}", 0.0), derived, written
@@ -362,6 +363,7 @@ _NEW_KINDS = ("percent", "code")
 _KIND_WORDS = {"percent": lambda _: "percentage", "code": lambda family: f"{family.upper()} code"}
 
 
+@lru_cache(maxsize=4096)
 def number_kind(value: str) -> Tuple[str, str]:
     """The kind of number a canonical value is, with its family where one tells two apart: a
     percentage, an amount of money (its currency), a code (its letters before the first digit), a

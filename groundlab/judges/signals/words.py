@@ -14,7 +14,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 # A text's language is read in the core: the claim splitter picks an answer's language with it too.
 from ...core.languages import _ALL_HINTS, _LANGUAGE_HINTS, _WORDS_OF, ENGLISH_HINTS, language, language_told  # noqa: F401
-from ...core.sentences import CJK_CHARS, character_pairs
+from ...core.sentences import CJK_CHARS, ScriptPattern, character_pairs
 
 #: Function words: never content words. The rules judges' list, and the other pronouns,
 #: auxiliaries, determiners, prepositions and adverbs that say nothing a passage must back.
@@ -69,7 +69,7 @@ _JOINING_OR: FrozenSet[str] = frozenset({"or", "nor", "oder", "ou", "o", "u", "n
 # Scripts written without spaces (Chinese, Japanese, Korean): a run of their characters is one
 # token, read as its overlapping pairs of characters (as the rules judge reads it).
 _CJK = CJK_CHARS
-_TOKEN = re.compile(r"[" + _CJK + r"]+|[^\W\d_" + _CJK + r"][^\W_" + _CJK + r"]*(?:['\u2019][^\W\d_]+)*"
+_TOKEN = ScriptPattern(r"[" + _CJK + r"]+|[^\W\d_" + _CJK + r"][^\W_" + _CJK + r"]*(?:['\u2019][^\W\d_]+)*"
                     r"|[,;:()\u2013\u2014\uff0c\uff1b\uff1a\uff08\uff09\u3001]|--")
 #: A word and an auxiliary written together ("you'll", "we'd", "they're", "I've").
 _CONTRACTED = re.compile(r"([^\W\d_]+)['\u2019](?:ll|d|re|ve|m)")
@@ -81,7 +81,7 @@ def _function_word_contracted(lower: str) -> bool:
     return contracted is not None and contracted.group(1) in STOP_WORDS
 
 
-_CJK_RUN = re.compile(r"[" + _CJK + r"]")
+_CJK_RUN = ScriptPattern(r"[" + _CJK + r"]")
 _TAG = re.compile(r"</?[A-Za-z][^<>]{0,200}>")
 # "No. 256" numbers something; it negates nothing.
 _NUMBER_MARKER = re.compile(r"\b(?:no|nos|nr)\.\s*(?=\d)", re.IGNORECASE)
