@@ -71,6 +71,17 @@ def test_a_bound_s_marker_is_read_as_at_most_and_at_least_are_in_english():
     assert "IT-SW)" in verdict.reason and "lokale = local" in verdict.reason, verdict.reason
 
 
+def test_a_negation_inside_a_noun_phrase_negates_no_clause_across_languages_either():
+    passages = (Passage("HR-3", "Carried-over days must be taken by 31 March of the following year; any carried-over "
+                                "days not taken by then are forfeited."),)
+    verdict = _judge("Ces jours doivent être pris au plus tard le 31 mars de l'année suivante, faute de quoi ils "
+                     "sont perdus.", passages)
+    assert verdict.label == "supported", verdict.reason
+    # a negated clause still stands on one side only
+    verdict = _judge("Ces jours ne doivent pas être pris avant le 31 mars de l'année suivante.", passages)
+    assert verdict.label is None and "a negation stands on one side only" in verdict.reason, verdict.reason
+
+
 def test_too_little_carries_across_and_the_claim_is_undecided_with_its_reason():
     verdict = _judge("Ohne Beleg gibt es leider gar nichts zurück.", HOTEL_EN)
     assert verdict.label is None and verdict.error == verdict.reason

@@ -28,7 +28,7 @@ from typing import Dict, FrozenSet, List, Optional, Tuple
 from ...core.languages import ACROSS
 from ...core.records import Verdict
 from ...core.sentences import split_sentences
-from .words import DEADLINE_MARKERS, FOREIGN_STOP_WORDS, NEGATIONS, STOP_WORDS, clean_text, stem
+from .words import DEADLINE_MARKERS, FOREIGN_STOP_WORDS, NEGATIONS, STOP_WORDS, _read_words, clean_text, stem
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -176,11 +176,14 @@ def _evidence(texts: Tuple[Tuple[str, str], ...]) -> Tuple[Tuple[FrozenSet[str],
                 written.add(surface.lower())
                 for _, m in meanings:
                     stems |= m
-            out.append((frozenset(stems), frozenset(written), bool(_NEGATION.search(sentence))))
+            out.append((frozenset(stems), frozenset(written), _negates(sentence, lang)))
     return tuple(out)
 
 
-_NEGATION = re.compile(r"\b(?:" + "|".join(sorted(NEGATIONS, key=len, reverse=True)) + r")\b|n't\b", re.IGNORECASE)
+def _negates(text: str, lang: str) -> bool:
+    """Whether ``text`` (in ``lang``) negates a clause, as the judge reads a negation in one language:
+    "any days not taken by then are forfeited" negates none (the "not" is inside a noun phrase)."""
+    return _read_words(text, lang).has_negation
 
 
 def across(claim: str, claim_language: str, passages: Tuple[Tuple[str, str], ...], suffix: str = "") -> Verdict:
@@ -224,7 +227,7 @@ def across(claim: str, claim_language: str, passages: Tuple[Tuple[str, str], ...
     if known < CARRY * n:
         reason = f"{head}: only {carried}: too few to {ACROSS}{suffix}"
         return Verdict(None, reason, error=reason)
-    claim_negates = bool(_NEGATION.search(claim))
+    claim_negates = _negates(claim, claim_language)
     if found >= SUPPORTED * n:
         if claim_negates != negates:
             reason = f"{head}: {carried}, but a negation stands on one side only: cannot {ACROSS}{suffix}"
