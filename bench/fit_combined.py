@@ -6,6 +6,7 @@ weights.
     python bench/fit_combined.py --json out.json      # and every figure as JSON
     python bench/fit_combined.py --write              # and groundlab/data/combined.json
     python bench/fit_combined.py --explore            # and the other combinations tried
+    python bench/fit_combined.py --read FILE          # bench/read_entail.py's probabilities from FILE
 
 The signals judge is taken as it is in the tree (its rules, signals and fitting code, through
 groundlab.judges.calibration); the entailment probabilities are leave-one-set-out ones, each set's
@@ -68,21 +69,25 @@ def sigmoid(z):
     return 1.0 / (1.0 + np.exp(-np.clip(z, -700, 700)))
 
 
-def read_probabilities(cap: int) -> Dict[str, Dict[tuple, float]]:
+def read_probabilities(cap: int, read: Path = OOF_READ) -> Dict[str, Dict[tuple, float]]:
     """The leave-one-set-out probabilities by reading: ``window (trainer)`` from the trainer's file,
-    and from bench/read_entail.py's when present ``window`` and ``chunks`` (at ``cap`` chunks)."""
+    and from bench/read_entail.py's (``read``) when it holds every set ``window`` and ``chunks`` (at
+    ``cap`` chunks)."""
     out: Dict[str, Dict[tuple, float]] = {}
     with gzip.open(OOF_WINDOW, "rt", encoding="utf-8") as handle:
         out["window (trainer)"] = {(r["set"], r["id"], r["number"]): r["p"] for r in map(json.loads, handle)}
-    if OOF_READ.is_file():
+    if read.is_file():
         window, chunks = {}, {}
-        with gzip.open(OOF_READ, "rt", encoding="utf-8") as handle:
+        with gzip.open(read, "rt", encoding="utf-8") as handle:
             for r in map(json.loads, handle):
                 key = (r["set"], r["id"], r["number"])
                 window[key] = r["p_window"]
                 chunks[key] = r["p_chunks"][str(cap)]
         if {k[0] for k in window} >= set(SETS):
             out["window"], out["chunks"] = window, chunks
+        elif read != OOF_READ:
+            raise SystemExit(f"{read} holds {', '.join(sorted({k[0] for k in window}))}, not every set: read the "
+                             f"others with bench/read_entail.py --out {read}")
     return out
 
 
@@ -141,7 +146,7 @@ EXPLORE = {
 class Data:
     """The labeled claims, measured once: signals, facts, and the entailment probabilities."""
 
-    def __init__(self, cap: int):
+    def __init__(self, cap: int, read: Path = OOF_READ):
         from groundlab.judges.calibration import LabeledClaim, measure
         from groundlab.judges.combined import facts
 
@@ -158,7 +163,7 @@ class Data:
         self.words = np.array([len(p.claim.split()) for p in pairs])
         self.qa = self.F[:, 2] > 0
         keys = [(p.set, p.case_id, p.number) for p in pairs]
-        probabilities = read_probabilities(cap)
+        probabilities = read_probabilities(cap, read)
         self.P = {r: np.array([probabilities[r].get(k, np.nan) for k in keys]) for r in probabilities}
         self.fitting = ~np.isin(self.sets, list(NOT_TRAINED))
         self.seconds = time.perf_counter() - started
@@ -219,9 +224,11 @@ def main(argv=None) -> int:
     ap.add_argument("--cap", type=int, default=8, help="chunks a claim is read against at most (default 8)")
     ap.add_argument("--explore", action="store_true", help="also measure the other combinations tried")
     ap.add_argument("--write", action="store_true", help="also write groundlab/data/combined.json, fitted on every set")
+    ap.add_argument("--read", type=Path, default=OOF_READ,
+                    help="bench/read_entail.py's probabilities (default bench/results/entail_oof_read.jsonl.gz)")
     args = ap.parse_args(argv)
 
-    data = Data(args.cap)
+    data = Data(args.cap, args.read)
     readings = list(data.P)
     shipped_reading = "chunks" if "chunks" in readings else "window (trainer)"
     print(f"{len(data.y)} labeled claims in {len(SETS)} sets; signals measured in {data.seconds:.0f} s; "
