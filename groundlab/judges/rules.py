@@ -323,9 +323,10 @@ def check_numbers(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str 
     family it has none of ("P2" where no priority code is written), is ``unsupported``, not
     ``contradicted``: it adds a fact the passages do not state rather than giving another value for
     one they do (the SPEC's rules judge does not tell them apart). The passages' ``ids`` count as
-    codes they give: "KB-6" beside a passage "KB-5" names another passage, a wrong reference. Amounts, dates, times of day and
-    counts are left out: an answer computes them from the user's own situation ("for an invoice of
-    10 000 EUR", "a meeting on Monday at 10:00"), and one computed wrong is a contradiction."""
+    codes they give: "KB-6" beside a passage "KB-5" names another passage, a wrong reference.
+    Amounts, dates, times of day and counts are left out: an answer computes them from the user's
+    own situation ("for an invoice of 10 000 EUR", "a meeting on Monday at 10:00"), and one
+    computed wrong is a contradiction."""
     missing = [m for m in claim_numbers if not have.has(m)]
     if not missing:
         return None, (), ()
