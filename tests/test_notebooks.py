@@ -728,3 +728,16 @@ def test_kernels_talk_over_a_private_socket_not_a_tcp_port(tmp_path):
     sockets = Path(info["ip"]).parent
     assert sockets.is_absolute() and not sockets.exists()  # removed with the kernel
     assert not list(tmp_path.glob("kernel-ipc*"))  # nothing in the folder the kernel ran in
+
+
+def test_without_a_temporary_folder_to_write_in_kernels_use_tcp(tmp_path, monkeypatch):
+    import tempfile
+
+    from groundlab.present import notebooks
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "mkdtemp", refuse)
+    with notebooks._kernel_channels() as config:
+        assert "transport" not in config.KernelManager  # TCP, jupyter_client's default

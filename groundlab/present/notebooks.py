@@ -427,14 +427,18 @@ def _kernel_channels() -> Iterator[Any]:
     private folder, removed afterwards, where the system has them and the path fits. Over TCP the
     ports are chosen free, then bound by the kernel a moment later, and another process may take
     one in between (the kernel then dies at start); a socket file nobody else can reach has no
-    such race. Elsewhere (Windows, a very long temporary path) the kernel uses TCP as usual."""
+    such race. Elsewhere (Windows, a very long or unwritable temporary folder) the kernel uses TCP
+    as usual."""
     from traitlets.config import Config
 
     config = Config()
-    if os.name != "posix":
+    try:
+        folder = tempfile.mkdtemp(prefix="glk") if os.name == "posix" else None
+    except OSError:  # no temporary folder to write in: TCP, as everywhere else
+        folder = None
+    if folder is None:
         yield config
         return
-    folder = tempfile.mkdtemp(prefix="glk")
     try:
         ip = os.path.join(folder, "k")
         if len(ip) + len("-5") <= _SOCKET_PATH_MAX:
