@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from pathlib import Path
@@ -29,17 +30,9 @@ def _start_kernel_again_if_it_dies_at_start() -> None:
         import nbval.kernel as nbval_kernel
     except ImportError:  # pragma: no cover - the notebooks are not collected without nbval
         return
-    start = nbval_kernel.start_new_kernel
+    from groundlab.present.notebooks import started_again
 
-    def start_new_kernel(*args, **kwargs):
-        for attempt in range(3):
-            try:
-                return start(*args, **kwargs)
-            except RuntimeError:
-                if attempt == 2:
-                    raise
-
-    nbval_kernel.start_new_kernel = start_new_kernel
+    nbval_kernel.start_new_kernel = functools.partial(started_again, nbval_kernel.start_new_kernel)
 
 
 _start_kernel_again_if_it_dies_at_start()

@@ -707,11 +707,21 @@ def test_a_kernel_that_dies_at_start_is_started_again(cli, tmp_path, monkeypatch
     assert code == 0, err
     assert len(calls) == 2 and "ran" in _cells(tmp_path / "out" / "01-one.ipynb")[0].outputs[0].text
     # a kernel that dies at every start is reported, after the last of them
-    monkeypatch.setattr(papermill, "execute_notebook", lambda *a, **k: (_ for _ in ()).throw(
-        RuntimeError("Kernel died before replying to kernel_info")))
+    starts = []
+
+    def dies(*args, **kwargs):
+        starts.append(1)
+        raise RuntimeError("Kernel died before replying to kernel_info")
+
+    monkeypatch.setattr(papermill, "execute_notebook", dies)
     code, _, err = cli("run", "--notebooks", folder, "--out", tmp_path / "again")
     assert code == 2 and "01-one.ipynb could not run (RuntimeError: Kernel died" in err
-    assert notebooks.KERNEL_STARTS == 3
+    assert len(starts) == notebooks.KERNEL_STARTS == 3
+    # any other error is not started again
+    starts.clear()
+    monkeypatch.setattr(papermill, "execute_notebook", lambda *a, **k: (starts.append(1), 1 / 0))
+    code, _, err = cli("run", "--notebooks", folder, "--out", tmp_path / "third")
+    assert code == 2 and len(starts) == 1 and "ZeroDivisionError" in err
 
 
 @pytest.mark.skipif(os.name != "posix", reason="Unix sockets")

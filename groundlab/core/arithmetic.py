@@ -46,7 +46,7 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, 
 from .numbers import mentions
 from .claims import strip_emphasis
 from .sentences import list_item
-from .quantities import Quantity, quantities, quantities_of  # noqa: F401  (names this module had)
+from .quantities import DEADLINE_WORDS, Quantity, quantities, quantities_of  # noqa: F401  (names this module had)
 from .steps import (_DATE_PERIODS, _PERIODS, _RATE_PERIODS, _Step, _converted, _date_steps, _decimals,  # noqa: F401
                     _expression, _matches, _money, _month_span, _next_day, _one_steps, _share, _units_fit)
 
@@ -725,7 +725,7 @@ _COMPUTATION_WORDS = re.compile(
     r"somit|abzüglich|zuzüglich|mal|geteilt durch|soit|donc|fait|donne|reste|au total|moins|fois|"
     r"entspricht|entsprechen|corresponds? to|correspondent|correspond à|équivaut à|"
     # a computed date's or time's words for a limit: "i.e. by 9 June at the latest"
-    r"at the latest|spätestens|au plus tard|"
+    + DEADLINE_WORDS + r"|"
     # what of a span of hours or days is counted: "Friday 16:00–18:00 counts as 2 hours"
     r"counts?(?: as)?|counted(?: as)?|zählt|zählen|gezählt|compte|comptent|"
     # a round figure's words: "approx. two weeks" for "10 business days"

@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 
-__all__ = ["Quantity", "quantities", "quantities_of"]
+__all__ = ["DEADLINE_WORDS", "Quantity", "quantities", "quantities_of"]
 
 
 class Quantity(NamedTuple):
@@ -191,6 +191,10 @@ _CAP = re.compile(r"\b(?:capped at|up to|a maximum of|maximum(?: of)?|max\.?|at 
                   r"hasta)\s*(?:€|EUR|USD|\$|£|CHF)?\s*$", re.IGNORECASE)
 _FLOOR = re.compile(r"\b(?:at least|a minimum of|minimum(?: of)?|min\.?|no less than|mindestens|minimal|au moins|"
                     r"au minimum|al menos)\s*(?:€|EUR|USD|\$|£|CHF)?\s*$", re.IGNORECASE)
+#: The words that mark a deadline as "by" does, a regular-expression alternation: "by 31 March at
+#: the latest", "no later than", "spätestens", "au plus tard". No fact a passage must write: the
+#: judges read them as the deadline's own marker, and a computed date's words.
+DEADLINE_WORDS = r"at\s+the\s+latest|not?\s+later\s+than|spätestens|au\s+plus\s+tard"
 #: The words before a date that say which side of a boundary it is (:attr:`Quantity.edge`); the
 #: leftmost match decides ("au plus tard le 31 mars" is no "le 31 mars").
 _EDGES = re.compile(

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import List, NamedTuple, Optional, Sequence, Tuple
+from typing import Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from .numbers import mentions, ordinal_words
 
-__all__ = ["DAY_NAMES", "DAY_WORDS", "Weekdays", "counts_days", "named_days", "weekdays"]
+__all__ = ["DAY_NAMES", "DAY_WORDS", "Weekdays", "counts_days", "days_named", "named_days", "weekdays"]
 
 #: The days of the week, Monday first, in English, German and French.
 DAY_NAMES = (
@@ -76,14 +76,16 @@ def named_days(text: str) -> Tuple[Tuple[int, str, int], ...]:
     """The days of the week a text names: (0 for Monday … 6 for Sunday, as written, where); kept per
     text (a passage is met by many claims)."""
     low = text.lower()
-    if not any(hint in low for hint in _HINTS):
+    if not any(name in low for name in DAY_WORDS):  # a quicker test than its words
         return ()
     return tuple((_INDEX[m.group().lower()], m.group(), m.start()) for m in _WORD.finditer(text)
                  if m.group().lower() in _INDEX)
 
 
-#: The days' names: a text that holds none of them names no day (a quicker test than its words).
-_HINTS = tuple(_INDEX)
+def days_named(texts: Iterable[str]) -> Tuple[str, ...]:
+    """The days of the week ``texts`` name, as written, in order: the user's in a question (a claim
+    may count from them), the ones a passage writes (found, not computed)."""
+    return tuple(surface for text in texts for _, surface, _ in named_days(text))
 
 
 class _Period(NamedTuple):

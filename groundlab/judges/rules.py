@@ -33,7 +33,7 @@ from ..core.claims import CJK_CHARS, character_pairs, split_sentences
 from ..core.numbers import Mention, distinct, mentions
 from ..core.records import Evidence, Verdict, without_passage_text
 from ..core.sentences import ScriptPattern
-from ..core.weekdays import DAY_WORDS, named_days, weekdays
+from ..core.weekdays import DAY_WORDS, days_named, weekdays
 
 if TYPE_CHECKING:
     from ..core.arithmetic import Quantity
@@ -440,8 +440,7 @@ class LexicalJudge:
         if self.computes and not claim.wordset.isdisjoint(DAY_WORDS):
             # a day of the week counted from one the question names (the user's) by the claim's period;
             # one the passages write is found, not computed
-            days = weekdays(claim.text, [surface for _, surface, _ in named_days(context.question)],
-                            [surface for t in context.texts for _, surface, _ in named_days(t)])
+            days = weekdays(claim.text, days_named((context.question,)), days_named(context.texts))
         if days is not None and days.wrong is not None:
             return computed_wrong(days.wrong)
         derived: Tuple[str, ...] = ()

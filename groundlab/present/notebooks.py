@@ -371,21 +371,16 @@ def _execute(source: Path, executed: Path, parameters: Mapping[str, Any], cwd: P
     os.close(fd)
     tmp = Path(name)
     try:
-        for start in range(1, KERNEL_STARTS + 1):
-            try:
-                with _kernel_channels() as config:
-                    papermill.execute_notebook(str(source), str(tmp), parameters=dict(parameters), cwd=str(cwd),
-                                               progress_bar=False, log_output=False, config=config,
-                                               # the kernel's own notices (start-up, the interrupt it
-                                               # may log while shutting down) are not the user's
-                                               # business; a failing cell is reported from the
-                                               # notebook itself
-                                               extra_arguments=["--log-level=CRITICAL"])
-                break
-            except RuntimeError as exc:
-                # A kernel that died before it answered ran no cell: start another.
-                if start == KERNEL_STARTS or not str(exc).startswith(_DIED_AT_START):
-                    raise
+        def run() -> None:
+            with _kernel_channels() as config:
+                papermill.execute_notebook(str(source), str(tmp), parameters=dict(parameters), cwd=str(cwd),
+                                           progress_bar=False, log_output=False, config=config,
+                                           # the kernel's own notices (start-up, the interrupt it may
+                                           # log while shutting down) are not the user's business; a
+                                           # failing cell is reported from the notebook itself
+                                           extra_arguments=["--log-level=CRITICAL"])
+
+        started_again(run)
     except PapermillExecutionError as exc:
         _put(tmp, executed)
         first = next((line.strip() for line in (exc.source or "").splitlines() if line.strip()), "")
@@ -415,8 +410,20 @@ def _execute(source: Path, executed: Path, parameters: Mapping[str, Any], cwd: P
 #: How many kernels are started for one notebook when each dies before it answers (it ran no
 #: cell, so starting another changes nothing the notebook does).
 KERNEL_STARTS = 3
-#: How nbclient says a kernel died before it answered.
+#: How jupyter_client says a kernel died before it answered.
 _DIED_AT_START = "Kernel died before replying to kernel_info"
+
+
+def started_again(start: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``start(*args, **kwargs)``, called again while the kernel it starts dies before it answers,
+    :data:`KERNEL_STARTS` times in all: that kernel ran no cell, so another changes nothing. The
+    error of the last start, or any other error, is raised."""
+    for attempt in range(1, KERNEL_STARTS + 1):
+        try:
+            return start(*args, **kwargs)
+        except RuntimeError as exc:
+            if attempt == KERNEL_STARTS or not str(exc).startswith(_DIED_AT_START):
+                raise
 #: The longest path a Unix socket may have, less a margin (108 bytes on Linux, 104 on macOS).
 _SOCKET_PATH_MAX = 100
 

@@ -61,8 +61,8 @@ from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 from ...core.sentences import CJK_CHARS, character_pairs, split_sentences  # noqa: F401
 from ...core.numbers import Mention, digit_shape, distinct, mentions, ordinal_words  # noqa: F401
 from ...core.records import Evidence, GroundlabError, Verdict, without_passage_text  # noqa: F401
-from ...core.weekdays import named_days, weekdays
-from ..rules import _arithmetic, _quote, _written, check_numbers, computed_wrong, number_verdict  # noqa: F401
+from ...core.weekdays import days_named, weekdays
+from ..rules import _arithmetic, _quote, _without_numbers, _written, check_numbers, computed_wrong, number_verdict  # noqa: F401
 from .across import across, glossary_language
 from .claim import _Claim, _claim, _claim_language, _claim_words, _framed  # noqa: F401
 from .config import (CONFIG_KIND, DEFAULT_CONFIG, FEATURE_SIGNS, FEATURES, JUDGE_NAME, JUDGE_VERSION,  # noqa: F401
@@ -72,9 +72,9 @@ from .conflicts import (_AMOUNT_NEXT, _LOWER_WORD, CONFLICTS, _conflict, _confli
 from .evidence import (_Context, _context, _passage_piece, _passages_context, _question, in_claims_language,  # noqa: F401
                        _question_key, _with_question)
 from .framing import _LETTERS, _REFERENCE_HINT, FRAMING, LEAD_IN, PASSAGE_REFERENCE, Framed, frame  # noqa: F401
-from .measure import Signals, _negation_flip, _signals, _weekdays
+from .measure import Signals, _negation_flip, _signals
 from .words import (_WORDS_OF, FOREIGN_STOP_WORDS, NEGATIONS, STOP_WORDS, _read_words, clean_text,  # noqa: F401
-                    language, stem)
+                    language, stem, weekday_stems)
 
 
 @lru_cache(maxsize=4096)
@@ -225,8 +225,9 @@ class SignalsJudge:
         if route == "across":
             numbers = _stated_numbers(claim, ids)
             found = f"; numbers {', '.join(_written(m.surface) for m in numbers)} found" if numbers else ""
-            return across(_without_dates(claim.framed.text, numbers), claim.language, context.passages,
-                          found + aside)
+            # the month a date names ("30. März 2025") is no word to find: the numbers step has checked it
+            dates = [m for m in mentions(claim.framed.text) if m.kind == "date"]
+            return across(_without_numbers(claim.framed.text, dates), claim.language, context.passages, found + aside)
         if route == "model":
             p = self.score(signals)
             label = "supported" if p >= self.threshold else "unsupported"
@@ -350,15 +351,6 @@ def _stated_numbers(claim: _Claim, ids: FrozenSet[str]) -> Tuple[Mention, ...]:
 _DIGIT_NAME = re.compile(r"\d[A-Z]{2,}")
 
 
-def _without_dates(text: str, numbers: Tuple[Mention, ...]) -> str:
-    """``text`` with its dates blanked: the numbers step has checked them, so the month a date
-    names ("30. März 2025", "September 2025") is not also a word to find across languages."""
-    for m in sorted((m for m in numbers if m.kind == "date"), key=lambda m: m.start, reverse=True):
-        if text[m.start:m.end] == m.surface:
-            text = text[:m.start] + " " * len(m.surface) + text[m.end:]
-    return text
-
-
 def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
             answer: Optional[str] = None) -> Tuple[str, Optional[Signals], Any, Tuple[str, ...]]:
     """Which step decides a claim (see the module docstring), its signals when measured, what the
@@ -376,9 +368,8 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
                                                   ids=ids)
         if flagged is not None:
             return "number", None, flagged, ()
-    if not claim.stemset.isdisjoint(_weekdays()):  # a day of the week counted from the user's
-        days = weekdays(claim.framed.text, context.days,
-                        [surface for text, _ in context.passages for _, surface, _ in named_days(text)])
+    if not claim.stemset.isdisjoint(weekday_stems()):  # a day of the week counted from the user's
+        days = weekdays(claim.framed.text, context.days, days_named(text for text, _ in context.passages))
         if days.wrong is not None:
             return "number", None, computed_wrong(days.wrong, _aside(claim.framed.set_aside)), ()
         derived, written = derived + days.derived, written + days.written
@@ -391,7 +382,7 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
         from ...core.arithmetic import without_computation
 
         plain = _Claim(without_computation(claim.framed.text, written), claim.language)
-        if not plain.stems or (context.asked and all(st in context.asked and st in _weekdays() for st in plain.stems)):
+        if not plain.stems or (context.asked and all(st in context.asked and st in weekday_stems() for st in plain.stems)):
             # nothing left but the computation and the day the user names ("Am Montag zählen noch 2,5
             # Stunden bis 18:00 Uhr" for a ticket opened on Monday at 15:30)
             return "empty", None, None, derived

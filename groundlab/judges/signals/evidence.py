@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Sequence
 
 from ...core.sentences import split_sentences
 from ...core.numbers import Mention, digit_shape, mentions, ordinal_words
-from ...core.weekdays import counts_days, named_days
+from ...core.weekdays import counts_days, days_named
 from ..rules import _Numbers, _without_numbers
 from .words import _Words, _language, _pairs, _read_words, clean_text, language, language_told, weekday_stems
 
@@ -159,7 +159,7 @@ class _Question:
     def days(self) -> Tuple[str, ...]:
         """The days of the week the question names, as written ("since Monday")."""
         if self._days is None:
-            self._days = tuple(surface for _, surface, _ in named_days(self.text))
+            self._days = days_named((self.text,))
         return self._days
 
     @property

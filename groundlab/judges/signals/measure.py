@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import math
 import re
-from functools import lru_cache
 from typing import FrozenSet, List, Optional, Sequence, Tuple
 
 from .claim import _Claim
 from .evidence import _Context, _initials, _is_acronym
-from .words import _foreign_stem, stem, weekday_stems as _weekdays  # noqa: F401
+from .words import weekday_stems
 
 
 class Signals:
@@ -81,7 +80,7 @@ def _signals(claim: _Claim, context: _Context) -> Signals:
     if missing and context.asked:
         # the day of the week the user names ("I travel on Monday"): their situation, which a claim
         # applies the passage's rule to, as it may their order's number
-        days = [st for st in missing if st in context.asked and st in _weekdays()]
+        days = [st for st in missing if st in context.asked and st in weekday_stems()]
         if days:
             have = have | frozenset(days)
             missing = [st for st in missing if st not in days]

@@ -14,6 +14,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 # A text's language is read in the core: the claim splitter picks an answer's language with it too.
 from ...core.languages import _ALL_HINTS, _LANGUAGE_HINTS, _WORDS_OF, ENGLISH_HINTS, language, language_told  # noqa: F401
+from ...core.quantities import DEADLINE_WORDS
 from ...core.sentences import CJK_CHARS, ScriptPattern, character_pairs
 
 #: Function words: never content words. The rules judges' list, and the other pronouns,
@@ -370,10 +371,8 @@ _WAEHREND_PREPOSITION = re.compile(r"\b[Ww]ährend(?=\s+(?:des|der|dem|eines|ein
 _RELATIVE = frozenset(("that", "which", "who", "whom", "whose"))
 _FINITE = frozenset(("is", "are", "was", "were", "has", "have", "had", "can", "must", "will", "may", "might",
                      "shall", "should", "would", "could", "does", "do", "did"))
-#: The words that mark a deadline as "by" does: "at the latest", "no later than", "spätestens", "au
-#: plus tard".
-DEADLINE_MARKERS = re.compile(r"\b(?:at\s+the\s+latest|no[t]?\s+later\s+than|spätestens|au\s+plus\s+tard)\b",
-                              re.IGNORECASE)
+#: The words that mark a deadline as "by" does (:data:`groundlab.core.quantities.DEADLINE_WORDS`).
+DEADLINE_MARKERS = re.compile(r"\b(?:" + DEADLINE_WORDS + r")\b", re.IGNORECASE)
 #: "no longer", "not any longer": a negation, whose "longer" compares nothing.
 _NO_LONGER = re.compile(r"\b(?:no|not\s+any)\s+longer\b", re.IGNORECASE)
 _FINITE_NEGATIONS = frozenset(("cannot", "can't", "isn't", "aren't", "wasn't", "weren't", "hasn't", "haven't",
