@@ -480,3 +480,16 @@ def test_the_sentence_before_is_found_however_the_answer_marks_it_up(answer):
                         (Passage("PHB-4.1", _FULL_TIME),), answer)
     verdict = get_judge("signals").judge("Das sind 80 % des Vollzeitanspruchs.", evidence)
     assert "computed: 80 % = 24 Tage ÷ 30 Arbeitstage" in verdict.reason, verdict.reason
+
+
+def test_a_date_given_as_an_example_is_told_no_right_date_from_a_period_the_claim_does_not_state():
+    # "up to 5 days" of leave moves no date: "31 March + 5 days = 5 April" is no right value of "30 March"
+    carry = ("Up to 5 days of unused annual leave can be carried over into the next calendar year. Carried-over days "
+             "must be taken by 31 March of the following year.",)
+    example = compute("They must be taken no later than 31 March of the following year, e.g. on 30 March.",
+                      ["30 March"], carry)
+    assert example.wrong is None, example
+    # the claim's own period still tells the date it should give
+    own = compute("Nach drei Jahren, also am 15. Januar 2028, wird das Gerät ersetzt.", ["15. Januar 2028"],
+                  ("Geräte werden vier Jahre nach der Lieferung ersetzt.",), "Mein Gerät kam am 15. Januar 2024.")
+    assert own.wrong is not None and "15. Januar 2024 + drei Jahren" in own.wrong[1], own

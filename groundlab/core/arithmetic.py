@@ -537,12 +537,15 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
         o.surface for k in sorted(found) for o in found[k].operands if _is_named_count(o)) + tuple(
         found[k].expression for k in sorted(found) if found[k].op == "span")  # "April bis Dezember"
     backed = tuple(wanted[k].surface for k in sorted(set(found) | set(used)))
+    stated = [q for i, q in enumerate(claim) if i not in order]  # not the numbers it is to give
+    own_period = any(q.unit in _DATE_PERIODS for q in stated)
     for k in order:
         target = claim[k]
         if k not in found and k not in used:
             right = _written_out(text, target, claim)
-            if right is None and target.unit == "date":
-                stated = [q for i, q in enumerate(claim) if i not in order]  # not the dates it is to give
+            if right is None and target.unit == "date" and own_period:
+                # only a period the claim states tells the date it should give; one of the passages'
+                # ("up to 5 days of leave") moves no date the claim names as an example
                 right = _date_of_own_period(target, _own_periods(_pool(stated, evidence), claim, order), cue)
             if right is None and may_total(text, answer):
                 right = list_sum(answer, target)  # "In total 60 EUR" under items adding up to 56 EUR
