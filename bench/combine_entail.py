@@ -98,6 +98,7 @@ def main(argv=None) -> int:
     ap.add_argument("--oof", default=str(OOF), help="the leave-one-set-out entailment probabilities")
     args = ap.parse_args(argv)
     from groundlab.judges.calibration import LabeledClaim, choose_threshold, fit_weights, measure
+    from groundlab.judges.signals import _SUPPORTED_ROUTES
 
     started = time.perf_counter()
     oof = {}
@@ -117,7 +118,7 @@ def main(argv=None) -> int:
     sets = np.array([p.set for p in pairs])
     y = measured.y
     model = measured.model
-    rule_score = np.where(np.isin(measured.routes, ("framing", "empty")), 1.0, 0.0)
+    rule_score = np.where(np.isin(measured.routes, _SUPPORTED_ROUTES), 1.0, 0.0)
     has_p = np.array([(p.set, p.case_id, p.number) in oof for p in pairs])
     p_entail = np.array([oof.get((p.set, p.case_id, p.number), np.nan) for p in pairs])
     print(f"{len(pairs)} labeled claims in {len(SETS)} sets; signals measured in {time.perf_counter() - started:.0f} s; "

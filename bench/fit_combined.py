@@ -149,6 +149,7 @@ class Data:
     def __init__(self, cap: int, read: Path = OOF_READ):
         from groundlab.judges.calibration import LabeledClaim, measure
         from groundlab.judges.combined import facts
+        from groundlab.judges.signals import _SUPPORTED_ROUTES
 
         started = time.perf_counter()
         pairs = [p for name in SETS for p in real_pairs(name)]
@@ -158,7 +159,7 @@ class Data:
         self.sets = np.array([p.set for p in pairs])
         self.y, self.model = self.measured.y, self.measured.model
         self.groups = self.measured.groups
-        self.rule_score = np.where(np.isin(self.measured.routes, ("framing", "empty")), 1.0, 0.0)
+        self.rule_score = np.where(np.isin(self.measured.routes, _SUPPORTED_ROUTES), 1.0, 0.0)
         self.F = np.array([facts(p.claim, p.evidence) for p in pairs])
         self.words = np.array([len(p.claim.split()) for p in pairs])
         self.qa = self.F[:, 2] > 0

@@ -493,3 +493,33 @@ def test_a_date_given_as_an_example_is_told_no_right_date_from_a_period_the_clai
     own = compute("Nach drei Jahren, also am 15. Januar 2028, wird das Gerät ersetzt.", ["15. Januar 2028"],
                   ("Geräte werden vier Jahre nach der Lieferung ersetzt.",), "Mein Gerät kam am 15. Januar 2024.")
     assert own.wrong is not None and "15. Januar 2024 + drei Jahren" in own.wrong[1], own
+
+
+_HOTEL_BILL = "For 3 nights you'd be paid up to 360 EUR, so 90 EUR of the 450 EUR bill would not be covered."
+
+
+def test_a_computed_claim_is_supported_on_half_its_other_words_and_no_missing_name():
+    evidence = Evidence("My hotel bill for 3 nights is 450 EUR.", tuple(Passage(f"P{i}", t) for i, t in enumerate(POLICY)))
+    verdict = get_judge("signals").judge(_HOTEL_BILL, evidence)
+    assert verdict.label == "supported" and verdict.score == 1.0, verdict.reason
+    assert verdict.reason.startswith("the numbers follow from the passages' and 2/4 content words are in the evidence")
+    assert "computed: 360 EUR = 120 EUR × 3 nights; 90 EUR = 450 EUR − 360 EUR" in verdict.reason
+    # the explained and the unexplained verdicts agree
+    assert get_judge("signals").judge_batch([(_HOTEL_BILL, evidence)], explain=False)[0].label == "supported"
+    # a computation backs its numbers, not a step the passages never name, nor a name they lack
+    for claim in ("30 days after 10 May is 9 June, so your manager must countersign the form by then.",
+                  "For 400 km you get 120 EUR from the Frankfurt office via SAP Concur."):
+        other = get_judge("signals").judge(claim, Evidence("My trip ended on 10 May. I drove 400 km.", evidence.passages))
+        assert other.label == "unsupported", other.reason
+
+
+def test_calibration_reads_a_computed_claim_as_a_rule_decides_it():
+    from groundlab.judges.calibration import LabeledClaim, measure, scores
+    from groundlab.judges.signals import _shipped
+
+    evidence = Evidence("My hotel bill for 3 nights is 450 EUR.", tuple(Passage(f"P{i}", t) for i, t in enumerate(POLICY)))
+    measured = measure([LabeledClaim("c1", 0, _HOTEL_BILL, evidence, "supported", "c1")])
+    assert list(measured.routes) == ["computed"]
+    config = _shipped()
+    import numpy as np
+    assert scores(np.array([config.intercept, *config.weights]), measured).tolist() == [1.0]

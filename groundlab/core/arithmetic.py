@@ -66,12 +66,16 @@ class Computed(NamedTuple):
     ``wrong`` a number the claim computed wrong and the computation it should give (or ``None``),
     ``written`` what of the claim's text the computations account for (each computed number with its
     unit as the claim writes it, "one year"; the things a count is made of, "Mittwoch und
-    Donnerstag"): no words a passage must write (:func:`without_computation`)."""
+    Donnerstag"): no words a passage must write (:func:`without_computation`); ``measured`` those of
+    ``derived`` whose value has a unit (an amount, a date, a time, a period, a percentage, a distance,
+    a rate), not a bare count, which small numbers of the passages reach by chance ("twelve = fourth ×
+    three")."""
 
     derived: Tuple[str, ...] = ()
     backed: Tuple[str, ...] = ()
     wrong: Optional[Tuple[str, str]] = None
     written: Tuple[str, ...] = ()
+    measured: Tuple[str, ...] = ()
 
 
 NOTHING = Computed()
@@ -532,7 +536,9 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
             return Computed(wrong=(wanted[k].shown, f"{_as_written(found[k].expression, text)} = "
                                                     f"{_result(found[k], wanted[k])}, {capped}"))
     derived = tuple(f"{wanted[k].shown} = {_as_written(found[k].expression, text)}" for k in sorted(found))
+    measured = tuple(d for k, d in zip(sorted(found), derived) if wanted[k].unit or wanted[k].per)
     derived += tuple(capped_examples)
+    measured += tuple(capped_examples)  # an amount past a cap
     written = tuple(wanted[k].shown for k in sorted(found)) + tuple(
         o.surface for k in sorted(found) for o in found[k].operands if _is_named_count(o)) + tuple(
         found[k].expression for k in sorted(found) if found[k].op == "span")  # "April bis Dezember"
@@ -553,8 +559,8 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
                 right = _month_span(text, target, any_count=True)  # "April bis Dezember … 8 Monate"
             if right is not None and not _matches(right, target):
                 return Computed(derived, backed, (target.shown, f"{_as_written(right.expression, text)} = "
-                                                                f"{_result(right, target)}"), written)
-    return Computed(derived, backed, None, written)
+                                                                f"{_result(right, target)}"), written, measured)
+    return Computed(derived, backed, None, written, measured)
 
 
 def _own_periods(pool: Sequence[Quantity], claim: Sequence[Quantity], order: Sequence[int]) -> List[Quantity]:

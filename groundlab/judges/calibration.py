@@ -41,7 +41,7 @@ import numpy as np
 from ..core.io import sha256_text
 from ..core.records import VERDICTS, Evidence, GroundlabError
 from ..core.stats import Rate
-from .signals import CONFIG_KIND, FEATURES, JudgeConfig, SignalsJudge, check_config
+from .signals import _SUPPORTED_ROUTES, CONFIG_KIND, FEATURES, JudgeConfig, SignalsJudge, check_config
 
 #: From this many labeled claims of each kind (supported; contradicted or unsupported) among
 #: those the model decides, the weights are fitted freely (toward the shipped ones only by the
@@ -72,7 +72,7 @@ class LabeledClaim:
 @dataclass
 class Measured:
     """The labeled claims measured: the rule each claim went to (``routes``: framing, number,
-    negation, empty or model), the signals of those the model decides (``X``, one row per claim,
+    negation, empty, computed or model), the signals of those the model decides (``X``, one row per claim,
     zeros for the others) and whether the person found each supported (``y``)."""
 
     claims: List[LabeledClaim]
@@ -161,7 +161,7 @@ def scores(weights: np.ndarray, measured: Measured) -> np.ndarray:
     z = np.clip(weights[0] + measured.X @ weights[1:], -700, 700)
     p = 1.0 / (1.0 + np.exp(-z))
     routes = measured.routes
-    p = np.where(routes == "model", p, np.where((routes == "framing") | (routes == "empty"), 1.0, 0.0))
+    p = np.where(routes == "model", p, np.where(np.isin(routes, _SUPPORTED_ROUTES), 1.0, 0.0))
     return p
 
 

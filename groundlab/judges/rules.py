@@ -311,14 +311,15 @@ def number_verdict(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str
 
 def check_numbers(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str = "", text: Optional[str] = None,
                   answer: Optional[str] = None, by_kind: bool = False, ids: Iterable[str] = ()
-                  ) -> Tuple[Optional[Verdict], Tuple[str, ...], Tuple[str, ...]]:
+                  ) -> Tuple[Optional[Verdict], Tuple[str, ...], Tuple[str, ...], Tuple[str, ...]]:
     """Step 1 with computed values: the verdict on a claim with a number the evidence neither gives
     nor lets a reader compute (``None`` when it does), and the computations that back the claim's
     other numbers ("150 EUR = 500 km × 0.30 EUR"). ``text``: the claim the numbers were read in,
     ``None`` for no arithmetic (:mod:`groundlab.core.arithmetic`). A computation the claim writes
     out and gets wrong is ``contradicted``, the right value in the reason. ``answer``: the answer the
     claim is from, whose list a total the claim states may add up. Third: what of the claim's text
-    those computations account for (:attr:`groundlab.core.arithmetic.Computed.written`). ``by_kind``:
+    those computations account for (:attr:`groundlab.core.arithmetic.Computed.written`); fourth, the
+    computations of values with a unit (:attr:`~groundlab.core.arithmetic.Computed.measured`). ``by_kind``:
     a claim whose missing numbers are all percentages where the evidence gives none, or codes of a
     family it has none of ("P2" where no priority code is written), is ``unsupported``, not
     ``contradicted``: it adds a fact the passages do not state rather than giving another value for
@@ -329,18 +330,19 @@ def check_numbers(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str 
     computed wrong is a contradiction."""
     missing = [m for m in claim_numbers if not have.has(m)]
     if not missing:
-        return None, (), ()
+        return None, (), (), ()
     derived: Tuple[str, ...] = ()
     written: Tuple[str, ...] = ()
+    measured: Tuple[str, ...] = ()
     if text is not None and (have._sources or have._parts):
         computed = _arithmetic().compute_mentions(text, missing, claim_numbers, have.quantities, answer)
         if computed.wrong is not None:
-            return computed_wrong(computed.wrong, suffix), (), ()
+            return computed_wrong(computed.wrong, suffix), (), (), ()
         if computed.backed:
-            derived, written = computed.derived, computed.written
+            derived, written, measured = computed.derived, computed.written, computed.measured
             missing = [m for m in missing if m.surface not in computed.backed]
             if not missing:
-                return None, derived, written
+                return None, derived, written, measured
     listed = ", ".join(_written(m.surface) for m in missing)
     if have.shown and by_kind and all(number_kind(m.value)[0] in _NEW_KINDS for m in missing):
         new = [number_kind(m.value) for m in missing]
@@ -348,12 +350,12 @@ def check_numbers(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str 
                 {number_kind(i.lower()) for i in ids}.isdisjoint(new):
             return Verdict("unsupported", f"number {listed} is not in the evidence, which gives no "
                            f"{' and no '.join(dict.fromkeys(_KIND_WORDS[k[0]](k[1]) for k in new))} "
-                           f"(it gives {have.listed()}){suffix}", 0.0), derived, written
+                           f"(it gives {have.listed()}){suffix}", 0.0), derived, written, measured
     if have.shown:
         return Verdict("contradicted", f"number {listed} is not in the evidence, which gives {have.listed()}{suffix}",
-                       0.0), derived, written
+                       0.0), derived, written, measured
     return Verdict("unsupported", f"number {listed} is not in the evidence, which gives no numbers{suffix}", 0.0), \
-        derived, written
+        derived, written, measured
 
 
 _CODE_FAMILY = re.compile(r"[a-z]+")
@@ -445,7 +447,7 @@ class LexicalJudge:
             return computed_wrong(days.wrong)
         derived: Tuple[str, ...] = ()
         if claim.numbers:
-            flagged, derived, _ = check_numbers(claim.numbers, context.numbers,
+            flagged, derived, _, _ = check_numbers(claim.numbers, context.numbers,
                                                 text=claim.text if self.computes else None, answer=answer)
             if flagged is not None:
                 return flagged

@@ -29,6 +29,12 @@ judges do well (numbers compared by value, a reason a person can read) and reads
    evidence sentence that holds most of them, and ``window`` in two sentences in a row;
    ``names``, the share of its names (capitalised words inside the sentence) the evidence lacks;
    ``length``, how long the claim is; ``numbers``, whether it has numbers, all found.
+   A claim whose numbers a computation from the passages' numbers backs ("13 weeks before
+   1 December is 1 September, so submit your request by 1 September"; an amount, a date, a time,
+   a period or a percentage, not a bare count, which small numbers reach by chance), with at least half its
+   other content words in the evidence and no name it lacks, is ``supported`` by that rule
+   (score 1): the words that say what the computed value is ("due", "covered", "lifts") are the
+   reader's, not a fact a passage must write.
 6. **Score.** A logistic model weighs the signals into ``score``, the probability that a person
    finds the claim supported; ``supported`` at or above the threshold, else ``unsupported``. Its
    weights and threshold come from ``groundlab/data/signals.json``, fitted on two public labeled
@@ -222,6 +228,13 @@ class SignalsJudge:
                              aside])
         if route == "empty":
             return Verdict("supported", f"no content words to check{aside}", 1.0)
+        if route == "computed":
+            evidence, matched, clashed = _evidence(claim, context, "supported", signals, detail, ids)
+            found = _stated_numbers(claim, ids)
+            numbers = f"; numbers {', '.join(_written(m.surface) for m in found)} found or computed" if found else ""
+            return Verdict("supported", f"the numbers follow from the passages' and {signals.covered}/{signals.n} "
+                           f"content words are in the evidence{numbers}{aside}", 1.0,
+                           evidence=evidence, matched=matched, clashed=clashed)
         if route == "across":
             numbers = _stated_numbers(claim, ids)
             found = f"; numbers {', '.join(_written(m.surface) for m in numbers)} found" if numbers else ""
@@ -256,12 +269,15 @@ def _label_only(route: str, detail: Any, p: Optional[float], threshold: float) -
         return Verdict("supported" if p >= threshold else "unsupported", UNEXPLAINED, p)
     if route == "number":
         return Verdict(detail.label, UNEXPLAINED, detail.score)
-    if route in ("framing", "empty"):
+    if route in _SUPPORTED_ROUTES:
         return _SUPPORTED
     return _CONTRADICTED  # a negation flip or a conflict
 
 
 _SUPPORTED = Verdict("supported", UNEXPLAINED, 1.0)
+#: The steps that decide a claim ``supported`` by a rule, score 1 (calibration and the combined
+#: judge read them so).
+_SUPPORTED_ROUTES = ("framing", "empty", "computed")
 _CONTRADICTED = Verdict("contradicted", UNEXPLAINED, 0.0)
 
 
@@ -362,8 +378,9 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
     numbers = _stated_numbers(claim, ids)
     derived: Tuple[str, ...] = ()
     written: Tuple[str, ...] = ()
+    measured: Tuple[str, ...] = ()  # the computations of values with a unit: what a computed claim rests on
     if numbers:
-        flagged, derived, written = check_numbers(numbers, context.numbers, _aside(claim.framed.set_aside),
+        flagged, derived, written, measured = check_numbers(numbers, context.numbers, _aside(claim.framed.set_aside),
                                                   text=claim.framed.text, answer=answer, by_kind=True,
                                                   ids=ids)
         if flagged is not None:
@@ -372,7 +389,7 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
         days = weekdays(claim.framed.text, context.days, days_named(text for text, _ in context.passages))
         if days.wrong is not None:
             return "number", None, computed_wrong(days.wrong, _aside(claim.framed.set_aside)), ()
-        derived, written = derived + days.derived, written + days.written
+        derived, written, measured = derived + days.derived, written + days.written, measured + days.derived
     if _across_languages(claim, context):
         # a claim in another language than every passage: judged on what carries across
         return "across", None, None, derived
@@ -402,6 +419,10 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
     conflict = _conflict(claim, context, signals.best)
     if conflict is not None:
         return "conflict", signals, conflict, derived
+    if measured and 2 * signals.covered >= signals.n and not signals.names_missing:
+        # a computation backs the claim (step 5): a value with a unit computed from the passages',
+        # at least half its other content words in the evidence, and no name the evidence lacks
+        return "computed", signals, None, derived
     return "model", signals, None, derived
 
 
