@@ -55,6 +55,31 @@ def test_no_before_a_number_negates_nothing():
     assert judged("Psylocke did not appear in Uncanny X-Men No. 256.", passage).label == "contradicted"
 
 
+_CARRY_OVER = ("Up to 5 days of unused annual leave can be carried over into the next calendar year. Carried-over "
+               "days must be taken by 31 March; any carried-over days not taken by then are forfeited. Unused days "
+               "beyond the 5-day limit lapse on 31 December.")
+
+
+@pytest.mark.parametrize("claim, label", [
+    # the sentence holding most of the claim's words ("unused", "days") is not the one that says "forfeited"
+    ("Unused days are not forfeited.", "contradicted"),
+    ("Carried-over days are not forfeited.", "contradicted"),
+    # a limit restated the other way round is no flip, in whichever sentence it stands
+    ("Unused days beyond 5 cannot be carried over and lapse on 31 December.", "supported"),
+    ("Carried-over days not taken by 31 March are forfeited.", "supported"),
+])
+def test_a_negation_flip_is_looked_for_in_the_sentence_that_holds_the_negated_words(claim, label):
+    verdict = judged(claim, _CARRY_OVER)
+    assert verdict.label == label, verdict.reason
+    if label == "contradicted":
+        assert "any carried-over days not taken by then are" in verdict.reason
+
+
+def test_a_claim_negating_what_another_sentence_negates_too_is_no_flip():
+    passage = "Laptops are replaced every 4 years. Unused laptops are not replaced early and are not sold to staff."
+    assert judged("Laptops are not sold to staff.", passage).label == "supported"
+
+
 @pytest.mark.parametrize("claim", [
     "Based on the provided passages, here is the answer.",
     "Here is a summary in 84 words or less.",

@@ -12,6 +12,7 @@ import re
 from typing import FrozenSet, List, Optional, Sequence, Tuple
 
 from .claim import _Claim
+from .conflicts import restated_limit
 from .evidence import _Context, _initials, _is_acronym
 from .words import weekday_stems
 
@@ -144,18 +145,45 @@ _NEED, _OWN, _OWN_MIN = 0.5, 0.5, 2
 
 def _negation_flip(claim: _Claim, context: _Context, best: int) -> Optional[str]:
     """The evidence sentence whose aligned clause negates what the claim asserts, or asserts what
-    the claim negates; ``None`` when there is no such flip (see :mod:`groundlab.judges.signals`, step 4)."""
+    the claim negates; ``None`` when there is no such flip (see :mod:`groundlab.judges.signals`, step 4).
+    The sentence holding most of the claim's words is read first; a claim that negates words that
+    sentence lacks ("Unused days are not forfeited" beside "Up to 5 days of unused leave can be
+    carried over ...") is read against the sentences that hold them too ("... any carried-over days
+    not taken by then are forfeited"), those sharing most of its words first."""
     if best < 0:
         return None
-    sentence = context.sentences[best]
+    sentences = context.sentences
+    flipped = _flip_in(claim, sentences[best])
+    negated = claim.words.negated
+    if flipped is not None or not (claim.negated and negated) or negated <= sentences[best].stemset:
+        return flipped
+    if context.index is None:
+        others = [k for k, sentence in enumerate(sentences) if negated <= sentence.stemset]
+    else:
+        others = sorted(set.intersection(*[set(context.index.get(st, ())) for st in negated]))
+    stemset = claim.stemset
+    others.sort(key=lambda k: (-len(stemset & sentences[k].stemset), k))
+    for k in others:
+        # a limit the claim restates the other way round ("beyond 5 cannot" for "up to 5 can") is no flip
+        if k != best and not sentences[k].asks and not restated_limit(claim.framed.text, sentences[k].text):
+            flipped = _flip_in(claim, sentences[k])
+            if flipped is not None:
+                return flipped
+    return None
+
+
+def _flip_in(claim: _Claim, sentence) -> Optional[str]:
+    """:func:`_negation_flip` against one evidence sentence."""
     if not (claim.negated or sentence.negation):
         return None
     stemset = claim.stemset
     need = max(2, math.ceil(_NEED * len(stemset)))
+    claim_negated = claim.words.negated
     # The fewest clauses in a row of the evidence sentence that say what the claim says ("The
     # invoice cannot be paid | until the variance is cleared" for "The invoice can be paid before
-    # the variance is cleared"); among as many, the one sharing most words. A negation in a clause
-    # outside them does not reach the claim.
+    # the variance is cleared"), and, for a claim that negates, the words it negates; among as many,
+    # the one sharing most words. A negation in a clause outside them does not reach the claim.
+    wanted = claim_negated if claim.negated and claim_negated and claim_negated <= sentence.stemset else frozenset()
     clauses = sentence.clauses
     clause, negated, best_key = None, None, None
     for i in range(len(clauses)):
@@ -163,14 +191,13 @@ def _negation_flip(claim: _Claim, context: _Context, best: int) -> Optional[str]
         for j in range(i, len(clauses)):
             stems, neg = stems | clauses[j][0], neg | clauses[j][1]
             shared = len(stemset & stems)
-            if shared >= need:
+            if shared >= need and wanted <= stems:
                 key = (j - i, -shared)
                 if best_key is None or key < best_key:
                     clause, negated, best_key = stems, neg, key
                 break
     if clause is None:
         return None  # no run of clauses says what the claim says: a flip would mean nothing
-    claim_negated = claim.words.negated
     if claim.negated and not negated:
         # what the claim negates, the evidence asserts: unless it negates it too, in another clause
         if claim_negated and claim_negated <= clause and not any(neg & claim_negated for _, neg in clauses):
