@@ -192,8 +192,10 @@ _PAUSCHALE = Passage("HR-7", "Die Tagespauschale beträgt 28 EUR. Ein gestelltes
 @pytest.mark.parametrize("claim, passage, signals", [
     ("The allowance of 28 EUR less 11.20 EUR makes 16.80 EUR.", _ALLOWANCE, "supported"),
     ("The allowance of 28 EUR less 11.20 EUR is 16.80 EUR.", _ALLOWANCE, "supported"),
-    # "Pauschale" is not the passage's word ("Tagespauschale"): unsupported, but never contradicted
-    ("Die Pauschale von 28 EUR abzüglich 11,20 EUR macht 16,80 EUR.", _PAUSCHALE, "unsupported"),
+    # "Pauschale" is the last part of the passage's "Tagespauschale"
+    ("Die Pauschale von 28 EUR abzüglich 11,20 EUR macht 16,80 EUR.", _PAUSCHALE, "supported"),
+    # "Zuschuss" is not the passage's word: unsupported, but never contradicted
+    ("Der Zuschuss von 28 EUR abzüglich 11,20 EUR macht 16,80 EUR.", _PAUSCHALE, "unsupported"),
 ])
 def test_a_computation_written_with_less_or_makes_is_no_contradiction(claim, passage, signals):
     evidence = Evidence("How much is left?", (passage,))

@@ -419,3 +419,18 @@ def test_a_question_that_tells_no_language_is_read_in_its_passages():
     english = get_judge("signals").judge("Freitag (Abreise): 14 EUR",
                                          Evidence("I travel from Tuesday to Friday; what do I get?", (passage,)))
     assert "Freitag" in english.reason
+
+
+_PARENTAL = ("Elternzeit kann bis zum achten Lebensjahr genommen werden. Während der Elternzeit ist eine "
+             "Teilzeittätigkeit von bis zu 32 Wochenstunden zulässig.")
+
+
+def test_a_german_word_is_found_as_a_part_of_a_compound_of_the_evidence():
+    # "Stunden" is the last part of "Wochenstunden", "Teilzeit" the first of "Teilzeittätigkeit"
+    verdict = judged("Während der Elternzeit sind bis zu 32 Stunden Teilzeit zulässig.", _PARENTAL)
+    assert verdict.label == "supported" and "4/4 content words in the evidence" in verdict.reason, verdict.reason
+    # a word no compound holds is still missing, and an English claim reads no compounds
+    other = judged("Während der Elternzeit sind bis zu 32 Stunden Nebentätigkeit beim Wettbewerber zulässig.", _PARENTAL)
+    assert "missing: Nebentätigkeit, Wettbewerber" in other.reason, other.reason
+    english = judged("The password must have 12 characters and a word.", "Every password needs 12 characters.")
+    assert "missing: word" in english.reason, english.reason

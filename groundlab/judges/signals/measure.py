@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import math
 import re
-from typing import FrozenSet, List, Optional, Sequence, Tuple
+from functools import lru_cache
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from .claim import _Claim
 from .conflicts import restated_limit
 from .evidence import _Context, _initials, _is_acronym
-from .words import weekday_stems
+from .words import german_whole_stem, weekday_stems
 
 
 class Signals:
@@ -56,6 +57,46 @@ def _spelled_out(claim: _Claim, context: _Context, missing: List[str]) -> List[T
     return out
 
 
+#: The shortest German stem read as a part of a compound, and how much longer the compound is.
+_PART_MIN, _COMPOUND_MORE = 4, 3
+
+
+def _compound_parts(claim: _Claim, context: _Context, missing: List[str]) -> List[Tuple[FrozenSet[str], FrozenSet[str]]]:
+    """What German compounds of the evidence account for among the claim's missing stems, as
+    :func:`_spelled_out` gives them: a claim's word that is the last part of a compound ("Stunden"
+    in "Wochenstunden", the thing it names) or its first ("Woche"), compared by their whole
+    Snowball stems (the judge's stems keep six letters, which cut a compound's last part off). One
+    compound a word: the shortest, then the first in order."""
+    wanted: Dict[str, str] = {}
+    for st, surface in zip(claim.words.stems, claim.words.surfaces):
+        if st in missing and st not in wanted and surface.isalpha():
+            whole = german_whole_stem(surface.lower())
+            if len(whole) >= _PART_MIN:
+                wanted[st] = whole
+    if not wanted:
+        return []
+    compounds = _compounds(context.sentences)
+    out = []
+    for st, whole in wanted.items():
+        longer = len(whole) + _COMPOUND_MORE
+        found = [(len(c), c, cut) for c, cut in compounds if len(c) >= longer and (c.endswith(whole) or c.startswith(whole))]
+        if found:
+            out.append((frozenset((st,)), frozenset((min(found)[2],))))
+    return out
+
+
+@lru_cache(maxsize=256)
+def _compounds(sentences: Tuple[Any, ...]) -> Tuple[Tuple[str, str], ...]:
+    """The evidence's words long enough to be compounds, each ``(its whole stem, the judge's stem)``,
+    in the order of their sentences."""
+    out: Dict[str, str] = {}
+    for sentence in sentences:
+        for cut, surface in sentence.surface.items():
+            if len(surface) >= _PART_MIN + _COMPOUND_MORE + 2 and surface.isalpha():
+                out.setdefault(german_whole_stem(surface.lower()), cut)
+    return tuple(out.items())
+
+
 def _abbreviated(found: int, stemset: FrozenSet[str], evidence: FrozenSet[str],
                  spelled: List[Tuple[FrozenSet[str], FrozenSet[str]]]) -> int:
     """``found`` (claim stems the evidence stems hold) with the claim stems an abbreviation in
@@ -74,10 +115,12 @@ def _signals(claim: _Claim, context: _Context) -> Signals:
     spelled: List[Tuple[FrozenSet[str], FrozenSet[str]]] = []
     if missing and (context.acronyms or any(_is_acronym(w) for w in claim.words.surfaces)):
         spelled = _spelled_out(claim, context, missing)
-        if spelled:
-            accounted = frozenset().union(*(claimed for claimed, _ in spelled))
-            have = have | accounted
-            missing = [s for s in missing if s not in accounted]
+    if missing and claim.language == "german":
+        spelled += _compound_parts(claim, context, missing)
+    if spelled:
+        accounted = frozenset().union(*(claimed for claimed, _ in spelled))
+        have = have | accounted
+        missing = [s for s in missing if s not in accounted]
     if missing and context.asked:
         # the day of the week the user names ("I travel on Monday"): their situation, which a claim
         # applies the passage's rule to, as it may their order's number

@@ -189,6 +189,16 @@ def _foreign_stem(word: str, lang: str, participle: bool = False) -> str:
     return stemmer.stemWord(word)[:6]
 
 
+@lru_cache(maxsize=50_000)
+def german_whole_stem(word: str) -> str:
+    """A lower-case German word's Snowball stem, not cut: what a compound's parts are found in
+    ("wochenstund" holds "stund", which the six letters "wochen" lose)."""
+    stemmer = _FOREIGN_STEMMERS.get("german")
+    if stemmer is None:
+        stemmer = _FOREIGN_STEMMERS["german"] = _stemmer("german")
+    return stemmer.stemWord(word)
+
+
 #: A German past participle's "ge-", at the start or after a separable prefix ("gekürzt", "ausgezahlt").
 _GERMAN_PARTICIPLE = re.compile(r"^(ab|an|auf|aus|ein|mit|nach|vor|zu|zurück|weg|fest|frei|)ge(?=[^\W\d_]{3,}(?:t|en)(?:e|en|er|es|em)?$)")
 _PREFIXED_PARTICIPLE = re.compile(r"^(?:ab|an|auf|aus|ein|mit|nach|vor|zu|zurück|weg|fest|frei)ge[^\W\d_]{3,}t$")
