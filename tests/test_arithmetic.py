@@ -9,6 +9,7 @@ import pytest
 from groundlab.core import arithmetic
 from groundlab.core.arithmetic import compute
 from groundlab.core.numbers import mentions
+from groundlab.core.quantities import Quantity
 from groundlab.core.records import Evidence, Passage
 from groundlab.judges import get_judge
 
@@ -525,3 +526,35 @@ def test_calibration_reads_a_computed_claim_as_a_rule_decides_it():
     config = _shipped()
     import numpy as np
     assert scores(np.array([config.intercept, *config.weights]), measured).tolist() == [1.0]
+
+
+_LEAVE_DE = ("Vollzeitbeschäftigte mit einer Fünftagewoche haben Anspruch auf 30 Urlaubstage im Kalenderjahr. Bis zu 5 nicht "
+             "genommene Urlaubstage können ins Folgejahr übertragen werden.")
+
+
+@pytest.mark.parametrize("judge", ["signals", "rules"])
+def test_an_expression_that_writes_a_number_twice_is_read_whole(judge):
+    # "4" stands twice ("Bei 4 Tagen", "30 × 4 ÷ 5"): the expression is read with both
+    evidence = Evidence("Ich arbeite 4 Tage pro Woche. Wie viel Urlaub habe ich?", (Passage("PHB-4", _LEAVE_DE),))
+    verdict = get_judge(judge).judge("Bei 4 Tagen pro Woche haben Sie 30 × 4 ÷ 5 = 24 Urlaubstage.", evidence)
+    assert "computed: 24 Urlaubstage = 30 × 4 ÷ 5" in verdict.reason, verdict.reason
+    if judge == "signals":  # the example's days are the user's: no word the passage must write
+        assert verdict.label == "supported", verdict.reason
+    wrong = get_judge(judge).judge("Bei 4 Tagen pro Woche haben Sie 30 × 4 ÷ 5 = 26 Urlaubstage.", evidence)
+    assert wrong.label == "contradicted" and "30 × 4 ÷ 5 = 24" in wrong.reason, wrong.reason
+
+
+def test_a_period_not_marked_round_converts_exactly():
+    passages = ("Full-time employees get 30 days of annual leave. Leave requests must be submitted at least 2 weeks "
+                "in advance.",)
+    assert not compute("You must request leave at least 4 weeks in advance.", ["4"], passages).backed
+    assert compute("You must request leave about 4 weeks in advance.", ["4"], passages).backed == ("4",)
+    assert compute("You must request leave at least 14 days in advance.", ["14"], passages).backed == ("14",)
+
+
+def test_a_time_of_day_a_day_or_more_later_is_no_computation():
+    from groundlab.core.steps import _one_steps
+
+    ten = Quantity(600.0, "time", "", "10:00", "10:00", False)
+    assert not _one_steps(ten, Quantity(48.0, "hour", "", "48", "48 hours", False))
+    assert [s.value for s in _one_steps(ten, Quantity(4.0, "hour", "", "4", "4 hours", False))] == [840.0, 360.0]

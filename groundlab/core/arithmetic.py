@@ -541,7 +541,8 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
     measured += tuple(capped_examples)  # an amount past a cap
     written = tuple(wanted[k].shown for k in sorted(found)) + tuple(
         o.surface for k in sorted(found) for o in found[k].operands if _is_named_count(o)) + tuple(
-        found[k].expression for k in sorted(found) if found[k].op == "span")  # "April bis Dezember"
+        found[k].expression for k in sorted(found) if found[k].op == "span") + tuple(  # "April bis Dezember"
+        wanted[k].shown for k in used)  # an example the claim takes ("Bei 4 Tagen"): the user's, not the passages'
     backed = tuple(wanted[k].surface for k in sorted(set(found) | set(used)))
     stated = [q for i, q in enumerate(claim) if i not in order]  # not the numbers it is to give
     own_period = any(q.unit in _DATE_PERIODS for q in stated)

@@ -64,8 +64,9 @@ def _one_steps_of(a: Quantity, b: Quantity) -> List[_Step]:
     if "time" in (ua, ub):  # a time of day and a period of hours or minutes, or two times apart
         if ua == "time" and ub in ("hour", "minute") and vb:
             delta = vb * (60 if ub == "hour" else 1)
-            out.append(_Step((va + delta) % 1440, "time", f"{fa} + {fb}", "+", said))
-            out.append(_Step((va - delta) % 1440, "time", f"{fa} − {fb}", "−", said))
+            if delta < 1440:  # a day or more later the time alone says nothing: the day it falls on decides
+                out.append(_Step((va + delta) % 1440, "time", f"{fa} + {fb}", "+", said))
+                out.append(_Step((va - delta) % 1440, "time", f"{fa} − {fb}", "−", said))
         elif ua == ub == "time" and va > vb:
             out.append(_Step((va - vb) / 60, "hour", f"{fa} − {fb}", "−", said))
             out.append(_Step(va - vb, "minute", f"{fa} − {fb}", "−", said))
@@ -134,7 +135,8 @@ def _converted(target: Quantity, pool: Sequence[Quantity]) -> Optional[_Step]:
     (a round conversion only for a round figure)."""
     for q in pool:
         step = _conversions(q, target.unit, target.approx, target.per)
-        if step is not None and _matches(step, target):
+        # a figure not marked round converts exactly: 30 days are no "4 weeks" (4.3), 14 days are 2 weeks
+        if step is not None and _matches(step, target) and (target.approx or abs(step.value - target.value) < 1e-6):
             return step
     return None
 

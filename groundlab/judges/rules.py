@@ -335,7 +335,9 @@ def check_numbers(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str 
     written: Tuple[str, ...] = ()
     measured: Tuple[str, ...] = ()
     if text is not None and (have._sources or have._parts):
-        computed = _arithmetic().compute_mentions(text, missing, claim_numbers, have.quantities, answer)
+        # every number the claim writes, a value it repeats too ("Bei 4 Tagen: 30 × 4 ÷ 5 = 24"): the
+        # expression it writes out is read whole
+        computed = _arithmetic().compute_mentions(text, missing, mentions(text), have.quantities, answer)
         if computed.wrong is not None:
             return computed_wrong(computed.wrong, suffix), (), (), ()
         if computed.backed:

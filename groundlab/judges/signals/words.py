@@ -147,7 +147,7 @@ sollte sollten darfst durfte möchte möchten mag gibt gab gegeben geben gilt ge
 erhalten erhält erhältst bekommen bekommt
 man mein meine meinen meinem meiner unser unsere unserem unseren euer eure dein deine deinen
 dort dorthin hierzu hierfür hiermit wo wann warum weshalb wieso was wer wen wem wessen
-gar höchstens mindestens
+gar höchstens mindestens pro je
 """.split()),
     "french": frozenset("""
 le la les un une des du de et ou mais est sont était étaient sera seront être avoir a ont avait il elle ils
