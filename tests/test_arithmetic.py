@@ -558,3 +558,37 @@ def test_a_time_of_day_a_day_or_more_later_is_no_computation():
     ten = Quantity(600.0, "time", "", "10:00", "10:00", False)
     assert not _one_steps(ten, Quantity(48.0, "hour", "", "48", "48 hours", False))
     assert [s.value for s in _one_steps(ten, Quantity(4.0, "hour", "", "4", "4 hours", False))] == [840.0, 360.0]
+
+
+_MEALS = Passage("TR-4", "Meal allowance is 28 EUR for each full calendar day away. Meals provided by the employer reduce "
+                         "the allowance: 5.60 EUR for a breakfast and 11.20 EUR each for lunch or dinner.")
+_MEALS_DE = Passage("PHB-7", "Die Verpflegungspauschale beträgt 28 EUR für jeden vollen Kalendertag. Gestellte Mahlzeiten "
+                             "kürzen die Pauschale um 5,60 EUR für ein Frühstück und um je 11,20 EUR für ein Abendessen.")
+
+
+@pytest.mark.parametrize("judge", ["signals", "rules"])
+@pytest.mark.parametrize("passage, answer, claim, right", [
+    (_MEALS, "Lunch was provided, so 11.20 EUR is deducted from the 28 EUR. So you receive 16.80 EUR for that day.",
+     "So you receive 16.80 EUR for that day.", True),
+    (_MEALS, "Lunch was provided, so 11.20 EUR is deducted from the 28 EUR. So you receive 17.80 EUR for that day.",
+     "So you receive 17.80 EUR for that day.", False),
+    (_MEALS_DE, "Für zwei volle Tage erhalten Sie 56 EUR; für das Abendessen werden 11,20 EUR abgezogen. Sie erhalten "
+                "also 44,80 EUR.", "Sie erhalten also 44,80 EUR.", True),
+    (_MEALS, "Lunch was provided, so 11.20 EUR is deducted from the 28 EUR. You therefore get 16.80 EUR.",
+     "You therefore get 16.80 EUR.", True),
+])
+def test_a_claim_that_draws_a_consequence_computes_from_the_sentence_before(judge, passage, answer, claim, right):
+    verdict = get_judge(judge).judge(claim, Evidence("What do I get for a full day with lunch?", (passage,), answer))
+    if right:
+        assert verdict.label != "contradicted" and "computed: " in verdict.reason, verdict.reason
+    else:
+        assert verdict.label == "contradicted", verdict.reason
+
+
+@pytest.mark.parametrize("text, says", [
+    ("So you receive 16.80 EUR.", True), ("You therefore get 16.80 EUR.", True), ("Sie erhalten also 44,80 EUR.", True),
+    ("Vous recevez donc 44,80 EUR.", True), ("So that you receive 16.80 EUR, file by Friday.", False),
+    ("You receive 16.80 EUR.", False), ("Lunch reduces it by 11.20 EUR, and so on for 3 days.", False),
+])
+def test_what_opens_a_consequence(text, says):
+    assert arithmetic.says_earlier(text) is says

@@ -148,16 +148,26 @@ _SENTENCE_CUT = re.compile(r"(?<=[.!?])\s+(?=[^\d\s])|\n+")
 
 
 def says_earlier(text: str) -> bool:
-    """Whether a claim states what the sentence before it in its answer gives ("Das sind 80 %"):
-    the judges then give :func:`compute_mentions` the answer, whose sentence before the claim has
-    numbers of the answer's own a computation may start from."""
+    """Whether a claim states what the sentence before it in its answer gives ("Das sind 80 %", "So
+    you receive 16.80 EUR", "Sie erhalten also 44,80 EUR"): the judges then give
+    :func:`compute_mentions` the answer, whose sentence before the claim has numbers of the answer's
+    own a computation may start from."""
     head = text[:12].split(None, 1)
-    return bool(head) and head[0].lower().strip(" *-•(\"") in _EARLIER_HEADS and _EARLIER.match(text) is not None
+    if bool(head) and head[0].lower().strip(" *-•(\"") in _EARLIER_HEADS and _EARLIER.match(text) is not None:
+        return True
+    return _CONSEQUENCE.match(text) is not None
 
 
 #: The first words of :data:`_EARLIER`'s openings: most claims are told apart by their first word.
 _EARLIER_HEADS = frozenset(("that", "that's", "that’s", "this", "these", "which", "das", "dies", "cela", "ce", "soit",
                             "c'est", "c’est"))
+#: A claim that draws a consequence of what comes before it, within its first words: "So you
+#: receive ...", "You therefore get ...", "Sie erhalten also ...", "Somit bleiben ...", "Vous recevez
+#: donc ...".
+_CONSEQUENCE = re.compile(r"^\W*(?:so\b(?!\s+(?:that|far|long|much|many)\b)|(?:[^\W\d_]+\s+){0,3}?"
+                          r"(?:therefore|thus|hence|as a result|this means|that means|also|somit|damit|folglich|daher|"
+                          r"insgesamt|donc|ainsi)\b)",
+                          re.IGNORECASE)
 
 
 def sentence_before(answer: str, text: str) -> str:
