@@ -434,3 +434,24 @@ def test_a_german_word_is_found_as_a_part_of_a_compound_of_the_evidence():
     assert "missing: Nebentätigkeit, Wettbewerber" in other.reason, other.reason
     english = judged("The password must have 12 characters and a word.", "Every password needs 12 characters.")
     assert "missing: word" in english.reason, english.reason
+
+
+@pytest.mark.parametrize("passage, claim, label", [
+    ("Split tunnelling is disabled: all traffic goes through the corporate network.", "Split tunnelling is enabled.",
+     "contradicted"),
+    ("Split tunnelling is disabled: all traffic goes through the corporate network.", "Split tunnelling is not enabled.",
+     "supported"),
+    # the opposite's word for what the evidence negates is the same statement, no negation flip
+    ("Split tunnelling is not enabled on company laptops.", "Split tunnelling is disabled on company laptops.",
+     "supported"),
+    ("Private use of company phones is not allowed.", "Private use of company phones is prohibited.", "supported"),
+    ("Die private Nutzung von Firmenhandys ist nicht erlaubt.", "Die private Nutzung von Firmenhandys ist verboten.",
+     "supported"),
+    ("The security training is mandatory for all new employees.", "The security training is optional for new employees.",
+     "contradicted"),
+    ("Unpaid leave of up to 3 months can be requested.", "Paid leave of up to 3 months can be requested.", "contradicted"),
+    ("Breakfast is included in the hotel rate.", "Breakfast is excluded from the hotel rate.", "contradicted"),
+])
+def test_a_state_and_its_opposite_clash_each_read_with_its_negation(passage, claim, label):
+    verdict = judged(claim, passage)
+    assert verdict.label == label, verdict.reason

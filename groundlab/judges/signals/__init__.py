@@ -73,7 +73,7 @@ from .across import across, glossary_language
 from .claim import _Claim, _claim, _claim_language, _claim_words, _framed  # noqa: F401
 from .config import (CONFIG_KIND, DEFAULT_CONFIG, FEATURE_SIGNS, FEATURES, JUDGE_NAME, JUDGE_VERSION,  # noqa: F401
                      MAX_CONFIG_BYTES, JudgeConfig, _shipped, check_config, load_config)
-from .conflicts import (_AMOUNT_NEXT, _LOWER_WORD, CONFLICTS, _conflict, _conflict_terms, _terms,  # noqa: F401
+from .conflicts import (_AMOUNT_NEXT, _LOWER_WORD, CONFLICTS, _conflict, _conflict_terms, _terms, polar_restated,  # noqa: F401
                         restated_limit, without_limit)
 from .evidence import (_Context, _context, _passage_piece, _passages_context, _question, in_claims_language,  # noqa: F401
                        _question_key, _with_question)
@@ -414,7 +414,7 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
             signals = _signals(plain, context)
         return "model", signals, None, derived + (_RESTATED,)
     flipped = _negation_flip(claim, context, signals.best)
-    if flipped is not None:
+    if flipped is not None and not polar_restated(claim, context.sentences[signals.best]):
         return "negation", signals, flipped, derived
     conflict = _conflict(claim, context, signals.best)
     if conflict is not None:

@@ -1,4 +1,5 @@
-"""How often, when, which way, above or below a bound, always or only then: a claim that says one
+"""How often, when, which way, above or below a bound, always or only then, a state or its opposite
+(enabled or disabled, each read with its negation): a claim that says one
 where the evidence sentence it matches says another of the same kind ("monthly" against "every
 year", "over 500 EUR" against "up to 500 EUR") is contradicted. The words of a text are read once
 per shape (its digits as 0).
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Dict, FrozenSet, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 from ...core.numbers import digit_shape
 from .claim import _Claim
@@ -49,6 +50,34 @@ CONFLICTS: Dict[str, Dict[str, Tuple[str, ...]]] = {
         "below": ("below", "less than", "lower than", "fewer than", "up to", "at most", "maximum", "no more than",
                   "not more than", "not exceed", "under"),
     },
+    # A state and its opposite: "Split tunnelling is enabled" against "Split tunnelling is disabled".
+    # A negation turns one into the other ("not enabled" says "disabled"): see _POLAR.
+    "on or off": {
+        "on": ("enabled", "activated", "switched on", "turned on", "aktiviert", "eingeschaltet", "activé", "activée",
+               "activés", "activées"),
+        "off": ("disabled", "deactivated", "switched off", "turned off", "deaktiviert", "ausgeschaltet", "désactivé",
+                "désactivée", "désactivés", "désactivées"),
+    },
+    "allowed or not": {
+        "allowed": ("allowed", "permitted", "erlaubt", "gestattet", "zulässig", "autorisé", "autorisée", "autorisés",
+                    "autorisées", "permis", "permise"),
+        "forbidden": ("prohibited", "forbidden", "verboten", "untersagt", "unzulässig",
+                      "interdit", "interdite", "interdits", "interdites"),
+    },
+    "required or optional": {
+        "required": ("mandatory", "compulsory", "obligatory", "verpflichtend", "obligatorisch", "obligatoire",
+                     "obligatoires"),
+        "optional": ("optional", "voluntary", "freiwillig", "facultatif", "facultative", "facultatifs", "facultatives"),
+    },
+    "included or excluded": {
+        "included": ("included", "inklusive", "enthalten", "inclus", "incluse", "inclus"),
+        "excluded": ("excluded", "ausgeschlossen", "exclu", "exclue", "exclus", "exclues"),
+    },
+    "paid or unpaid": {
+        "paid": ("paid leave", "paid time off", "bezahlter urlaub", "bezahlte freistellung", "congé payé", "congés payés"),
+        "unpaid": ("unpaid leave", "unpaid time off", "unbezahlter urlaub", "unbezahlte freistellung", "congé sans solde",
+                   "congés sans solde"),
+    },
     "how many times": {
         "always": ("always", "every time", "in all cases", "in every case", "for every", "for all", "for each",
                    "without exception"),
@@ -58,6 +87,11 @@ CONFLICTS: Dict[str, Dict[str, Tuple[str, ...]]] = {
 }
 _CONFLICT_WORDS = {w: (kind, side) for kind, sides in CONFLICTS.items() for side, words in sides.items()
                    for w in words}
+#: The kinds whose two sides are a state and its opposite: a negation of the word turns it into the
+#: other side ("not enabled" is "disabled", "nicht erlaubt" "verboten"), in the claim and in the evidence.
+_POLAR = {"on or off": ("on", "off"), "allowed or not": ("allowed", "forbidden"),
+          "required or optional": ("required", "optional"), "included or excluded": ("included", "excluded"),
+          "paid or unpaid": ("paid", "unpaid")}
 #: The phrases by their first word, longest first: a text is read word by word and only a word
 #: that opens a phrase is looked at further (one alternation of all the phrases, case-blind, costs
 #: some fifty microseconds a claim).
@@ -157,11 +191,56 @@ def _conflict(claim: _Claim, context: _Context, best: int) -> Optional[Tuple[str
         if len(sides) != 1 or kind not in there:
             continue
         (side, word), = sides.items()
-        if side in there[kind]:
+        if kind in _POLAR:
+            # a state and its opposite, each side as its negation reads it: "not enabled" is "disabled"
+            side, theirs = _polar_sides(claim, sentence, kind, side, word, there[kind])
+            if len(theirs) != 1 or side in theirs:
+                continue
+        elif side in there[kind]:
             continue
         other = next(iter(there[kind].values()))
         return kind, word, other, sentence.text
     return None
+
+
+def _polar_sides(claim: _Claim, sentence: Any, kind: str, side: str, word: str,
+                 there: Dict[str, str]) -> Tuple[str, FrozenSet[str]]:
+    """The side of a polar ``kind`` the claim's ``word`` says and the sides the evidence sentence's
+    words (``there``) say, each as its negation reads it."""
+    words = claim.words
+    mine = frozenset(w.lower() for w, scoped in zip(words.surfaces, words.in_scope) if scoped)
+    negated = frozenset().union(*(neg for _, neg in sentence.clauses))
+    surface = sentence.surface
+    theirs_negated = frozenset(surface[st].lower() for st in negated if st in surface)
+    return (_as_negated(kind, side, word, mine),
+            frozenset(_as_negated(kind, s, w, theirs_negated) for s, w in there.items()))
+
+
+def polar_restated(claim: _Claim, sentence: Any) -> bool:
+    """Whether the claim says the state the evidence sentence negates in the opposite's words, or the
+    other way round ("is disabled" for "is not enabled", "verboten" for "nicht erlaubt"): the same
+    statement, no negation flip."""
+    said = _terms(claim.framed.text)
+    polar = [kind for kind in said if kind in _POLAR and len(said[kind]) == 1]
+    if not polar:
+        return False
+    there = _terms(sentence.text)
+    for kind in polar:
+        if kind in there:
+            (side, word), = said[kind].items()
+            side, theirs = _polar_sides(claim, sentence, kind, side, word, there[kind])
+            if theirs == {side}:
+                return True
+    return False
+
+
+def _as_negated(kind: str, side: str, word: str, negated: FrozenSet[str]) -> str:
+    """The side of a polar ``kind`` that ``word`` says, turned to the other where a negation reaches
+    it (one of its words among ``negated``, the words, in lower case, within a negation's scope)."""
+    if any(w in negated for w in word.lower().split()):
+        a, b = _POLAR[kind]
+        return b if side == a else a
+    return side
 
 
 # A limit restated the other way round: "up to 5 days can be carried over" and "days beyond 5
