@@ -84,7 +84,8 @@ def _plain_mentions(text: str):
     """The numbers of a text as read before the shape and the candidate positions: one search with
     the whole pattern over the text."""
     pattern = numbers._MENTION if numbers._HAS_DIGIT.search(text) else numbers._MENTION_IN_WORDS
-    found = [numbers._mention(m, text) for m in pattern.finditer(text)]
+    clock = [m.span() for m in numbers._AROUND_THE_CLOCK.finditer(text)]  # "24/7" is no number either way
+    found = [numbers._mention(m, text) for m in pattern.finditer(text) if not any(a <= m.start() < b for a, b in clock)]
     return tuple(m for m in found if m is not None)
 
 

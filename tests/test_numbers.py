@@ -220,3 +220,14 @@ def test_words_of_other_scripts_are_compared(claim, label):
     evidence = Evidence("", (Passage("P1", "Die Rechnung ist für die Zahlung gesperrt."),
                              Passage("P2", "发票被冻结。买方必须处理。")))
     assert get_judge("rules").judge(claim, evidence).label == label
+
+
+@pytest.mark.parametrize("text, values", [
+    ("P1 incidents are handled 24/7.", ["p1"]),
+    ("Support is available 24x7 and 24 × 7.", []),
+    ("The hotline is staffed 24/7/365.", []),
+    ("The meeting is on 24/7/2026.", ["24", "7", "2026"]),  # no idiom: what the text says is read as before
+    ("124/7 pieces", ["124", "7"]),
+])
+def test_around_the_clock_is_no_number(text, values):
+    assert [m.value for m in mentions(text)] == values

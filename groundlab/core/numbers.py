@@ -486,13 +486,21 @@ def _with_unit(amount: str, unit: Optional[str], surface: str, start: int, end: 
 
 @lru_cache(maxsize=16384)
 def mentions(text: str) -> Tuple[Mention, ...]:
-    """Every number, amount, percentage, date and code in ``text``, in order, with offsets."""
+    """Every number, amount, percentage, date and code in ``text``, in order, with offsets. "24/7"
+    (and "24x7", "24/7/365") says "around the clock": no number."""
     found: List[Mention] = []
+    clock = [m.span() for m in _AROUND_THE_CLOCK.finditer(text)] if "24" in text else ()
     for kind, start, end in _spans(digit_shape(text)):
+        if clock and any(a <= start < b for a, b in clock):
+            continue
         mention = _mention(_Found(kind, text, start, end), text)
         if mention is not None:
             found.append(mention)
     return tuple(found)
+
+
+#: "24/7", "24x7", "24 × 7", "24/7/365": around the clock, not a date nor numbers (a date "24/7/2026" is one).
+_AROUND_THE_CLOCK = re.compile(r"(?<![\d/.,])24\s?[/x×]\s?7(?:\s?[/x×]\s?365)?(?!\d|[.,]\d|\s?/\s?\d)", re.IGNORECASE)
 
 
 _ZEROS = str.maketrans("123456789", "000000000")
