@@ -12,8 +12,9 @@ other five), so no model is trained or run here.
 
 For each held-out set, everything is fitted on the other sets and judged on it:
 
-- ``signals``: its weights and threshold refitted on the other sets (the rules, framing, numbers,
-  negation and a missing clause, decide first, as in the judge).
+- ``signals``: its weights and threshold refitted on the other sets as bench/fit_signals.py fits
+  them (each set alike, ExpertQA's retrieve-then-read part; the rules, framing, numbers, negation
+  and a missing clause, decide first, as in the judge).
 - ``entail``: the entailment probability at or above 0.5.
 - ``(a) feature``: the entailment probability as one more feature of the signals' logistic model,
   refitted, with its threshold chosen on the other sets as the signals' is.
@@ -22,8 +23,9 @@ For each held-out set, everything is fitted on the other sets and judged on it:
   given share of the other sets' model-decided claims (10%, 25%, 50%), so the cost is that share
   of the claims read by the model.
 
-HaluEval's real claims are never fitted on (answer length alone separates them): they are only
-judged. Balanced accuracy is the mean of caught and 1 - false alarms, a claim counting as flagged
+HaluEval's real claims are never fitted on (answer length alone separates them), nor ExpertQA's
+post-hoc part (lenient labels): they are only judged. Claims are read as groundlab reads an
+answer (bench/entail_data.py ``claim_texts``: no citation markers). Balanced accuracy is the mean of caught and 1 - false alarms, a claim counting as flagged
 unless it is found supported. Ranges: 95%, from 2,000 bootstrap draws of whole groups (claims
 sharing a passage), paired (the same draws for every judge).
 """
@@ -97,8 +99,10 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="also write the figures to this file")
     ap.add_argument("--oof", default=str(OOF), help="the leave-one-set-out entailment probabilities")
     args = ap.parse_args(argv)
-    from groundlab.judges.calibration import LabeledClaim, choose_threshold, fit_weights, measure
-    from groundlab.judges.signals import _SUPPORTED_ROUTES
+    from groundlab.judges.calibration import LabeledClaim, fit_weights, measure, set_weights, threshold_for_sets
+    from groundlab.judges.signals import _SUPPORTED_ROUTES, FEATURE_SIGNS
+
+    from fit_signals import TOLERANCE, fit_on
 
     started = time.perf_counter()
     oof = {}
@@ -116,6 +120,8 @@ def main(argv=None) -> int:
                            p.group, p.set) for p in pairs]
     measured = measure(claims)
     sets = np.array([p.set for p in pairs])
+    # HaluEval never fitted on, nor ExpertQA's post-hoc part: as bench/fit_signals.py fits
+    fitting = ~np.isin(sets, list(NOT_TRAINED)) & np.array([p.part != "post-hoc" for p in pairs])
     y = measured.y
     model = measured.model
     rule_score = np.where(np.isin(measured.routes, _SUPPORTED_ROUTES), 1.0, 0.0)
@@ -128,20 +134,20 @@ def main(argv=None) -> int:
     all_flags: Dict[str, List[np.ndarray]] = {}
     for held in SETS:
         test = sets == held
-        train = ~test & ~np.isin(sets, list(NOT_TRAINED))
-        # signals, refitted on the other sets
-        w = fit_weights(measured.X[train & model], y[train & model])
+        train = ~test & fitting
+        # signals, refitted on the other sets as bench/fit_signals.py fits it
+        w, t = fit_on(measured, train, train, sets)
         s_all = np.where(model, 1 / (1 + np.exp(-np.clip(w[0] + measured.X @ w[1:], -700, 700))), rule_score)
-        t = choose_threshold(s_all[train], y[train])
         flags = {"signals": s_all < t}
         # entail alone (a claim it cannot read counts as flagged: the judge gives it an error)
         pe = np.where(has_p, p_entail, 0.0)
         flags["entail"] = pe < ENTAIL_THRESHOLD
         # (a) the probability as a feature
         Xa = np.column_stack([measured.X, logit(np.where(has_p, p_entail, 0.5))])
-        wa = fit_weights(Xa[train & model], y[train & model])
+        wa = fit_weights(Xa[train & model], y[train & model], sample_weight=set_weights(sets[train & model]),
+                         signs=tuple(FEATURE_SIGNS) + (1,))
         sa = np.where(model, 1 / (1 + np.exp(-np.clip(wa[0] + Xa @ wa[1:], -700, 700))), rule_score)
-        ta = choose_threshold(sa[train], y[train])
+        ta = threshold_for_sets(sa[train], y[train], sets[train], tolerance=TOLERANCE)
         flags["(a) feature"] = sa < ta
         # (b) cascade: the band around the threshold holding a share of the other sets' model claims
         read = {}

@@ -37,6 +37,7 @@ class Pair:
     group: str
     case_id: str = ""
     number: int = 1
+    part: str = ""  # "post-hoc": ExpertQA's answers cited after the fact (lenient labels; never fitted on)
 
 
 def _evidence(row):
@@ -70,9 +71,9 @@ def evidence_groups(rows: Sequence[dict]) -> List[int]:
 
 
 def real_pairs(name: str) -> List[Pair]:
-    """The set's labeled claims: a case's answer is its one claim, but FRANK's, whose summaries
-    carry one label a sentence (split as groundlab splits answers). Claims sharing a passage are
-    one group (near-duplicates never sit on both sides of a bootstrap)."""
+    """The set's labeled claims, each read as groundlab reads an answer (:func:`claim_texts`).
+    Claims sharing a passage are one group (near-duplicates never sit on both sides of a
+    bootstrap)."""
     from groundlab.claims import ClaimSplitter
 
     rows = read_set(name)
@@ -81,16 +82,29 @@ def real_pairs(name: str) -> List[Pair]:
     out = []
     for i, row in enumerate(rows):
         evidence = _evidence(row)
-        if name.startswith("frank"):
-            texts = [c.text for c in splitter.split(row["id"], row["answer"]).claims]
-            if len(texts) != len(row["labels"]):
-                raise SystemExit(f"{name} case {row['id']}: {len(texts)} sentences but {len(row['labels'])} labels")
-        else:
-            texts = [row["answer"]]
+        texts = claim_texts(splitter, row)
+        if texts is None:
+            raise SystemExit(f"{name} case {row['id']}: its sentences do not match its {len(row['labels'])} labels")
+        part = "post-hoc" if str((row.get("meta") or {}).get("system", "")).startswith("post_hoc") else ""
         for k, (text, label) in enumerate(zip(texts, row["labels"]), start=1):
             out.append(Pair(text, evidence, int(label == "supported"), name, "real", f"{name}:{group[i]}",
-                            row["id"], k))
+                            row["id"], k, part))
     return out
+
+
+def claim_texts(splitter, row) -> Optional[List[str]]:
+    """A labeled case's claims as groundlab reads its answer: split into claims (FRANK's summaries
+    carry one label a sentence), each without the citation markers the splitter takes as citations
+    ("... cardiomegaly [4]." is "... cardiomegaly."), never as numbers. A case with one label whose
+    answer reads as several sentences is one claim, its citation markers left out; ``None`` when
+    several labels do not match the sentences."""
+    texts = [c.text for c in splitter.split(row["id"], row["answer"]).claims]
+    labels = row["labels"]
+    if len(texts) == len(labels):
+        return texts
+    if len(labels) != 1:
+        return None
+    return [" ".join(splitter.citation_re.sub("", row["answer"]).split())]
 
 
 # ---------------------------------------------------------------- rule-made pairs

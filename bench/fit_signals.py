@@ -55,7 +55,7 @@ from groundlab.judges.calibration import (Figures, LabeledClaim, fit_weights, me
 from groundlab.judges.signals import CONFIG_KIND, FEATURE_SIGNS, FEATURES, JudgeConfig, SignalsJudge  # noqa: E402
 from groundlab.records import Evidence, Passage  # noqa: E402
 
-from entail_data import evidence_groups  # noqa: E402  (bench/, beside this script)
+from entail_data import claim_texts, evidence_groups  # noqa: E402  (bench/, beside this script)
 
 PUBLIC = ROOT / "data" / "public"
 SETS = {"factcheck_gpt": "Factcheck-GPT", "wice": "WiCE", "frank_cnndm": "FRANK CNN/DM",
@@ -81,16 +81,12 @@ def load_public(name: str) -> tuple:
     for i, row in enumerate(rows):
         evidence = Evidence(row.get("question", ""), tuple(Passage(p["id"], p["text"]) for p in row["retrieved"]),
                             row["answer"])
-        texts = [c.text for c in splitter.split(row["id"], row["answer"]).claims]
-        labels = row["labels"]
-        if len(texts) != len(labels):
-            if len(labels) != 1:
-                left_out += 1
-                continue
-            # one labeled claim the splitter reads as two sentences: judged whole, without its citations
-            texts = [" ".join(splitter.citation_re.sub("", row["answer"]).split())]
+        texts = claim_texts(splitter, row)
+        if texts is None:
+            left_out += 1
+            continue
         system = (row.get("meta") or {}).get("system", "")
-        for k, (text, label) in enumerate(zip(texts, labels), 1):
+        for k, (text, label) in enumerate(zip(texts, row["labels"]), 1):
             claim = LabeledClaim(row["id"], k, text, evidence, label, f"{name}:{group[i]}", SETS[name])
             claim.part = "post-hoc" if system.startswith("post_hoc") else ""
             claims.append(claim)
