@@ -147,15 +147,19 @@ _LIST_MARK = re.compile(r"\s*(?:\n\s*(?:\d+[.)]|[-*•])?\s*)$")
 _SENTENCE_CUT = re.compile(r"(?<=[.!?])\s+(?=[^\d\s])|\n+")
 
 
+@lru_cache(maxsize=16384)
 def says_earlier(text: str) -> bool:
     """Whether a claim states what the sentence before it in its answer gives ("Das sind 80 %", "So
     you receive 16.80 EUR", "Sie erhalten also 44,80 EUR"): the judges then give
     :func:`compute_mentions` the answer, whose sentence before the claim has numbers of the answer's
     own a computation may start from."""
     head = text[:12].split(None, 1)
-    if bool(head) and head[0].lower().strip(" *-•(\"") in _EARLIER_HEADS and _EARLIER.match(text) is not None:
+    if not head:
+        return False
+    if head[0].lower().strip(" *-•(\"") in _EARLIER_HEADS and _EARLIER.match(text) is not None:
         return True
-    return _CONSEQUENCE.match(text) is not None
+    # most claims hold none of the consequence words near their start: one scan tells, then the pattern
+    return _CONSEQUENCE_HINT.search(text, 0, 60) is not None and _CONSEQUENCE.match(text) is not None
 
 
 #: The first words of :data:`_EARLIER`'s openings: most claims are told apart by their first word.
@@ -164,6 +168,8 @@ _EARLIER_HEADS = frozenset(("that", "that's", "that’s", "this", "these", "whic
 #: A claim that draws a consequence of what comes before it, within its first words: "So you
 #: receive ...", "You therefore get ...", "Sie erhalten also ...", "Somit bleiben ...", "Vous recevez
 #: donc ...".
+_CONSEQUENCE_HINT = re.compile(r"\b(?:so|therefore|thus|hence|result|means|also|somit|damit|folglich|daher|insgesamt|"
+                               r"donc|ainsi)\b", re.IGNORECASE)
 _CONSEQUENCE = re.compile(r"^\W*(?:so\b(?!\s+(?:that|far|long|much|many)\b)|(?:[^\W\d_]+\s+){0,3}?"
                           r"(?:therefore|thus|hence|as a result|this means|that means|also|somit|damit|folglich|daher|"
                           r"insgesamt|donc|ainsi)\b)",

@@ -166,8 +166,12 @@ _BOUND_NEEDS_AMOUNT = frozenset({("over",), ("under",), ("up", "to")})
 
 def _conflict_stems(said: Dict[str, Dict[str, str]]) -> FrozenSet[str]:
     """The stems of a claim's how-often, when, which-way and bound words ("monthly" gives "month")."""
-    return frozenset(stem(w) for sides in said.values() for word in sides.values()
-                     for w in re.findall(r"[^\W\d_]+", word.lower()) if len(w) >= 3)
+    return _stems_of(tuple([word for sides in said.values() for word in sides.values()]))
+
+
+@lru_cache(maxsize=4096)
+def _stems_of(words: Tuple[str, ...]) -> FrozenSet[str]:
+    return frozenset(stem(w) for word in words for w in re.findall(r"[^\W\d_]+", word.lower()) if len(w) >= 3)
 
 
 def _conflict(claim: _Claim, context: _Context, best: int) -> Optional[Tuple[str, str, str, str]]:
@@ -180,13 +184,15 @@ def _conflict(claim: _Claim, context: _Context, best: int) -> Optional[Tuple[str
     if not said:
         return None
     sentence = context.sentences[best]
+    there = _terms(sentence.text)
+    if not any(kind in there for kind in said):
+        return None  # no word of the claim's kinds in the sentence: nothing to clash with
     # The sentence must say what the claim says but for those words, and say little else: in a long
     # sentence another "after" or "rise" is about something else.
     core = claim.stemset - _conflict_stems(said)
     if not core or len(sentence.stemset) > 3 * len(core) + 8 or \
             4 * len(core & sentence.stemset) < 3 * len(core):
         return None
-    there = _terms(sentence.text)
     for kind, sides in said.items():
         if len(sides) != 1 or kind not in there:
             continue
@@ -208,12 +214,14 @@ def _polar_sides(claim: _Claim, sentence: Any, kind: str, side: str, word: str,
     """The side of a polar ``kind`` the claim's ``word`` says and the sides the evidence sentence's
     words (``there``) say, each as its negation reads it."""
     words = claim.words
-    mine = frozenset(w.lower() for w, scoped in zip(words.surfaces, words.in_scope) if scoped)
-    negated = frozenset().union(*(neg for _, neg in sentence.clauses))
-    surface = sentence.surface
-    theirs_negated = frozenset(surface[st].lower() for st in negated if st in surface)
-    return (_as_negated(kind, side, word, mine),
-            frozenset(_as_negated(kind, s, w, theirs_negated) for s, w in there.items()))
+    mine = frozenset(w.lower() for w, scoped in zip(words.surfaces, words.in_scope) if scoped) \
+        if claim.negated else frozenset()
+    theirs_negated: FrozenSet[str] = frozenset()
+    if sentence.negation:
+        surface = sentence.surface
+        theirs_negated = frozenset(surface[st].lower() for _, neg in sentence.clauses for st in neg if st in surface)
+    return (_as_negated(kind, side, word, mine) if mine else side,
+            frozenset(_as_negated(kind, s, w, theirs_negated) if theirs_negated else s for s, w in there.items()))
 
 
 def polar_restated(claim: _Claim, sentence: Any) -> bool:
