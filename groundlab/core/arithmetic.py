@@ -158,8 +158,7 @@ def says_earlier(text: str) -> bool:
         return False
     if head[0].lower().strip(" *-•(\"") in _EARLIER_HEADS and _EARLIER.match(text) is not None:
         return True
-    # most claims hold none of the consequence words near their start: one scan tells, then the pattern
-    return _CONSEQUENCE_HINT.search(text, 0, 60) is not None and _CONSEQUENCE.match(text) is not None
+    return _CONSEQUENCE.match(text) is not None
 
 
 #: The first words of :data:`_EARLIER`'s openings: most claims are told apart by their first word.
@@ -168,8 +167,6 @@ _EARLIER_HEADS = frozenset(("that", "that's", "that’s", "this", "these", "whic
 #: A claim that draws a consequence of what comes before it, within its first words: "So you
 #: receive ...", "You therefore get ...", "Sie erhalten also ...", "Somit bleiben ...", "Vous recevez
 #: donc ...".
-_CONSEQUENCE_HINT = re.compile(r"\b(?:so|therefore|thus|hence|result|means|also|somit|damit|folglich|daher|insgesamt|"
-                               r"donc|ainsi)\b", re.IGNORECASE)
 _CONSEQUENCE = re.compile(r"^\W*(?:so\b(?!\s+(?:that|far|long|much|many)\b)|(?:[^\W\d_]+\s+){0,3}?"
                           r"(?:therefore|thus|hence|as a result|this means|that means|also|somit|damit|folglich|daher|"
                           r"insgesamt|donc|ainsi)\b)",

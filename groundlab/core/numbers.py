@@ -489,7 +489,7 @@ def mentions(text: str) -> Tuple[Mention, ...]:
     """Every number, amount, percentage, date and code in ``text``, in order, with offsets. "24/7"
     (and "24x7", "24/7/365") says "around the clock": no number."""
     found: List[Mention] = []
-    clock = [m.span() for m in _AROUND_THE_CLOCK.finditer(text)] if "24" in text else ()
+    clock = [m.span() for m in _AROUND_THE_CLOCK.finditer(text)] if "24" in text and _may_say_around_the_clock(text) else ()
     for kind, start, end in _spans(digit_shape(text)):
         if clock and any(a <= start < b for a, b in clock):
             continue
@@ -497,6 +497,11 @@ def mentions(text: str) -> Tuple[Mention, ...]:
         if mention is not None:
             found.append(mention)
     return tuple(found)
+
+
+def _may_say_around_the_clock(text: str) -> bool:
+    """Whether a text holding "24" may say "24/7": a 7 after a slash or a times sign."""
+    return "/7" in text or "/ 7" in text or "x7" in text or "X7" in text or "x 7" in text or "×" in text
 
 
 #: "24/7", "24x7", "24 × 7", "24/7/365": around the clock, not a date nor numbers (a date "24/7/2026" is one).

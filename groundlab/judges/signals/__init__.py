@@ -174,8 +174,9 @@ class SignalsJudge:
                 _arithmetic().may_total(claim.framed.text, listed) else None
             if answer is not None:
                 key += (answer,)
-            elif claim.numbers and evidence.answer and _arithmetic().says_earlier(claim.framed.text) \
-                    and not all(question.numbers.has(m) or base.numbers.has(m) for m in claim.numbers):
+            elif claim.numbers and evidence.answer \
+                    and not all(question.numbers.has(m) or base.numbers.has(m) for m in claim.numbers) \
+                    and _arithmetic().says_earlier(claim.framed.text):
                 # "Das sind 80 %": what the sentence before it gives, all it reads of the answer
                 answer = evidence.answer
                 key += (_arithmetic().sentence_before(answer, claim.framed.text),)
