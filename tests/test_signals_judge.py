@@ -455,3 +455,25 @@ def test_a_german_word_is_found_as_a_part_of_a_compound_of_the_evidence():
 def test_a_state_and_its_opposite_clash_each_read_with_its_negation(passage, claim, label):
     verdict = judged(claim, passage)
     assert verdict.label == label, verdict.reason
+
+
+_QUOTES = ("Purchases up to 2,500 EUR need one quote. Purchases between 2,500 EUR and 10,000 EUR need three written "
+           "quotes.")
+
+
+@pytest.mark.parametrize("amount, claim, label", [
+    # a comparison of the user's amount with the passage's is arithmetic, not a bound against "up to 2,500 EUR"
+    ("3,200", "Since 3,200 EUR is above 2,500 EUR, you need three quotes.", "supported"),
+    ("3,200", "Da 3.200 EUR über 2.500 EUR liegen, brauchen Sie drei Angebote.", None),
+    ("2,000", "Since 2,000 EUR is above 2,500 EUR, you need three quotes.", "contradicted"),
+    ("2,000", "As 2,000 EUR is less than 2,500 EUR, one quote is enough.", "supported"),
+])
+def test_a_comparison_of_two_amounts_is_checked_not_read_as_a_bound(amount, claim, label):
+    question = f"I need a laptop for {amount} EUR. What do I need?"
+    verdict = get_judge("signals").judge(claim, Evidence(question, (Passage("P", _QUOTES),)))
+    if label is None:  # German claim, English passage: whatever it decides, no clash of bounds
+        assert "above or below" not in verdict.reason, verdict.reason
+    else:
+        assert verdict.label == label, verdict.reason
+    if label == "contradicted":
+        assert verdict.reason.startswith('comparison wrong: the claim says "2,000 EUR is above 2,500 EUR"')

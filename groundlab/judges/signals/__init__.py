@@ -73,8 +73,8 @@ from .across import across, glossary_language
 from .claim import _Claim, _claim, _claim_language, _claim_words, _framed  # noqa: F401
 from .config import (CONFIG_KIND, DEFAULT_CONFIG, FEATURE_SIGNS, FEATURES, JUDGE_NAME, JUDGE_VERSION,  # noqa: F401
                      MAX_CONFIG_BYTES, JudgeConfig, _shipped, check_config, load_config)
-from .conflicts import (_AMOUNT_NEXT, _LOWER_WORD, CONFLICTS, _conflict, _conflict_terms, _terms, polar_restated,  # noqa: F401
-                        restated_limit, without_limit)
+from .conflicts import (_AMOUNT_NEXT, _LOWER_WORD, CONFLICTS, _conflict, _conflict_terms, _terms, comparisons,  # noqa: F401
+                        polar_restated, restated_limit, without_limit)
 from .evidence import (_Context, _context, _passage_piece, _passages_context, _question, in_claims_language,  # noqa: F401
                        _question_key, _with_question)
 from .framing import _LETTERS, _REFERENCE_HINT, FRAMING, LEAD_IN, PASSAGE_REFERENCE, Framed, frame  # noqa: F401
@@ -386,6 +386,11 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
                                                   ids=ids)
         if flagged is not None:
             return "number", None, flagged, ()
+    if numbers and len(numbers) >= 2:
+        wrong = [said for _, _, holds, said in comparisons(claim.framed.text) if not holds]
+        if wrong:  # "Since 2,000 EUR is above 2,500 EUR, ...": arithmetic the reader checks, done wrong
+            return "number", None, Verdict("contradicted", f"comparison wrong: the claim says \"{_quote(wrong[0])}\", "
+                                           f"which does not hold{_aside(claim.framed.set_aside)}", 0.0), ()
     if not claim.stemset.isdisjoint(weekday_stems()):  # a day of the week counted from the user's
         days = weekdays(claim.framed.text, context.days, days_named(text for text, _ in context.passages))
         if days.wrong is not None:

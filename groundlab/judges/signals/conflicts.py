@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
-from ...core.numbers import digit_shape
+from ...core.numbers import digit_shape, mentions
 from .claim import _Claim
 from .evidence import _Context
 from .words import stem
@@ -174,6 +174,48 @@ def _stems_of(words: Tuple[str, ...]) -> FrozenSet[str]:
     return frozenset(stem(w) for word in words for w in re.findall(r"[^\W\d_]+", word.lower()) if len(w) >= 3)
 
 
+#: What stands between two numbers a claim compares ("3,200 EUR is above 2,500 EUR", "3.200 EUR über
+#: 2.500 EUR liegen", "12 % est supérieur à 10 %"): the comparison's word, whose side is ">" or "<".
+_COMPARED = re.compile(
+    r"\s*(?:is|are|was|were|lies|falls|ist|sind|liegt|liegen|est|sont)?\s*"
+    r"(?:(?:well|far|still|just|clearly|slightly|deutlich|klar|noch|knapp|bien|largement)\s+)?"
+    r"(?P<op>above|over|below|under|more than|less than|higher than|lower than|greater than|larger than|"
+    r"smaller than|über|unter|oberhalb|unterhalb|mehr als|weniger als|höher als|niedriger als|größer als|"
+    r"kleiner als|supérieure?s? à|inférieure?s? à|au-dessus de|en dessous de|au-dessous de|plus que|moins que)"
+    r"\s+(?:the\s+|der\s+|die\s+|dem\s+|den\s+|la\s+|le\s+|les\s+|l')?$", re.IGNORECASE)
+_GREATER = frozenset("above over more higher greater larger über oberhalb mehr höher größer supérieur supérieure "
+                     "supérieurs supérieures au-dessus plus".split())
+
+
+@lru_cache(maxsize=16384)
+def comparisons(text: str) -> Tuple[Tuple[int, int, bool, str], ...]:
+    """The comparisons of two numbers of like kind a claim states ("Since 3,200 EUR is above 2,500
+    EUR, ..."), each ``(start, end of its word, whether it holds, as written)``: arithmetic the
+    reader checks, not a bound the claim gives ("above" here says nothing against a passage's "up to
+    2,500 EUR")."""
+    found = [m for m in mentions(text) if m.kind in ("money", "percent", "number")]
+    out = []
+    for a, b in zip(found, found[1:]):
+        between = _COMPARED.match(text, a.end, b.start)
+        if between is None or a.kind != b.kind or (a.kind == "money" and a.value.split()[0] != b.value.split()[0]):
+            continue
+        try:
+            x, y = float(a.amount), float(b.amount)
+        except (TypeError, ValueError):
+            continue
+        op = between.group("op")
+        greater = op.split()[0].lower() in _GREATER
+        out.append((between.start("op"), between.end("op"), x > y if greater else x < y, text[a.start:b.end]))
+    return tuple(out)
+
+
+def without_comparisons(text: str) -> str:
+    """``text`` with the words of the comparisons it states blanked (:func:`comparisons`)."""
+    for start, end, _, _ in comparisons(text):
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
+
+
 def _conflict(claim: _Claim, context: _Context, best: int) -> Optional[Tuple[str, str, str, str]]:
     """``(kind, the claim's word, the evidence's word, the evidence sentence)`` when the evidence
     sentence that holds most of the claim's words says another how-often, when, which-way or bound
@@ -181,6 +223,8 @@ def _conflict(claim: _Claim, context: _Context, best: int) -> Optional[Tuple[str
     if best < 0:
         return None
     said = _terms(claim.framed.text)
+    if said and "above or below" in said and comparisons(claim.framed.text):
+        said = _terms(without_comparisons(claim.framed.text))  # "3,200 EUR is above 2,500 EUR" gives no bound
     if not said:
         return None
     sentence = context.sentences[best]
