@@ -450,6 +450,7 @@ def test_a_german_word_is_found_as_a_part_of_a_compound_of_the_evidence():
     ("The security training is mandatory for all new employees.", "The security training is optional for new employees.",
      "contradicted"),
     ("Unpaid leave of up to 3 months can be requested.", "Paid leave of up to 3 months can be requested.", "contradicted"),
+    ("MFA is required for every VPN connection.", "MFA is optional for VPN connections.", "contradicted"),
     ("Breakfast is included in the hotel rate.", "Breakfast is excluded from the hotel rate.", "contradicted"),
 ])
 def test_a_state_and_its_opposite_clash_each_read_with_its_negation(passage, claim, label):

@@ -65,8 +65,8 @@ CONFLICTS: Dict[str, Dict[str, Tuple[str, ...]]] = {
                       "interdit", "interdite", "interdits", "interdites"),
     },
     "required or optional": {
-        "required": ("mandatory", "compulsory", "obligatory", "verpflichtend", "obligatorisch", "obligatoire",
-                     "obligatoires"),
+        "required": ("mandatory", "compulsory", "obligatory", "required", "verpflichtend", "obligatorisch",
+                     "erforderlich", "vorgeschrieben", "obligatoire", "obligatoires", "requis", "requise", "requises"),
         "optional": ("optional", "voluntary", "freiwillig", "facultatif", "facultative", "facultatifs", "facultatives"),
     },
     "included or excluded": {
