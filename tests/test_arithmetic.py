@@ -592,3 +592,19 @@ def test_a_claim_that_draws_a_consequence_computes_from_the_sentence_before(judg
 ])
 def test_what_opens_a_consequence(text, says):
     assert arithmetic.says_earlier(text) is says
+
+
+_LAPTOPS = ("Standard laptops are replaced every 4 years after delivery; developer laptops every 3 years.",)
+
+
+@pytest.mark.parametrize("judge", ["signals", "rules"])
+def test_a_consequence_moves_a_date_by_the_period_the_sentence_before_states(judge):
+    # the answer says 3 years (a developer's laptop): 4 years, the passage's period for other laptops, backs nothing
+    answer = "Developer laptops are replaced every 3 years. So your replacement is due in June 2027."
+    evidence = Evidence("I'm a developer and my laptop is from June 2023. When do I get a new one?",
+                        (Passage("IT-HW-7", _LAPTOPS[0]),), answer)
+    wrong = get_judge(judge).judge("So your replacement is due in June 2027.", evidence)
+    assert wrong.label == "contradicted" and "June 2023 + 3 years = June 2026" in wrong.reason, wrong.reason
+    right = get_judge(judge).judge("So your replacement is due in June 2026.", Evidence(
+        evidence.question, evidence.passages, answer.replace("2027", "2026")))
+    assert right.label != "contradicted" and "computed: June 2026 = June 2023 + 3 years" in right.reason, right.reason

@@ -478,7 +478,14 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
     if callable(evidence):
         evidence = evidence()
     if answer and says_earlier(text):  # "Das sind 80 %": the numbers of the sentence before, the answer's own
-        evidence = list(evidence) + list(_earlier(answer, text))
+        earlier = _earlier(answer, text)
+        evidence = list(evidence) + list(earlier)
+        # the period the sentence before states is the claim's own: "Developer laptops are replaced
+        # every 3 years. So your replacement is due in June 2027" moves June 2023 by 3 years, not by
+        # the 4 years the passage gives other laptops
+        said_periods = frozenset((q.unit, q.value) for q in earlier if q.unit in _DATE_PERIODS)
+    else:
+        said_periods = frozenset()
     claim = _typed(untyped, evidence)
     premises = list(premises)
     evidence = [q for q in evidence if not _identifier(q)]  # "invoice 5178837457" computes nothing
@@ -506,7 +513,7 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
             else:
                 pool = _pool(known, evidence)
                 if target.unit == "date":
-                    pool = _own_periods(pool, claim, order)
+                    pool = _own_periods(pool, claim, order, said_periods)
                 step = _search(target, pool, cue, named if before >= 2 else frozenset())
                 if step is not None and named and before >= 2:
                     step = _as_claim_writes(step, text, target, claim)
@@ -558,7 +565,7 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
         wanted[k].shown for k in used)  # an example the claim takes ("Bei 4 Tagen"): the user's, not the passages'
     backed = tuple(wanted[k].surface for k in sorted(set(found) | set(used)))
     stated = [q for i, q in enumerate(claim) if i not in order]  # not the numbers it is to give
-    own_period = any(q.unit in _DATE_PERIODS for q in stated)
+    own_period = bool(said_periods) or any(q.unit in _DATE_PERIODS for q in stated)
     for k in order:
         target = claim[k]
         if k not in found and k not in used:
@@ -566,7 +573,8 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
             if right is None and target.unit == "date" and own_period:
                 # only a period the claim states tells the date it should give; one of the passages'
                 # ("up to 5 days of leave") moves no date the claim names as an example
-                right = _date_of_own_period(target, _own_periods(_pool(stated, evidence), claim, order), cue)
+                right = _date_of_own_period(target, _own_periods(_pool(stated, evidence), claim, order, said_periods),
+                                            cue)
             if right is None and may_total(text, answer):
                 right = list_sum(answer, target)  # "In total 60 EUR" under items adding up to 56 EUR
             if right is None and target.unit == "month" and not target.per:
@@ -577,11 +585,13 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
     return Computed(derived, backed, None, written, measured)
 
 
-def _own_periods(pool: Sequence[Quantity], claim: Sequence[Quantity], order: Sequence[int]) -> List[Quantity]:
+def _own_periods(pool: Sequence[Quantity], claim: Sequence[Quantity], order: Sequence[int],
+                 said: frozenset = frozenset()) -> List[Quantity]:
     """``pool`` for a date the claim computes: where the claim states the period a date moves by
-    ("nach drei Jahren ..., also am 15. Januar 2027"), only that period, not another of the
-    passages' ("vier Jahre" for other devices)."""
-    own = {(q.unit, q.value) for i, q in enumerate(claim) if i not in order and q.unit in _DATE_PERIODS}
+    ("nach drei Jahren ..., also am 15. Januar 2027"), or the sentence before it that it draws on
+    does (``said``, ``(unit, value)``), only that period, not another of the passages' ("vier
+    Jahre" for other devices)."""
+    own = {(q.unit, q.value) for i, q in enumerate(claim) if i not in order and q.unit in _DATE_PERIODS} | said
     if not own:
         return list(pool)
     return [q for q in pool if q.unit not in _DATE_PERIODS or (q.unit, q.value) in own]
