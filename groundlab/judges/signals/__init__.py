@@ -232,13 +232,13 @@ class SignalsJudge:
         if route == "computed":
             evidence, matched, clashed = _evidence(claim, context, "supported", signals, detail, ids)
             found = _stated_numbers(claim, ids)
-            numbers = f"; numbers {', '.join(_written(m.surface) for m in found)} found or computed" if found else ""
+            numbers = f"; {_numbers_found(found, 'found or computed')}" if found else ""
             return Verdict("supported", f"the numbers follow from the passages' and {signals.covered}/{signals.n} "
                            f"content words are in the evidence{numbers}{aside}", 1.0,
                            evidence=evidence, matched=matched, clashed=clashed)
         if route == "across":
             numbers = _stated_numbers(claim, ids)
-            found = f"; numbers {', '.join(_written(m.surface) for m in numbers)} found" if numbers else ""
+            found = f"; {_numbers_found(numbers)}" if numbers else ""
             # the month a date names ("30. März 2025") is no word to find: the numbers step has checked it
             dates = [m for m in mentions(claim.framed.text) if m.kind == "date"]
             return across(_without_numbers(claim.framed.text, dates), claim.language, context.passages, found + aside)
@@ -471,8 +471,13 @@ def _reason(label: str, p: float, threshold: float, claim: _Claim, s: Signals,
         surface = dict(zip(claim.words.stems, claim.words.surfaces))
         parts.append(f"only the question says {', '.join(surface.get(m, m) for m in s.asked[:3])}")
     if numbers:
-        parts.append(f"numbers {', '.join(_written(m.surface) for m in numbers)} found")
+        parts.append(_numbers_found(numbers))
     return "; ".join(parts)
+
+
+def _numbers_found(numbers: Sequence[Mention], how: str = "found") -> str:
+    """What a reason says of the claim's numbers the evidence gives: "numbers 3, 28 EUR found"."""
+    return f"numbers {', '.join(_written(m.surface) for m in numbers)} {how}"
 
 
 __all__ = ["FEATURES", "JudgeConfig", "SignalsJudge", "Signals", "clean_text", "check_config", "frame",

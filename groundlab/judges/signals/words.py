@@ -177,9 +177,7 @@ def _foreign_stem(word: str, lang: str, participle: bool = False) -> str:
     "beantragt", "genehmigt" and "Genehmigung" meet (the stemmers leave participles apart). A
     German ``participle`` (a word in lower case) loses its "ge-" ("gekürzt", "ausgezahlt"), and a
     German stem its verb ending -t ("kürzt" meets "kürzen")."""
-    stemmer = _FOREIGN_STEMMERS.get(lang)
-    if stemmer is None:
-        stemmer = _FOREIGN_STEMMERS[lang] = _stemmer(lang)
+    stemmer = _foreign_stemmer(lang)
     if lang == "german":
         if participle:  # a past participle meets its verb: "gekürzt" and "kürzt", "ausgezahlt" and "auszahlen"
             word = _GERMAN_PARTICIPLE.sub(r"\1", word)
@@ -193,10 +191,15 @@ def _foreign_stem(word: str, lang: str, participle: bool = False) -> str:
 def german_whole_stem(word: str) -> str:
     """A lower-case German word's Snowball stem, not cut: what a compound's parts are found in
     ("wochenstund" holds "stund", which the six letters "wochen" lose)."""
-    stemmer = _FOREIGN_STEMMERS.get("german")
+    return _foreign_stemmer("german").stemWord(word)
+
+
+def _foreign_stemmer(lang: str) -> Any:
+    """The Snowball stemmer of ``lang``, made once."""
+    stemmer = _FOREIGN_STEMMERS.get(lang)
     if stemmer is None:
-        stemmer = _FOREIGN_STEMMERS["german"] = _stemmer("german")
-    return stemmer.stemWord(word)
+        stemmer = _FOREIGN_STEMMERS[lang] = _stemmer(lang)
+    return stemmer
 
 
 #: A German past participle's "ge-", at the start or after a separable prefix ("gekürzt", "ausgezahlt").
