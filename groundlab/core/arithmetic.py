@@ -43,6 +43,7 @@ import re
 from functools import lru_cache
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
+from .bounds import against_bound, example_words, is_example, past_bound
 from .numbers import mentions
 from .claims import strip_emphasis
 from .sentences import list_item
@@ -76,6 +77,9 @@ class Computed(NamedTuple):
     wrong: Optional[Tuple[str, str]] = None
     written: Tuple[str, ...] = ()
     measured: Tuple[str, ...] = ()
+    #: an example the claim takes on the wrong side of a passage's bound, the note that says so
+    #: (:func:`groundlab.core.bounds.against_bound`), or ``None``
+    beyond: Optional[str] = None
 
 
 NOTHING = Computed()
@@ -550,8 +554,16 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
             if capped is not None:
                 used.append(k)
                 capped_examples.append(capped)
+        if k not in used and k in order and is_example(text, wanted[k]):
+            # "a file from 8 months ago" against "monthly backups are kept for 12 months"
+            held = against_bound(wanted[k], text, evidence)
+            if held is not None:
+                if not held[0]:
+                    return Computed(beyond=held[1])
+                used.append(k)
+                capped_examples.append(held[1])
     for k in sorted(found):
-        capped = _past_bound(found[k], wanted[k], claim, evidence)
+        capped = past_bound(found[k], wanted[k], claim, evidence)
         if capped is not None:
             return Computed(wrong=(wanted[k].shown, f"{_as_written(found[k].expression, text)} = "
                                                     f"{_result(found[k], wanted[k])}, {capped}"))
@@ -559,10 +571,11 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
     measured = tuple(d for k, d in zip(sorted(found), derived) if wanted[k].unit or wanted[k].per)
     derived += tuple(capped_examples)
     measured += tuple(capped_examples)  # an amount past a cap
+    examples = tuple(example_words(text, wanted[k]) or wanted[k].shown for k in used)
     written = tuple(wanted[k].shown for k in sorted(found)) + tuple(
         o.surface for k in sorted(found) for o in found[k].operands if _is_named_count(o)) + tuple(
         found[k].expression for k in sorted(found) if found[k].op == "span") + tuple(  # "April bis Dezember"
-        wanted[k].shown for k in used)  # an example the claim takes ("Bei 4 Tagen"): the user's, not the passages'
+        examples)  # an example the claim takes ("Bei 4 Tagen", "8 months ago"): the user's, not the passages'
     backed = tuple(wanted[k].surface for k in sorted(set(found) | set(used)))
     stated = [q for i, q in enumerate(claim) if i not in order]  # not the numbers it is to give
     own_period = bool(said_periods) or any(q.unit in _DATE_PERIODS for q in stated)
@@ -697,7 +710,7 @@ def _is_premise(text: str, q: Quantity) -> bool:
     the claim states follows from it."""
     start = q.start
     before = text[max(0, start - 80):start]
-    if _PREMISE.search(before) is not None or _CONDITION.search(before) is not None:
+    if _PREMISE.search(before) is not None or _CONDITION.search(before) is not None or is_example(text, q):
         return True
     end = start + len(q.surface)
     return not _money(q.unit) and q.unit != "date" and _AT_RATE.match(text, end) is not None
@@ -726,26 +739,6 @@ def _capped_example(example: Quantity, claim: Sequence[Quantity], evidence: Sequ
                 for step in _one_steps(rate, example) + _one_steps(example, rate):
                     if step.unit == q.unit and step.value > cap.value and step.op == "×":
                         return f"{q.shown} = {step.expression} = {_result(step, q)}, capped at {cap.shown}"
-    return None
-
-
-def _past_bound(step: _Step, target: Quantity, claim: Sequence[Quantity], evidence: Sequence[Quantity]) -> Optional[str]:
-    """The cap (or floor) of the passages that an amount computed passes, when the claim names none
-    ("500 km × 0.30 EUR" is 150 EUR, but the passage caps it at 130 EUR): the computation holds,
-    the amount the claim gives does not."""
-    if not _money(target.unit) or step.op == "list":  # a list's total bounds nothing: its items are claims
-        return None
-    # the sentences of the passages that give the step's numbers (the claim may write them too)
-    keys = {(o.unit, o.value) for o in step.operands}
-    groups = {e.group for e in evidence if (e.unit, e.value) in keys}
-    for q in evidence:
-        if q.unit != target.unit or q.per or not q.bound or q.said or q.group not in groups or \
-                any(c.unit == q.unit and c.value == q.value for c in claim):  # the claim names the cap
-            continue
-        if q.bound == "max" and step.value > q.value + 1e-9 and not q.shown in step.expression:
-            return f"capped at {q.shown}"
-        if q.bound == "min" and step.value < q.value - 1e-9 and not q.shown in step.expression:
-            return f"at least {q.shown}"
     return None
 
 

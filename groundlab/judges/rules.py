@@ -340,6 +340,8 @@ def check_numbers(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str 
         computed = _arithmetic().compute_mentions(text, missing, mentions(text), have.quantities, answer)
         if computed.wrong is not None:
             return computed_wrong(computed.wrong, suffix), (), (), ()
+        if computed.beyond is not None:
+            return Verdict("contradicted", f"bound passed: {computed.beyond}{suffix}", 0.0), (), (), ()
         if computed.backed:
             derived, written, measured = computed.derived, computed.written, computed.measured
             missing = [m for m in missing if m.surface not in computed.backed]

@@ -68,6 +68,7 @@ from ...core.sentences import CJK_CHARS, character_pairs, split_sentences  # noq
 from ...core.numbers import Mention, digit_shape, distinct, mentions, ordinal_words  # noqa: F401
 from ...core.records import Evidence, GroundlabError, Verdict, without_passage_text  # noqa: F401
 from ...core.weekdays import days_named, weekdays
+from ...core.bounds import OPPOSITE
 from ..rules import _arithmetic, _quote, _without_numbers, _written, check_numbers, computed_wrong, number_verdict  # noqa: F401
 from .across import across, glossary_language
 from .claim import _Claim, _claim, _claim_language, _claim_words, _framed  # noqa: F401
@@ -419,12 +420,14 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
         if plain.stems:
             signals = _signals(plain, context)
         return "model", signals, None, derived + (_RESTATED,)
-    flipped = _negation_flip(claim, context, signals.best)
-    if flipped is not None and not polar_restated(claim, context.sentences[signals.best]):
-        return "negation", signals, flipped, derived
-    conflict = _conflict(claim, context, signals.best)
-    if conflict is not None:
-        return "conflict", signals, conflict, derived
+    if not any(note.endswith(OPPOSITE) for note in derived):
+        # (an example on the other side of a bound, said the other way round, has its negation read)
+        flipped = _negation_flip(claim, context, signals.best)
+        if flipped is not None and not polar_restated(claim, context.sentences[signals.best]):
+            return "negation", signals, flipped, derived
+        conflict = _conflict(claim, context, signals.best)
+        if conflict is not None:
+            return "conflict", signals, conflict, derived
     if measured and 2 * signals.covered >= signals.n and not signals.names_missing:
         # a computation backs the claim (step 5): a value with a unit computed from the passages',
         # at least half its other content words in the evidence, and no name the evidence lacks

@@ -1,0 +1,240 @@
+"""An example a claim takes, held against a bound of the passages.
+
+Enterprise answers apply a rule to the user's case: "A file from 8 months ago can still be restored
+from a monthly backup" (monthly backups are kept for 12 months), "For 2 days of sick leave you need
+no doctor's note" (up to 3 calendar days need none), "For a trip of 10 days you need no approval"
+(trips longer than 14 days do). The example's number is the user's, not a passage's: it is no number the evidence
+must give, and the claim is right when it says what the passage's rule says on the example's side of
+the bound.
+
+A bound is a number of the passages with the words that make it one: "up to", "within", "at most",
+"less than", "bis zu", "innerhalb", "jusqu'à" (the rule holds up to it), "at least", "from", "more
+than", "longer than", "older than", "ab", "über", "au moins" (from it on), and a period things are
+kept for ("kept for 12 months", "werden 30 Tage aufbewahrt": up to it). The example is compared with
+the bound of its unit (a period converts to another unit of time) in the sentence that shares most
+of the claim's words; the rule applies on one side. A claim that says what the sentence says
+(both negated or neither) is right where the rule applies; one that says the opposite is right where
+it does not:
+
+>>> from groundlab.core.numbers import mentions
+>>> from groundlab.core.quantities import quantities
+>>> passage = "Sick leave of up to 3 calendar days needs no doctor's note."
+>>> evidence = quantities(mentions(passage), passage, False)
+>>> def held(claim):
+...     q = quantities(mentions(claim), claim, False)[0]
+...     return against_bound(q, claim, evidence) if is_example(claim, q) else None
+>>> held("For 2 days of sick leave you need no doctor's note.")
+(True, 'example 2 days against "up to 3 calendar days": the rule applies')
+>>> held("For 5 days of sick leave you need no doctor's note.")[0]
+False
+>>> held("For 5 days of sick leave you need a doctor's note.")
+(True, 'example 5 days against "up to 3 calendar days": the rule does not apply, and the claim says the opposite')
+
+Only a number the claim marks as an example counts ("ago", "vor", "il y a", "e.g.", "if", a sentence
+opening "For"/"Bei"/"Pour", "bei", "for a purchase of", "a hotel at"): "Monthly
+backups are kept for 8 months" states another period, and stays a number the evidence does not give.
+Where two sentences read differently, or no bound of the unit is found, nothing is decided here.
+
+An amount a claim computes is held against the passages' caps and floors too (:func:`past_bound`):
+"500 km × 0.30 EUR" is 150 EUR, but the passage caps mileage at 130 EUR.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import FrozenSet, Optional, Sequence, Tuple
+
+from .quantities import Quantity
+from .steps import _money, _Step
+
+__all__ = ["OPPOSITE", "against_bound", "example_words", "is_example", "past_bound"]
+
+#: How a note ends where the claim says the opposite of the passage's rule, rightly: the judges read
+#: no negation flip in it (the comparison has read the negation).
+OPPOSITE = "the rule does not apply, and the claim says the opposite"
+
+# ------------------------------------------------------------------ an example the claim takes
+
+_WORD = r"[^\W\d_]+"
+#: Words before a number that mark it as the user's case.
+_EXAMPLE_BEFORE = re.compile(
+    r"(?:\b(?:e\.\s?g\.|for example|for instance|say|z\.\s?b\.|zum beispiel|beispielsweise|par exemple|p\.\s?ex\.|"
+    r"il y a|vor|bei(?:\s+" + _WORD + r"){0,3}?(?:\s+(?:von|über|mit))?)"
+    r"|\b(?:for|für|pour|bei|with)\s+(?:a|an|one|ein|eine|einen|einer|einem|un|une)\s+" + _WORD + r"(?:\s+" + _WORD +
+    r")?\s+(?:of|von|de|d'|über|mit)"
+    r"|\b(?:a|an|ein|eine|einen|einer|einem|un|une)(?:\s+" + _WORD + r"){1,2}\s+(?:at|costing|lasting|zu|à)"
+    r"|^\W*(?:for|für|pour|with|mit|at|après)(?:\s+" + _WORD + r")?)\s*$",
+    re.IGNORECASE)
+_CONDITION = re.compile(r"\b(?:if|when|whenever|assuming|suppose|wenn|falls|sofern|si|lorsque|quand)\b[^,;.:!?]*$",
+                        re.IGNORECASE)
+#: "8 months ago", "3 weeks old".
+_EXAMPLE_AFTER = re.compile(r"\s*-?\s*" + _WORD + r"\s+(?:ago|old|alt|zurück)\b", re.IGNORECASE)
+
+
+def is_example(text: str, q: Quantity) -> bool:
+    """Whether the claim's number ``q`` is marked as the user's case (see the module's docstring)."""
+    return example_words(text, q) is not None
+
+
+def example_words(text: str, q: Quantity) -> Optional[str]:
+    """The words of the claim that give the example ``q`` ("8 months ago", "vor 8 Monaten"):
+    the user's case, no words a passage must write; ``None`` where ``q`` is no example."""
+    if q.unit == "date" or q.unit == "time" or q.start < 0:
+        return None
+    before = text[max(0, q.start - 60):q.start]
+    end = q.start + len(q.surface)
+    after = _EXAMPLE_AFTER.match(text, end)
+    if after is not None:
+        return text[q.start:after.end()]
+    marked = _EXAMPLE_BEFORE.search(before)
+    if marked is not None and marked.group().strip().lower() in _AGO:
+        return f"{marked.group().strip()} {q.shown}"
+    if marked or _CONDITION.search(before):
+        return q.shown
+    return None
+
+
+_AGO = frozenset(("vor", "il y a"))
+
+
+# ------------------------------------------------------------------ a bound of the passages
+
+#: Words before a passage's number, and on which side of it the rule holds: "max" up to it, "below"
+#: under it, "min" from it on, "above" past it.
+_SIDES = (
+    ("max", r"up to|at most|a maximum of|maximum of|maximum|max\.?|no more than|not more than|not exceeding|"
+            r"within|limited to|capped at|bis zu|bis|höchstens|maximal|innerhalb(?: von)?|binnen|längstens|"
+            r"jusqu'à|au maximum|au plus|dans un délai de|dans les"),
+    ("below", r"less than|fewer than|under|below|younger than|newer than|shorter than|weniger als|unter|unterhalb|"
+              r"kürzer als|jünger als|moins de|en dessous de"),
+    ("min", r"at least|a minimum of|minimum of|minimum|min\.?|no less than|not less than|from the|from|starting|"
+            r"mindestens|ab dem|ab|vom|au moins|au minimum|à partir du|à partir de|dès le|dès"),
+    ("above", r"more than|over|above|exceeding|longer than|older than|beyond|after|mehr als|über|länger als|"
+              r"älter als|nach|plus de|au-delà de|après|supérieure? à"),
+)
+_SIDE_BEFORE = re.compile(r"\b(?:" + "|".join(f"(?P<{side}>{words})" for side, words in _SIDES) + r")\s*(?:the\s+)?$",
+                          re.IGNORECASE)
+#: "5 days or more", "3 Tage oder weniger"
+_SIDE_AFTER = re.compile(r"\s*(?:" + _WORD + r"\s+)?(?:(?P<min>or more|or longer|oder mehr|oder länger|ou plus)|"
+                         r"(?P<max>or less|or fewer|or shorter|oder weniger|ou moins))\b", re.IGNORECASE)
+#: A period things are kept for: up to it, they are there.
+_KEPT = re.compile(r"\b(?:kept|retained|stored|held|archived|available|aufbewahrt|gespeichert|vorgehalten|"
+                   r"archiviert|verfügbar|conservée?s?|archivée?s?|disponibles?)\b", re.IGNORECASE)
+#: A sentence that says what holds past its bound too ("up to 50 EUR per ride; higher amounts need a
+#: written reason", "otherwise they are forfeited"): two rules, each with its own polarity.
+_OTHER_SIDE = re.compile(r"\b(?:higher|larger|longer|more|above that|beyond that|over that|otherwise|else|"
+                         r"höhere\w*|größere\w*|längere\w*|darüber|sonst|andernfalls|ansonsten|sinon|au-delà|"
+                         r"plus élevée?s?|supérieure?s?)\b", re.IGNORECASE)
+_PERIODS = frozenset(("day", "week", "month", "year", "hour", "minute"))
+_IN_DAYS = {"day": 1.0, "week": 7.0, "month": 365.25 / 12, "year": 365.25, "hour": 1 / 24, "minute": 1 / 1440}
+#: A negation, the bound words that hold one read out first ("no more than", "not later than").
+_BOUND_NEGATED = re.compile(r"\b(?:no|not)\s+(?:more|less|fewer|later|earlier|longer|shorter)\s+than\b|"
+                            r"\bnot\s+exceeding\b", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(?:not|no|never|cannot|none|nicht|nie|niemals|kein|keine|keinen|keiner|keinem|keines|"
+                       r"ne|n'|pas|jamais|aucun|aucune)\b|n['\u2019]t\b", re.IGNORECASE)
+_CONTENT = re.compile(r"[^\W\d_]{4,}")
+
+
+def _side(group: str, surface: str) -> str:
+    """On which side of the number written ``surface`` in the sentence ``group`` its rule holds,
+    "" where no word makes it a bound."""
+    at = group.find(surface)
+    if at < 0:
+        return ""
+    found = _SIDE_BEFORE.search(group[max(0, at - 30):at])
+    if found is not None:
+        return found.lastgroup or ""
+    after = _SIDE_AFTER.match(group[at + len(surface):at + len(surface) + 30])
+    if after is not None:
+        return after.lastgroup or ""
+    return "max" if _KEPT.search(group) else ""
+
+
+def _negated(text: str) -> bool:
+    return _NEGATION.search(_BOUND_NEGATED.sub(" ", text)) is not None
+
+
+@lru_cache(maxsize=16384)
+def _words(text: str) -> FrozenSet[str]:
+    # six letters, as the judges' stems: "monatlichen" and "monatliche", "Sicherung" and "Sicherungen"
+    return frozenset(w.lower()[:6] for w in _CONTENT.findall(text))
+
+
+def _in_unit(q: Quantity, unit: str) -> Optional[float]:
+    if q.unit == unit:
+        return q.value
+    if q.unit in _PERIODS and unit in _PERIODS:
+        return q.value * _IN_DAYS[q.unit] / _IN_DAYS[unit]
+    return None
+
+
+def _applies(value: float, side: str, bound: float) -> bool:
+    return {"max": value <= bound + 1e-9, "below": value < bound - 1e-9, "min": value >= bound - 1e-9,
+            "above": value > bound + 1e-9}[side]
+
+
+def against_bound(example: Quantity, text: str, evidence: Sequence[Quantity]) -> Optional[Tuple[bool, str]]:
+    """Whether the claim ``text`` is right about its ``example`` (:func:`is_example`) by the bound of
+    the passages' sentence that shares most of its words, and the note that says so; ``None`` where
+    no bound of the example's unit is found in a sentence sharing a word with the claim, or the
+    sentences that share most read differently (where none shares a word, a bound only backs)."""
+    claim_words = _words(text) - _words(example.shown)  # the unit is no word they share
+    claim_negated = _negated(text)
+    best, read = 0, set()
+    alike = [q for q in evidence if not q.said and q.per == example.per and q.unit == example.unit]
+    exact = bool(alike)
+    if not alike and example.unit in _PERIODS:  # "6 weeks ago" against "kept for 3 months"
+        alike = [q for q in evidence if not q.said and q.per == example.per and q.unit in _PERIODS]
+    for q in alike:
+        side = _side(q.group, q.surface)
+        if not side or q.group.rstrip().endswith((";", ":")) or \
+                _OTHER_SIDE.search(q.group, q.group.find(q.surface)) is not None:
+            continue  # no bound, or one whose sentence also says what holds past it: two rules
+        shared = len(claim_words & (_words(q.group) - _words(q.shown)))
+        if shared < best:
+            continue
+        value = _in_unit(example, q.unit)
+        if value is None:
+            continue
+        applies = _applies(value, side, q.value)
+        same = claim_negated == _negated(q.group)
+        at = q.group.find(q.surface)
+        words = _SIDE_BEFORE.search(q.group[max(0, at - 30):at])
+        phrase = f"{words.group().strip()} {q.shown}" if words is not None else q.shown
+        if shared > best:
+            best, read = shared, set()
+        read.add((applies == same, applies, phrase))
+    if not read or len({r[0] for r in read}) > 1:
+        return None
+    if best == 0 and (not next(iter(read))[0] or not exact):
+        # no sentence shares a word with the claim (one in another language, one on another matter):
+        # a bound of the example's own unit may back it, never contradict it
+        return None
+    right, applies, phrase = sorted(read)[0]
+    if right:
+        what = "the rule applies" if applies else OPPOSITE
+    else:
+        what = ("the rule applies there, but the claim says the opposite" if applies else
+                "the rule does not apply there, but the claim says it does")
+    return right, f"example {example.shown} against \"{phrase}\": {what}"
+
+
+def past_bound(step: _Step, target: Quantity, claim: Sequence[Quantity], evidence: Sequence[Quantity]) -> Optional[str]:
+    """The cap (or floor) of the passages that an amount computed passes, when the claim names none
+    ("500 km × 0.30 EUR" is 150 EUR, but the passage caps it at 130 EUR): the computation holds,
+    the amount the claim gives does not."""
+    if not _money(target.unit) or step.op == "list":  # a list's total bounds nothing: its items are claims
+        return None
+    # the sentences of the passages that give the step's numbers (the claim may write them too)
+    keys = {(o.unit, o.value) for o in step.operands}
+    groups = {e.group for e in evidence if (e.unit, e.value) in keys}
+    for q in evidence:
+        if q.unit != target.unit or q.per or not q.bound or q.said or q.group not in groups or \
+                any(c.unit == q.unit and c.value == q.value for c in claim):  # the claim names the cap
+            continue
+        if q.bound == "max" and step.value > q.value + 1e-9 and not q.shown in step.expression:
+            return f"capped at {q.shown}"
+        if q.bound == "min" and step.value < q.value - 1e-9 and not q.shown in step.expression:
+            return f"at least {q.shown}"
+    return None

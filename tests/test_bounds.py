@@ -1,0 +1,116 @@
+"""An example a claim takes, held against a bound of the passages: the user's number is no number a
+passage must give, and the claim is right when it says what the rule says on the example's side of
+the bound ("A file from 8 months ago can still be restored" when monthly backups are kept for 12
+months), wrong when it does not ("... from 15 months ago ...")."""
+
+from __future__ import annotations
+
+import pytest
+
+from groundlab.core.bounds import OPPOSITE, against_bound, is_example
+from groundlab.core.numbers import mentions
+from groundlab.core.quantities import quantities
+from groundlab.core.records import Evidence, Passage
+from groundlab.judges import get_judge
+
+BACKUP = Passage("IT-BAK-01", "Daily backups are kept for 30 days, weekly backups for 12 weeks and monthly backups "
+                              "for 12 months. Backups older than that are deleted.")
+BACKUP_DE = Passage("IT-BAK-01", "Tägliche Sicherungen werden 30 Tage aufbewahrt, wöchentliche 12 Wochen und "
+                                 "monatliche 12 Monate.")
+TRAVEL = Passage("TR-4", "Hotel costs are reimbursed up to 120 EUR per night including breakfast. Purchases above "
+                         "2,500 EUR need three quotes. Trips longer than 14 days need the approval of the head of "
+                         "department.")
+SICK = Passage("HR-9", "Sick leave of up to 3 calendar days needs no doctor's note. Employees can work from home "
+                       "up to 2 days per week.")
+LEAVE_DE = Passage("PHB-2", "Für mehr als 10 zusammenhängende Arbeitstage ist die Zustimmung der Abteilungsleitung "
+                            "nötig.")
+TAXI = Passage("TR-9", "Taxi rides are reimbursed up to 50 EUR per ride; higher amounts need a written reason.")
+
+JUDGED = [
+    # (question, passage, claim, label the judge must give)
+    ("How long are backups kept?", BACKUP, "A file from 8 months ago can still be restored from a monthly backup.",
+     "supported"),
+    ("How long are backups kept?", BACKUP, "A version from 10 days ago is still in the daily backups.", "supported"),
+    ("How long are backups kept?", BACKUP, "A file from 15 months ago can still be restored from a monthly backup.",
+     "contradicted"),
+    ("Wie lange werden Backups aufbewahrt?", BACKUP_DE,
+     "Eine Datei von vor 20 Monaten lässt sich noch aus einer monatlichen Sicherung wiederherstellen.", "contradicted"),
+    ("Is my hotel covered?", TRAVEL, "A hotel at 150 EUR per night is reimbursed in full.", "contradicted"),
+    ("Do I need quotes?", TRAVEL, "For a purchase of 1,800 EUR you do not need three quotes.", "supported"),
+    ("Do I need approval?", TRAVEL, "For a trip of 10 days you do not need the head of department's approval.",
+     "supported"),
+    ("Do I need approval?", TRAVEL, "For a trip of 20 days you do not need the head of department's approval.",
+     "contradicted"),
+    ("Do I need a note?", SICK, "For 5 days of sick leave you do not need a doctor's note.", "contradicted"),
+    ("Do I need a note?", SICK, "For 5 days of sick leave you need a doctor's note.", "supported"),
+    ("Brauche ich eine Zustimmung?", LEAVE_DE,
+     "Bei 12 Arbeitstagen am Stück brauchen Sie die Zustimmung der Abteilungsleitung.", "supported"),
+    ("Brauche ich eine Zustimmung?", LEAVE_DE,
+     "Bei 8 Arbeitstagen am Stück brauchen Sie die Zustimmung der Abteilungsleitung.", "contradicted"),
+    # another value for the passage's own period is no example: a number the evidence does not give
+    ("How long are backups kept?", BACKUP, "Monthly backups are kept for 8 months.", "contradicted"),
+]
+
+
+@pytest.mark.parametrize("question, passage, claim, label", JUDGED)
+def test_signals_reads_an_example_against_the_bound(question, passage, claim, label):
+    verdict = get_judge("signals").judge(claim, Evidence(question, [passage]))
+    assert verdict.label == label, verdict.reason
+
+
+def test_the_reasons_say_which_bound_and_which_side():
+    judge = get_judge("signals")
+    wrong = judge.judge("A file from 15 months ago can still be restored from a monthly backup.",
+                        Evidence("How long are backups kept?", [BACKUP]))
+    assert wrong.reason.startswith('bound passed: example 15 months against "12 months": the rule does not apply')
+    right = judge.judge("For 5 days of sick leave you need a doctor's note.", Evidence("Note?", [SICK]))
+    assert 'example 5 days against "up to 3 calendar days"' in right.reason and OPPOSITE in right.reason
+
+
+def _first(text):
+    return quantities(mentions(text), text, False)[0]
+
+
+@pytest.mark.parametrize("claim, example", [
+    ("A file from 8 months ago can be restored.", True),
+    ("Eine Datei von vor 8 Monaten ist noch da.", True),
+    ("Un fichier d'il y a 8 mois est encore là.", True),
+    ("For 5 days of sick leave you need a note.", True),
+    ("Bei 12 Arbeitstagen brauchen Sie eine Zustimmung.", True),
+    ("If you are sick for 5 days, you need a note.", True),
+    ("For a purchase of 1,800 EUR you need no quotes.", True),
+    ("A hotel at 150 EUR per night is covered.", True),
+    ("Monthly backups are kept for 8 months.", False),
+    ("Your card has a standard limit of 2,500 EUR per month.", False),
+    ("You can only take leave after a six-month waiting period.", False),
+])
+def test_an_example_is_marked_as_the_users_case(claim, example):
+    assert is_example(claim, _first(claim)) is example
+
+
+def _evidence(passage):
+    return quantities(mentions(passage.text), passage.text, False)
+
+
+def test_a_sentence_with_a_rule_on_each_side_decides_nothing():
+    # "up to 50 EUR; higher amounts need a written reason": which rule the claim restates is not read
+    claim = "A taxi ride at 70 EUR needs a written reason."
+    assert is_example(claim, _first(claim))
+    assert against_bound(_first(claim), claim, _evidence(TAXI)) is None
+
+
+def test_a_bound_sharing_no_word_with_the_claim_backs_but_never_contradicts():
+    unrelated = Passage("HR-1", "The probation period lasts up to 6 months.")
+    within = "A file from 4 months ago can be restored."
+    beyond = "A file from 8 months ago can be restored."
+    assert against_bound(_first(within), within, _evidence(unrelated))[0] is True
+    assert against_bound(_first(beyond), beyond, _evidence(unrelated)) is None
+
+
+def test_a_period_converts_only_where_the_sentence_shares_the_claims_words():
+    passage = Passage("IT-1", "Deleted mails stay in the recycle bin for up to 3 months.")
+    claim = "A mail deleted 6 weeks ago is still in the recycle bin."
+    # "6 weeks ago": within 3 months
+    assert is_example(claim, _first(claim))
+    held = against_bound(_first(claim), claim, _evidence(passage))
+    assert held is not None and held[0] is True
