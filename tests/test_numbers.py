@@ -231,3 +231,22 @@ def test_words_of_other_scripts_are_compared(claim, label):
 ])
 def test_around_the_clock_is_no_number(text, values):
     assert [m.value for m in mentions(text)] == values
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Lunch: -11.20 EUR", [("EUR 11.2", "money")]),
+    ("Breakfast (-5.60 EUR) is deducted.", [("EUR 5.6", "money")]),
+    ("-5% on the list price", [("5%", "percent")]),
+    # a hyphen after a letter or a digit still joins a code or a range
+    ("KB-11 and P-1", [("kb-11", "code"), ("p-1", "code")]),
+    ("10-12 days", [("10", "code"), ("12", "code")]),
+])
+def test_a_hyphen_after_a_space_or_a_bracket_is_a_minus_sign(text, expected):
+    assert [(m.value, m.kind) for m in mentions(text)] == expected
+
+
+@pytest.mark.parametrize("judge", ["rules", "signals"])
+def test_an_amount_with_a_minus_sign_is_the_amount_the_passage_gives(judge):
+    passage = Passage("TR-4", "Meals provided by the employer reduce the allowance: 11.20 EUR for a lunch.")
+    verdict = get_judge(judge).judge("Lunch provided: -11.20 EUR.", Evidence("Lunch?", [passage]))
+    assert "is not in the evidence" not in verdict.reason, verdict.reason

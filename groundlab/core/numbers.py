@@ -167,7 +167,8 @@ _MENTION = ScriptPattern(_STARTS + r"(?:"
     r"|(?P<cnscale>(?<!" + _W + r")(?<![.,/-])\d+(?:\.\d+)?[万亿])"
     r"|(?P<pre>(?:\b" + _CODE3 + r"\s?|" + _SYMBOL + r"\s?)(?<![\w.,/-]\d)" + _AMOUNT
     + "(?:" + _SHORT_MONEY + "|" + _END + "(?:" + _SCALE + ")?))"
-    r"|(?P<amount>(?<!" + _W + r")(?<![.,/-])" + _AMOUNT + "(?:" + _SHORT_ANY + "|" + _END + "(?:" + _SCALE + ")?)"
+    # a hyphen is a minus sign, not a code's joint, after a space or a bracket: "Lunch: -11.20 EUR"
+    r"|(?P<amount>(?<!" + _W + r")(?<![.,/])(?<![\w.,/]-)" + _AMOUNT + "(?:" + _SHORT_ANY + "|" + _END + "(?:" + _SCALE + ")?)"
     r"(?:" + _PERCENT + r"|\s?" + _CODE3 + r"\b|\s?" + _SYMBOL + r"|\s+" + _CUR_WORD + ")?)"
     r"|" + _WORDS_BRANCH + r"|" + _CN_BRANCH +
     r"|(?P<code>(?<!" + _W + r")(?:[^\W\d_" + CJK_CHARS + r"]+-)?" + _W + r"*\d(?:" + _W + r"|[.,])*))"
