@@ -293,6 +293,44 @@ def test_a_total_adds_up_the_list_its_answer_writes(name):
                                                              Evidence("Wie viel?", (_ALLOWANCES,), german)).reason
 
 
+_MEALS = Passage("TR-4", "The meal allowance is 28 EUR for each full day away. Meals provided by the employer "
+                         "reduce it: 5.60 EUR for a breakfast and 11.20 EUR each for lunch or dinner.")
+
+
+@pytest.mark.parametrize("name", ["signals", "rules"])
+@pytest.mark.parametrize("items, claim, expression", [
+    ("- Full day: 28 EUR\n- Lunch provided: minus 11.20 EUR\n", "So you receive 16.80 EUR.", "28 EUR − 11.20 EUR"),
+    ("- Full day: 28 EUR\n- Lunch: 11.20 EUR deducted\n", "So you receive 16.80 EUR.", "28 EUR − 11.20 EUR"),
+    ("- Full day: 28 EUR\n- Lunch: -11.20 EUR\n", "So you receive 16.80 EUR.", "28 EUR − 11.20 EUR"),
+    ("- Full day: 28 EUR\n- Lunch: −11.20 EUR\n- Breakfast: −5.60 EUR\n", "In total you receive 11.20 EUR.", None),
+    ("- Voller Tag: 28 EUR\n- Mittagessen gestellt: abzüglich 11,20 EUR\n", "Sie erhalten also 16,80 EUR.",
+     "28 EUR − 11,20 EUR"),
+    ("- Arrival day: 14 EUR\n- Full day: 28 EUR\n- Departure day: 14 EUR\n", "So you receive 56 EUR.",
+     "14 EUR + 28 EUR + 14 EUR"),
+])
+def test_a_total_or_a_consequence_under_a_list_takes_off_what_its_items_deduct(name, items, claim, expression):
+    verdict = get_judge(name).judge(claim, Evidence("How much do I get?", (_MEALS,), "Your allowance:\n" + items + claim))
+    assert verdict.label != "contradicted", verdict.reason
+    if expression is not None:
+        assert f"= {expression}" in verdict.reason, verdict.reason
+        if name == "signals":  # "receive", "erhalten": what the user gets of the amount, no word a passage must write
+            assert verdict.label == "supported", verdict.reason
+
+
+@pytest.mark.parametrize("name", ["signals", "rules"])
+def test_a_total_under_a_list_with_deductions_computed_wrong_is_told_the_right_sum(name):
+    items = "Your allowance:\n- Full day: 28 EUR\n- Lunch: −11.20 EUR\n- Breakfast: −5.60 EUR\n"
+    wrong = get_judge(name).judge("In total you receive 12.20 EUR.",
+                                  Evidence("How much?", (_MEALS,), items + "In total you receive 12.20 EUR."))
+    assert wrong.label == "contradicted" and wrong.reason.startswith(
+        "computed wrong: the claim says 12.20 EUR where 28 EUR − 11.20 EUR − 5.60 EUR = 11.20 EUR"), wrong.reason
+    # a consequence that the list does not lead to is no number of the evidence, not told a sum: it may
+    # state another figure than the list's total
+    other = get_judge(name).judge("So you receive 17.80 EUR.",
+                                  Evidence("How much?", (_MEALS,), items + "So you receive 17.80 EUR."))
+    assert other.label == "contradicted" and "computed wrong" not in other.reason, other.reason
+
+
 def test_a_german_count_reads_its_noun_past_its_attributes():
     passages = ("Bis zu fünf nicht genommene Urlaubstage können in das Folgejahr übertragen werden.",)
     found = compute("Die übrigen 2 Tage verfallen am 31. Dezember.", ["2"], passages, "Ich habe noch 7 Tage Resturlaub.")

@@ -44,9 +44,9 @@ from functools import lru_cache
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from .bounds import against_bound, example_words, is_example, past_bound
-from .numbers import mentions
 from .claims import strip_emphasis
-from .sentences import list_item
+from .numbers import mentions
+from .totals import list_sum
 from .quantities import DEADLINE_WORDS, Quantity, quantities, quantities_of  # noqa: F401  (names this module had)
 from .steps import (_DATE_PERIODS, _PERIODS, _RATE_PERIODS, _Step, _converted, _date_steps, _decimals,  # noqa: F401
                     _expression, _matches, _money, _month_span, _next_day, _one_steps, _share, _units_fit)
@@ -198,43 +198,16 @@ def _earlier(answer: str, text: str) -> Tuple[Quantity, ...]:
 
 
 def may_total(text: str, answer: Optional[str]) -> bool:
-    """Whether a claim says a total and its answer has lines a list may stand on: the claim is then
-    judged with its answer (:func:`list_sum`)."""
-    return bool(answer) and "\n" in answer and _TOTAL.search(text) is not None
+    """Whether a claim says a total, or draws a consequence ("So you receive 16.80 EUR"), and its
+    answer has lines a list may stand on: the claim is then judged with its answer
+    (:func:`list_sum`). Only a claim that says a total is told a list's sum it misses: a
+    consequence may state another figure the list leads to."""
+    return bool(answer) and "\n" in answer and (_TOTAL.search(text) is not None or _CONSEQUENCE.match(text) is not None)
 
 
-def list_sum(answer: str, target: Quantity) -> Optional[_Step]:
-    """The total of the list an answer writes right before the line that states ``target``: the
-    items' last amounts in the target's unit, added up ("1. Monday: 14 EUR / 2. Tuesday: 28 EUR / 3.
-    Wednesday: 14 EUR" and "In total you receive 56 EUR"). Each item is a claim judged on its own;
-    the total only has to follow from them. ``None`` when no list of two such items or more stands
-    there."""
-    if "\n" not in answer or not target.unit or target.unit == "date":
-        return None
-    lines = answer.split("\n")
-    for k, line in enumerate(lines):
-        if target.surface not in line or list_item(line):
-            continue
-        items: List[Quantity] = []
-        for item in reversed(lines[:k]):
-            if not item.strip():
-                if items:
-                    break
-                continue  # blank lines between the list and its total
-            if not list_item(item):
-                break
-            amounts = [q for q in quantities(mentions(item), item, False)
-                       if q.unit == target.unit and (q.per or "") == (target.per or "")]
-            if not amounts:
-                return None  # an item without an amount of its own: the list adds up nothing
-            items.append(amounts[-1])
-        if len(items) < 2:
-            return None
-        items.reverse()
-        step = _Step(sum(q.value for q in items), target.unit, " + ".join(q.shown for q in items), "list", False,
-                     None, tuple(items))
-        return step
-    return None
+def says_total(text: str) -> bool:
+    """Whether a claim says a total ("In total", "insgesamt", "au total")."""
+    return _TOTAL.search(text) is not None
 
 
 
@@ -588,7 +561,7 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
                 # ("up to 5 days of leave") moves no date the claim names as an example
                 right = _date_of_own_period(target, _own_periods(_pool(stated, evidence), claim, order, said_periods),
                                             cue)
-            if right is None and may_total(text, answer):
+            if right is None and may_total(text, answer) and says_total(text):
                 right = list_sum(answer, target)  # "In total 60 EUR" under items adding up to 56 EUR
             if right is None and target.unit == "month" and not target.per:
                 right = _month_span(text, target, any_count=True)  # "April bis Dezember … 8 Monate"
@@ -754,6 +727,8 @@ _COMPUTATION_WORDS = re.compile(
     + DEADLINE_WORDS + r"|"
     # what of a span of hours or days is counted: "Friday 16:00–18:00 counts as 2 hours"
     r"counts?(?: as)?|counted(?: as)?|zählt|zählen|gezählt|compte|comptent|"
+    # what the user gets of an amount computed for them: "So you receive 16.80 EUR"
+    r"receives?|get|gets|erhalten|erhältst|bekommen|bekommst|recevez|recevrez|percevez|touchez|obtenez|"
     # a round figure's words: "approx. two weeks" for "10 business days"
     r"about|approx\.?|approximately|roughly|around|circa|ca\.|rund|etwa|ungefähr|environ)(?!\w)", re.IGNORECASE)
 
