@@ -114,3 +114,35 @@ def test_a_period_converts_only_where_the_sentence_shares_the_claims_words():
     assert is_example(claim, _first(claim))
     held = against_bound(_first(claim), claim, _evidence(passage))
     assert held is not None and held[0] is True
+
+
+LEAVE_RULES_DE = Passage("PHB-2", "Urlaubsanträge sind mindestens 2 Wochen vor Urlaubsbeginn zu stellen. Wer länger als "
+                                  "3 Kalendertage krank ist, muss ab dem vierten Tag eine ärztliche Bescheinigung "
+                                  "vorlegen.")
+
+
+@pytest.mark.parametrize("claim, label, reason", [
+    # 3 is in the passage, but as 3 calendar days: no number of weeks it gives
+    ("Urlaubsanträge sind mindestens 3 Wochen vorher zu stellen.", "contradicted",
+     "number 3 Wochen is not in the evidence, which gives 3 Kalendertage"),
+    ("Urlaubsanträge sind mindestens 2 Wochen vorher zu stellen.", "supported", None),
+    # a working day counts as a day, a round figure and the user's case are the claim's own
+    ("Ab 3 Tagen Krankheit brauchen Sie ab dem vierten Tag eine ärztliche Bescheinigung.", None, None),
+    ("Die Frist beträgt 2 Wochen, also ca. 14 Tage.", None, None),
+])
+def test_a_period_the_passages_give_only_in_another_unit_is_not_in_the_evidence(claim, label, reason):
+    verdict = get_judge("signals").judge(claim, Evidence("Urlaub?", [LEAVE_RULES_DE]))
+    if label is not None:
+        assert verdict.label == label, verdict.reason
+    else:
+        assert "is not in the evidence" not in verdict.reason, verdict.reason
+    if reason is not None:
+        assert verdict.reason.startswith(reason), verdict.reason
+
+
+def test_an_example_in_another_unit_than_the_passages_number_is_the_users():
+    passage = Passage("HR-3", "Leave requests must be submitted at least 2 weeks ahead. Employees who are sick for "
+                              "more than 3 calendar days must submit a medical certificate.")
+    verdict = get_judge("signals").judge("If you are sick for 2 days, you do not need a medical certificate.",
+                                         Evidence("Sick?", [passage]))
+    assert "is not in the evidence" not in verdict.reason, verdict.reason

@@ -45,10 +45,10 @@ import re
 from functools import lru_cache
 from typing import FrozenSet, Optional, Sequence, Tuple
 
-from .quantities import Quantity
+from .quantities import Quantity, quantities_of
 from .steps import _money, _Step
 
-__all__ = ["OPPOSITE", "against_bound", "example_words", "is_example", "past_bound"]
+__all__ = ["OPPOSITE", "against_bound", "example_words", "in_another_unit", "is_example", "past_bound"]
 
 #: How a note ends where the claim says the opposite of the passage's rule, rightly: the judges read
 #: no negation flip in it (the comparison has read the negation).
@@ -237,4 +237,28 @@ def past_bound(step: _Step, target: Quantity, claim: Sequence[Quantity], evidenc
             return f"capped at {q.shown}"
         if q.bound == "min" and step.value < q.value - 1e-9 and not q.shown in step.expression:
             return f"at least {q.shown}"
+    return None
+
+
+_TIME_UNITS = frozenset(("workday", "day", "week", "month", "year", "hour", "minute"))
+_ROUND = re.compile(r"\b(?:about|approx\.?|approximately|roughly|around|nearly|almost|ca\.|circa|rund|etwa|ungefähr|"
+                    r"knapp|environ|presque|à peu près)\s*$", re.IGNORECASE)
+
+
+def in_another_unit(text: str, found: Sequence, evidence: Sequence[Quantity]) -> Optional[Tuple[Quantity, Quantity]]:
+    """A period of the claim ``text`` (its mentions ``found``) whose number the evidence gives only as
+    another unit of time, with the evidence's: "at least 3 weeks in advance" where the passages say "2
+    weeks" and "3 calendar days". A number looked up by value alone is found there, though the claim
+    says another thing. A round figure and an example the claim takes (:func:`is_example`) are the
+    claim's own. ``None`` where each of the claim's periods has its unit among the evidence's
+    quantities of that number (a working day counting as a day), or the number stands there
+    otherwise (in a date, a code, a bare count)."""
+    for q in quantities_of(found, text, False):
+        if q.unit not in _TIME_UNITS or _ROUND.search(text, max(0, q.start - 24), q.start) or is_example(text, q):
+            continue  # a round figure ("12 weeks, about 3 months"), the user's case ("if you are sick for 2 days")
+        same = [e for e in evidence if e.value == q.value and e.unit != "date"]
+        if not same or any(e.unit == q.unit or e.unit not in _TIME_UNITS or {e.unit, q.unit} == {"day", "workday"}
+                           for e in same):
+            continue
+        return q, same[0]
     return None

@@ -68,7 +68,7 @@ from ...core.sentences import CJK_CHARS, character_pairs, split_sentences  # noq
 from ...core.numbers import Mention, digit_shape, distinct, mentions, ordinal_words  # noqa: F401
 from ...core.records import Evidence, GroundlabError, Verdict, without_passage_text  # noqa: F401
 from ...core.weekdays import days_named, weekdays
-from ...core.bounds import OPPOSITE
+from ...core.bounds import OPPOSITE, in_another_unit
 from ..rules import _arithmetic, _quote, _without_numbers, _written, check_numbers, computed_wrong, number_verdict  # noqa: F401
 from .across import across, glossary_language
 from .claim import _Claim, _claim, _claim_language, _claim_words, _framed  # noqa: F401
@@ -367,6 +367,10 @@ def _stated_numbers(claim: _Claim, ids: FrozenSet[str]) -> Tuple[Mention, ...]:
 
 
 _DIGIT_NAME = re.compile(r"\d[A-Z]{2,}")
+#: A word of a unit of time after a number, which a claim must have for its periods to be read
+#: (:func:`~groundlab.core.quantities.in_another_unit`): most claims have none.
+_TIME_WORD = re.compile(r"\d[\s-]*(?:[A-Za-zÄÖÜäöüß]+-?)?(?i:tag|day|jour|d[ií]a|week|woche|semaine|month|monat|mois|year|jahr|an|"
+                        r"hour|h\b|stunde|heure|minute|min)")
 
 
 def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
@@ -387,6 +391,12 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
                                                   ids=ids)
         if flagged is not None:
             return "number", None, flagged, ()
+        other = in_another_unit(claim.framed.text, numbers, context.numbers.quantities()) \
+            if _TIME_WORD.search(claim.framed.text) else None
+        if other is not None:  # "3 Wochen" where the passages give 3 only as "3 Kalendertage"
+            return "number", None, Verdict("contradicted", f"number {_written(other[0].shown)} is not in the evidence, "
+                                           f"which gives {_written(other[1].shown)}{_aside(claim.framed.set_aside)}",
+                                           0.0), ()
     if numbers and len(numbers) >= 2:
         wrong = [said for _, _, holds, said in comparisons(claim.framed.text) if not holds]
         if wrong:  # "Since 2,000 EUR is above 2,500 EUR, ...": arithmetic the reader checks, done wrong
