@@ -146,3 +146,11 @@ def test_an_example_in_another_unit_than_the_passages_number_is_the_users():
     verdict = get_judge("signals").judge("If you are sick for 2 days, you do not need a medical certificate.",
                                          Evidence("Sick?", [passage]))
     assert "is not in the evidence" not in verdict.reason, verdict.reason
+
+
+def test_a_sentence_sharing_one_word_with_the_claim_is_no_rule_it_restates():
+    rail = Passage("TRV-2", "Business class is allowed for flights longer than 6 hours. Rail travel is reimbursed in "
+                            "2nd class; 1st class only for trips over 4 hours.")
+    claim = "For a 3-hour train ride you travel 2nd class."
+    assert is_example(claim, _first(claim))
+    assert against_bound(_first(claim), claim, _evidence(rail)) is None

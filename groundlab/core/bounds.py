@@ -43,8 +43,9 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import FrozenSet, Optional, Sequence, Tuple
+from typing import Callable, FrozenSet, Optional, Sequence, Tuple
 
+from .numbers import Mention
 from .quantities import Quantity, quantities_of
 from .steps import _money, _Step
 
@@ -157,8 +158,9 @@ def _negated(text: str) -> bool:
 
 @lru_cache(maxsize=16384)
 def _words(text: str) -> FrozenSet[str]:
-    # six letters, as the judges' stems: "monatlichen" and "monatliche", "Sicherung" and "Sicherungen"
-    return frozenset(w.lower()[:6] for w in _CONTENT.findall(text))
+    # six letters without a plural's s, as the judges' stems: "monatlichen" and "monatliche",
+    # "Sicherung" and "Sicherungen", "trip" and "trips"
+    return frozenset((w[:-1] if w.endswith("s") and len(w) > 4 else w)[:6] for w in _CONTENT.findall(text.lower()))
 
 
 def _in_unit(q: Quantity, unit: str) -> Optional[float]:
@@ -177,8 +179,9 @@ def _applies(value: float, side: str, bound: float) -> bool:
 def against_bound(example: Quantity, text: str, evidence: Sequence[Quantity]) -> Optional[Tuple[bool, str]]:
     """Whether the claim ``text`` is right about its ``example`` (:func:`is_example`) by the bound of
     the passages' sentence that shares most of its words, and the note that says so; ``None`` where
-    no bound of the example's unit is found in a sentence sharing a word with the claim, or the
-    sentences that share most read differently (where none shares a word, a bound only backs)."""
+    no bound of the example's unit is found, or the sentences that share most of its words read
+    differently; a sentence sharing fewer than two words with the claim only backs it (where it shares
+    none, by a bound of the example's own unit)."""
     claim_words = _words(text) - _words(example.shown)  # the unit is no word they share
     claim_negated = _negated(text)
     best, read = 0, set()
@@ -207,9 +210,11 @@ def against_bound(example: Quantity, text: str, evidence: Sequence[Quantity]) ->
         read.add((applies == same, applies, phrase))
     if not read or len({r[0] for r in read}) > 1:
         return None
-    if best == 0 and (not next(iter(read))[0] or not exact):
-        # no sentence shares a word with the claim (one in another language, one on another matter):
-        # a bound of the example's own unit may back it, never contradict it
+    if (best == 0 and not exact) or (best < 2 and not next(iter(read))[0]):
+        # a sentence that shares no word with the claim (one in another language, one on another
+        # matter) may back an example by a bound of its own unit; one that shares fewer than two is
+        # no rule the claim restates ("2nd class for a 3-hour train ride" against "1st class only for
+        # trips over 4 hours"), and contradicts nothing
         return None
     right, applies, phrase = sorted(read)[0]
     if right:
@@ -245,20 +250,40 @@ _ROUND = re.compile(r"\b(?:about|approx\.?|approximately|roughly|around|nearly|a
                     r"knapp|environ|presque|à peu près)\s*$", re.IGNORECASE)
 
 
-def in_another_unit(text: str, found: Sequence, evidence: Sequence[Quantity]) -> Optional[Tuple[Quantity, Quantity]]:
+def in_another_unit(text: str, found: Sequence, evidence: Callable[[], Sequence[Quantity]],
+                    texts: Sequence[str] = ()) -> Optional[Tuple[Quantity, Quantity]]:
     """A period of the claim ``text`` (its mentions ``found``) whose number the evidence gives only as
     another unit of time, with the evidence's: "at least 3 weeks in advance" where the passages say "2
     weeks" and "3 calendar days". A number looked up by value alone is found there, though the claim
-    says another thing. A round figure and an example the claim takes (:func:`is_example`) are the
+    says another thing. ``evidence`` gives the evidence's quantities, read only for a period no text
+    of ``texts`` (the passages and the question) writes as the claim does. A round figure and an example the claim takes (:func:`is_example`) are the
     claim's own. ``None`` where each of the claim's periods has its unit among the evidence's
     quantities of that number (a working day counting as a day), or the number stands there
     otherwise (in a date, a code, a bare count)."""
+    if all(m.kind != "number" or _written_so(text, m, texts) for m in found):
+        return None  # every number written with the word after it as a passage or the question writes it
+    read: Optional[Sequence[Quantity]] = None
     for q in quantities_of(found, text, False):
         if q.unit not in _TIME_UNITS or _ROUND.search(text, max(0, q.start - 24), q.start) or is_example(text, q):
             continue  # a round figure ("12 weeks, about 3 months"), the user's case ("if you are sick for 2 days")
-        same = [e for e in evidence if e.value == q.value and e.unit != "date"]
+        if any(q.shown in t for t in texts):
+            continue  # written so in a passage or the question: most claims, told without reading quantities
+        if read is None:
+            read = evidence()
+        same = [e for e in read if e.value == q.value and e.unit != "date"]
         if not same or any(e.unit == q.unit or e.unit not in _TIME_UNITS or {e.unit, q.unit} == {"day", "workday"}
                            for e in same):
             continue
         return q, same[0]
     return None
+
+
+_NEXT_WORD = re.compile(r"[\s-]*[^\W\d_]+")
+
+
+def _written_so(text: str, m: Mention, texts: Sequence[str]) -> bool:
+    """Whether the number mention ``m`` of ``text`` with the word after it ("8 business", "3 Wochen")
+    stands so in one of ``texts``."""
+    after = _NEXT_WORD.match(text, m.end)
+    phrase = text[m.start:after.end()] if after is not None else m.surface
+    return any(phrase in t for t in texts)

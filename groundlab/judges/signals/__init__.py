@@ -391,17 +391,21 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
                                                   ids=ids)
         if flagged is not None:
             return "number", None, flagged, ()
-        other = in_another_unit(claim.framed.text, numbers, context.numbers.quantities()) \
+        other = in_another_unit(claim.framed.text, numbers, context.numbers.quantities,
+                                [t for t, _ in context.passages] + ([context.question.text] if context.question else [])) \
             if _TIME_WORD.search(claim.framed.text) else None
         if other is not None:  # "3 Wochen" where the passages give 3 only as "3 Kalendertage"
             return "number", None, Verdict("contradicted", f"number {_written(other[0].shown)} is not in the evidence, "
                                            f"which gives {_written(other[1].shown)}{_aside(claim.framed.set_aside)}",
                                            0.0), ()
+    held: Tuple[str, ...] = ()
     if numbers and len(numbers) >= 2:
-        wrong = [said for _, _, holds, said in comparisons(claim.framed.text) if not holds]
+        compared = comparisons(claim.framed.text)
+        wrong = [said for _, _, holds, said in compared if not holds]
         if wrong:  # "Since 2,000 EUR is above 2,500 EUR, ...": arithmetic the reader checks, done wrong
             return "number", None, Verdict("contradicted", f"comparison wrong: the claim says \"{_quote(wrong[0])}\", "
                                            f"which does not hold{_aside(claim.framed.set_aside)}", 0.0), ()
+        held = tuple(said for _, _, _, said in compared)
     if not claim.stemset.isdisjoint(weekday_stems()):  # a day of the week counted from the user's
         days = weekdays(claim.framed.text, context.days, days_named(text for text, _ in context.passages))
         if days.wrong is not None:
@@ -421,6 +425,13 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
             # Stunden bis 18:00 Uhr" for a ticket opened on Monday at 15:30)
             return "empty", None, None, derived
         if len(plain.stems) < len(claim.stems):
+            claim = plain
+    if held:  # "since 6 weeks is more than 30 days": the comparison is arithmetic, no fact a passage must write
+        text = claim.framed.text
+        for said in held:
+            text = text.replace(said, " ")
+        plain = _Claim(text, claim.language)
+        if plain.stems and len(plain.stems) < len(claim.stems):
             claim = plain
     signals = _signals(claim, context)
     if signals.best >= 0 and (claim.negated or context.sentences[signals.best].negation) and \
