@@ -406,3 +406,50 @@ def test_a_deadline_s_own_marker_is_no_fact_the_passage_must_write(claim, passag
     assert verdict.label == "supported", verdict.reason
     assert "missing" not in verdict.reason
     assert judged(claim.replace("31", "20"), passage).label == "contradicted"
+
+
+# ---------------------------------------------------------------- HR-leave and travel-expense answers
+
+_RECEIPTS = "Expense reports must be submitted within 30 days after the end of the trip. Receipts are required " \
+            "for all expenses above 25 EUR. Late reports are reimbursed only with the approval of the cost " \
+            "centre manager."
+
+
+def test_only_for_what_the_evidence_says_all_of_is_no_clash():
+    # "only required for expenses above 25 EUR" restricts to what "required for all expenses above 25
+    # EUR" covers; "only for hotel expenses" is another scope
+    assert judged("No, receipts are only required for expenses above 25 EUR.", _RECEIPTS).label == "supported"
+    from groundlab.judges.signals.conflicts import _same_scope
+    evidence = "Receipts are required for all expenses above 25 EUR."
+    assert _same_scope("Receipts are only required for expenses above 25 EUR.", "only required for", evidence, "for all")
+    assert not _same_scope("Receipts are only required for hotel expenses.", "only required for", evidence, "for all")
+    assert not _same_scope("Receipts are only required for expenses.", "only required for", evidence, "for all")
+
+
+def test_a_comparison_of_two_periods_is_checked_in_days_and_is_no_word_a_passage_must_write():
+    right = judged("Your report is late, since 6 weeks is more than 30 days.", _RECEIPTS,
+                   question="I forgot to submit my expenses for 6 weeks.")
+    assert right.label == "supported", right.reason
+    wrong = judged("Your report is in time, since 3 weeks is more than 30 days.", _RECEIPTS,
+                   question="I forgot to submit my expenses for 3 weeks.")
+    assert wrong.label == "contradicted" and \
+        wrong.reason.startswith('comparison wrong: the claim says "3 weeks is more than 30 days"'), wrong.reason
+
+
+def test_a_deduction_is_a_computation_the_claim_says():
+    passage = "The meal allowance is 28 EUR for each full calendar day. Meals provided by the employer reduce " \
+              "the allowance by 11.20 EUR each for lunch or dinner."
+    answer = "For a full calendar day the allowance is 28 EUR. Because lunch was provided, 11.20 EUR is " \
+             "deducted, so you receive 16.80 EUR."
+    verdict = get_judge("signals").judge("Because lunch was provided, 11.20 EUR is deducted, so you receive 16.80 EUR.",
+                                         Evidence("Full day, lunch provided?", (Passage("TR-1", passage),), answer))
+    assert verdict.label == "supported" and "16.80 EUR = 28 EUR − 11.20 EUR" in verdict.reason, verdict.reason
+
+
+@pytest.mark.parametrize("claim, passage", [
+    ("Please submit the request in the HR portal.", "Leave requests must be submitted in the HR portal."),
+    ("Frühstück: abzüglich 5,60 EUR.", "Für ein gestelltes Frühstück werden 5,60 EUR von der Pauschale gekürzt."),
+])
+def test_please_and_an_operator_word_are_no_content_words(claim, passage):
+    verdict = judged(claim, passage)
+    assert "Please" not in verdict.reason and "abzüglich" not in verdict.reason.split("numbers")[0], verdict.reason

@@ -107,10 +107,10 @@ _AT_RATE = re.compile(r"\s*(?:[^\W\d_]+\s+){0,2}(?:at|@|à|zu(?:\s+je)?|je)\s+(?
 _CUE = re.compile(
     r"[=≈→×÷]|\b(?:i\.\s?e|d\.\s?h)\.|\b(?:that is|which is|which means|this means|that means|gives?|giving|"
     r"leaves?|leaving|comes? to|amounts? to|adds? up to|totals?|totalling|in total|altogether|in all|combined|"
-    r"times(?=\s+[\d\u20ac$\u00a3])|multiplied|divided|minus|less|makes?|plus|pro rata|proportionally|remaining|remains?|"
+    r"times(?=\s+[\d\u20ac$\u00a3])|multiplied|divided|minus|less|deduct(?:ed|s)?|subtract(?:ed|s)?|makes?|plus|pro rata|proportionally|remaining|remains?|"
     r"left over|still have|"
     r"the difference|capped|together|"
-    r"das heißt|ergibt|ergeben|macht|bleiben|verbleiben|übrig|übrige|übrigen|restliche|restlichen|insgesamt|zusammen|abzüglich|zuzüglich|mal(?=\s+\d)|"
+    r"das heißt|ergibt|ergeben|macht|bleiben|verbleiben|übrig|übrige|übrigen|restliche|restlichen|insgesamt|zusammen|abzüglich|zuzüglich|abgezogen|gekürzt|mal(?=\s+\d)|"
     r"geteilt|"
     r"anteilig|gedeckelt|soit|c'est-à-dire|ce qui fait|fait|donne|au total|reste|moins|fois(?=\s+\d)|au prorata|"
     r"equals?|equal to|entspricht|entsprechen|correspond|longer|shorter|later|earlier|länger|kürzer|später|früher|"

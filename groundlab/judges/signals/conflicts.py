@@ -12,6 +12,7 @@ from functools import lru_cache
 from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 from ...core.numbers import digit_shape, mentions
+from ...core.quantities import quantities_of
 from .claim import _Claim
 from .evidence import _Context
 from .words import stem
@@ -177,12 +178,15 @@ def _stems_of(words: Tuple[str, ...]) -> FrozenSet[str]:
 #: What stands between two numbers a claim compares ("3,200 EUR is above 2,500 EUR", "3.200 EUR über
 #: 2.500 EUR liegen", "12 % est supérieur à 10 %"): the comparison's word, whose side is ">" or "<".
 _COMPARED = re.compile(
+    r"(?P<unit>\s*[^\W\d_]+(?:\s+[^\W\d_]+)?(?=\s+(?:is|are|was|were|lies|falls|ist|sind|liegt|liegen|est|sont)\b))?"
     r"\s*(?:is|are|was|were|lies|falls|ist|sind|liegt|liegen|est|sont)?\s*"
     r"(?:(?:well|far|still|just|clearly|slightly|deutlich|klar|noch|knapp|bien|largement)\s+)?"
     r"(?P<op>above|over|below|under|more than|less than|higher than|lower than|greater than|larger than|"
     r"smaller than|über|unter|oberhalb|unterhalb|mehr als|weniger als|höher als|niedriger als|größer als|"
     r"kleiner als|supérieure?s? à|inférieure?s? à|au-dessus de|en dessous de|au-dessous de|plus que|moins que)"
     r"\s+(?:the\s+|der\s+|die\s+|dem\s+|den\s+|la\s+|le\s+|les\s+|l')?$", re.IGNORECASE)
+#: Periods in days, to compare two of them ("6 weeks is more than 30 days").
+_IN_DAYS = {"day": 1.0, "workday": 1.0, "week": 7.0, "month": 365.25 / 12, "year": 365.25}
 _GREATER = frozenset("above over more higher greater larger über oberhalb mehr höher größer supérieur supérieure "
                      "supérieurs supérieures au-dessus plus".split())
 
@@ -195,6 +199,7 @@ def comparisons(text: str) -> Tuple[Tuple[int, int, bool, str], ...]:
     2,500 EUR")."""
     found = [m for m in mentions(text) if m.kind in ("money", "percent", "number")]
     out = []
+    periods = None
     for a, b in zip(found, found[1:]):
         between = _COMPARED.match(text, a.end, b.start)
         if between is None or a.kind != b.kind or (a.kind == "money" and a.value.split()[0] != b.value.split()[0]):
@@ -203,9 +208,24 @@ def comparisons(text: str) -> Tuple[Tuple[int, int, bool, str], ...]:
             x, y = float(a.amount), float(b.amount)
         except (TypeError, ValueError):
             continue
+        if a.kind == "number":  # "6 weeks is more than 30 days": periods compared in days, else like units only
+            if periods is None:
+                periods = {q.start: q for q in quantities_of(tuple(found), text, False)}
+            qa, qb = periods.get(a.start), periods.get(b.start)
+            if qa is None or qb is None or (between.group("unit") and not qa.unit):
+                continue
+            if qa.unit != qb.unit:
+                if qa.unit not in _IN_DAYS or qb.unit not in _IN_DAYS:
+                    continue
+                x, y = x * _IN_DAYS[qa.unit], y * _IN_DAYS[qb.unit]
+        elif between.group("unit"):
+            continue  # words between an amount and "is": "3,200 EUR budget is above ..." compares no two amounts
         op = between.group("op")
         greater = op.split()[0].lower() in _GREATER
-        out.append((between.start("op"), between.end("op"), x > y if greater else x < y, text[a.start:b.end]))
+        said = text[a.start:b.end]
+        if a.kind == "number" and qb.unit and text.startswith(qb.shown[len(qb.surface):].strip(), b.end + 1):
+            said += qb.shown[len(qb.surface):]  # "6 weeks is more than 30 days"
+        out.append((between.start("op"), between.end("op"), x > y if greater else x < y, said))
     return tuple(out)
 
 
@@ -249,8 +269,25 @@ def _conflict(claim: _Claim, context: _Context, best: int) -> Optional[Tuple[str
         elif side in there[kind]:
             continue
         other = next(iter(there[kind].values()))
+        if kind == "how many times" and _same_scope(claim.framed.text, word, sentence.text, other):
+            continue  # "only required for expenses above 25 EUR": "required for all expenses above 25 EUR"
         return kind, word, other, sentence.text
     return None
+
+
+_SCOPE_WORD = re.compile(r"[^\W_]+")
+
+
+def _same_scope(text: str, word: str, sentence: str, other: str) -> bool:
+    """Whether the claim's "only" phrase ``word`` and the evidence's "for all" phrase ``other`` are
+    about the same things: the words after the claim's (up to four) all stand right after the
+    evidence's, so "only X" restricts to what "all X" covers and the two agree."""
+    at, there = text.lower().find(word.lower()), sentence.lower().find(other.lower())
+    if at < 0 or there < 0:
+        return False
+    mine = [w[:6] for w in _SCOPE_WORD.findall(text[at + len(word):].lower())[:4]]
+    theirs = {w[:6] for w in _SCOPE_WORD.findall(sentence[there + len(other):].lower())[:6]}
+    return len(mine) >= 2 and all(w in theirs for w in mine)
 
 
 def _polar_sides(claim: _Claim, sentence: Any, kind: str, side: str, word: str,

@@ -30,6 +30,7 @@ same several shall she should since so some something still such than that the t
 then there therefore these they this those though through throughout thus to too toward towards under until
 up upon us very via was we well were what whatever when whenever where whereas whether which while who whom
 whose why will with within without would yet you your yours yourself yourselves get gets got getting gotten
+please kindly minus
 """.split())
 
 #: Words that negate what follows them in their clause.
@@ -147,7 +148,7 @@ sollte sollten darfst durfte möchte möchten mag gibt gab gegeben geben gilt ge
 erhalten erhält erhältst bekommen bekommt
 man mein meine meinen meinem meiner unser unsere unserem unseren euer eure dein deine deinen
 dort dorthin hierzu hierfür hiermit wo wann warum weshalb wieso was wer wen wem wessen
-gar höchstens mindestens pro je
+gar höchstens mindestens pro je abzüglich abzgl
 """.split()),
     "french": frozenset("""
 le la les un une des du de et ou mais est sont était étaient sera seront être avoir a ont avait il elle ils
