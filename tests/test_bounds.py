@@ -154,3 +154,9 @@ def test_a_sentence_sharing_one_word_with_the_claim_is_no_rule_it_restates():
     claim = "For a 3-hour train ride you travel 2nd class."
     assert is_example(claim, _first(claim))
     assert against_bound(_first(claim), claim, _evidence(rail)) is None
+
+
+def test_an_ordinal_day_of_the_passage_is_no_period():
+    passage = Passage("HR-7", "A medical certificate is required from the first day of illness.")
+    verdict = get_judge("signals").judge("Upload the certificate within 1 week.", Evidence("Sick?", [passage]))
+    assert "which gives first" not in verdict.reason, verdict.reason

@@ -250,27 +250,34 @@ _ROUND = re.compile(r"\b(?:about|approx\.?|approximately|roughly|around|nearly|a
                     r"knapp|environ|presque|à peu près)\s*$", re.IGNORECASE)
 
 
-def in_another_unit(text: str, found: Sequence, evidence: Callable[[], Sequence[Quantity]],
-                    texts: Sequence[str] = ()) -> Optional[Tuple[Quantity, Quantity]]:
+def in_another_unit(text: str, found: Sequence[Mention], evidence: Callable[[], Sequence[Quantity]],
+                    texts: Callable[[], Sequence[str]]) -> Optional[Tuple[Quantity, Quantity]]:
     """A period of the claim ``text`` (its mentions ``found``) whose number the evidence gives only as
     another unit of time, with the evidence's: "at least 3 weeks in advance" where the passages say "2
     weeks" and "3 calendar days". A number looked up by value alone is found there, though the claim
-    says another thing. ``evidence`` gives the evidence's quantities, read only for a period no text
-    of ``texts`` (the passages and the question) writes as the claim does. A round figure and an example the claim takes (:func:`is_example`) are the
-    claim's own. ``None`` where each of the claim's periods has its unit among the evidence's
-    quantities of that number (a working day counting as a day), or the number stands there
-    otherwise (in a date, a code, a bare count)."""
-    if all(m.kind != "number" or _written_so(text, m, texts) for m in found):
-        return None  # every number written with the word after it as a passage or the question writes it
+    says another thing. Only a period the claim writes in digits is read, and an ordinal of the
+    evidence ("the first day") is no period. ``evidence`` gives the evidence's quantities and
+    ``texts`` the passages' and the question's texts, each read only where needed: most claims
+    write no period, or write it as a passage does. A round figure and an example the claim takes
+    (:func:`is_example`) are the claim's own. ``None`` where each of the claim's periods has its unit
+    among the evidence's quantities of that number (a working day counting as a day), or the number
+    stands there otherwise (in a date, a code, a bare count)."""
+    phrases = [phrase for phrase in (_period_phrase(text, m) for m in found) if phrase]
+    if not phrases:
+        return None
+    written = texts()
+    if all(any(phrase in t for t in written) for phrase in phrases):
+        return None  # written so in a passage or the question
     read: Optional[Sequence[Quantity]] = None
     for q in quantities_of(found, text, False):
-        if q.unit not in _TIME_UNITS or _ROUND.search(text, max(0, q.start - 24), q.start) or is_example(text, q):
+        if q.unit not in _TIME_UNITS or not q.surface[:1].isdigit() or \
+                _ROUND.search(text, max(0, q.start - 24), q.start) or is_example(text, q):
             continue  # a round figure ("12 weeks, about 3 months"), the user's case ("if you are sick for 2 days")
-        if any(q.shown in t for t in texts):
+        if any(q.shown in t for t in written):
             continue  # written so in a passage or the question: most claims, told without reading quantities
         if read is None:
             read = evidence()
-        same = [e for e in read if e.value == q.value and e.unit != "date"]
+        same = [e for e in read if e.value == q.value and e.unit != "date" and not _ORDINAL.match(e.surface)]
         if not same or any(e.unit == q.unit or e.unit not in _TIME_UNITS or {e.unit, q.unit} == {"day", "workday"}
                            for e in same):
             continue
@@ -278,12 +285,33 @@ def in_another_unit(text: str, found: Sequence, evidence: Callable[[], Sequence[
     return None
 
 
+#: An ordinal in words ("the first day", "ab dem vierten Tag"): a day counted, no period.
+_ORDINAL = re.compile(r"^(?:first|second|third|\w+th|\d+(?:st|nd|rd|th|\.)|erst\w*|zweit\w*|dritt\w*|viert\w*|fünft\w*|"
+                      r"sechst\w*|siebt\w*|acht(?:e|en|er|es|em)|neunt\w*|zehnt\w*|premi\w+|\w+i[eè]me)$", re.IGNORECASE)
 _NEXT_WORD = re.compile(r"[\s-]*[^\W\d_]+")
 
 
-def _written_so(text: str, m: Mention, texts: Sequence[str]) -> bool:
-    """Whether the number mention ``m`` of ``text`` with the word after it ("8 business", "3 Wochen")
-    stands so in one of ``texts``."""
+def _period_phrase(text: str, m: Mention) -> str:
+    """The number ``m`` of ``text`` with the word after it when that word is a unit of time ("8
+    business", "3 Wochen", "2 Arbeitstagen" ...: the word is read up to its end), else ""."""
+    if m.kind != "number" or not m.surface[:1].isdigit():
+        return ""
     after = _NEXT_WORD.match(text, m.end)
-    phrase = text[m.start:after.end()] if after is not None else m.surface
-    return any(phrase in t for t in texts)
+    if after is None:
+        return ""
+    word = after.group().lstrip(" -\t").lower()
+    if word.rstrip("s") in _TIME_WORDS or word.endswith(_TIME_ENDINGS) or \
+            (word in _HOURS_BEFORE and _UNIT_AFTER_WORD.match(text, after.end())):
+        return text[m.start:after.end()]
+    return ""
+
+
+#: The words of a unit of time, without a plural's s, and the ends of the German compounds that
+#: name one ("Arbeitstagen", "Servicestunden").
+_TIME_WORDS = frozenset("day week month year hour minute min hr h jour semaine moi an année heure tag tage tagen woche "
+                        "wochen monat monate monaten jahr jahre jahren stunde stunden minute minuten dia día".split())
+_TIME_ENDINGS = ("tag", "tage", "tagen", "stunde", "stunden", "woche", "wochen", "monat", "monate", "monaten", "jahr",
+                 "jahre", "jahren", "days", "hours", "weeks", "months", "years")
+#: "8 business hours", "10 working days", "3 calendar days": the unit after one more word
+_HOURS_BEFORE = frozenset("business working work calendar service office consecutive full".split())
+_UNIT_AFTER_WORD = re.compile(r"\s+(?i:hours?|days?|weeks?|months?)\b")

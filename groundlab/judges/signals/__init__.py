@@ -367,10 +367,6 @@ def _stated_numbers(claim: _Claim, ids: FrozenSet[str]) -> Tuple[Mention, ...]:
 
 
 _DIGIT_NAME = re.compile(r"\d[A-Z]{2,}")
-#: A word of a unit of time after a number, which a claim must have for its periods to be read
-#: (:func:`~groundlab.core.quantities.in_another_unit`): most claims have none.
-_TIME_WORD = re.compile(r"\d[\s-]*(?:[A-Za-zÄÖÜäöüß]+-?)?(?i:tag|day|jour|d[ií]a|week|woche|semaine|month|monat|mois|year|jahr|an|"
-                        r"hour|h\b|stunde|heure|minute|min)")
 
 
 def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
@@ -392,8 +388,7 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
         if flagged is not None:
             return "number", None, flagged, ()
         other = in_another_unit(claim.framed.text, numbers, context.numbers.quantities,
-                                [t for t, _ in context.passages] + ([context.question.text] if context.question else [])) \
-            if _TIME_WORD.search(claim.framed.text) else None
+                                lambda: [t for t, _ in context.passages] + ([context.question.text] if context.question else []))
         if other is not None:  # "3 Wochen" where the passages give 3 only as "3 Kalendertage"
             return "number", None, Verdict("contradicted", f"number {_written(other[0].shown)} is not in the evidence, "
                                            f"which gives {_written(other[1].shown)}{_aside(claim.framed.set_aside)}",
@@ -441,7 +436,7 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
         if plain.stems:
             signals = _signals(plain, context)
         return "model", signals, None, derived + (_RESTATED,)
-    if not any(note.endswith(OPPOSITE) for note in derived):
+    if not derived or not any(note.endswith(OPPOSITE) for note in derived):
         # (an example on the other side of a bound, said the other way round, has its negation read)
         flipped = _negation_flip(claim, context, signals.best)
         if flipped is not None and not polar_restated(claim, context.sentences[signals.best]):
