@@ -160,3 +160,30 @@ def test_an_ordinal_day_of_the_passage_is_no_period():
     passage = Passage("HR-7", "A medical certificate is required from the first day of illness.")
     verdict = get_judge("signals").judge("Upload the certificate within 1 week.", Evidence("Sick?", [passage]))
     assert "which gives first" not in verdict.reason, verdict.reason
+
+
+_SICK = Passage("HR-SK-1", "Employees must report sick before 9:00 on the first day of illness. A medical certificate is "
+                           "required from the fourth calendar day of illness.")
+
+
+@pytest.mark.parametrize("question, claim, label", [
+    # the user's span of weekdays is their count of days, held against the passage's bound
+    ("I was sick from Monday to Wednesday. Do I need a certificate?",
+     "Three days of illness therefore do not require a certificate.", "supported"),
+    ("I was sick from Monday to Friday. Do I need a certificate?",
+     "5 days of illness do not require a certificate.", "contradicted"),
+    ("Ich war von Montag bis Freitag krank.", "For 5 days of illness you need a certificate.", "supported"),
+    # a count the span does not give is no number of the evidence
+    ("I was sick from Monday to Friday. Do I need a certificate?",
+     "Three days of illness therefore do not require a certificate.", "contradicted"),
+])
+def test_a_span_of_weekdays_counts_the_users_days(question, claim, label):
+    verdict = get_judge("signals").judge(claim, Evidence(question, [_SICK]))
+    assert verdict.label == label, verdict.reason
+
+
+def test_a_span_of_weekdays_counts_nights_one_less():
+    from groundlab.core.steps import _day_span
+    nights = _first("3 nights")
+    assert _day_span(("I stay from Monday to Thursday.",), nights).expression == "Monday to Thursday"
+    assert _day_span(("Ich bleibe von Montag bis Mittwoch.",), nights) is None

@@ -49,7 +49,7 @@ from .numbers import mentions
 from .totals import list_sum
 from .quantities import DEADLINE_WORDS, Quantity, quantities, quantities_of  # noqa: F401  (names this module had)
 from .steps import (_DATE_PERIODS, _PERIODS, _RATE_PERIODS, _Step, _converted, _date_steps, _decimals,  # noqa: F401
-                    _expression, _matches, _money, _month_span, _next_day, _one_steps, _share, _units_fit)
+                    _day_span, _expression, _matches, _money, _month_span, _next_day, _one_steps, _share, _units_fit)
 
 __all__ = ["Computed", "Quantity", "compute", "compute_mentions", "list_sum", "may_total", "quantities", "quantities_of",
            "says_earlier", "sentence_before", "without_computation"]
@@ -442,12 +442,13 @@ def _result(step: _Step, target: Quantity) -> str:
 
 def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
                      evidence: Union[Sequence[Quantity], Callable[[], Sequence[Quantity]]],
-                     answer: Optional[str] = None) -> Computed:
+                     answer: Optional[str] = None, question: str = "") -> Computed:
     """:func:`compute` on number mentions read already: ``targets`` the claim's mentions the
     evidence does not write, ``claim_found`` all of the claim's, ``evidence`` the quantities of the
     passages and the question (:func:`quantities`; the question's ``said``), or what gives them
     (read only when a claim's numbers may be computed). ``answer``: the answer the claim is from,
-    whose list a total may add up (:func:`list_sum`)."""
+    whose list a total may add up (:func:`list_sum`). ``question``: the user's, whose span of
+    weekdays a count of days may be ("I was sick from Monday to Wednesday")."""
     read = _read_claim(text, tuple([m.start for m in targets]), tuple(claim_found))
     if read is None:
         return NOTHING
@@ -496,6 +497,8 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
                     step = _as_claim_writes(step, text, target, claim)
             if step is None and target.unit in ("month", "") and not target.per:
                 step = _month_span(text, target)
+            if step is None and target.unit in ("day", "workday", "night"):
+                step = _day_span((text, question), target)  # "from Monday to Wednesday": 3 days
             if step is None and before >= 2:
                 # the claim's own expression, written out right, of numbers the evidence gives or that
                 # are backed ("9/12 × 30 = 22,5 Tage" once the 9 months are)
@@ -536,6 +539,12 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
                 used.append(k)
                 capped_examples.append(held[1])
     for k in sorted(found):
+        if found[k].op == "span":  # the user's span ("from Monday to Wednesday": 3 days) is their case
+            held = against_bound(wanted[k], text, evidence)
+            if held is not None and not held[0]:
+                return Computed(beyond=held[1])
+            if held is not None:
+                capped_examples.append(held[1])
         capped = past_bound(found[k], wanted[k], claim, evidence)
         if capped is not None:
             return Computed(wrong=(wanted[k].shown, f"{_as_written(found[k].expression, text)} = "

@@ -330,6 +330,29 @@ _MONTH_SPAN = re.compile(r"\b(?:von|from|d'|de|between)\s*(?P<span>([^\W\d_]{3,}
                          r"inklusive))?|to|through|until|till|and|à|au|jusqu'(?:à|en))\s+([^\W\d_]{3,}))\b", re.IGNORECASE)
 
 
+_WEEKDAYS = {name: k for k, names in enumerate((
+    ("monday", "montag", "lundi"), ("tuesday", "dienstag", "mardi"), ("wednesday", "mittwoch", "mercredi"),
+    ("thursday", "donnerstag", "jeudi"), ("friday", "freitag", "vendredi"), ("saturday", "samstag", "samedi"),
+    ("sunday", "sonntag", "dimanche"))) for name in names}
+_DAY_SPAN = re.compile(r"(?P<span>\b(" + "|".join(_WEEKDAYS) + r")\s*(?:bis(?:\s+(?:einschließlich|inklusive))?|to|through|"
+                       r"until|till|thru|au|à|jusqu'au|[-–])\s*(" + "|".join(_WEEKDAYS) + r")\b)", re.IGNORECASE)
+
+
+def _day_span(texts: Sequence[str], target: Quantity) -> Optional[_Step]:
+    """The days of a span of weekdays the claim or the question names, both counted ("I was sick
+    from Monday to Wednesday": 3 days; "Montag bis Donnerstag": 3 nights), for a number of days or
+    nights the claim states."""
+    if target.unit not in ("day", "workday", "night") or target.per or not target.value.is_integer():
+        return None
+    for text in texts:
+        for m in _DAY_SPAN.finditer(text):
+            days = (_WEEKDAYS[m.group(3).lower()] - _WEEKDAYS[m.group(2).lower()]) % 7 + 1
+            count = days - 1 if target.unit == "night" else days
+            if count == target.value:
+                return _Step(float(count), target.unit, m.group("span"), "span", True, None, ())
+    return None
+
+
 def _month_span(text: str, target: Quantity, any_count: bool = False) -> Optional[_Step]:
     """The months of a span the claim names, both counted ("Von April bis Dezember sind das 9
     Monate"), for a number of months it states; with ``any_count`` the span before it whatever

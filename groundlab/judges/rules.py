@@ -310,7 +310,7 @@ def number_verdict(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str
 
 
 def check_numbers(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str = "", text: Optional[str] = None,
-                  answer: Optional[str] = None, by_kind: bool = False, ids: Iterable[str] = ()
+                  answer: Optional[str] = None, by_kind: bool = False, ids: Iterable[str] = (), question: str = ""
                   ) -> Tuple[Optional[Verdict], Tuple[str, ...], Tuple[str, ...], Tuple[str, ...]]:
     """Step 1 with computed values: the verdict on a claim with a number the evidence neither gives
     nor lets a reader compute (``None`` when it does), and the computations that back the claim's
@@ -323,7 +323,8 @@ def check_numbers(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str 
     a claim whose missing numbers are all percentages where the evidence gives none, or codes of a
     family it has none of ("P2" where no priority code is written), is ``unsupported``, not
     ``contradicted``: it adds a fact the passages do not state rather than giving another value for
-    one they do (the SPEC's rules judge does not tell them apart). The passages' ``ids`` count as
+    one they do (the SPEC's rules judge does not tell them apart). ``question``: the user's, whose span
+    of weekdays a count of days may be. The passages' ``ids`` count as
     codes they give: "KB-6" beside a passage "KB-5" names another passage, a wrong reference.
     Amounts, dates, times of day and counts are left out: an answer computes them from the user's
     own situation ("for an invoice of 10 000 EUR", "a meeting on Monday at 10:00"), and one
@@ -337,7 +338,7 @@ def check_numbers(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str 
     if text is not None and (have._sources or have._parts):
         # every number the claim writes, a value it repeats too ("Bei 4 Tagen: 30 × 4 ÷ 5 = 24"): the
         # expression it writes out is read whole
-        computed = _arithmetic().compute_mentions(text, missing, mentions(text), have.quantities, answer)
+        computed = _arithmetic().compute_mentions(text, missing, mentions(text), have.quantities, answer, question)
         if computed.wrong is not None:
             return computed_wrong(computed.wrong, suffix), (), (), ()
         if computed.beyond is not None:

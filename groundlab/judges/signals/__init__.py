@@ -384,7 +384,7 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
     if numbers:
         flagged, derived, written, measured = check_numbers(numbers, context.numbers, _aside(claim.framed.set_aside),
                                                   text=claim.framed.text, answer=answer, by_kind=True,
-                                                  ids=ids)
+                                                  ids=ids, question=context.question.text if context.question else "")
         if flagged is not None:
             return "number", None, flagged, ()
         other = in_another_unit(claim.framed.text, numbers, context.numbers.quantities,
