@@ -646,3 +646,23 @@ def test_a_consequence_moves_a_date_by_the_period_the_sentence_before_states(jud
     right = get_judge(judge).judge("So your replacement is due in June 2026.", Evidence(
         evidence.question, evidence.passages, answer.replace("2027", "2026")))
     assert right.label != "contradicted" and "computed: June 2026 = June 2023 + 3 years" in right.reason, right.reason
+
+
+@pytest.mark.parametrize("claim, passage, label", [
+    ("For a departure on 20 May, leave must therefore be requested by 5 May.",
+     "Leave must be requested at least 15 days in advance in the HR portal.", "supported"),
+    ("Pour un départ le 20 mai, il faut donc faire la demande avant le 5 mai.",
+     "Les congés doivent être demandés au moins 15 jours à l'avance dans le portail RH.", "supported"),
+    ("For a departure on 20 May, leave must therefore be requested by 10 May.",
+     "Leave must be requested at least 15 days in advance in the HR portal.", "contradicted"),
+])
+def test_a_date_the_users_case_falls_on_is_an_example_the_claim_computes_from(claim, passage, label):
+    verdict = get_judge("signals").judge(claim, Evidence("When must I apply?", (Passage("HR-1", passage),)))
+    assert verdict.label == label, verdict.reason
+
+
+def test_a_date_is_no_repeat_of_an_example_date():
+    # every date reads as the value 0: the example "20 May" is no number the claim writes twice as "5 May"
+    found = compute("For a departure on 20 May, you must apply on 5 May.", ["20 May", "5 May"],
+                    ["Leave must be requested at least 15 days in advance."])
+    assert found.derived == ("5 May = 20 May − 15 days",), found

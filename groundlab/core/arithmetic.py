@@ -97,6 +97,10 @@ _APPROX = re.compile(r"\b(?:about|approx\.?|approximately|roughly|around|nearly|
 #: km", "bei 4 Tagen"): an example the claim computes from, not a fact it states.
 _PREMISE = re.compile(r"\b(?:with|if|for|when|assuming|say|e\.\s?g\.|for example|for instance|bei|für|wenn|mit|"
                       r"angenommen|z\.\s?b\.|zum beispiel|pour|avec|si|par exemple)(?:\s+[^\W\d_]+)?\s*$", re.IGNORECASE)
+#: A date the user's case falls on: "for a departure on 20 May", "pour un départ le 20 mai", "bei
+#: einem Urlaubsbeginn am 1. Juni". Its words are the user's, no words a passage must write.
+_DATE_PREMISE = re.compile(r"\b(?:for|pour|bei|für)\s+(?:a|an|your|un|une|votre|einen|einem|einer|ihren|ihrem)\s+"
+                           r"[^\W\d_]+\s+(?:on|le|am|au)\s*$", re.IGNORECASE)
 #: A count the claim applies a rate to ("3 nights at 120 EUR a night", "500 km à 0,30 EUR", "4 Tage zu je
 #: 8 Stunden"): what follows the number, up to two words, then "at", "@", "à", "zu (je)" and a number.
 _AT_RATE = re.compile(r"\s*(?:[^\W\d_]+\s+){0,2}(?:at|@|à|zu(?:\s+je)?|je)\s+(?:[^\W\d_]+\s+)?[\d€$£]", re.IGNORECASE)
@@ -474,7 +478,8 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
         # no period another unit of time restates ("12 months", "one year"), no rate per another period
         return _written_out_only(text, order, claim)
     # the example's number written again ("Bei 4 Tagen: 30 × 4 ÷ 5") is the example
-    premises += [i for i in order if i not in premises and any(claim[i].value == claim[p].value for p in premises)]
+    premises += [i for i in order if i not in premises and any(claim[i].value == claim[p].value and
+                                                               claim[i].date == claim[p].date for p in premises)]
     found: Dict[int, _Step] = {}
     for _ in range(2):  # a number backed may be an operand of the next ("18 days ... 6 weeks")
         for k in order:
@@ -553,7 +558,7 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
     measured = tuple(d for k, d in zip(sorted(found), derived) if wanted[k].unit or wanted[k].per)
     derived += tuple(capped_examples)
     measured += tuple(capped_examples)  # an amount past a cap
-    examples = tuple(example_words(text, wanted[k]) or wanted[k].shown for k in used)
+    examples = tuple(example_words(text, wanted[k]) or _date_premise(text, wanted[k]) or wanted[k].shown for k in used)
     written = tuple(wanted[k].shown for k in sorted(found)) + tuple(
         o.surface for k in sorted(found) for o in found[k].operands if _is_named_count(o)) + tuple(
         found[k].expression for k in sorted(found) if found[k].op == "span") + tuple(  # "April bis Dezember"
@@ -692,10 +697,19 @@ def _is_premise(text: str, q: Quantity) -> bool:
     the claim states follows from it."""
     start = q.start
     before = text[max(0, start - 80):start]
-    if _PREMISE.search(before) is not None or _CONDITION.search(before) is not None or is_example(text, q):
+    if _PREMISE.search(before) is not None or _CONDITION.search(before) is not None or is_example(text, q) or \
+            (q.unit == "date" and _DATE_PREMISE.search(before) is not None):
         return True
     end = start + len(q.surface)
     return not _money(q.unit) and q.unit != "date" and _AT_RATE.match(text, end) is not None
+
+
+def _date_premise(text: str, q: Quantity) -> str:
+    """The words of a date the user's case falls on ("a departure on 20 May"), "" for another number."""
+    if q.unit != "date":
+        return ""
+    found = _DATE_PREMISE.search(text, max(0, q.start - 60), q.start)
+    return text[found.start():q.start + len(q.surface)].split(None, 1)[1] if found is not None else ""
 
 
 def _written_out_only(text: str, order: Sequence[int], claim: Sequence[Quantity]) -> Computed:

@@ -158,7 +158,7 @@ tout tous toute toutes si comme
 au aux ce ces cela ceci ça celui celle ceux celles lui leur y en ne pas plus moins très trop déjà encore
 aussi ainsi alors donc puis ensuite toujours jamais seulement notamment environ env ex p
 fait faire fais font peut-être il y a sont été étant ai as avons avez avez-vous recevez reçoit recevoir
-obtenir obtient obtenez donne donnent
+obtenir obtient obtenez donne donnent avant après
 """.split()),
     "spanish": frozenset("""
 el la los las un una unos unas de del y o pero es son era eran será ser estar está están ha han había él ella
