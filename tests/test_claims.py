@@ -592,3 +592,20 @@ def test_a_bare_answer_is_judged_as_the_premise_it_affirms_or_negates(judge, que
 
     ev = gl.evaluate([Case("c", question, (Passage("KB-7", passage),), answer)], judge)
     assert list(ev.claims["verdict"]) == [verdict], list(ev.claims["reason"])
+
+
+@pytest.mark.parametrize("answer, claim", [
+    ("Not yet. You can request reduced hours only after six months of employment.",
+     "You can request reduced hours only after six months of employment."),
+    ("Noch nicht. Eine Reduzierung ist erst nach sechs Monaten möglich.",
+     "Eine Reduzierung ist erst nach sechs Monaten möglich."),
+    ("Pas encore. La demande est possible après six mois.", "La demande est possible après six mois."),
+])
+def test_not_yet_answers_as_a_no_does(answer, claim):
+    split = ClaimSplitter().split("c", answer, question="Can I reduce my hours?")
+    assert [c.text for c in split.claims] == [claim]
+
+
+def test_not_yet_with_more_words_is_a_claim():
+    split = ClaimSplitter().split("c", "Not yet approved by your manager.", question="Is my request approved?")
+    assert [c.text for c in split.claims] == ["Not yet approved by your manager."]

@@ -82,7 +82,7 @@ class _Bare(NamedTuple):
 #: A bare answer starts with one of these letters (yes, no, ja, nein, oui, non, sí; so, then, in
 #: short, also, kurz, donc, bref, entonces ... before them), once the marks around it are left
 #: out: every other sentence skips the check.
-_ANSWER_INITIALS = frozenset("YyNnJjOoSsTtAaIiHhKkDdBbEe")
+_ANSWER_INITIALS = frozenset("YyNnJjOoSsTtAaIiHhKkDdBbEePp")
 _YES_NO_INITIALS = frozenset("YyNnJjOoSs")
 _ANSWER_EDGES = " \t*_\"'\u201c\u00a1\u00bf"
 

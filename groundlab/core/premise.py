@@ -28,7 +28,9 @@ from typing import List, Optional
 #: The answers, lower case, without stops: True for yes, False for no.
 ANSWER_WORDS = {"yes": True, "yeah": True, "yep": True, "yup": True, "ja": True, "jawohl": True, "oui": True,
                 "sí": True, "si": True,
-                "no": False, "nope": False, "nah": False, "nein": False, "non": False}
+                "no": False, "nope": False, "nah": False, "nein": False, "non": False,
+                # not now, which answers the question as a no does: "Not yet.", "Noch nicht."
+                "not yet": False, "noch nicht": False, "pas encore": False, "todavía no": False, "aún no": False}
 
 _TAG_EN = (r"(?:it|you|we|they|he|she|that|this|there|i|one)\s+(?:(?:is|are|am|can|could|do|does|did|will|would|may|"
            r"might|must|should|was|were|has|have|had|need)(?:n't|\s+not)?|can't|cannot|won't|shan't)")
