@@ -666,3 +666,16 @@ def test_a_date_is_no_repeat_of_an_example_date():
     found = compute("For a departure on 20 May, you must apply on 5 May.", ["20 May", "5 May"],
                     ["Leave must be requested at least 15 days in advance."])
     assert found.derived == ("5 May = 20 May − 15 days",), found
+
+
+def test_a_computed_claims_words_the_question_says_are_the_users_case():
+    passage = "The mileage allowance is 0.30 EUR per km. Passengers who are also employees on the same trip add " \
+              "0.02 EUR per km each."
+    claim = "You get 0.30 EUR per km plus 0.02 EUR per km for your colleague, so 0.32 EUR × 200 km = 64 EUR."
+    verdict = get_judge("signals").judge(claim, Evidence("I drive 200 km with a colleague.",
+                                                         (Passage("TR-MI-1", passage),)))
+    assert verdict.label == "supported" and "64 EUR = 0.32 EUR × 200 km" in verdict.reason, verdict.reason
+    # a word neither the passages nor the question say still counts against it
+    other = get_judge("signals").judge(claim.replace("colleague", "dog"), Evidence("I drive 200 km.",
+                                                                                  (Passage("TR-MI-1", passage),)))
+    assert other.label != "supported", other.reason

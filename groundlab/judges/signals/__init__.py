@@ -444,9 +444,10 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
         conflict = _conflict(claim, context, signals.best)
         if conflict is not None:
             return "conflict", signals, conflict, derived
-    if measured and 2 * signals.covered >= signals.n and not signals.names_missing:
+    if measured and 2 * (signals.covered + len(signals.asked)) >= signals.n and not signals.names_missing:
         # a computation backs the claim (step 5): a value with a unit computed from the passages',
-        # at least half its other content words in the evidence, and no name the evidence lacks
+        # at least half its other content words in the evidence or the question (the user's case:
+        # "0.32 EUR × 200 km = 64 EUR for your colleague"), and no name the evidence lacks
         return "computed", signals, None, derived
     return "model", signals, None, derived
 
