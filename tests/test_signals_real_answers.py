@@ -453,3 +453,18 @@ def test_a_deduction_is_a_computation_the_claim_says():
 def test_please_and_an_operator_word_are_no_content_words(claim, passage):
     verdict = judged(claim, passage)
     assert "Please" not in verdict.reason and "abzüglich" not in verdict.reason.split("numbers")[0], verdict.reason
+
+
+@pytest.mark.parametrize("claim", ["Für den Anreisetag gibt es 14 EUR.", "Am Abreisetag erhalten Sie 14 EUR.",
+                                   "Überstunden an Sonntagen werden im Verhältnis 1:1,5 ausgeglichen."])
+def test_a_german_word_cut_short_before_und_is_read_whole(claim):
+    passage = "Die Pauschale beträgt 14 EUR für An- und Abreisetage. Überstunden werden an Sonn- und Feiertagen " \
+              "im Verhältnis 1:1,5 ausgeglichen."
+    verdict = judged(claim, passage)
+    assert verdict.label == "supported", verdict.reason
+
+
+def test_the_stems_of_a_german_word_cut_short():
+    from groundlab.judges.signals.words import _foreign_stem, german_ellipsis_stems
+    stems = german_ellipsis_stems("Für Sonn- und Feiertage gilt 1:1,5.")
+    assert _foreign_stem("sonntage", "german") in stems and german_ellipsis_stems("Sonntage gelten.") == frozenset()

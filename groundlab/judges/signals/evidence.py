@@ -15,7 +15,8 @@ from ...core.sentences import split_sentences
 from ...core.numbers import Mention, digit_shape, mentions, ordinal_words
 from ...core.weekdays import counts_days, days_named
 from ..rules import _Numbers, _without_numbers
-from .words import _Words, _language, _pairs, _read_words, clean_text, language, language_told, weekday_stems
+from .words import (_Words, _language, _pairs, _read_words, clean_text, german_ellipsis_stems, language, language_told,
+                    weekday_stems)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .claim import _Claim
@@ -41,6 +42,8 @@ class _Sentence:
         # A question (the user's, or one a passage asks) asserts nothing a claim could contradict.
         self.asks = text.rstrip().endswith(("?", "\uff1f"))
         self.stemset = frozenset(words.stems)
+        if lang == "german" and "- " in text:  # "Sonn- und Feiertagen" writes "Sonntagen" too
+            self.stemset |= german_ellipsis_stems(text)
         self.negation = words.has_negation
         self.pairs = _pairs(words)
         clauses: Dict[int, Tuple[set, set]] = {}

@@ -195,6 +195,25 @@ def german_whole_stem(word: str) -> str:
     return _foreign_stemmer("german").stemWord(word)
 
 
+#: A German word cut short before "und" or "oder", its head left to the next word: "Sonn- und
+#: Feiertagen" (Sonntagen und Feiertagen), "An- und Abreisetage", "Vor- oder Nachname".
+_GERMAN_ELLIPSIS = re.compile(r"\b([A-ZÄÖÜ][a-zäöüß]*|[a-zäöüß]{2,})-\s+(?:und|oder|bzw\.|sowie)\s+([A-ZÄÖÜa-zäöüß][a-zäöüß]{3,})")
+
+
+def german_ellipsis_stems(text: str) -> FrozenSet[str]:
+    """The stems of the whole words a German text writes cut short ("Sonn-" of "Sonn- und
+    Feiertagen"): the first part joined to each possible head of the word after it (its last three
+    letters or more), one of which is the word meant ("Sonntagen"); the others meet no claim's word."""
+    if "- " not in text:
+        return frozenset()
+    out = set()
+    for m in _GERMAN_ELLIPSIS.finditer(text):
+        first, whole = m.group(1).lower(), m.group(2).lower()
+        for k in range(1, len(whole) - 2):
+            out.add(_foreign_stem(first + whole[k:], "german"))
+    return frozenset(out)
+
+
 def _foreign_stemmer(lang: str) -> Any:
     """The Snowball stemmer of ``lang``, made once."""
     stemmer = _FOREIGN_STEMMERS.get(lang)
