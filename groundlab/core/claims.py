@@ -82,7 +82,7 @@ class _Bare(NamedTuple):
 #: A bare answer starts with one of these letters (yes, no, ja, nein, oui, non, sí; so, then, in
 #: short, also, kurz, donc, bref, entonces ... before them), once the marks around it are left
 #: out: every other sentence skips the check.
-_ANSWER_INITIALS = frozenset("YyNnJjOoSsTtAaIiHhKkDdBbEePp")
+_ANSWER_INITIALS = frozenset("YyNnJjOoSsTtAaIiHhKkDdBbEe")
 _YES_NO_INITIALS = frozenset("YyNnJjOoSs")
 _ANSWER_EDGES = " \t*_\"'\u201c\u00a1\u00bf"
 
@@ -358,7 +358,7 @@ class ClaimSplitter:
             if not cites:
                 return _ABSTENTION, cites, whole, None
         initial = text.lstrip(_ANSWER_EDGES)[:1]
-        if initial in _ANSWER_INITIALS:
+        if initial in _ANSWER_INITIALS or (initial in "Pp" and text.lstrip(_ANSWER_EDGES)[:10].lower() == "pas encore"):
             yes = bare_answer(text) if len(text) <= 64 else None
             if yes is None and initial in _YES_NO_INITIALS:
                 lead = LEADING_ANSWER.match(text.lstrip(_ANSWER_EDGES))
