@@ -9,6 +9,7 @@ from __future__ import annotations
 import calendar
 import datetime as _dt
 import re
+from functools import lru_cache
 from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 from .months import MONTHS
@@ -345,12 +346,19 @@ def _day_span(texts: Sequence[str], target: Quantity) -> Optional[_Step]:
     if target.unit not in ("day", "workday", "night") or target.per or not target.value.is_integer():
         return None
     for text in texts:
-        for m in _DAY_SPAN.finditer(text):
-            days = (_WEEKDAYS[m.group(3).lower()] - _WEEKDAYS[m.group(2).lower()]) % 7 + 1
+        for days, span in _day_spans(text):
             count = days - 1 if target.unit == "night" else days
             if count == target.value:
-                return _Step(float(count), target.unit, m.group("span"), "span", True, None, ())
+                return _Step(float(count), target.unit, span, "span", True, None, ())
     return None
+
+
+@lru_cache(maxsize=16384)
+def _day_spans(text: str) -> Tuple[Tuple[int, str], ...]:
+    """The spans of weekdays a text names, each with its count of days, read once per text (a
+    question is read for each of its claims)."""
+    return tuple(((_WEEKDAYS[m.group(3).lower()] - _WEEKDAYS[m.group(2).lower()]) % 7 + 1, m.group("span"))
+                 for m in _DAY_SPAN.finditer(text))
 
 
 def _month_span(text: str, target: Quantity, any_count: bool = False) -> Optional[_Step]:
