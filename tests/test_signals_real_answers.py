@@ -468,3 +468,33 @@ def test_the_stems_of_a_german_word_cut_short():
     from groundlab.judges.signals.words import _foreign_stem, german_ellipsis_stems
     stems = german_ellipsis_stems("Für Sonn- und Feiertage gilt 1:1,5.")
     assert _foreign_stem("sonntage", "german") in stems and german_ellipsis_stems("Sonntage gelten.") == frozenset()
+
+
+_HOTELS = "Hotel costs are reimbursed up to 120 EUR per night including breakfast; in Munich, Hamburg and " \
+          "Frankfurt up to 150 EUR per night."
+
+
+@pytest.mark.parametrize("claim, question, label", [
+    ("Hotel costs are reimbursed up to 150 EUR per night, so your 140 EUR are fully covered.",
+     "My hotel in Cologne costs 140 EUR a night.", "unsupported"),
+    ("Hotel costs are reimbursed up to 150 EUR per night.", "", "unsupported"),
+    # the claim or the question names the case the value is given for
+    ("In Munich hotel costs are reimbursed up to 150 EUR per night.", "", "supported"),
+    ("Hotel costs are reimbursed up to 150 EUR per night.", "My hotel in Hamburg costs 140 EUR.", "supported"),
+    # the value for every other case
+    ("Hotel costs are reimbursed up to 120 EUR per night.", "", "supported"),
+])
+def test_a_value_the_passages_give_only_for_named_cases_needs_them(claim, question, label):
+    verdict = judged(claim, _HOTELS, question=question)
+    assert verdict.label == label, verdict.reason
+    if label == "unsupported":
+        assert verdict.reason.startswith("the passages give 150 EUR only for Munich, Hamburg and Frankfurt"), \
+            verdict.reason
+
+
+def test_a_number_of_another_matter_is_no_named_case():
+    # "150 EUR" computed for mileage is not the hotel rate of three cities
+    passage = _HOTELS + " Mileage is reimbursed at 0.30 EUR per km, up to a maximum of 130 EUR per trip."
+    verdict = judged("500 km × 0.30 EUR = 150 EUR, but the maximum is 130 EUR per trip, so you receive 130 EUR.",
+                     passage, question="I drove 500 km.")
+    assert "only for" not in verdict.reason, verdict.reason

@@ -69,6 +69,7 @@ from ...core.numbers import Mention, digit_shape, distinct, mentions, ordinal_wo
 from ...core.records import Evidence, GroundlabError, Verdict, without_passage_text  # noqa: F401
 from ...core.weekdays import days_named, weekdays
 from ...core.bounds import OPPOSITE, in_another_unit
+from .scope import named_clauses, only_for
 from ..rules import _arithmetic, _quote, _without_numbers, _written, check_numbers, computed_wrong, number_verdict  # noqa: F401
 from .across import across, glossary_language
 from .claim import _Claim, _claim, _claim_language, _claim_words, _framed  # noqa: F401
@@ -369,6 +370,13 @@ def _stated_numbers(claim: _Claim, ids: FrozenSet[str]) -> Tuple[Mention, ...]:
 _DIGIT_NAME = re.compile(r"\d[A-Z]{2,}")
 
 
+@lru_cache(maxsize=4096)
+def _with_named_cases(sentences: Tuple[Any, ...]) -> Tuple[Any, ...]:
+    """The evidence sentences that give a value for named cases beside another value
+    (:func:`~groundlab.judges.signals.scope.named_clauses`), read once per set of passages: most have none."""
+    return tuple(st for st in sentences if len(st.numbers) > 1 and named_clauses(st.text))
+
+
 def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
             answer: Optional[str] = None) -> Tuple[str, Optional[Signals], Any, Tuple[str, ...]]:
     """Which step decides a claim (see the module docstring), its signals when measured, what the
@@ -389,6 +397,16 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
             return "number", None, flagged, ()
         other = in_another_unit(claim.framed.text, numbers, context.numbers.quantities,
                                 lambda: [t for t, _ in context.passages] + ([context.question.text] if context.question else []))
+        named = _with_named_cases(context.sentences) if not derived else ()
+        for m in numbers if named else ():
+            if m.kind in ("money", "percent", "number"):
+                holding = [st.text for st in named if m.surface in st.numbers]
+                cases = only_for(claim.framed.text, m.surface, holding,
+                                 context.question.text if context.question else "") if holding else None
+                if cases is not None:  # "up to 150 EUR per night", which the passage gives for three cities
+                    return "number", None, Verdict(
+                        "unsupported", f"the passages give {_written(m.surface)} only for {_quote(cases)}, which the "
+                        f"claim leaves out{_aside(claim.framed.set_aside)}", 0.0), ()
         if other is not None:  # "3 Wochen" where the passages give 3 only as "3 Kalendertage"
             return "number", None, Verdict("contradicted", f"number {_written(other[0].shown)} is not in the evidence, "
                                            f"which gives {_written(other[1].shown)}{_aside(claim.framed.set_aside)}",

@@ -1,0 +1,83 @@
+"""A value the passages give only for some named cases, stated without them.
+
+"Hotel costs are reimbursed up to 120 EUR per night; in Munich, Hamburg and Frankfurt up to 150 EUR
+per night." gives 150 EUR for three cities only. "Hotel costs are reimbursed up to 150 EUR per night"
+finds every number and word in that sentence, yet it leaves out the condition the value holds
+under: for a hotel in Cologne it is wrong. A claim whose number the passages write only in a clause
+opened by "in", "for", "bei", "für", "en" or "pour" and names ("in Munich, Hamburg and Frankfurt"),
+beside another value of the same unit in the same sentence (the rule for everything else), and
+that names none of them, nor does the question, is ``unsupported``: the reason says the cases.
+
+>>> sentence = ("Hotel costs are reimbursed up to 120 EUR per night; in Munich, Hamburg and Frankfurt up "
+...             "to 150 EUR per night.")
+>>> only_for("Hotel costs are reimbursed up to 150 EUR per night.", "150 EUR", [sentence], "")
+'Munich, Hamburg and Frankfurt'
+>>> only_for("In Munich hotel costs are reimbursed up to 150 EUR per night.", "150 EUR", [sentence], "")
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import FrozenSet, Optional, Sequence, Tuple
+
+from ...core.numbers import mentions
+
+__all__ = ["named_clauses", "only_for"]
+
+_NAME = r"[A-ZÄÖÜ][\w-]+"
+#: A clause that opens with the named cases it holds for: "in Munich, Hamburg and Frankfurt", "für
+#: Mitarbeitende in Frankreich" is not one (a lower-case word after "für").
+_NAMED_CASES = re.compile(r"(?:^|[;,:(]\s*|\.\s+)(?:in|for|für|bei|en|pour|à)\s+(?P<names>" + _NAME +
+                          r"(?:\s*,\s*" + _NAME + r")*(?:\s+(?:and|und|et|or|oder|ou)\s+" + _NAME + r")?)\b")
+_CLAUSE_END = re.compile(r"[;.]\s|[;.]$|\)")
+_NAME_WORD = re.compile(_NAME)
+_CONTENT = re.compile(r"[^\W\d_]{4,}")
+
+
+@lru_cache(maxsize=16384)
+def _words(text: str) -> FrozenSet[str]:
+    return frozenset(w[:6] for w in _CONTENT.findall(text.lower()))
+
+
+def only_for(claim: str, number: str, sentences: Sequence[str], question: str) -> Optional[str]:
+    """The named cases (as written) that the only sentences of ``sentences`` writing the claim's
+    ``number`` give it for, when neither the claim nor the ``question`` names one of them; ``None``
+    otherwise (the number also stands unconditioned, no other value of its unit stands beside it,
+    or the claim or question names a case). A sentence sharing fewer than two words with the claim
+    is about another matter and is not read."""
+    cases = None
+    words = _words(claim)
+    for sentence in sentences:
+        at = sentence.find(number)
+        if at < 0 or len(words & _words(sentence)) < 2:
+            continue  # a sentence on another matter that writes the same number ("150 EUR" of a computation)
+        opened = None
+        for start, end, names in named_clauses(sentence):
+            if start < at and end >= at:
+                opened = (start, names)
+        if opened is None:
+            return None  # the number stands here for every case
+        unit = number.split()[-1] if " " in number else ""
+        others = [m for m in mentions(sentence) if m.surface != number and (not unit or m.surface.endswith(unit))
+                  and not opened[0] <= m.start < at]
+        if not others:
+            return None  # no rule for the other cases beside it: the named ones are an example
+        cases = opened[1]
+    if cases is None:
+        return None
+    said = f"{claim} {question}".lower()
+    if any(name.lower() in said for name in _NAME_WORD.findall(cases)):
+        return None
+    return cases
+
+
+@lru_cache(maxsize=16384)
+def named_clauses(sentence: str) -> Tuple[Tuple[int, int, str], ...]:
+    """The clauses of a sentence that open with named cases, each ``(start, end, the names as
+    written)``: read once per sentence, since most have none."""
+    out = []
+    for m in _NAMED_CASES.finditer(sentence):
+        end = _CLAUSE_END.search(sentence, m.end())
+        out.append((m.start(), end.start() if end is not None else len(sentence), m.group("names")))
+    return tuple(out)
