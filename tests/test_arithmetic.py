@@ -679,3 +679,28 @@ def test_a_computed_claims_words_the_question_says_are_the_users_case():
     other = get_judge("signals").judge(claim.replace("colleague", "dog"), Evidence("I drive 200 km.",
                                                                                   (Passage("TR-MI-1", passage),)))
     assert other.label != "supported", other.reason
+
+
+_PRO_RATA = Passage("HR-LV-1", "Full-time employees are entitled to 30 days of paid annual leave per calendar year. "
+                               "Part-time employees receive leave pro rata to their working days per week.")
+
+
+@pytest.mark.parametrize("name", ["signals", "rules"])
+def test_a_full_time_week_is_five_days_a_reader_knows(name):
+    judge = get_judge(name)
+    right = judge.judge("With 4 working days a week that is 30 × 4 / 5 = 24 days per year.",
+                        Evidence("I work 4 days a week.", (_PRO_RATA,)))
+    assert right.label != "contradicted" and "5 days a week = a full-time week" in right.reason, right.reason
+    wrong = judge.judge("With 4 working days a week that is 30 × 4 / 5 = 26 days per year.",
+                        Evidence("I work 4 days a week.", (_PRO_RATA,)))
+    assert wrong.label == "contradicted" and "30 × 4 / 5 = 24" in wrong.reason, wrong.reason
+    # without full-time work in the passages a 5 is a number they do not give
+    other = judge.judge("With 4 working days a week that is 30 × 4 / 5 = 24 days per year.",
+                        Evidence("I work 4 days a week.", (Passage("HR-2", "Employees get 30 days of leave."),)))
+    assert other.label == "contradicted" and "full-time" not in other.reason, other.reason
+
+
+def test_the_rate_a_computed_number_is_counted_per_is_no_word_a_passage_must_write():
+    verdict = get_judge("signals").judge("With 4 working days a week that is 30 × 4 / 5 = 24 days per year.",
+                                         Evidence("I work 4 days a week.", (_PRO_RATA,)))
+    assert verdict.label == "supported", verdict.reason

@@ -761,9 +761,16 @@ def without_computation(text: str, written: Sequence[str] = ()) -> str:
     numbers. ``written``: what of it the computations account for (:attr:`Computed.written`), each
     number with its unit, which the passages write in theirs ("one year" for "12 months")."""
     for shown in written:
-        if shown and shown in text:
-            text = text.replace(shown, " ", 1)
+        at = text.find(shown) if shown else -1
+        if at >= 0:
+            # with what it is counted per: "24 days per year" computed is no "per year" a passage must say
+            rate = _RATE_AFTER.match(text, at + len(shown))
+            text = text[:at] + " " + text[rate.end() if rate is not None else at + len(shown):]
     return _COMPUTATION_WORDS.sub(" ", text)
+
+
+_RATE_AFTER = re.compile(r"\s*(?:a|an|per|each|every|pro|je|im|in\s+der|par|por)\s+(?:calendar\s+)?(?:year|week|month|day|"
+                         r"(?:kalender)?jahr|woche|(?:kalender)?monat|tag|an|année|semaine|mois|jour)\b", re.IGNORECASE)
 
 
 def compute(claim: str, missing: Sequence[str] = (), passages: Sequence[str] = (), question: str = "") -> Computed:

@@ -179,6 +179,10 @@ class _Numbers:
             return m.amount in self.bare
         return False
 
+    def texts(self) -> List[str]:
+        """The texts the numbers were read in (the passages' and the question's that write one)."""
+        return [text for _, text, _ in self._sources] + [t for n in self._parts for t in n.texts()]
+
     def quantities(self) -> List["Quantity"]:
         """The evidence's numbers as arithmetic reads them (:mod:`groundlab.core.arithmetic`)."""
         if self._quantities is None:  # a union's are its parts', each read once and kept
@@ -335,6 +339,14 @@ def check_numbers(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str 
     derived: Tuple[str, ...] = ()
     written: Tuple[str, ...] = ()
     measured: Tuple[str, ...] = ()
+    if text is not None and any(m.amount == "5" and m.kind == "number" for m in missing) and \
+            _FIVE_DAY_WEEK.search(text) and any(_FULL_TIME.search(t) for t in have.texts()):
+        # "30 × 4 / 5 = 24" under "full-time employees get 30 days ... part-time pro rata": the 5 of a
+        # full-time week, which a reader knows though the passage does not write it
+        missing = [m for m in missing if not (m.amount == "5" and m.kind == "number")]
+        derived = ("5 days a week = a full-time week",)
+        if not missing:
+            return None, derived, (), ()
     if text is not None and (have._sources or have._parts):
         # every number the claim writes, a value it repeats too ("Bei 4 Tagen: 30 × 4 ÷ 5 = 24"): the
         # expression it writes out is read whole
@@ -344,7 +356,7 @@ def check_numbers(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str 
         if computed.beyond is not None:
             return Verdict("contradicted", f"bound passed: {computed.beyond}{suffix}", 0.0), (), (), ()
         if computed.backed:
-            derived, written, measured = computed.derived, computed.written, computed.measured
+            derived, written, measured = derived + computed.derived, computed.written, computed.measured
             missing = [m for m in missing if m.surface not in computed.backed]
             if not missing:
                 return None, derived, written, measured
@@ -363,6 +375,11 @@ def check_numbers(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str 
         derived, written, measured
 
 
+#: A claim's full-time week of five days: "÷ 5", "/ 5", "5 days a week", "5-Tage-Woche", "Fünftagewoche".
+_FIVE_DAY_WEEK = re.compile(r"[/÷:]\s*5\b|\b5[\s-]*(?:days?|tage?|jours?)[\s-]*(?:a|per|pro|je|par)?[\s-]*"
+                            r"(?:week|woche|semaine)", re.IGNORECASE)
+#: Passages on full-time work, whose week a reader knows to be five working days.
+_FULL_TIME = re.compile(r"\bfull[\s-]time\b|\bvollzeit|\btemps\s+plein\b|\btiempo\s+completo\b", re.IGNORECASE)
 _CODE_FAMILY = re.compile(r"[a-z]+")
 _DATE_VALUE = re.compile(r"(?:\d{4}|-)-\d\d")
 #: The kinds of number a claim may add where the evidence has none of that kind (see
