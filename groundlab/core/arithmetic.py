@@ -43,7 +43,7 @@ import re
 from functools import lru_cache
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
-from .bounds import against_bound, example_words, is_example, past_bound
+from .bounds import CONDITION, against_bound, example_words, is_example, past_bound
 from .claims import strip_emphasis
 from .numbers import mentions
 from .totals import list_sum
@@ -86,10 +86,6 @@ NOTHING = Computed()
 
 # ------------------------------------------------------------------ reading a claim
 
-#: A conditional clause the claim's own number stands in ("if the lock started at 9:10, ..."): an
-#: example it takes, as with "with" or "for" before the number.
-_CONDITION = re.compile(r"\b(?:if|when|whenever|assuming|suppose|wenn|falls|sofern|si|lorsque|quand)\b[^,;.:!?]*$",
-                        re.IGNORECASE)
 _APPROX = re.compile(r"\b(?:about|approx\.?|approximately|roughly|around|nearly|almost|some|ca\.|circa|rund|etwa|"
                      r"ungefähr|knapp|gut|environ|presque|à peu près|près de|aproximadamente|unos)\s*(?:(?:alle|every|tous\s+les|toutes\s+les)\s+)?$",
                      re.IGNORECASE)
@@ -697,7 +693,7 @@ def _is_premise(text: str, q: Quantity) -> bool:
     the claim states follows from it."""
     start = q.start
     before = text[max(0, start - 80):start]
-    if _PREMISE.search(before) is not None or _CONDITION.search(before) is not None or is_example(text, q) or \
+    if _PREMISE.search(before) is not None or CONDITION.search(before) is not None or is_example(text, q) or \
             (q.unit == "date" and _DATE_PREMISE.search(before) is not None):
         return True
     end = start + len(q.surface)

@@ -47,9 +47,10 @@ from typing import Callable, FrozenSet, Optional, Sequence, Tuple
 
 from .numbers import Mention
 from .quantities import Quantity, quantities_of
-from .steps import _money, _Step
+from .steps import _PERIODS, _money, _Step
 
-__all__ = ["OPPOSITE", "against_bound", "example_words", "in_another_unit", "is_example", "past_bound"]
+__all__ = ["CONDITION", "IN_DAYS", "OPPOSITE", "against_bound", "example_words", "in_another_unit", "is_example",
+           "past_bound"]
 
 #: How a note ends where the claim says the opposite of the passage's rule, rightly: the judges read
 #: no negation flip in it (the comparison has read the negation).
@@ -67,8 +68,10 @@ _EXAMPLE_BEFORE = re.compile(
     r"|\b(?:a|an|ein|eine|einen|einer|einem|un|une)(?:\s+" + _WORD + r"){1,2}\s+(?:at|costing|lasting|zu|à)"
     r"|^\W*(?:for|für|pour|with|mit|at|après)(?:\s+" + _WORD + r")?)\s*$",
     re.IGNORECASE)
-_CONDITION = re.compile(r"\b(?:if|when|whenever|assuming|suppose|wenn|falls|sofern|si|lorsque|quand)\b[^,;.:!?]*$",
-                        re.IGNORECASE)
+#: A conditional clause the claim's number stands in ("if the lock started at 9:10, ..."): an
+#: example it takes.
+CONDITION = re.compile(r"\b(?:if|when|whenever|assuming|suppose|wenn|falls|sofern|si|lorsque|quand)\b[^,;.:!?]*$",
+                       re.IGNORECASE)
 #: "8 months ago", "3 weeks old".
 _EXAMPLE_AFTER = re.compile(r"\s*-?\s*" + _WORD + r"\s+(?:ago|old|alt|zurück)\b", re.IGNORECASE)
 
@@ -91,7 +94,7 @@ def example_words(text: str, q: Quantity) -> Optional[str]:
     marked = _EXAMPLE_BEFORE.search(before)
     if marked is not None and marked.group().strip().lower() in _AGO:
         return f"{marked.group().strip()} {q.shown}"
-    if marked or _CONDITION.search(before):
+    if marked or CONDITION.search(before):
         return q.shown
     return None
 
@@ -127,8 +130,9 @@ _KEPT = re.compile(r"\b(?:kept|retained|stored|held|archived|available|aufbewahr
 _OTHER_SIDE = re.compile(r"\b(?:higher|larger|longer|more|above that|beyond that|over that|otherwise|else|"
                          r"höhere\w*|größere\w*|längere\w*|darüber|sonst|andernfalls|ansonsten|sinon|au-delà|"
                          r"plus élevée?s?|supérieure?s?)\b", re.IGNORECASE)
-_PERIODS = frozenset(("day", "week", "month", "year", "hour", "minute"))
-_IN_DAYS = {"day": 1.0, "week": 7.0, "month": 365.25 / 12, "year": 365.25, "hour": 1 / 24, "minute": 1 / 1440}
+#: Each unit of time in days, to compare two periods (a working day counting as a day).
+IN_DAYS = {"day": 1.0, "workday": 1.0, "week": 7.0, "month": 365.25 / 12, "year": 365.25, "hour": 1 / 24,
+           "minute": 1 / 1440}
 #: A negation, the bound words that hold one read out first ("no more than", "not later than").
 _BOUND_NEGATED = re.compile(r"\b(?:no|not)\s+(?:more|less|fewer|later|earlier|longer|shorter)\s+than\b|"
                             r"\bnot\s+exceeding\b", re.IGNORECASE)
@@ -167,7 +171,7 @@ def _in_unit(q: Quantity, unit: str) -> Optional[float]:
     if q.unit == unit:
         return q.value
     if q.unit in _PERIODS and unit in _PERIODS:
-        return q.value * _IN_DAYS[q.unit] / _IN_DAYS[unit]
+        return q.value * IN_DAYS[q.unit] / IN_DAYS[unit]
     return None
 
 
@@ -245,7 +249,6 @@ def past_bound(step: _Step, target: Quantity, claim: Sequence[Quantity], evidenc
     return None
 
 
-_TIME_UNITS = frozenset(("workday", "day", "week", "month", "year", "hour", "minute"))
 _ROUND = re.compile(r"\b(?:about|approx\.?|approximately|roughly|around|nearly|almost|ca\.|circa|rund|etwa|ungefähr|"
                     r"knapp|environ|presque|à peu près)\s*$", re.IGNORECASE)
 
@@ -270,7 +273,7 @@ def in_another_unit(text: str, found: Sequence[Mention], evidence: Callable[[], 
         return None  # written so in a passage or the question
     read: Optional[Sequence[Quantity]] = None
     for q in quantities_of(found, text, False):
-        if q.unit not in _TIME_UNITS or not q.surface[:1].isdigit() or \
+        if q.unit not in _PERIODS or not q.surface[:1].isdigit() or \
                 _ROUND.search(text, max(0, q.start - 24), q.start) or is_example(text, q):
             continue  # a round figure ("12 weeks, about 3 months"), the user's case ("if you are sick for 2 days")
         if any(q.shown in t for t in written):
@@ -278,7 +281,7 @@ def in_another_unit(text: str, found: Sequence[Mention], evidence: Callable[[], 
         if read is None:
             read = evidence()
         same = [e for e in read if e.value == q.value and e.unit != "date" and not _ORDINAL.match(e.surface)]
-        if not same or any(e.unit == q.unit or e.unit not in _TIME_UNITS or {e.unit, q.unit} == {"day", "workday"}
+        if not same or any(e.unit == q.unit or e.unit not in _PERIODS or {e.unit, q.unit} == {"day", "workday"}
                            for e in same):
             continue
         return q, same[0]

@@ -12,6 +12,7 @@ from functools import lru_cache
 from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 from ...core.numbers import digit_shape, mentions
+from ...core.bounds import IN_DAYS
 from ...core.quantities import quantities_of
 from .claim import _Claim
 from .evidence import _Context
@@ -185,8 +186,6 @@ _COMPARED = re.compile(
     r"smaller than|über|unter|oberhalb|unterhalb|mehr als|weniger als|höher als|niedriger als|größer als|"
     r"kleiner als|supérieure?s? à|inférieure?s? à|au-dessus de|en dessous de|au-dessous de|plus que|moins que)"
     r"\s+(?:the\s+|der\s+|die\s+|dem\s+|den\s+|la\s+|le\s+|les\s+|l')?$", re.IGNORECASE)
-#: Periods in days, to compare two of them ("6 weeks is more than 30 days").
-_IN_DAYS = {"day": 1.0, "workday": 1.0, "week": 7.0, "month": 365.25 / 12, "year": 365.25}
 _GREATER = frozenset("above over more higher greater larger über oberhalb mehr höher größer supérieur supérieure "
                      "supérieurs supérieures au-dessus plus".split())
 
@@ -215,9 +214,9 @@ def comparisons(text: str) -> Tuple[Tuple[int, int, bool, str], ...]:
             if qa is None or qb is None or (between.group("unit") and not qa.unit):
                 continue
             if qa.unit != qb.unit:
-                if qa.unit not in _IN_DAYS or qb.unit not in _IN_DAYS:
+                if qa.unit not in IN_DAYS or qb.unit not in IN_DAYS:
                     continue
-                x, y = x * _IN_DAYS[qa.unit], y * _IN_DAYS[qb.unit]
+                x, y = x * IN_DAYS[qa.unit], y * IN_DAYS[qb.unit]
         elif between.group("unit"):
             continue  # words between an amount and "is": "3,200 EUR budget is above ..." compares no two amounts
         op = between.group("op")
