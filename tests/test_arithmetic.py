@@ -302,6 +302,9 @@ _MEALS = Passage("TR-4", "The meal allowance is 28 EUR for each full day away. M
     ("- Full day: 28 EUR\n- Lunch provided: minus 11.20 EUR\n", "So you receive 16.80 EUR.", "28 EUR − 11.20 EUR"),
     ("- Full day: 28 EUR\n- Lunch: 11.20 EUR deducted\n", "So you receive 16.80 EUR.", "28 EUR − 11.20 EUR"),
     ("- Full day: 28 EUR\n- Lunch: -11.20 EUR\n", "So you receive 16.80 EUR.", "28 EUR − 11.20 EUR"),
+    # a deduction inside an item counts against that item's amount, not the list's
+    ("- Monday (arrival): 14 EUR\n- Tuesday: 28 EUR, minus 11.20 EUR for lunch\n- Wednesday (departure): 14 EUR\n",
+     "So you receive 44.80 EUR in total.", "14 EUR + 28 EUR − 11.20 EUR + 14 EUR"),
     ("- Full day: 28 EUR\n- Lunch: −11.20 EUR\n- Breakfast: −5.60 EUR\n", "In total you receive 11.20 EUR.", None),
     ("- Voller Tag: 28 EUR\n- Mittagessen gestellt: abzüglich 11,20 EUR\n", "Sie erhalten also 16,80 EUR.",
      "28 EUR − 11,20 EUR"),

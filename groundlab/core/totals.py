@@ -43,9 +43,20 @@ def _deducted(item: str, q: Quantity) -> bool:
         _DEDUCTED_AFTER.match(item, q.start + len(q.shown)) is not None
 
 
+def _item_amounts(item: str, amounts: List[Quantity]) -> List[Quantity]:
+    """What a list item adds to its list's total, each amount signed: its last amount that is not
+    taken off (a subtotal: "je 28 EUR, zusammen 56 EUR" adds 56 EUR) less the deductions written after
+    it ("Tuesday: 28 EUR, minus 11.20 EUR for lunch" adds 28 EUR − 11.20 EUR); an item of deductions
+    only takes them off."""
+    taken = [_deducted(item, q) for q in amounts]
+    kept = [k for k, off in enumerate(taken) if not off]
+    first = kept[-1] if kept else 0
+    return [q._replace(value=-q.value) if off else q for q, off in zip(amounts[first:], taken[first:])]
+
+
 def list_sum(answer: str, target: Quantity) -> Optional[_Step]:
-    """The total of the list an answer writes right before the line that states ``target``: the
-    items' last amounts in the target's unit, added up ("1. Monday: 14 EUR / 2. Tuesday: 28 EUR / 3.
+    """The total of the list an answer writes right before the line that states ``target``: what
+    each item adds in the target's unit (:func:`_item_amounts`), added up ("1. Monday: 14 EUR / 2. Tuesday: 28 EUR / 3.
     Wednesday: 14 EUR" and "In total you receive 56 EUR"). Each item is a claim judged on its own;
     the total only has to follow from them. ``None`` when no list of two such items or more stands
     there."""
@@ -67,8 +78,7 @@ def list_sum(answer: str, target: Quantity) -> Optional[_Step]:
                        if q.unit == target.unit and (q.per or "") == (target.per or "")]
             if not amounts:
                 return None  # an item without an amount of its own: the list adds up nothing
-            last = amounts[-1]
-            items.append(last._replace(value=-last.value) if _deducted(item, last) else last)
+            items.extend(reversed(_item_amounts(item, amounts)))
         if len(items) < 2:
             return None
         items.reverse()
