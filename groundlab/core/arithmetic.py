@@ -47,7 +47,7 @@ from .bounds import CONDITION, against_bound, example_words, is_example, past_bo
 from .claims import strip_emphasis
 from .numbers import mentions
 from .totals import list_sum
-from .quantities import DEADLINE_WORDS, Quantity, quantities, quantities_of  # noqa: F401  (names this module had)
+from .quantities import APPROX as _APPROX, DEADLINE_WORDS, Quantity, quantities, quantities_of  # noqa: F401  (names this module had)
 from .steps import (_DATE_PERIODS, _PERIODS, _RATE_PERIODS, _Step, _converted, _date_steps, _decimals,  # noqa: F401
                     _day_span, _expression, _matches, _money, _month_span, _next_day, _one_steps, _share, _units_fit)
 
@@ -86,9 +86,6 @@ NOTHING = Computed()
 
 # ------------------------------------------------------------------ reading a claim
 
-_APPROX = re.compile(r"\b(?:about|approx\.?|approximately|roughly|around|nearly|almost|some|ca\.|circa|rund|etwa|"
-                     r"ungefähr|knapp|gut|environ|presque|à peu près|près de|aproximadamente|unos)\s*(?:(?:alle|every|tous\s+les|toutes\s+les)\s+)?$",
-                     re.IGNORECASE)
 #: Words before a number of the claim's own that it takes as given ("with 3 days a week", "for 600
 #: km", "bei 4 Tagen"): an example the claim computes from, not a fact it states.
 _PREMISE = re.compile(r"\b(?:with|if|for|when|assuming|say|e\.\s?g\.|for example|for instance|bei|für|wenn|mit|"

@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 
-__all__ = ["DEADLINE_WORDS", "Quantity", "quantities", "quantities_of"]
+__all__ = ["APPROX", "DEADLINE_WORDS", "Quantity", "quantities", "quantities_of"]
 
 
 class Quantity(NamedTuple):
@@ -186,6 +186,11 @@ _DAY_WEEK = re.compile(r"[\s-]*(?:work(?:ing)?[\s-]?)?(?:week|woche|semaine)\b",
 _SENTENCE_END = re.compile(r"[.!?;](?=\s|$)")
 
 
+#: The words before a number that write it as a round figure ("about three months", "ca. sechs
+#: Monate", "environ 3 semaines"; :attr:`Quantity.approx`), searched in the text before it.
+APPROX = re.compile(r"\b(?:about|approx\.?|approximately|roughly|around|nearly|almost|some|ca\.|circa|rund|etwa|"
+                    r"ungefähr|knapp|gut|environ|presque|à peu près|près de|aproximadamente|unos)\s*"
+                    r"(?:(?:alle|every|tous\s+les|toutes\s+les)\s+)?$", re.IGNORECASE)
 _CAP = re.compile(r"\b(?:capped at|up to|a maximum of|maximum(?: of)?|max\.?|at most|not more than|no more than|"
                   r"limited to|höchstens|maximal|bis zu|bis|gedeckelt auf|begrenzt auf|plafonnée? à|jusqu'à|au maximum|"
                   r"hasta)\s*(?:€|EUR|USD|\$|£|CHF)?\s*$", re.IGNORECASE)

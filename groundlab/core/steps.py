@@ -14,6 +14,7 @@ from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 from .months import MONTHS
 from .quantities import Quantity
+from .weekdays import _INDEX as _WEEKDAYS  # each day's name (English, German, French) to its place, Monday 0
 
 _PERIODS = frozenset(("workday", "day", "week", "month", "year", "hour", "minute"))
 #: The periods a date moves by.
@@ -331,10 +332,6 @@ _MONTH_SPAN = re.compile(r"\b(?:von|from|d'|de|between)\s*(?P<span>([^\W\d_]{3,}
                          r"inklusive))?|to|through|until|till|and|à|au|jusqu'(?:à|en))\s+([^\W\d_]{3,}))\b", re.IGNORECASE)
 
 
-_WEEKDAYS = {name: k for k, names in enumerate((
-    ("monday", "montag", "lundi"), ("tuesday", "dienstag", "mardi"), ("wednesday", "mittwoch", "mercredi"),
-    ("thursday", "donnerstag", "jeudi"), ("friday", "freitag", "vendredi"), ("saturday", "samstag", "samedi"),
-    ("sunday", "sonntag", "dimanche"))) for name in names}
 _DAY_SPAN = re.compile(r"(?P<span>\b(" + "|".join(_WEEKDAYS) + r")\s*(?:bis(?:\s+(?:einschließlich|inklusive))?|to|through|"
                        r"until|till|thru|au|à|jusqu'au|[-–])\s*(" + "|".join(_WEEKDAYS) + r")\b)", re.IGNORECASE)
 

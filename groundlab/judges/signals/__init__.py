@@ -390,23 +390,23 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
     written: Tuple[str, ...] = ()
     measured: Tuple[str, ...] = ()  # the computations of values with a unit: what a computed claim rests on
     if numbers:
+        asked = context.question.text if context.question else ""
         flagged, derived, written, measured = check_numbers(numbers, context.numbers, _aside(claim.framed.set_aside),
                                                   text=claim.framed.text, answer=answer, by_kind=True,
-                                                  ids=ids, question=context.question.text if context.question else "")
+                                                  ids=ids, question=asked)
         if flagged is not None:
             return "number", None, flagged, ()
-        other = in_another_unit(claim.framed.text, numbers, context.numbers.quantities,
-                                lambda: [t for t, _ in context.passages] + ([context.question.text] if context.question else []))
         named = _with_named_cases(context.sentences) if not derived else ()
         for m in numbers if named else ():
             if m.kind in ("money", "percent", "number"):
                 holding = [st.text for st in named if m.surface in st.numbers]
-                cases = only_for(claim.framed.text, m.surface, holding,
-                                 context.question.text if context.question else "") if holding else None
+                cases = only_for(claim.framed.text, m.surface, holding, asked) if holding else None
                 if cases is not None:  # "up to 150 EUR per night", which the passage gives for three cities
                     return "number", None, Verdict(
                         "unsupported", f"the passages give {_written(m.surface)} only for {_quote(cases)}, which the "
                         f"claim leaves out{_aside(claim.framed.set_aside)}", 0.0), ()
+        other = in_another_unit(claim.framed.text, numbers, context.numbers.quantities,
+                                lambda: [t for t, _ in context.passages] + ([asked] if asked else []))
         if other is not None:  # "3 Wochen" where the passages give 3 only as "3 Kalendertage"
             return "number", None, Verdict("contradicted", f"number {_written(other[0].shown)} is not in the evidence, "
                                            f"which gives {_written(other[1].shown)}{_aside(claim.framed.set_aside)}",

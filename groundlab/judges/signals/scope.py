@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import FrozenSet, Optional, Sequence, Tuple
+from typing import Optional, Sequence, Tuple
 
+from ...core.bounds import word_keys
 from ...core.numbers import mentions
 
 __all__ = ["named_clauses", "only_for"]
@@ -32,12 +33,6 @@ _NAMED_CASES = re.compile(r"(?:^|[;,:(]\s*|\.\s+)(?:in|for|für|bei|en|pour|à)\
                           r"(?:\s*,\s*" + _NAME + r")*(?:\s+(?:and|und|et|or|oder|ou)\s+" + _NAME + r")?)\b")
 _CLAUSE_END = re.compile(r"[;.]\s|[;.]$|\)")
 _NAME_WORD = re.compile(_NAME)
-_CONTENT = re.compile(r"[^\W\d_]{4,}")
-
-
-@lru_cache(maxsize=16384)
-def _words(text: str) -> FrozenSet[str]:
-    return frozenset(w[:6] for w in _CONTENT.findall(text.lower()))
 
 
 def only_for(claim: str, number: str, sentences: Sequence[str], question: str) -> Optional[str]:
@@ -47,10 +42,10 @@ def only_for(claim: str, number: str, sentences: Sequence[str], question: str) -
     or the claim or question names a case). A sentence sharing fewer than two words with the claim
     is about another matter and is not read."""
     cases = None
-    words = _words(claim)
+    words = word_keys(claim)
     for sentence in sentences:
         at = sentence.find(number)
-        if at < 0 or len(words & _words(sentence)) < 2:
+        if at < 0 or len(words & word_keys(sentence)) < 2:
             continue  # a sentence on another matter that writes the same number ("150 EUR" of a computation)
         opened = None
         for start, end, names in named_clauses(sentence):
