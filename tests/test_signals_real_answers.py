@@ -498,3 +498,87 @@ def test_a_number_of_another_matter_is_no_named_case():
     verdict = judged("500 km × 0.30 EUR = 150 EUR, but the maximum is 130 EUR per trip, so you receive 130 EUR.",
                      passage, question="I drove 500 km.")
     assert "only for" not in verdict.reason, verdict.reason
+
+
+# ---------------------------------------------------------------- procurement, payroll and working-time answers
+
+_DISCOUNT = "Invoices are paid within 30 days of receipt. Suppliers who accept payment within 10 days receive a " \
+            "2% early-payment discount."
+
+
+def test_an_amount_less_a_percentage_of_it_needs_no_computation_word():
+    question = "A supplier invoice of 2,000 EUR arrived on 3 March. When is it paid?"
+    right = judged("If the supplier accepts payment within 10 days, they get a 2% discount, so they would receive "
+                   "1,960 EUR.", _DISCOUNT, question=question)
+    assert right.label == "supported" and "1,960 EUR = 2,000 EUR − 2%" in right.reason, right.reason
+    wrong = judged("If the supplier accepts payment within 10 days, they would receive 1,940 EUR.", _DISCOUNT,
+                   question=question)
+    assert wrong.label != "supported", wrong.reason
+    # two like numbers of the passages a step apart are still no computation without a word that says one
+    assert judged("Invoices are paid within 20 days.", _DISCOUNT).label == "contradicted"
+
+
+_PENSION = "The company matches employee pension contributions up to 4% of the gross salary. Contributions above " \
+           "4% are not matched."
+
+
+def test_a_claim_that_gives_both_sides_of_a_rule_is_no_negation_flip():
+    verdict = judged("The company matches contributions up to 4% of your gross salary; the remaining 2% are not "
+                     "matched.", _PENSION, question="I contribute 6% to my pension. How much does the company add?")
+    assert verdict.label == "supported", verdict.reason
+    # a claim that only negates, or whose passages never negate, still flips
+    assert judged("The company does not match pension contributions.", _PENSION).label == "contradicted"
+    assert judged("The company matches contributions up to 4% of your gross salary; the remaining 2% are not "
+                  "matched.", "The company matches employee pension contributions up to 4% of the gross salary.",
+                  question="I contribute 6% to my pension.").label == "contradicted"
+
+
+@pytest.mark.parametrize("claim", ["On a gross salary of 5,000 EUR, the match is 200 EUR per month.",
+                                   "On a salary of 5,000 EUR the company adds 200 EUR."])
+def test_on_a_salary_of_is_the_users_example(claim):
+    verdict = judged(claim, _PENSION)
+    assert verdict.label == "supported" and "200 EUR = 4% of 5,000 EUR" in verdict.reason, verdict.reason
+
+
+def test_what_is_left_to_pay_is_a_computation_word():
+    passage = "Les frais de repas sont remboursés jusqu'à 20 EUR par repas sur présentation d'un justificatif."
+    verdict = judged("Vous serez donc remboursé de 20 EUR, les 8 EUR restants sont à votre charge.", passage,
+                     question="J'ai dîné pour 28 EUR. Combien est remboursé ?")
+    assert verdict.label == "supported", verdict.reason
+    verdict = judged("So 20 EUR are reimbursed and the remaining 8 EUR are at your own expense.",
+                     "A business lunch is reimbursed up to 20 EUR with a receipt.", question="My lunch was 28 EUR.")
+    assert verdict.label == "supported", verdict.reason
+
+
+@pytest.mark.parametrize("claim, passage", [
+    ("Bitte melden Sie den Verlust spätestens innerhalb von 24 Std. dem Service Desk.",
+     "Verlorene Geräte sind spätestens innerhalb von 24 Stunden dem Service Desk zu melden."),
+    ("Production access is granted for max. 8 hrs per request.",
+     "Access to the production system is granted for a maximum of 8 hours per request."),
+])
+def test_a_unit_of_time_written_short_is_its_word(claim, passage):
+    verdict = judged(claim, passage)
+    assert "Std" not in verdict.reason and "hrs" not in verdict.reason.split("numbers")[0], verdict.reason
+
+
+def test_short_units_that_say_something_else_are_left_alone():
+    from groundlab.judges.signals.words import _Words
+    assert "mo" not in _Words("Der Service Desk ist Mo–Fr besetzt.", "german").stems
+    assert _Words("Min. 30 days notice.", "english").stems[0] == "min"  # English "min." is minimum too
+
+
+_TELEWORK = "Le télétravail est possible jusqu'à 2 jours par semaine, après accord du manager. Une indemnité de " \
+            "2,50 EUR par jour de télétravail est versée."
+
+
+def test_the_users_number_stated_as_the_passages_bound_is_a_contradiction():
+    verdict = judged("Oui, le télétravail est possible jusqu'à 3 jours par semaine.", _TELEWORK,
+                     question="Télétravail 3 jours ?")
+    assert verdict.label == "contradicted" and "3 jours" in verdict.reason and "2 jours" in verdict.reason, \
+        verdict.reason
+    # the user's number as an example, or beside the bound the passage gives, is no such statement
+    assert judged("Non, le télétravail est possible jusqu'à 2 jours par semaine, pas 3.", _TELEWORK,
+                  question="Télétravail 3 jours ?").label == "supported"
+    assert judged("You can carry over up to 5 days, so your 3 days can all be carried over.",
+                  "Up to 5 days of unused leave can be carried over.",
+                  question="Can I carry over 3 days?").label == "supported"

@@ -104,12 +104,12 @@ _AT_RATE = re.compile(r"\s*(?:[^\W\d_]+\s+){0,2}(?:at|@|à|zu(?:\s+je)?|je)\s+(?
 _CUE = re.compile(
     r"[=≈→×÷]|\b(?:i\.\s?e|d\.\s?h)\.|\b(?:that is|which is|which means|this means|that means|gives?|giving|"
     r"leaves?|leaving|comes? to|amounts? to|adds? up to|totals?|totalling|in total|altogether|in all|combined|"
-    r"times(?=\s+[\d\u20ac$\u00a3])|multiplied|divided|minus|less|deduct(?:ed|s)?|subtract(?:ed|s)?|makes?|plus|pro rata|proportionally|remaining|remains?|"
+    r"times(?=\s+[\d\u20ac$\u00a3])|multiplied|divided|minus|less|deduct(?:ed|s)?|subtract(?:ed|s)?|makes?|plus|pro rata|proportionally|remaining|remains?|remainder|"
     r"left over|still have|"
     r"the difference|capped|together|"
     r"das heißt|ergibt|ergeben|macht|bleiben|verbleiben|übrig|übrige|übrigen|restliche|restlichen|insgesamt|zusammen|abzüglich|zuzüglich|abgezogen|gekürzt|mal(?=\s+\d)|"
     r"geteilt|"
-    r"anteilig|gedeckelt|soit|c'est-à-dire|ce qui fait|fait|donne|au total|reste|moins|fois(?=\s+\d)|au prorata|"
+    r"anteilig|gedeckelt|soit|c'est-à-dire|ce qui fait|fait|donne|au total|reste|restants?|restantes?|moins|fois(?=\s+\d)|au prorata|"
     r"equals?|equal to|entspricht|entsprechen|correspond|longer|shorter|later|earlier|länger|kürzer|später|früher|"
     r"de plus|plus tard|plus tôt)\b"
     r"|\d\s?[x*/]\s?\d|\s[x*/]\s"
@@ -235,9 +235,11 @@ def _accepted(step: _Step, cue: bool) -> bool:
     it computes ("in total", "leaves", "=") or both its numbers are the user's or the claim's own
     results, since like numbers of the passages lie a small step apart by chance ("above the limit
     of 1 percent" is no 2 − 1.5); another step also where one of its numbers is the user's own (a
-    rate times their distance, a date plus the passage's period)."""
-    if step.op in ("+", "−") and not any(o.unit == "time" for o in step.operands):  # times shift like dates
-        # both numbers the user's or the claim's own results: "reimbursed up to 540 EUR, so 90 EUR of
+    rate times their distance, a date plus the passage's period, an amount less or plus a percentage
+    of it: "2,000 EUR − 2%" is a product, no two like numbers a step apart)."""
+    ops = step.operands
+    if step.op in ("+", "−") and (not ops or (ops[0].unit == ops[-1].unit and ops[0].unit != "time")):
+        # (a time shifts as a date does) both numbers the user's or the claim's own results: "reimbursed up to 540 EUR, so 90 EUR of
         # the 630 EUR bill would not be covered"
         return cue or (step.said and all([o.said for o in step.operands]))
     return step.said or cue
@@ -736,7 +738,10 @@ def _capped_example(example: Quantity, claim: Sequence[Quantity], evidence: Sequ
 _COMPUTATION_WORDS = re.compile(
     r"\b(?:equals?|equal to|makes?|gives?|giving|leaves?|leaving|minus|less|plus|times|multiplied by|divided by|in total|"
     r"totals?|altogether|therefore|thus|hence|so|that is|which is|i\.\s?e\.|comes? to|amounts? to|adds? up to|"
-    r"remaining|ergibt|ergeben|macht|machen|also|d\.\s?h\.|das heißt|bleiben|verbleiben|insgesamt|zusammen|damit|"
+    r"remaining|remainder|restants?|restantes?|verbleibenden?|restlichen?|"
+    # what of an amount the user pays: "the remaining 8 EUR are at your own expense"
+    r"at your (?:own )?expense|out of pocket|à (?:votre|ta) charge|zu Ihren Lasten|selbst zu tragen|"
+    r"ergibt|ergeben|macht|machen|also|d\.\s?h\.|das heißt|bleiben|verbleiben|insgesamt|zusammen|damit|"
     r"somit|abzüglich|zuzüglich|mal|geteilt durch|soit|donc|fait|donne|reste|au total|moins|fois|"
     r"entspricht|entsprechen|corresponds? to|correspondent|correspond à|équivaut à|"
     # a computed date's or time's words for a limit: "i.e. by 9 June at the latest"

@@ -31,7 +31,7 @@ False
 (True, 'example 5 days against "up to 3 calendar days": the rule does not apply, and the claim says the opposite')
 
 Only a number the claim marks as an example counts ("ago", "vor", "il y a", "e.g.", "if", a sentence
-opening "For"/"Bei"/"Pour", "bei", "for a purchase of", "a hotel at"): "Monthly
+opening "For"/"Bei"/"Pour", "bei", "for a purchase of", "on a salary of", "a hotel at"): "Monthly
 backups are kept for 8 months" states another period, and stays a number the evidence does not give.
 Where two sentences read differently, or no bound of the unit is found, nothing is decided here.
 
@@ -49,8 +49,8 @@ from .numbers import Mention
 from .quantities import APPROX, Quantity, quantities_of
 from .steps import _PERIODS, _money, _Step
 
-__all__ = ["CONDITION", "IN_DAYS", "OPPOSITE", "against_bound", "example_words", "in_another_unit", "is_example",
-           "past_bound", "word_keys"]
+__all__ = ["CONDITION", "IN_DAYS", "OPPOSITE", "against_bound", "asked_as_bound", "example_words", "in_another_unit",
+           "is_example", "past_bound", "period_phrases", "word_keys"]
 
 #: How a note ends where the claim says the opposite of the passage's rule, rightly: the judges read
 #: no negation flip in it (the comparison has read the negation).
@@ -63,7 +63,7 @@ _WORD = r"[^\W\d_]+"
 _EXAMPLE_BEFORE = re.compile(
     r"(?:\b(?:e\.\s?g\.|for example|for instance|say|z\.\s?b\.|zum beispiel|beispielsweise|par exemple|p\.\s?ex\.|"
     r"il y a|vor|bei(?:\s+" + _WORD + r"){0,3}?(?:\s+(?:von|über|mit))?)"
-    r"|\b(?:for|für|pour|bei|with)\s+(?:a|an|one|ein|eine|einen|einer|einem|un|une)\s+" + _WORD + r"(?:\s+" + _WORD +
+    r"|\b(?:for|on|für|pour|sur|bei|with)\s+(?:a|an|one|ein|eine|einen|einer|einem|un|une)\s+" + _WORD + r"(?:\s+" + _WORD +
     r")?\s+(?:of|von|de|d'|über|mit)"
     r"|\b(?:a|an|ein|eine|einen|einer|einem|un|une)(?:\s+" + _WORD + r"){1,2}\s+(?:at|costing|lasting|zu|à)"
     r"|^\W*(?:for|für|pour|with|mit|at|après)(?:\s+" + _WORD + r")?)\s*$",
@@ -250,8 +250,50 @@ def past_bound(step: _Step, target: Quantity, claim: Sequence[Quantity], evidenc
     return None
 
 
+def asked_as_bound(text: str, found: Sequence[Mention], evidence: Callable[[], Sequence[Quantity]],
+                   passages: Sequence[str]) -> Optional[Tuple[Quantity, Quantity]]:
+    """A number of the claim ``text`` (its mentions ``found``, those the question gives) that no
+    passage writes, stated as a bound ("Oui, le télétravail est possible jusqu'à 3 jours par semaine"
+    asked about 3 days), where a passage's sentence on the same matter gives that bound, of the same
+    unit and on the same side, with another number ("jusqu'à 2 jours par semaine"): the user's
+    number written as the rule, with the passage's. The question's numbers stand in the evidence,
+    so the number is found there. ``None`` where the claim takes the number as an example
+    (:func:`is_example`) or no bound of that unit is given. ``evidence`` gives the evidence's
+    quantities, read only for a number written after a bound's words: most claims that repeat the
+    user's number do not. ``found``: amounts of money, percentages and numbers with a unit of time
+    after them (:func:`period_phrases`); a bare number, an order's or a ticket's, is no bound."""
+    bounded = [m for m in found if not any(m.surface in t for t in passages) and
+               _SIDE_BEFORE.search(text, max(0, m.start - 30), m.start) is not None]
+    if not bounded:
+        return None
+    read = evidence()
+    for q in quantities_of(bounded, text, False):
+        if q.unit in ("", "date", "time") or is_example(text, q):
+            continue
+        same = [e for e in read if e.value == q.value and e.unit == q.unit]
+        if not same or not all(e.said for e in same):
+            continue  # the passages give it (or nothing does: the numbers step has said so)
+        side = _side(text, q.surface)
+        if not side:
+            continue
+        keys = word_keys(text) - word_keys(q.shown)
+        for e in read:
+            if not e.said and e.unit == q.unit and e.per == q.per and e.value != q.value and \
+                    _side(e.group, e.surface) == side and len(keys & word_keys(e.group)) >= 2:
+                return q, e
+    return None
+
+
+def period_phrases(text: str, found: Sequence[Mention]) -> Tuple[str, ...]:
+    """For each number of ``text`` (its mentions ``found``) the number with the word after it where
+    that word may be a unit of time ("8 business", "3 Wochen"), else "" (see :func:`_period_phrase`):
+    read once for :func:`in_another_unit` and :func:`asked_as_bound`."""
+    return tuple(_period_phrase(text, m) for m in found)
+
+
 def in_another_unit(text: str, found: Sequence[Mention], evidence: Callable[[], Sequence[Quantity]],
-                    texts: Callable[[], Sequence[str]]) -> Optional[Tuple[Quantity, Quantity]]:
+                    texts: Callable[[], Sequence[str]], phrases: Optional[Sequence[str]] = None
+                    ) -> Optional[Tuple[Quantity, Quantity]]:
     """A period of the claim ``text`` (its mentions ``found``) whose number the evidence gives only as
     another unit of time, with the evidence's: "at least 3 weeks in advance" where the passages say "2
     weeks" and "3 calendar days". A number looked up by value alone is found there, though the claim
@@ -261,8 +303,9 @@ def in_another_unit(text: str, found: Sequence[Mention], evidence: Callable[[], 
     write no period, or write it as a passage does. A round figure and an example the claim takes
     (:func:`is_example`) are the claim's own. ``None`` where each of the claim's periods has its unit
     among the evidence's quantities of that number (a working day counting as a day), or the number
-    stands there otherwise (in a date, a code, a bare count)."""
-    phrases = [phrase for phrase in (_period_phrase(text, m) for m in found) if phrase]
+    stands there otherwise (in a date, a code, a bare count). ``phrases``: :func:`period_phrases`,
+    where read already."""
+    phrases = [phrase for phrase in (period_phrases(text, found) if phrases is None else phrases) if phrase]
     if not phrases:
         return None
     written = texts()

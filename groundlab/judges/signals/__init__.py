@@ -68,7 +68,7 @@ from ...core.sentences import CJK_CHARS, character_pairs, split_sentences  # noq
 from ...core.numbers import Mention, digit_shape, distinct, mentions, ordinal_words  # noqa: F401
 from ...core.records import Evidence, GroundlabError, Verdict, without_passage_text  # noqa: F401
 from ...core.weekdays import days_named, weekdays
-from ...core.bounds import OPPOSITE, in_another_unit
+from ...core.bounds import OPPOSITE, asked_as_bound, in_another_unit, period_phrases
 from .scope import named_clauses, only_for
 from ..rules import _arithmetic, _quote, _without_numbers, _written, check_numbers, computed_wrong, number_verdict  # noqa: F401
 from .across import across, glossary_language
@@ -377,6 +377,9 @@ def _with_named_cases(sentences: Tuple[Any, ...]) -> Tuple[Any, ...]:
     return tuple(st for st in sentences if len(st.numbers) > 1 and named_clauses(st.text))
 
 
+_AMOUNTS = ("money", "percent")
+
+
 def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
             answer: Optional[str] = None) -> Tuple[str, Optional[Signals], Any, Tuple[str, ...]]:
     """Which step decides a claim (see the module docstring), its signals when measured, what the
@@ -405,12 +408,25 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
                     return "number", None, Verdict(
                         "unsupported", f"the passages give {_written(m.surface)} only for {_quote(cases)}, which the "
                         f"claim leaves out{_aside(claim.framed.set_aside)}", 0.0), ()
+        phrases = period_phrases(claim.framed.text, numbers)
         other = in_another_unit(claim.framed.text, numbers, context.numbers.quantities,
-                                lambda: [t for t, _ in context.passages] + ([asked] if asked else []))
+                                lambda: [t for t, _ in context.passages] + ([asked] if asked else []), phrases)
         if other is not None:  # "3 Wochen" where the passages give 3 only as "3 Kalendertage"
             return "number", None, Verdict("contradicted", f"number {_written(other[0].shown)} is not in the evidence, "
                                            f"which gives {_written(other[1].shown)}{_aside(claim.framed.set_aside)}",
                                            0.0), ()
+        # the user's numbers that are an amount, a percentage or a period: a bare number (an order's)
+        # is no bound
+        asked_numbers = [m for m, phrase in zip(numbers, phrases) if (phrase or m.kind in _AMOUNTS)
+                         and context.question.numbers.has(m)] if asked and (any(phrases) or any(
+                             m.kind in _AMOUNTS for m in numbers)) else ()
+        if asked_numbers:
+            bound = asked_as_bound(claim.framed.text, asked_numbers, context.numbers.quantities,
+                                   [t for t, _ in context.passages])
+            if bound is not None:  # "possible up to 3 days a week", asked about 3 days; the passage: up to 2
+                return "number", None, Verdict(
+                    "contradicted", f"number {_written(bound[0].shown)} is the question's, not the passages' "
+                    f"bound, which is {_written(bound[1].shown)}{_aside(claim.framed.set_aside)}", 0.0), ()
     held: Tuple[str, ...] = ()
     if numbers and len(numbers) >= 2:
         compared = comparisons(claim.framed.text)

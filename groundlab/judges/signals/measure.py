@@ -192,14 +192,15 @@ def _negation_flip(claim: _Claim, context: _Context, best: int) -> Optional[str]
     The sentence holding most of the claim's words is read first; a claim that negates words that
     sentence lacks ("Unused days are not forfeited" beside "Up to 5 days of unused leave can be
     carried over ...") is read against the sentences that hold them too ("... any carried-over days
-    not taken by then are forfeited"), those sharing most of its words first."""
+    not taken by then are forfeited"), those sharing most of its words first. A claim that gives
+    both sides of a rule the passages give is no flip (:func:`_says_both_ways`)."""
     if best < 0:
         return None
     sentences = context.sentences
     flipped = _flip_in(claim, sentences[best])
     negated = claim.words.negated
     if flipped is not None or not (claim.negated and negated) or negated <= sentences[best].stemset:
-        return flipped
+        return None if flipped is not None and claim.negated and _says_both_ways(claim, sentences) else flipped
     if context.index is None:
         others = [k for k, sentence in enumerate(sentences) if negated <= sentence.stemset]
     else:
@@ -211,8 +212,19 @@ def _negation_flip(claim: _Claim, context: _Context, best: int) -> Optional[str]
         if k != best and not sentences[k].asks and not restated_limit(claim.framed.text, sentences[k].text):
             flipped = _flip_in(claim, sentences[k])
             if flipped is not None:
-                return flipped
+                return None if _says_both_ways(claim, sentences) else flipped
     return None
+
+
+def _says_both_ways(claim: _Claim, sentences: Sequence[Any]) -> bool:
+    """Whether the claim asserts a word it also negates ("The company matches contributions up to 4%;
+    the remaining 2% are not matched") and an evidence sentence negates it too ("Contributions above
+    4% are not matched"): the claim gives each side of a rule the passages give, no flip."""
+    words = claim.words
+    negated = words.negated
+    if not any(s in negated and not scoped for s, scoped in zip(words.stems, words.in_scope)):
+        return False
+    return any(neg & negated for sentence in sentences if sentence.negation for _, neg in sentence.clauses)
 
 
 def _flip_in(claim: _Claim, sentence) -> Optional[str]:

@@ -159,6 +159,7 @@ au aux ce ces cela ceci ça celui celle ceux celles lui leur y en ne pas plus mo
 aussi ainsi alors donc puis ensuite toujours jamais seulement notamment environ env ex p
 fait faire fais font peut-être il y a sont été étant ai as avons avez avez-vous recevez reçoit recevoir
 obtenir obtient obtenez donne donnent avant après
+suis es sommes êtes étais étiez serai seras serez serons serait seraient soit soient
 """.split()),
     "spanish": frozenset("""
 el la los las un una unos unas de del y o pero es son era eran será ser estar está están ha han había él ella
@@ -445,7 +446,9 @@ def _kind(token: str) -> Tuple[int, str, bool, bool]:
         elif lower in _CLAUSE_WORDS:
             found = (_CLAUSE, "", False, False)
         else:
-            if lower.endswith(("'s", "\u2019s")):
+            if lower in _UNITS_SHORT:  # "8 hrs" for "8 hours"
+                lower = _UNITS_SHORT[lower]
+            elif lower.endswith(("'s", "\u2019s")):
                 lower = lower[:-2]
             elif _function_word_contracted(lower):
                 lower = ""  # "you'll", "we'd", "they're": a function word and its auxiliary
@@ -462,6 +465,11 @@ def _kind(token: str) -> Tuple[int, str, bool, bool]:
     return found
 
 
+#: Units of time written short, read as their words: "max. 8 hrs" says "hours" as a passage's "8
+#: hours" does ("min" is left alone in English, where it says "minimum" too).
+_UNITS_SHORT: Dict[str, str] = {"hr": "hour", "hrs": "hours", "mins": "minutes", "wk": "week", "wks": "weeks",
+                                "yr": "year", "yrs": "years", "secs": "seconds"}
+_GERMAN_UNITS_SHORT: Dict[str, str] = {"std": "stunden", "min": "minuten", "sek": "sekunden"}  # ("Mo" is Montag)
 _FOREIGN_KINDS: Dict[str, Dict[str, Tuple[int, str, bool, bool]]] = {}
 
 
@@ -477,6 +485,8 @@ def _foreign_kind(lang: str):
             found = (_CLAUSE, "", False, False)
         elif found[0] == _WORD:
             lower = token.lower()
+            if lang == "german" and lower in _GERMAN_UNITS_SHORT:  # "24 Std." for "24 Stunden"
+                lower = _GERMAN_UNITS_SHORT[lower]
             if lower in stops and not found[2]:
                 found = (_SKIP, "", False, False)
             else:
