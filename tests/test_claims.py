@@ -609,3 +609,26 @@ def test_not_yet_answers_as_a_no_does(answer, claim):
 def test_not_yet_with_more_words_is_a_claim():
     split = ClaimSplitter().split("c", "Not yet approved by your manager.", question="Is my request approved?")
     assert [c.text for c in split.claims] == ["Not yet approved by your manager."]
+
+
+def test_each_built_in_abstention_wording_compiles_alone():
+    # the splitter reads the built-in wordings as one pattern and compiles only one's own alone
+    import re
+    for phrase in DEFAULT_ABSTENTION_PHRASES:
+        re.compile(phrase)
+    from groundlab.records import GroundlabError
+    with pytest.raises(GroundlabError, match="abstention phrase"):
+        ClaimSplitter(abstention_phrases=DEFAULT_ABSTENTION_PHRASES + (r"(unclosed",))
+
+
+def test_a_lazy_pattern_reads_as_the_compiled_one():
+    import re
+    from groundlab.core.sentences import LazyPattern
+    lazy, compiled = LazyPattern(r"(\d+)\s*(?P<unit>days?)", re.I), re.compile(r"(\d+)\s*(?P<unit>days?)", re.I)
+    text = "3 Days, then 10 days"
+    assert lazy.pattern == compiled.pattern
+    assert [m.span() for m in lazy.finditer(text)] == [m.span() for m in compiled.finditer(text)]
+    assert lazy.sub("N", text) == compiled.sub("N", text) and lazy.findall(text) == compiled.findall(text)
+    assert (lazy.flags, lazy.groups, lazy.groupindex) == (compiled.flags, compiled.groups, compiled.groupindex)
+    with pytest.raises(AttributeError):
+        lazy.scanner_of_nothing

@@ -12,7 +12,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Dict, List, Sequence, Tuple
 
-from .sentences import CJK_CHARS, ScriptPattern
+from .sentences import CJK_CHARS, LazyPattern, ScriptPattern
 
 try:  # Python 3.11+
     import tomllib
@@ -103,7 +103,7 @@ _REFUSAL = re.compile(r"^[\W_]*(?:" + "|".join(_REFUSAL_OPENINGS) + ")")
 
 
 #: A whole sentence that only closes an answer: whom to ask instead, or a courtesy.
-_CLOSING = re.compile("(?:" + "|".join(f"(?:{p.pattern})" for p in CLOSING_PHRASES) + ")", re.IGNORECASE)
+_CLOSING = LazyPattern("(?:" + "|".join(f"(?:{p.pattern})" for p in CLOSING_PHRASES) + ")", re.IGNORECASE)
 _CLOSING_EDGES = " \t\n.!?\u2026\"'\u201c\u201d\u00a1\u00bf"
 
 

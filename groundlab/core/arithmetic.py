@@ -46,6 +46,7 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, 
 from .bounds import CONDITION, against_bound, example_words, is_example, past_bound
 from .claims import strip_emphasis
 from .numbers import mentions
+from .sentences import LazyPattern
 from .totals import list_sum
 from .quantities import APPROX as _APPROX, DEADLINE_WORDS, Quantity, quantities, quantities_of  # noqa: F401  (names this module had)
 from .steps import (_DATE_PERIODS, _PERIODS, _RATE_PERIODS, _Step, _converted, _date_steps, _decimals,  # noqa: F401
@@ -735,7 +736,7 @@ def _capped_example(example: Quantity, claim: Sequence[Quantity], evidence: Sequ
 
 #: The words that say a computation, which a passage never writes: a claim whose numbers are computed
 #: is read without them ("For 380 km that makes 114 EUR.": its words are the passage's).
-_COMPUTATION_WORDS = re.compile(
+_COMPUTATION_WORDS = LazyPattern(
     r"\b(?:equals?|equal to|makes?|gives?|giving|leaves?|leaving|minus|less|plus|times|multiplied by|divided by|in total|"
     r"totals?|altogether|therefore|thus|hence|so|that is|which is|i\.\s?e\.|comes? to|amounts? to|adds? up to|"
     r"remaining|remainder|restants?|restantes?|verbleibenden?|restlichen?|"

@@ -47,6 +47,7 @@ from typing import Callable, FrozenSet, Optional, Sequence, Tuple
 
 from .numbers import Mention
 from .quantities import APPROX, Quantity, quantities_of
+from .sentences import LazyPattern
 from .steps import _PERIODS, _money, _Step
 
 __all__ = ["CONDITION", "IN_DAYS", "OPPOSITE", "against_bound", "asked_as_bound", "example_words", "in_another_unit",
@@ -329,7 +330,7 @@ def in_another_unit(text: str, found: Sequence[Mention], evidence: Callable[[], 
 
 
 #: An ordinal in words ("the first day", "ab dem vierten Tag"): a day counted, no period.
-_ORDINAL = re.compile(r"^(?:first|second|third|\w+th|\d+(?:st|nd|rd|th|\.)|erst\w*|zweit\w*|dritt\w*|viert\w*|fünft\w*|"
+_ORDINAL = LazyPattern(r"^(?:first|second|third|\w+th|\d+(?:st|nd|rd|th|\.)|erst\w*|zweit\w*|dritt\w*|viert\w*|fünft\w*|"
                       r"sechst\w*|siebt\w*|acht(?:e|en|er|es|em)|neunt\w*|zehnt\w*|premi\w+|\w+i[eè]me)$", re.IGNORECASE)
 
 

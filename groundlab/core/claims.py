@@ -39,6 +39,8 @@ from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Patter
 from .abstentions import (ABSTENTION_PHRASES, CLOSING_PHRASES, DEFAULT_ABSTENTION_PHRASES, HEDGES,  # noqa: F401
                           AbstentionPhrase, _has_trigger, hedge_cuts, is_closing, looks_like_refusal, may_turn)
 from .languages import CODES, language, plainly_english, sentencex_code
+
+#: The built-in abstention wordings, looked up by text (``tests/test_claims.py`` compiles each).
 from .premise import LEADING_ANSWER, bare_answer, fallback, premise  # noqa: F401
 from .records import Claim, GroundlabError
 from .sentences import (ABBREVIATIONS, CJK_CHARS, DEFAULT_CITATION_PATTERN,  # noqa: F401
@@ -46,6 +48,8 @@ from .sentences import (ABBREVIATIONS, CJK_CHARS, DEFAULT_CITATION_PATTERN,  # n
                         _sentences, character_pairs, citation_regex, list_closings, sentences, split_sentences)
 
 
+#: The built-in abstention wordings, looked up by text (``tests/test_claims.py`` compiles each).
+_BUILTIN_PHRASES = frozenset(DEFAULT_ABSTENTION_PHRASES)
 #: The ``language`` of a splitter that reads each answer's own.
 AUTO_LANGUAGE = "auto"
 
@@ -210,10 +214,10 @@ class ClaimSplitter:
         self._memo: dict = {}  # what each sentence is, read alone (_read)
         phrases = tuple(DEFAULT_ABSTENTION_PHRASES if abstention_phrases is None else abstention_phrases)
         phrases += tuple(p for p in extra_abstention_phrases if p not in phrases)
-        for phrase in phrases:
+        builtin = [p for p in phrases if p in _BUILTIN_PHRASES]
+        extra = [p for p in phrases if p not in _BUILTIN_PHRASES]
+        for phrase in extra:  # the built-in ones compile (tests/test_claims.py), read whole below
             _compile(phrase, "abstention phrase")
-        builtin = [p for p in phrases if p in DEFAULT_ABSTENTION_PHRASES]
-        extra = [p for p in phrases if p not in DEFAULT_ABSTENTION_PHRASES]
         self._builtin_re = _alternation(builtin)
         self._extra_re = _alternation(extra)
 

@@ -57,6 +57,7 @@ from functools import lru_cache
 from typing import Dict, FrozenSet, Iterator, Set, Tuple
 
 from .numbers import FOREIGN_WORD_VALUES
+from .sentences import LazyPattern
 
 #: The kinds, most severe first: the priority that picks a claim's ``kind`` among those it states.
 KINDS: Tuple[str, ...] = ("id", "amount", "date", "quantity", "other")
@@ -138,7 +139,7 @@ _WORD_DATES = frozenset(
 # Month names that are not also common words ("may", "march", "august"): those count only beside
 # a number ("3 May", "May 2024").
 _MONTH_WORDS = frozenset("january february april june july september october november december".split())
-_MONTH_NAME = re.compile(r"\b(?:January|February|April|June|July|September|October|November|December)\b")
+_MONTH_NAME = LazyPattern(r"\b(?:January|February|April|June|July|September|October|November|December)\b")
 _SPAN_WORDS = frozenset("day days week weeks month months year years hour hours night nights weekday weekdays "
                         "workday workdays every end".split())
 _CURRENCY_CUES = frozenset("euro euros eurocent eurocents dollar dollars bucks franc francs yen yuan renminbi rupee "

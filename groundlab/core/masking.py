@@ -37,6 +37,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
+from .sentences import LazyPattern
+
 #: The regions whose national phone numbers are found (numbers with a country code are found anywhere).
 DEFAULT_REGIONS: Tuple[str, ...] = ("US", "GB", "DE", "FR")
 
@@ -44,7 +46,7 @@ DEFAULT_REGIONS: Tuple[str, ...] = ("US", "GB", "DE", "FR")
 KINDS = ("EMAIL", "IBAN", "CARD", "PHONE", "NAME")
 
 _ALNUM = r"[^\W_]"  # a letter or digit of any script
-_EMAIL = re.compile(r"(?<![\w.+'-])" + _ALNUM + r"[\w.%+'-]*@" + _ALNUM + r"(?:[\w-]*" + _ALNUM + r")?"
+_EMAIL = LazyPattern(r"(?<![\w.+'-])" + _ALNUM + r"[\w.%+'-]*@" + _ALNUM + r"(?:[\w-]*" + _ALNUM + r")?"
                     r"(?:\." + _ALNUM + r"(?:[\w-]*" + _ALNUM + r")?)*\.[^\W\d_]{2,}(?![\w-])")
 _IBAN = re.compile(r"(?<![^\W_])[A-Za-z]{2}\d{2}(?:[ .-]?[A-Za-z0-9]){11,30}(?![^\W_])")
 _DIGIT_RUN = re.compile(r"\d+(?:[ .-]\d+)*")

@@ -38,6 +38,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from ..core.io import _json_type
 from ..core.records import one_line
+from ..core.sentences import LazyPattern
 from .common import (Bad, Draft, Item, RowError, Source, answer_text, case_id, get, meta_of, present, question_text,
                      require)
 
@@ -78,7 +79,7 @@ _OTHER_LABEL = re.compile(r"^[ \t>*#_-]*[A-Za-zÀ-ÿ][\w \t'()/-]{0,40}[:：]", 
 
 #: An id at the start of a chunk's text: ``KB-59 · Title``, ``[KB-59] Title``, ``KB-59: ...``,
 #: ``ID KB-59``; it holds a digit, so a first word is never taken for one.
-_TEXT_ID = re.compile(
+_TEXT_ID = LazyPattern(
     r"\A\s*(?:(?:doc(?:ument)?|id|source|ref)\s*(?:id)?\s*[:#]?\s*)?[\[(<【]?"
     r"(?P<id>(?=[\w./-]*\d)[A-Za-z0-9](?:[\w]|[-./](?=\w))*)"
     r"[\])>】]?(?=[ \t]*(?:[·•|:—–\-]|\n|\Z|[ \t]))", re.IGNORECASE)
