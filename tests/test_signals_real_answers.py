@@ -582,3 +582,23 @@ def test_the_users_number_stated_as_the_passages_bound_is_a_contradiction():
     assert judged("You can carry over up to 5 days, so your 3 days can all be carried over.",
                   "Up to 5 days of unused leave can be carried over.",
                   question="Can I carry over 3 days?").label == "supported"
+
+
+_PRINTING = "Print jobs are deleted from the queue after 24 hours. Colour printing is limited to 200 pages per month " \
+            "per employee."
+
+
+def test_what_is_left_counted_as_n_more_is_a_difference():
+    question = "I printed 150 colour pages this month. How many more can I print?"
+    right = judged("Colour printing is limited to 200 pages per month, so you can print 50 more colour pages this "
+                   "month.", _PRINTING, question=question)
+    assert right.label == "supported" and "50 = 200 − 150" in right.reason, right.reason
+    wrong = judged("Colour printing is limited to 200 pages per month, so you can print 70 more colour pages.",
+                   _PRINTING, question=question)
+    assert wrong.label == "contradicted", wrong.reason
+
+
+def test_once_per_is_a_count_that_always_contradicts():
+    passage = "A broken screen is repaired free of charge once per device; further repairs cost 150 EUR."
+    assert judged("Screen repairs are always free of charge.", passage).label == "contradicted"
+    assert judged("A broken screen is repaired free of charge once per device.", passage).label == "supported"

@@ -107,6 +107,8 @@ _CUE = re.compile(
     r"leaves?|leaving|comes? to|amounts? to|adds? up to|totals?|totalling|in total|altogether|in all|combined|"
     r"times(?=\s+[\d\u20ac$\u00a3])|multiplied|divided|minus|less|deduct(?:ed|s)?|subtract(?:ed|s)?|makes?|plus|pro rata|proportionally|remaining|remains?|remainder|"
     r"left over|still have|"
+    # what is left, counted: "so you can print 50 more pages", "noch 50 Seiten", "encore 50 pages"
+    r"(?<=\d )(?:more|further|additional)|noch(?= \d)|encore(?= \d)|"
     r"the difference|capped|together|"
     r"das heißt|ergibt|ergeben|macht|bleiben|verbleiben|übrig|übrige|übrigen|restliche|restlichen|insgesamt|zusammen|abzüglich|zuzüglich|abgezogen|gekürzt|mal(?=\s+\d)|"
     r"geteilt|"

@@ -84,7 +84,9 @@ CONFLICTS: Dict[str, Dict[str, Tuple[str, ...]]] = {
         "always": ("always", "every time", "in all cases", "in every case", "for every", "for all", "for each",
                    "without exception"),
         "only": ("only when", "only if", "only for", "only after", "only before", "only in", "only on", "only with",
-                 "sometimes", "in some cases", "occasionally", "only where"),
+                 "sometimes", "in some cases", "occasionally", "only where",
+                 # a count of times: "repaired free of charge once per device" against "always free"
+                 "only once", "once per", "nur einmal", "einmal pro", "une seule fois", "une fois par"),
     },
 }
 _CONFLICT_WORDS = {w: (kind, side) for kind, sides in CONFLICTS.items() for side, words in sides.items()
