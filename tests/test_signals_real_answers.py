@@ -506,15 +506,28 @@ _DISCOUNT = "Invoices are paid within 30 days of receipt. Suppliers who accept p
             "2% early-payment discount."
 
 
-def test_an_amount_less_a_percentage_of_it_needs_no_computation_word():
-    question = "A supplier invoice of 2,000 EUR arrived on 3 March. When is it paid?"
-    right = judged("If the supplier accepts payment within 10 days, they get a 2% discount, so they would receive "
-                   "1,960 EUR.", _DISCOUNT, question=question)
-    assert right.label == "supported" and "1,960 EUR = 2,000 EUR − 2%" in right.reason, right.reason
-    wrong = judged("If the supplier accepts payment within 10 days, they would receive 1,940 EUR.", _DISCOUNT,
-                   question=question)
-    assert wrong.label != "supported", wrong.reason
-    # two like numbers of the passages a step apart are still no computation without a word that says one
+_PRINTING = "Print jobs are deleted from the queue after 24 hours. Colour printing is limited to 200 pages per month " \
+            "per employee."
+
+
+@pytest.mark.parametrize("passage, question, right, computed, wrong", [
+    # an amount less a percentage of it is a product: no word of a computation needed
+    (_DISCOUNT, "A supplier invoice of 2,000 EUR arrived on 3 March. When is it paid?",
+     "If the supplier accepts payment within 10 days, they get a 2% discount, so they would receive 1,960 EUR.",
+     "1,960 EUR = 2,000 EUR − 2%", "If the supplier accepts payment within 10 days, they would receive 1,940 EUR."),
+    # what is left, counted as "N more", says a difference
+    (_PRINTING, "I printed 150 colour pages this month. How many more can I print?",
+     "Colour printing is limited to 200 pages per month, so you can print 50 more colour pages this month.",
+     "50 = 200 − 150", "Colour printing is limited to 200 pages per month, so you can print 70 more colour pages."),
+])
+def test_a_computation_a_reader_accepts_without_its_usual_words(passage, question, right, computed, wrong):
+    verdict = judged(right, passage, question=question)
+    assert verdict.label == "supported" and computed in verdict.reason, verdict.reason
+    verdict = judged(wrong, passage, question=question)
+    assert verdict.label == "contradicted", verdict.reason
+
+
+def test_two_like_numbers_of_the_passages_a_step_apart_are_no_computation():
     assert judged("Invoices are paid within 20 days.", _DISCOUNT).label == "contradicted"
 
 
@@ -582,20 +595,6 @@ def test_the_users_number_stated_as_the_passages_bound_is_a_contradiction():
     assert judged("You can carry over up to 5 days, so your 3 days can all be carried over.",
                   "Up to 5 days of unused leave can be carried over.",
                   question="Can I carry over 3 days?").label == "supported"
-
-
-_PRINTING = "Print jobs are deleted from the queue after 24 hours. Colour printing is limited to 200 pages per month " \
-            "per employee."
-
-
-def test_what_is_left_counted_as_n_more_is_a_difference():
-    question = "I printed 150 colour pages this month. How many more can I print?"
-    right = judged("Colour printing is limited to 200 pages per month, so you can print 50 more colour pages this "
-                   "month.", _PRINTING, question=question)
-    assert right.label == "supported" and "50 = 200 − 150" in right.reason, right.reason
-    wrong = judged("Colour printing is limited to 200 pages per month, so you can print 70 more colour pages.",
-                   _PRINTING, question=question)
-    assert wrong.label == "contradicted", wrong.reason
 
 
 def test_once_per_is_a_count_that_always_contradicts():
