@@ -601,3 +601,29 @@ def test_once_per_is_a_count_that_always_contradicts():
     passage = "A broken screen is repaired free of charge once per device; further repairs cost 150 EUR."
     assert judged("Screen repairs are always free of charge.", passage).label == "contradicted"
     assert judged("A broken screen is repaired free of charge once per device.", passage).label == "supported"
+
+
+_MEALS = "Salaries are paid on the last working day of the month. Employees receive a meal allowance of 6.50 EUR " \
+         "per working day in the office, paid with the following month's salary."
+
+
+def test_the_month_after_the_users_is_computed_where_a_passage_pays_the_following_month():
+    claim = "You receive 6.50 EUR per office day, so 12 × 6.50 EUR = 78 EUR, paid with your April salary."
+    judge = get_judge("signals")
+    right = judge.judge_batch([(claim, Evidence("I was in the office 12 days in March.", (Passage("P1", _MEALS),)))])[0]
+    assert right.label == "supported" and "April = the month after March" in right.reason, right.reason
+    # the same claim and passages, another month asked about: the question decides, not a kept verdict
+    wrong = judge.judge_batch([(claim, Evidence("I was in the office 12 days in January.", (Passage("P1", _MEALS),)))])[0]
+    assert wrong.label == "unsupported" and "April" in wrong.reason, wrong.reason
+    german = judged("Die Pauschale wird im April ausgezahlt.", "Die Pauschale wird im Folgemonat ausgezahlt.",
+                    question="Ich war im März 12 Tage im Büro.")
+    assert german.label == "supported", german.reason
+
+
+def test_a_month_is_no_month_after_without_a_passage_that_moves_to_the_next():
+    from groundlab.core.months import month_after
+    assert month_after("It is paid with your April salary.", "I was in the office in March.",
+                       ["Salaries are paid on the last working day of the month."]) == ()
+    assert month_after("You may apply in April.", "What about March?", ["Pay follows next month."]) == \
+        (("April", "April = the month after March"),)
+    assert month_after("You may apply.", "What about March?", ["Pay follows next month."]) == ()

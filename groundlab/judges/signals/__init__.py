@@ -67,6 +67,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 from ...core.sentences import CJK_CHARS, character_pairs, split_sentences  # noqa: F401
 from ...core.numbers import Mention, digit_shape, distinct, mentions, ordinal_words  # noqa: F401
 from ...core.records import Evidence, GroundlabError, Verdict, without_passage_text  # noqa: F401
+from ...core.months import month_after
 from ...core.weekdays import days_named, weekdays
 from ...core.bounds import OPPOSITE, asked_as_bound, in_another_unit, period_phrases
 from .scope import named_clauses, only_for
@@ -82,7 +83,7 @@ from .evidence import (_Context, _context, _passage_piece, _passages_context, _q
 from .framing import _LETTERS, _REFERENCE_HINT, FRAMING, LEAD_IN, PASSAGE_REFERENCE, Framed, frame  # noqa: F401
 from .measure import Signals, _negation_flip, _signals
 from .words import (_WORDS_OF, FOREIGN_STOP_WORDS, NEGATIONS, STOP_WORDS, _read_words, clean_text,  # noqa: F401
-                    language, stem, weekday_stems)
+                    language, month_stems, stem, weekday_stems)
 
 
 @lru_cache(maxsize=4096)
@@ -440,6 +441,10 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
         if days.wrong is not None:
             return "number", None, computed_wrong(days.wrong, _aside(claim.framed.set_aside)), ()
         derived, written, measured = derived + days.derived, written + days.written, measured + days.derived
+    if context.question is not None and not claim.stemset.isdisjoint(month_stems()):
+        # "paid with your April salary", asked about March, where a passage pays the following month
+        months = month_after(claim.framed.text, context.question.text, [text for text, _ in context.passages])
+        derived, written = derived + tuple(note for _, note in months), written + tuple(w for w, _ in months)
     if _across_languages(claim, context):
         # a claim in another language than every passage: judged on what carries across
         return "across", None, None, derived

@@ -16,7 +16,7 @@ from ...core.numbers import Mention, digit_shape, mentions, ordinal_words
 from ...core.weekdays import counts_days, days_named
 from ..rules import _Numbers, _without_numbers
 from .words import (_Words, _language, _pairs, _read_words, clean_text, german_ellipsis_stems, language, language_told,
-                    weekday_stems)
+                    month_stems, weekday_stems)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .claim import _Claim
@@ -295,6 +295,10 @@ def _question_key(claim: "_Claim", question: _Question, base: _Context) -> Tuple
     # the days of the week the question names, which a claim may count a day no passage names from
     days = question.days if asked and not asked.isdisjoint(weekday_stems()) and question.days \
         and counts_days(claim.framed.text) else ()
+    if asked and not asked.isdisjoint(month_stems()):
+        # a month the passages do not name may follow the one the question names ("paid with your
+        # April salary", asked about March): the question itself
+        days = (days, question.text)
     return numbers, (asked & question.stems(base.language) if asked else asked), days
 
 

@@ -238,6 +238,17 @@ def weekday_stems() -> FrozenSet[str]:
                      for st in (stem(english), _foreign_stem(german, "german"), _foreign_stem(french, "french")))
 
 
+@lru_cache(maxsize=1)
+def month_stems() -> FrozenSet[str]:
+    """The stems of the whole month names (:data:`groundlab.core.months.MONTH_NAMES`), as the judge
+    reads them in each of its languages."""
+    from ...core.months import MONTH_NAMES
+
+    return frozenset(st for row in MONTH_NAMES for name in row for st in
+                     (stem(name.lower()), _foreign_stem(name.lower(), "german"), _foreign_stem(name.lower(), "french"),
+                      _foreign_stem(name.lower(), "spanish")))
+
+
 def stem(word: str) -> str:
     """The Snowball English stem of a lower-case word, cached: "colonization" and "colonized"
     give "colon"."""
