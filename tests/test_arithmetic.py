@@ -707,3 +707,40 @@ def test_the_rate_a_computed_number_is_counted_per_is_no_word_a_passage_must_wri
     verdict = get_judge("signals").judge("With 4 working days a week that is 30 × 4 / 5 = 24 days per year.",
                                          Evidence("I work 4 days a week.", (_PRO_RATA,)))
     assert verdict.label == "supported", verdict.reason
+
+
+_HOTEL = "Hotel costs are reimbursed up to 120 EUR per night in Germany and up to 180 EUR per night in London. " \
+         "Breakfast included in the room rate is deducted at 5.60 EUR per day."
+
+
+@pytest.mark.parametrize("claim, shown", [
+    ("In total you receive 3 × (170 − 5.60) = 493.20 EUR.", "493.20 EUR = 3 × (170 − 5.60)"),
+    ("In total you receive (170 − 5.60) × 3 = 493.20 EUR.", "493.20 EUR = (170 − 5.60) × 3"),
+    ("That is (3 × 170) − 5.60 = 504.40 EUR.", "504.40 EUR = (3 × 170) − 5.60"),
+])
+def test_an_expression_with_brackets_is_reckoned_as_written(claim, shown):
+    found = compute(claim, [m.surface for m in mentions(claim) if m.surface.endswith("EUR")], [_HOTEL],
+                    "3 nights in London, 170 EUR per night, breakfast included.")
+    assert shown in found.derived and found.wrong is None, found
+
+
+def test_a_wrong_expression_with_brackets_is_told_its_value_and_unpaired_brackets_no_step():
+    question = "3 nights in London, 170 EUR per night, breakfast included."
+    wrong = compute("In total you receive 3 × (170 − 5.60) = 510 EUR.", ["510 EUR"], [_HOTEL], question).wrong
+    assert wrong == ("510 EUR", "3 × (170 − 5.60) = 493.20 EUR")
+    # a bracket opened where the claim's expression does not close it: read by its operator words,
+    # never told wrong by a step of fewer of its numbers
+    assert compute("In total you receive 3 × (170 − 5.60 = 493.20 EUR.", ["493.20 EUR"], [_HOTEL], question).wrong is None
+
+
+@pytest.mark.parametrize("claim, question, shown", [
+    ("In Germany, hotel costs are reimbursed up to 120 EUR per night, so 20 EUR per night are not covered.",
+     "Hotel in Munich at 140 EUR per night?", "20 EUR = 140 EUR − 120 EUR"),
+    ("Abzüglich 5,60 EUR Frühstück erhalten Sie 2 × 114,40 EUR = 228,80 EUR.",
+     "2 Nächte in Köln für je 130 EUR inkl. Frühstück.", "114,40 EUR = 120 EUR − 5,60 EUR"),
+])
+def test_what_a_cap_leaves_uncovered_and_a_nights_rate_less_a_days_breakfast(claim, question, shown):
+    passage = _HOTEL if "Germany" in claim else "Für Hotelübernachtungen im Inland werden bis zu 120 EUR pro Nacht " \
+        "erstattet. Das Frühstück wird mit 5,60 EUR pro Tag abgezogen, wenn es im Zimmerpreis enthalten ist."
+    verdict = get_judge("signals").judge(claim, Evidence(question, (Passage("P1", passage),)))
+    assert verdict.label == "supported" and shown in verdict.reason, verdict.reason

@@ -106,7 +106,8 @@ _CUE = re.compile(
     r"[=≈→×÷]|\b(?:i\.\s?e|d\.\s?h)\.|\b(?:that is|which is|which means|this means|that means|gives?|giving|"
     r"leaves?|leaving|comes? to|amounts? to|adds? up to|totals?|totalling|in total|altogether|in all|combined|"
     r"times(?=\s+[\d\u20ac$\u00a3])|multiplied|divided|minus|less|deduct(?:ed|s)?|subtract(?:ed|s)?|makes?|plus|pro rata|proportionally|remaining|remains?|remainder|"
-    r"left over|still have|"
+    r"left over|still have|not (?:be )?(?:covered|reimbursed|refunded)|nicht (?:erstattet|übernommen|gedeckt)|"
+    r"non (?:couverte?s?|remboursée?s?)|"
     # what is left, counted: "so you can print 50 more pages", "noch 50 Seiten", "encore 50 pages"
     r"(?<=\d )(?:more|further|additional)|noch(?= \d)|encore(?= \d)|"
     r"the difference|capped|together|"
@@ -361,6 +362,9 @@ def _as_written(expression: str, text: str) -> str:
     return expression
 
 
+_BRACKETED = re.compile(r"\d\s*[×x*÷/+−–-]\s*\(|\)\s*[×x*÷/+−–-]\s*\d")
+
+
 def _written_out(text: str, target: Quantity, claim: Sequence[Quantity]) -> Optional[_Step]:
     """The right value of a computation the claim writes out with its own numbers before the result
     and gets wrong: an expression of numbers and operator signs right before "=" as written ("9/12 ×
@@ -372,6 +376,8 @@ def _written_out(text: str, target: Quantity, claim: Sequence[Quantity]) -> Opti
     literal = _expression(text, target, before)
     if literal is not None:
         return literal
+    if _BRACKETED.search(text, before[0].start, target.start):
+        return None  # brackets it writes and no expression read whole: its operator words tell no step
     ops = {name for name, pattern in _OPERATORS if pattern.search(text)}
     if any(_AT_RATE.match(text, q.start + len(q.surface)) for q in before):
         ops.add("×")  # "3 nights at 120 EUR a night come to ...": a count times a rate

@@ -10,7 +10,7 @@ import calendar
 import datetime as _dt
 import re
 from functools import lru_cache
-from typing import List, NamedTuple, Optional, Sequence, Tuple
+from typing import List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from .months import MONTHS
 from .quantities import Quantity
@@ -48,8 +48,9 @@ def _money(unit: str) -> bool:
 
 
 def _per(q: Quantity) -> str:
-    # an annual entitlement is what "30 days" means in a policy: "a year" adds nothing to a sum
-    return "" if q.per == "year" else q.per
+    # an annual entitlement is what "30 days" means in a policy: "a year" adds nothing to a sum; a
+    # hotel's night and its breakfast's day are one ("120 EUR pro Nacht" less "5,60 EUR pro Tag")
+    return "" if q.per == "year" else "day" if q.per == "night" else q.per
 
 
 def _one_steps(a: Quantity, b: Quantity) -> List[_Step]:
@@ -284,46 +285,100 @@ def _matches(step: _Step, target: Quantity) -> bool:
     return abs(step.value - target.value) <= 0.5 * 10 ** -_decimals(target) + 1e-9
 
 
-#: What stands between two numbers of an expression written out: a unit or a currency, an operator
-#: sign, a currency ("500 km × 0.30 EUR", "9/12 × 30", "28 EUR - 11,20 EUR").
-_BETWEEN = re.compile(r"\s*(?:[^\W\d_]{1,12}\.?\s*)?([×x*÷/+−–-])\s*(?:€|EUR|USD|CHF|GBP|\$|£)?\s*$", re.IGNORECASE)
+#: What stands between two numbers of an expression written out: a unit or a currency, brackets
+#: closed, an operator sign, brackets opened, a currency ("500 km × 0.30 EUR", "9/12 × 30", "28 EUR -
+#: 11,20 EUR", "3 × (170 − 5.60)").
+_BETWEEN = re.compile(r"\s*(?:[^\W\d_]{1,12}\.?\s*)?(?P<close>(?:\)\s*)*)([×x*÷/+−–-])\s*(?P<open>(?:\(\s*)*)"
+                      r"(?:€|EUR|USD|CHF|GBP|\$|£)?\s*$", re.IGNORECASE)
 _CUT_SHORT = re.compile(r"[\d×x*÷/+−–-]\s*$")
-#: What stands between an expression and its result: "=", "≈".
-_EQUALS = re.compile(r"\s*(?:[^\W\d_]{1,12}\.?\s*)?[=≈]\s*(?:€|EUR|USD|CHF|GBP|\$|£)?\s*$", re.IGNORECASE)
+#: What stands between an expression and its result: brackets closed, "=", "≈".
+_EQUALS = re.compile(r"\s*(?:[^\W\d_]{1,12}\.?\s*)?(?P<close>(?:\)\s*)*)[=≈]\s*(?:€|EUR|USD|CHF|GBP|\$|£)?\s*$",
+                     re.IGNORECASE)
+#: Brackets opened right before an expression's first number: "(170 − 5.60) × 3".
+_OPENED = re.compile(r"(?:\(\s*)+$")
 _SIGNS = {"×": "×", "x": "×", "X": "×", "*": "×", "÷": "÷", "/": "÷", "+": "+", "−": "−", "–": "−", "-": "−"}
 
 
 def _expression(text: str, target: Quantity, before: Sequence[Quantity]) -> Optional[_Step]:
-    """The value of the expression of numbers and operator signs the claim writes right before "="
-    and ``target`` ("9/12 × 30 = 22,5 Tage": 9 ÷ 12 × 30), × and ÷ before + and −; ``None`` where
-    no such expression of two numbers or more stands there. A date or a time is no operand."""
+    """The value of the expression of numbers, operator signs and brackets the claim writes right
+    before "=" and ``target`` ("9/12 × 30 = 22,5 Tage": 9 ÷ 12 × 30; "3 × (170 − 5.60) = 493.20":
+    3 × 164.40), × and ÷ before + and −, brackets first; ``None`` where no such expression of two
+    numbers or more stands there, or its brackets do not pair. A date or a time is no operand."""
     last = before[-1]
-    if not _EQUALS.fullmatch(text, last.start + len(last.surface), target.start):
+    equals = _EQUALS.fullmatch(text, last.start + len(last.surface), target.start)
+    if equals is None:
         return None
-    operands, signs = [last], []
+    operands: List[Quantity] = [last]
+    tokens: List[Union[float, str]] = [last.value] + [")"] * equals.group("close").count(")")
+    signs = []
     for q in reversed(before[:-1]):
         m = _BETWEEN.fullmatch(text, q.start + len(q.surface), operands[0].start)
         if m is None:
             break
         operands.insert(0, q)
-        signs.insert(0, _SIGNS[m.group(1)])
+        signs.insert(0, _SIGNS[m.group(2)])
+        tokens[:0] = [q.value] + [")"] * m.group("close").count(")") + [_SIGNS[m.group(2)]] + \
+            ["("] * m.group("open").count("(")
     if not signs or any(q.unit in ("date", "time") for q in operands) or \
             _CUT_SHORT.search(text, max(0, operands[0].start - 3), operands[0].start):
         return None  # (an expression whose first number is not read, "9/" of "9/12 × 30" said twice: no value)
-    terms, ops = [operands[0].value], []
-    for sign, q in zip(signs, operands[1:]):
-        if sign in "×÷":
-            if sign == "÷" and q.value == 0:
-                return None
-            terms[-1] = terms[-1] * q.value if sign == "×" else terms[-1] / q.value
-        else:
-            terms.append(q.value)
-            ops.append(sign)
-    value = terms[0]
-    for sign, term in zip(ops, terms[1:]):
-        value = value + term if sign == "+" else value - term
-    shown = text[operands[0].start:operands[-1].start + len(operands[-1].surface)]  # as the claim writes it
+    opened = _OPENED.search(text, max(0, operands[0].start - 8), operands[0].start)
+    if opened is not None:
+        tokens[:0] = ["("] * opened.group().count("(")
+    value = _evaluate(tokens)
+    if value is None:
+        return None
+    start = operands[0].start if opened is None else opened.start()
+    shown = text[start:operands[-1].start + len(operands[-1].surface)] + ")" * equals.group("close").count(")")
     return _Step(value, target.unit, shown, "".join(sorted(set(signs))), True, None, tuple(operands))
+
+
+def _evaluate(tokens: Sequence[Union[float, str]]) -> Optional[float]:
+    """The value of an expression of numbers, × ÷ + − and brackets, as a reader reckons it; ``None``
+    where its brackets do not pair (a bracket opened before the part the claim writes as its
+    expression) or it divides by zero."""
+    at = 0
+
+    def expression() -> float:
+        nonlocal at
+        value = term()
+        while at < len(tokens) and tokens[at] in ("+", "−"):
+            sign = tokens[at]
+            at += 1
+            value = value + term() if sign == "+" else value - term()
+        return value
+
+    def term() -> float:
+        nonlocal at
+        value = factor()
+        while at < len(tokens) and tokens[at] in ("×", "÷"):
+            sign = tokens[at]
+            at += 1
+            other = factor()
+            if sign == "÷" and other == 0:
+                raise ZeroDivisionError
+            value = value * other if sign == "×" else value / other
+        return value
+
+    def factor() -> float:
+        nonlocal at
+        token = tokens[at] if at < len(tokens) else None
+        at += 1
+        if token == "(":
+            value = expression()
+            if at >= len(tokens) or tokens[at] != ")":
+                raise ValueError("a bracket not closed")
+            at += 1
+            return value
+        if isinstance(token, float):
+            return token
+        raise ValueError("no number")
+
+    try:
+        value = expression()
+    except (ValueError, ZeroDivisionError):
+        return None
+    return value if at == len(tokens) else None
 
 
 #: Months named as a span: "von April bis Dezember", "from April to December", "d'avril à décembre"
