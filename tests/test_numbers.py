@@ -250,3 +250,17 @@ def test_an_amount_with_a_minus_sign_is_the_amount_the_passage_gives(judge):
     passage = Passage("TR-4", "Meals provided by the employer reduce the allowance: 11.20 EUR for a lunch.")
     verdict = get_judge(judge).judge("Lunch provided: -11.20 EUR.", Evidence("Lunch?", [passage]))
     assert "is not in the evidence" not in verdict.reason, verdict.reason
+
+
+@pytest.mark.parametrize("text, value", [
+    ("backed up every day at 10 pm", "T22:00"), ("at 10pm", "T22:00"), ("at 10 p.m.", "T22:00"),
+    ("at 10am", "T10:00"), ("um 14 Uhr", "T14:00"), ("bis 14.30 Uhr", "T14:30"), ("at 12 a.m.", "T00:00"),
+])
+def test_a_whole_hour_with_its_marker_is_a_time_of_day(text, value):
+    found = mentions(text)
+    assert [(m.kind, m.value) for m in found] == [("time", value)], found
+
+
+@pytest.mark.parametrize("text", ["Sie haben 3 am Stück.", "Take 9 am Montag", "10 Uhrzeiten"])
+def test_a_number_before_am_or_a_word_starting_uhr_is_no_time(text):
+    assert all(m.kind != "time" for m in mentions(text))

@@ -627,3 +627,25 @@ def test_a_month_is_no_month_after_without_a_passage_that_moves_to_the_next():
     assert month_after("You may apply in April.", "What about March?", ["Pay follows next month."]) == \
         (("April", "April = the month after March"),)
     assert month_after("You may apply.", "What about March?", ["Pay follows next month."]) == ()
+
+
+_TRAINING = "Training costs up to 2,000 EUR per year are approved by the line manager; higher amounts need HR approval."
+
+
+@pytest.mark.parametrize("claim, label", [
+    ("Amounts above 2,000 EUR per year need HR approval, so HR must approve your 3,000 EUR course.", "supported"),
+    ("Training costs above 2,000 EUR per year are approved by the line manager.", "contradicted"),
+])
+def test_a_bound_whose_sentence_gives_the_other_side_too(claim, label):
+    verdict = judged(claim, _TRAINING, question="A course costs 3,000 EUR. Who approves?")
+    assert verdict.label == label, verdict.reason
+    # a bound's own "more than" gives no other side
+    assert judged("Refunds up to 500 EUR need approval.", "Refunds of more than 500 EUR need approval.").label == \
+        "contradicted"
+
+
+def test_a_time_written_with_pm_meets_the_passages_24_hour_clock():
+    verdict = judged("Laptops are backed up every day at 10 pm.", "Laptops are backed up daily at 22:00.")
+    assert verdict.label == "supported", verdict.reason
+    assert judged("Laptops are backed up every day at 11 pm.", "Laptops are backed up daily at 22:00.").label == \
+        "contradicted"

@@ -163,7 +163,10 @@ _MENTION = ScriptPattern(_STARTS + r"(?:"
     + r"(?:\.?,?\s+\d{4}(?!\w)|(?!\w|\.?\s*\d)))"
     r"|(?P<mdy>\b" + _MONTH + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4}(?!\w)|(?![\w]|[.,:]\d)))"
     r"|(?P<my>\b" + _MONTH + r"\s+\d{4}(?![\w]|[.,]\d))"
-    r"|(?P<time>(?<![\w.:,])\d{1,2}(?::\d\d(?:\s?(?:a\.m\.|p\.m\.|am\b|pm\b|[Uu]hr\b|h\b))?|h\d\d)(?![\d:]))"
+    # a time of day: "9:10", "9:10 a.m.", "21:10 Uhr", "9h10"; a whole hour with its marker: "10 pm",
+    # "10pm", "10 a.m.", "14 Uhr", "14.30 Uhr" ("10 am" apart is left alone: German writes "3 am Stück")
+    r"|(?P<time>(?<![\w.:,])\d{1,2}(?::\d\d(?:\s?(?:a\.m\.|p\.m\.|am\b|pm\b|[Uu]hr\b|h\b))?|h\d\d|"
+    r"\s?(?:a\.m\.|p\.m\.|pm\b)|am\b|(?:\.\d\d)?\s[Uu]hr\b)(?![\d:]))"
     r"|(?P<cnscale>(?<!" + _W + r")(?<![.,/-])\d+(?:\.\d+)?[万亿])"
     r"|(?P<pre>(?:\b" + _CODE3 + r"\s?|" + _SYMBOL + r"\s?)(?<![\w.,/-]\d)" + _AMOUNT
     + "(?:" + _SHORT_MONEY + "|" + _END + "(?:" + _SCALE + ")?))"
@@ -318,7 +321,7 @@ def _mention(m: "re.Match[str]", text: str) -> Optional[Mention]:
     start, end = m.span()
     if kind == "time":  # a time of day: "T09:10" ("9:10", "9:10 a.m.", "21:10 Uhr", "9h10")
         digits = _DIGIT_RUN.findall(surface)
-        hour, minute = int(digits[0]), int(digits[1])
+        hour, minute = int(digits[0]), int(digits[1]) if len(digits) > 1 else 0
         if hour > 23 or minute > 59:  # "25:99": no time of day; an exact token, as a code is
             token = surface.lower()
             return Mention(token, surface, start, end, "code", token)

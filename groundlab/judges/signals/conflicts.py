@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 from ...core.numbers import digit_shape, mentions
-from ...core.bounds import IN_DAYS
+from ...core.bounds import IN_DAYS, word_keys
 from ...core.quantities import quantities_of
 from .claim import _Claim
 from .evidence import _Context
@@ -269,6 +269,8 @@ def _conflict(claim: _Claim, context: _Context, best: int) -> Optional[Tuple[str
                 continue
         elif side in there[kind]:
             continue
+        elif kind == "above or below" and _other_side(claim.framed.text, sentence.text):
+            continue  # "above 2,000 EUR need HR approval" for "up to 2,000 EUR ...; higher amounts need HR approval"
         other = next(iter(there[kind].values()))
         if kind == "how many times" and _same_scope(claim.framed.text, word, sentence.text, other):
             continue  # "only required for expenses above 25 EUR": "required for all expenses above 25 EUR"
@@ -276,6 +278,22 @@ def _conflict(claim: _Claim, context: _Context, best: int) -> Optional[Tuple[str
     return None
 
 
+def _other_side(claim: str, sentence: str) -> bool:
+    """Whether ``sentence`` gives the rule past its bound too ("Training costs up to 2,000 EUR are
+    approved by the line manager; higher amounts need HR approval") and the claim speaks of that
+    side: it shares more words with what follows "higher amounts" than with what comes before."""
+    both = _BOTH_SIDES.search(sentence)
+    if both is None:
+        return False
+    keys = word_keys(claim)
+    return len(keys & word_keys(sentence[both.start():])) > len(keys & word_keys(sentence[:both.start()]))
+
+
+#: A sentence that gives the rule past its bound too: "up to 2,000 EUR are approved by the line
+#: manager; higher amounts need HR approval" (a bound's own "more than" is none).
+_BOTH_SIDES = re.compile(r"\b(?:higher|larger|greater)\s+(?:amounts?|costs?|sums?|values?|prices?)|\b(?:above|beyond|over)"
+                         r"\s+(?:that|this)\b|\bhöhere\w*\s+(?:Beträge|Kosten|Summen|Werte)|\bdarüber\b|"
+                         r"\b(?:montants?|sommes?|coûts?)\s+(?:plus\s+élevée?s?|supérieure?s?)|\bau-delà\b", re.IGNORECASE)
 _SCOPE_WORD = re.compile(r"[^\W_]+")
 
 
