@@ -158,6 +158,8 @@ TRICKY = [
      [("Sources: the ERP and the CRM feed the report.", ()), ("It runs daily.", ())]),
     ("no. before an acronym", "Short answer: generally no. USB storage is blocked [D7]. Ask IT.",
      [("Short answer: generally no.", ()), ("USB storage is blocked.", D), ("Ask IT.", ())]),
+    ("max. before a currency", "Cash withdrawals: max. EUR 500/month [D2]. You can take 3 days max. The rest lapses.",
+     [("Cash withdrawals: max. EUR 500/month.", ("D2",)), ("You can take 3 days max.", ()), ("The rest lapses.", ())]),
     ("quotation then a sentence", "He said: \u2018you should not say no.\u2019 The bookies agree.",
      [("He said: \u2018you should not say no.\u2019", ()), ("The bookies agree.", ())]),
 ]

@@ -240,6 +240,8 @@ ihres ihrer seinem seines seiner vor nach zu ersten letzten
 """.split())
 #: Abbreviations written before a capitalised word without ending the sentence: German nouns are
 #: capitalised ("inkl. Frühstück", "gem. Richtlinie", "mind. Stufe"), and a few stand before names.
+#: An amount whose currency is written first: "EUR 500", "CHF 20".
+_CURRENCY_FIRST = re.compile(r"\s*(?:EUR|USD|CHF|GBP|JPY|CNY|SEK|NOK|DKK|PLN|CZK)\s?\d")
 _BEFORE_CAPITALS = frozenset("""
 inkl zzgl bzw vgl ggf ggfs evtl mind gem bzgl lt ca sog usw zzt allg ggü mtl tägl jährl nr abs
 approx incl excl cf resp env
@@ -274,6 +276,8 @@ def _joins_capital(before: str, after: str) -> bool:
         return False
     # the word before the stop decides: a number, a title or initial, an abbreviation nouns follow
     last = tail[:-1].rsplit(None, 1)[-1].lstrip("([\"'") if len(tail) > 1 else ""
+    if last.lower() in ("max", "min") and _CURRENCY_FIRST.match(after):
+        return True  # "max. EUR 500/month": a bound before its amount
     if not last or not (last[-1].isdigit() or last in _TITLES or last.lower() in _BEFORE_CAPITALS
                         or (len(last) <= 2 and "." in tail[-8:-1])):
         return False
