@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as _dt
+import operator
 import re
 from functools import lru_cache
 from typing import List, NamedTuple, Optional, Sequence, Tuple, Union
@@ -333,32 +334,29 @@ def _expression(text: str, target: Quantity, before: Sequence[Quantity]) -> Opti
     return _Step(value, target.unit, shown, "".join(sorted(set(signs))), True, None, tuple(operands))
 
 
+_APPLY = {"+": operator.add, "−": operator.sub, "×": operator.mul, "÷": operator.truediv}
+
+
 def _evaluate(tokens: Sequence[Union[float, str]]) -> Optional[float]:
     """The value of an expression of numbers, × ÷ + − and brackets, as a reader reckons it; ``None``
     where its brackets do not pair (a bracket opened before the part the claim writes as its
     expression) or it divides by zero."""
     at = 0
 
-    def expression() -> float:
+    def level(signs: Tuple[str, ...], operand) -> float:
         nonlocal at
-        value = term()
-        while at < len(tokens) and tokens[at] in ("+", "−"):
+        value = operand()
+        while at < len(tokens) and tokens[at] in signs:
             sign = tokens[at]
             at += 1
-            value = value + term() if sign == "+" else value - term()
+            value = _APPLY[sign](value, operand())  # a division by zero raises, and gives no value
         return value
 
+    def expression() -> float:
+        return level(("+", "−"), term)
+
     def term() -> float:
-        nonlocal at
-        value = factor()
-        while at < len(tokens) and tokens[at] in ("×", "÷"):
-            sign = tokens[at]
-            at += 1
-            other = factor()
-            if sign == "÷" and other == 0:
-                raise ZeroDivisionError
-            value = value * other if sign == "×" else value / other
-        return value
+        return level(("×", "÷"), factor)
 
     def factor() -> float:
         nonlocal at
