@@ -79,11 +79,14 @@ def language_told(text: str, read: Optional[str] = None) -> bool:
     """
     if (read or language(text)) != "english":  # ``read``: what language(text) gave, when known
         return True
+    if text.isascii():  # its words cut as plainly_english cuts them, counted without a Python loop
+        return sum(map(_ASCII_ENGLISH.__contains__, text.lower().encode().translate(_NOT_LETTERS).split())) >= 2
     return sum(1 for w in _WORDS_OF.findall(text.lower()) if w in ENGLISH_HINTS) >= 2
 
 
 #: English function words: two of them tell a text is English.
 ENGLISH_HINTS = frozenset("the is are and of to for with you your this that be can will it an on by has have".split())
+_ASCII_ENGLISH = frozenset(w.encode() for w in ENGLISH_HINTS)
 
 
 

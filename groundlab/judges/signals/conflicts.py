@@ -150,9 +150,11 @@ def _conflict_terms(text: str) -> Dict[str, Dict[str, str]]:
     return out
 
 
+@lru_cache(maxsize=16384)
 def _terms(text: str) -> Dict[str, Dict[str, str]]:
     """:func:`_conflict_terms` of a text, read once per shape (its digits as 0): its patterns tell no
-    digit from another, and the words found hold no digit unless a digit stands inside a phrase."""
+    digit from another, and the words found hold no digit unless a digit stands inside a phrase. Kept
+    per text too (a claim and its best sentence are read again for every case that repeats them)."""
     shape = digit_shape(text)
     if shape == text:
         return _conflict_terms(text)
