@@ -128,10 +128,10 @@ def test_the_judge_reads_a_sentence_that_shares_no_word_with_the_claim(chunked):
     each = model.probabilities([(premise, claim) for premise in premises])
     (verdict,) = judge.judge_batch([(claim, ev)])
     assert verdict.score == max(each) and "the best of 2 read" in verdict.reason
-    only_window = get_judge("entail").judge_batch([(claim, ev)])[0]  # the shipped model reads windows
+    only_window = get_judge("entail", reading="window").judge_batch([(claim, ev)])[0]
     assert only_window.score == each[0] and "best of" not in only_window.reason
-    assert entailment_probabilities([(claim, ev)], reading="chunks") == [max(each)]
-    assert entailment_probabilities([(claim, ev)]) == [each[0]]
+    assert entailment_probabilities([(claim, ev)], reading="window") == [each[0]]
+    assert entailment_probabilities([(claim, ev)]) == [max(each)]  # the shipped model reads chunks
 
 
 def test_a_claim_its_window_supports_is_not_read_further(chunked, monkeypatch):
@@ -152,7 +152,7 @@ def test_a_claim_its_window_supports_is_not_read_further(chunked, monkeypatch):
 
 
 def test_a_claim_reads_at_most_the_cap_of_chunks_and_one_window(judge):
-    assert judge.reading == "window"  # the shipped model was trained on windows
+    assert judge.reading == "chunks"  # the shipped model was trained on windows and chunks
     text = " ".join(f"Report {k} of the audit lists {k} open findings about the vendor." for k in range(200))
     claim = "The audit lists open findings about the vendor."
     (reading,) = read_claims(judge._model, [(claim, one(text))])
@@ -172,9 +172,14 @@ def test_a_model_trained_on_chunks_is_read_in_chunks(tmp_path):
     folder = tmp_path / "model"
     shutil.copytree(MODEL_DIR, folder)
     config = json.loads((folder / "model.json").read_text(encoding="utf-8"))
-    assert "reading" not in config  # the shipped model, trained on windows, reads windows
-    (folder / "model.json").write_text(json.dumps(dict(config, reading="chunks")), encoding="utf-8")
+    assert config["reading"] == "chunks"  # the shipped model, trained on windows and chunks, reads chunks
     assert get_judge("entail", model=str(folder)).reading == "chunks"
+    # a model whose model.json says nothing of its reading was trained on windows: it reads windows
+    older = tmp_path / "older"
+    shutil.copytree(MODEL_DIR, older)
+    (older / "model.json").write_text(json.dumps({k: v for k, v in config.items() if k != "reading"}),
+                                      encoding="utf-8")
+    assert get_judge("entail", model=str(older)).reading == "window"
     assert get_judge("entail", model=str(folder), reading="window").reading == "window"
 
 
@@ -301,7 +306,7 @@ def test_identity_names_the_weights(judge):
 
     ident = judge_identity(judge)
     assert ident["name"] == "entail" and ident["settings"] == {"threshold": 0.5}
-    assert ident["reading"] == "window" and ident["max_chunks"] == MAX_CHUNKS
+    assert ident["reading"] == "chunks" and ident["max_chunks"] == MAX_CHUNKS
     assert ident["weights_sha256"] == hashlib.sha256((MODEL_DIR / "model.onnx").read_bytes()).hexdigest()
 
 
