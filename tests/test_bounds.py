@@ -187,3 +187,22 @@ def test_a_span_of_weekdays_counts_nights_one_less():
     nights = _first("3 nights")
     assert _day_span(("I stay from Monday to Thursday.",), nights).expression == "Monday to Thursday"
     assert _day_span(("Ich bleibe von Montag bis Mittwoch.",), nights) is None
+
+
+_NOTICE = Passage("HR-LV-2", "Leave must be requested at least 3 calendar days in advance.")
+
+
+@pytest.mark.parametrize("question, claim, label", [
+    # the user's period made the rule: the question writes "3 weeks", the passage gives 3 only as days
+    ("Must I request leave 3 weeks in advance?", "Leave must be requested at least 3 weeks in advance.",
+     "contradicted"),
+    ("When must I request leave?", "Leave must be requested at least 3 weeks in advance.", "contradicted"),
+    # the user's period as their own case, beside the passage's rule
+    ("Can I take 3 weeks of leave?", "Your 3 weeks of leave must be requested at least 3 calendar days in advance.",
+     "supported"),
+])
+def test_the_users_period_stated_as_the_rule_is_the_passages_to_give(question, claim, label):
+    verdict = get_judge("signals").judge(claim, Evidence(question, [_NOTICE]))
+    assert verdict.label == label, verdict.reason
+    if label == "contradicted":
+        assert "3 weeks" in verdict.reason and "3 calendar days" in verdict.reason

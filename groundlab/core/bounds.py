@@ -293,8 +293,8 @@ def period_phrases(text: str, found: Sequence[Mention]) -> Tuple[str, ...]:
 
 
 def in_another_unit(text: str, found: Sequence[Mention], evidence: Callable[[], Sequence[Quantity]],
-                    texts: Callable[[], Sequence[str]], phrases: Optional[Sequence[str]] = None
-                    ) -> Optional[Tuple[Quantity, Quantity]]:
+                    texts: Callable[[], Sequence[str]], phrases: Optional[Sequence[str]] = None,
+                    question: str = "") -> Optional[Tuple[Quantity, Quantity]]:
     """A period of the claim ``text`` (its mentions ``found``) whose number the evidence gives only as
     another unit of time, with the evidence's: "at least 3 weeks in advance" where the passages say "2
     weeks" and "3 calendar days". A number looked up by value alone is found there, though the claim
@@ -305,23 +305,31 @@ def in_another_unit(text: str, found: Sequence[Mention], evidence: Callable[[], 
     (:func:`is_example`) are the claim's own. ``None`` where each of the claim's periods has its unit
     among the evidence's quantities of that number (a working day counting as a day), or the number
     stands there otherwise (in a date, a code, a bare count). ``phrases``: :func:`period_phrases`,
-    where read already."""
+    where read already. ``question``: the user's, whose period is written there too, unless the
+    claim states it as a bound ("Leave must be requested at least 3 weeks in advance", asked "Must I
+    request leave 3 weeks in advance?", where the passage says "3 calendar days"): the user's
+    premise made the rule, which only the passages can give."""
     phrases = [phrase for phrase in (period_phrases(text, found) if phrases is None else phrases) if phrase]
     if not phrases:
         return None
-    written = texts()
-    if all(any(phrase in t for t in written) for phrase in phrases):
+    passages = list(texts())
+    # the user's period stated as the rule ("at least 3 weeks"): only the passages can give it
+    rule = {phrase for phrase in phrases if question and
+            _SIDE_BEFORE.search(text, max(0, text.find(phrase) - 30), text.find(phrase)) is not None}
+    if all(any(phrase in t for t in passages) or (phrase not in rule and phrase in question) for phrase in phrases):
         return None  # written so in a passage or the question
     read: Optional[Sequence[Quantity]] = None
     for q in quantities_of(found, text, False):
         if q.unit not in _PERIODS or not q.surface[:1].isdigit() or \
                 APPROX.search(text, max(0, q.start - 48), q.start) or is_example(text, q):
             continue  # a round figure ("12 weeks, about 3 months"), the user's case ("if you are sick for 2 days")
-        if any(q.shown in t for t in written):
+        as_rule = bool(question) and _SIDE_BEFORE.search(text, max(0, q.start - 30), q.start) is not None
+        if any(q.shown in t for t in passages) or (not as_rule and question and q.shown in question):
             continue  # written so in a passage or the question: most claims, told without reading quantities
         if read is None:
             read = evidence()
-        same = [e for e in read if e.value == q.value and e.unit != "date" and not _ORDINAL.match(e.surface)]
+        same = [e for e in read if e.value == q.value and e.unit != "date" and not _ORDINAL.match(e.surface)
+                and not (as_rule and e.said)]
         if not same or any(e.unit == q.unit or e.unit not in _PERIODS or {e.unit, q.unit} == {"day", "workday"}
                            for e in same):
             continue

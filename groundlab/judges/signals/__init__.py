@@ -411,7 +411,7 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
                         f"claim leaves out{_aside(claim.framed.set_aside)}", 0.0), ()
         phrases = period_phrases(claim.framed.text, numbers)
         other = in_another_unit(claim.framed.text, numbers, context.numbers.quantities,
-                                lambda: [t for t, _ in context.passages] + ([asked] if asked else []), phrases)
+                                lambda: [t for t, _ in context.passages], phrases, asked)
         if other is not None:  # "3 Wochen" where the passages give 3 only as "3 Kalendertage"
             return "number", None, Verdict("contradicted", f"number {_written(other[0].shown)} is not in the evidence, "
                                            f"which gives {_written(other[1].shown)}{_aside(claim.framed.set_aside)}",
