@@ -206,3 +206,23 @@ def test_the_users_period_stated_as_the_rule_is_the_passages_to_give(question, c
     assert verdict.label == label, verdict.reason
     if label == "contradicted":
         assert "3 weeks" in verdict.reason and "3 calendar days" in verdict.reason
+
+
+_REMOTE = Passage("HR-RW-1", "Remote work is possible up to 2 days a week. Requests are answered within 3 days.")
+_TIERS = Passage("KB-21", "P2 (high): response within 1 hour and resolution within 8 business hours. P3 (medium): "
+                          "response within 4 business hours and resolution within 3 business days.")
+
+
+@pytest.mark.parametrize("claim, passage, label", [
+    # the passages write the 3 only in another role ("within 3 days"); their bound is 2
+    ("Remote work is possible up to 3 days a week.", _REMOTE, "contradicted"),
+    ("Remote work is possible up to 2 days a week.", _REMOTE, "supported"),
+    ("Requests are answered within 3 days.", _REMOTE, "supported"),
+    # a bound the passages give for one tier among others, read where its unit stands ("P3 ... 3 business days")
+    ("For a P3 ticket the resolution is due within 3 business days.", _TIERS, "supported"),
+])
+def test_a_bound_stated_with_a_number_the_passages_write_in_another_role(claim, passage, label):
+    verdict = get_judge("signals").judge(claim, Evidence("Can I?", [passage]))
+    assert verdict.label == label, verdict.reason
+    if label == "contradicted":
+        assert verdict.reason.startswith("bound 3 days is not the passages', which is 2 days"), verdict.reason

@@ -45,7 +45,7 @@ import re
 from functools import lru_cache
 from typing import Callable, FrozenSet, Optional, Sequence, Tuple
 
-from .numbers import Mention
+from .numbers import Mention, digit_shape
 from .quantities import APPROX, Quantity, quantities_of
 from .sentences import LazyPattern
 from .steps import _PERIODS, _money, _Step
@@ -282,6 +282,50 @@ def asked_as_bound(text: str, found: Sequence[Mention], evidence: Callable[[], S
             if not e.said and e.unit == q.unit and e.per == q.per and e.value != q.value and \
                     _side(e.group, e.surface) == side and len(keys & word_keys(e.group)) >= 2:
                 return q, e
+    return None
+
+
+@lru_cache(maxsize=16384)
+def _sides_before(shape: str, starts: Tuple[int, ...]) -> Tuple[Tuple[int, int], ...]:
+    """``(number's start, where its bound's words start)`` for each number of a text (its shape, digits
+    as 0: the bound's words hold no digit) written after a bound's words, kept per shape."""
+    out = []
+    for start in starts:
+        side = _SIDE_BEFORE.search(shape, max(0, start - 30), start)
+        if side is not None:
+            out.append((start, side.start()))
+    return tuple(out)
+
+
+def bound_elsewhere(text: str, found: Sequence[Mention], evidence: Callable[[], Sequence[Quantity]],
+                    passages: Sequence[str]) -> Optional[Tuple[Quantity, Quantity]]:
+    """A bound the claim ``text`` states (its mentions ``found``: amounts, percentages and periods)
+    with a number the passages write only in another role, where a passage's sentence on the same
+    matter gives that bound, of the same unit, per and side, with another number: "Remote work is
+    possible up to 3 days a week" where the passage says "up to 2 days a week" and "requests are
+    answered within 3 days". The numbers step finds the 3; the bound is the passage's 2. ``None``
+    where a passage gives the bound with the claim's number, or the claim takes it as an example.
+    ``passages``: their texts; a bound a passage writes as the claim does ("up to 2 days") is read
+    no further (most claims, told without reading the evidence's quantities)."""
+    sides = dict(_sides_before(digit_shape(text), tuple([m.start for m in found])))
+    bounded = [m for m in found if m.start in sides and not any(text[sides[m.start]:m.end] in t for t in passages)]
+    if not bounded:
+        return None
+    read = [e for e in evidence() if not e.said]
+    for q in quantities_of(bounded, text, False):
+        if q.unit in ("", "date", "time") or is_example(text, q):
+            continue
+        side = _side(text, q.shown)
+        if not side:
+            continue
+        # each number's side read where its unit stands too ("P3 (medium): ... within 3 business days")
+        alike = [e for e in read if e.unit == q.unit and e.per == q.per and _side(e.group, e.shown) == side]
+        if not alike or any(e.value == q.value for e in alike):
+            continue  # no such bound, or the passages give the claim's
+        keys = word_keys(text) - word_keys(q.shown)
+        best = max(alike, key=lambda e: len(keys & word_keys(e.group)))
+        if len(keys & word_keys(best.group)) >= 2:
+            return q, best
     return None
 
 

@@ -69,7 +69,7 @@ from ...core.numbers import Mention, digit_shape, distinct, mentions, ordinal_wo
 from ...core.records import Evidence, GroundlabError, Verdict, without_passage_text  # noqa: F401
 from ...core.months import month_after
 from ...core.weekdays import days_named, weekdays
-from ...core.bounds import OPPOSITE, asked_as_bound, in_another_unit, period_phrases
+from ...core.bounds import OPPOSITE, asked_as_bound, bound_elsewhere, in_another_unit, period_phrases
 from .scope import named_clauses, only_for
 from ..rules import _arithmetic, _quote, _without_numbers, _written, check_numbers, computed_wrong, number_verdict  # noqa: F401
 from .across import across, glossary_language
@@ -416,11 +416,9 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
             return "number", None, Verdict("contradicted", f"number {_written(other[0].shown)} is not in the evidence, "
                                            f"which gives {_written(other[1].shown)}{_aside(claim.framed.set_aside)}",
                                            0.0), ()
-        # the user's numbers that are an amount, a percentage or a period: a bare number (an order's)
-        # is no bound
-        asked_numbers = [m for m, phrase in zip(numbers, phrases) if (phrase or m.kind in _AMOUNTS)
-                         and context.question.numbers.has(m)] if asked and (any(phrases) or any(
-                             m.kind in _AMOUNTS for m in numbers)) else ()
+        # the numbers that are an amount, a percentage or a period: a bare number (an order's) is no bound
+        stated = [m for m, phrase in zip(numbers, phrases) if phrase or m.kind in _AMOUNTS]
+        asked_numbers = [m for m in stated if context.question.numbers.has(m)] if asked and stated else ()
         if asked_numbers:
             bound = asked_as_bound(claim.framed.text, asked_numbers, context.numbers.quantities,
                                    [t for t, _ in context.passages])
@@ -428,6 +426,13 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
                 return "number", None, Verdict(
                     "contradicted", f"number {_written(bound[0].shown)} is the question's, not the passages' "
                     f"bound, which is {_written(bound[1].shown)}{_aside(claim.framed.set_aside)}", 0.0), ()
+        if stated and not derived:
+            bound = bound_elsewhere(claim.framed.text, stated, context.numbers.quantities,
+                                    [t for t, _ in context.passages])
+            if bound is not None:  # "up to 3 days a week", the passage: up to 2 (and "within 3 days")
+                return "number", None, Verdict(
+                    "contradicted", f"bound {_written(bound[0].shown)} is not the passages', which is "
+                    f"{_written(bound[1].shown)}{_aside(claim.framed.set_aside)}", 0.0), ()
     held: Tuple[str, ...] = ()
     if numbers and len(numbers) >= 2:
         compared = comparisons(claim.framed.text)
