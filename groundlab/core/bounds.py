@@ -45,7 +45,7 @@ import re
 from functools import lru_cache
 from typing import Callable, FrozenSet, Optional, Sequence, Tuple
 
-from .numbers import Mention, digit_shape
+from .numbers import Mention
 from .quantities import APPROX, Quantity, quantities_of
 from .sentences import LazyPattern
 from .steps import _PERIODS, _money, _Step
@@ -142,10 +142,12 @@ _NEGATION = re.compile(r"\b(?:not|no|never|cannot|none|nicht|nie|niemals|kein|ke
 _CONTENT = re.compile(r"[^\W\d_]{4,}")
 
 
-def _side(group: str, surface: str) -> str:
+def _side(group: str, surface: str, at: Optional[int] = None) -> str:
     """On which side of the number written ``surface`` in the sentence ``group`` its rule holds,
-    "" where no word makes it a bound."""
-    at = group.find(surface)
+    "" where no word makes it a bound. ``at``: where it stands, when known (else where ``surface``
+    is first written)."""
+    if at is None:
+        at = group.find(surface)
     if at < 0:
         return ""
     found = _SIDE_BEFORE.search(group[max(0, at - 30):at])
@@ -155,6 +157,40 @@ def _side(group: str, surface: str) -> str:
     if after is not None:
         return after.lastgroup or ""
     return "max" if _KEPT.search(group) else ""
+
+
+def _where(q: Quantity) -> int:
+    """Where a quantity stands in its sentence: where it is written with its unit, as its bare number
+    may stand earlier ("P3 (medium): ... resolution within 3 business days")."""
+    at = q.group.find(q.shown)
+    return at if at >= 0 else q.group.find(q.surface)
+
+
+def _side_of(q: Quantity) -> str:
+    """:func:`_side` of a quantity in its sentence, read where it stands (:func:`_where`)."""
+    return _side(q.group, q.shown, _where(q)) if q.shown in q.group else _side(q.group, q.surface)
+
+
+def _bound_words(text: str, start: int) -> Optional["re.Match[str]"]:
+    """A bound's words right before the number that starts at ``start`` ("up to", "at least",
+    "jusqu'à"), or ``None``."""
+    return _SIDE_BEFORE.search(text, max(0, start - 30), start)
+
+
+def _passage_bound(text: str, q: Quantity, read: Sequence[Quantity]) -> Optional[Quantity]:
+    """The passages' bound on the side the claim ``text`` states its quantity ``q``, of its unit and
+    per, with another number, in the sentence that shares most of the claim's words, two or more
+    ("jusqu'à 2 jours par semaine" for "jusqu'à 3 jours par semaine"); ``None`` where there is none."""
+    side = _side(text, q.surface, q.start)
+    if not side:
+        return None
+    alike = [e for e in read if not e.said and e.unit == q.unit and e.per == q.per and e.value != q.value and
+             _side_of(e) == side]
+    if not alike:
+        return None
+    keys = word_keys(text) - word_keys(q.shown)
+    best = max(alike, key=lambda e: len(keys & word_keys(e.group)))
+    return best if len(keys & word_keys(best.group)) >= 2 else None
 
 
 def _negated(text: str) -> bool:
@@ -196,9 +232,9 @@ def against_bound(example: Quantity, text: str, evidence: Sequence[Quantity]) ->
     if not alike and example.unit in _PERIODS:  # "6 weeks ago" against "kept for 3 months"
         alike = [q for q in evidence if not q.said and q.per == example.per and q.unit in _PERIODS]
     for q in alike:
-        side = _side(q.group, q.surface)
+        side = _side_of(q)
         if not side or q.group.rstrip().endswith((";", ":")) or \
-                _OTHER_SIDE.search(q.group, q.group.find(q.surface)) is not None:
+                _OTHER_SIDE.search(q.group, _where(q)) is not None:
             continue  # no bound, or one whose sentence also says what holds past it: two rules
         shared = len(claim_words & (word_keys(q.group) - word_keys(q.shown)))
         if shared < best:
@@ -208,8 +244,7 @@ def against_bound(example: Quantity, text: str, evidence: Sequence[Quantity]) ->
             continue
         applies = _applies(value, side, q.value)
         same = claim_negated == _negated(q.group)
-        at = q.group.find(q.surface)
-        words = _SIDE_BEFORE.search(q.group[max(0, at - 30):at])
+        words = _bound_words(q.group, _where(q))
         phrase = f"{words.group().strip()} {q.shown}" if words is not None else q.shown
         if shared > best:
             best, read = shared, set()
@@ -263,8 +298,7 @@ def asked_as_bound(text: str, found: Sequence[Mention], evidence: Callable[[], S
     quantities, read only for a number written after a bound's words: most claims that repeat the
     user's number do not. ``found``: amounts of money, percentages and numbers with a unit of time
     after them (:func:`period_phrases`); a bare number, an order's or a ticket's, is no bound."""
-    bounded = [m for m in found if not any(m.surface in t for t in passages) and
-               _SIDE_BEFORE.search(text, max(0, m.start - 30), m.start) is not None]
+    bounded = [m for m in found if not any(m.surface in t for t in passages) and _bound_words(text, m.start)]
     if not bounded:
         return None
     read = evidence()
@@ -274,27 +308,10 @@ def asked_as_bound(text: str, found: Sequence[Mention], evidence: Callable[[], S
         same = [e for e in read if e.value == q.value and e.unit == q.unit]
         if not same or not all(e.said for e in same):
             continue  # the passages give it (or nothing does: the numbers step has said so)
-        side = _side(text, q.surface)
-        if not side:
-            continue
-        keys = word_keys(text) - word_keys(q.shown)
-        for e in read:
-            if not e.said and e.unit == q.unit and e.per == q.per and e.value != q.value and \
-                    _side(e.group, e.surface) == side and len(keys & word_keys(e.group)) >= 2:
-                return q, e
+        theirs = _passage_bound(text, q, read)
+        if theirs is not None:
+            return q, theirs
     return None
-
-
-@lru_cache(maxsize=16384)
-def _sides_before(shape: str, starts: Tuple[int, ...]) -> Tuple[Tuple[int, int], ...]:
-    """``(number's start, where its bound's words start)`` for each number of a text (its shape, digits
-    as 0: the bound's words hold no digit) written after a bound's words, kept per shape."""
-    out = []
-    for start in starts:
-        side = _SIDE_BEFORE.search(shape, max(0, start - 30), start)
-        if side is not None:
-            out.append((start, side.start()))
-    return tuple(out)
 
 
 def bound_elsewhere(text: str, found: Sequence[Mention], evidence: Callable[[], Sequence[Quantity]],
@@ -307,25 +324,24 @@ def bound_elsewhere(text: str, found: Sequence[Mention], evidence: Callable[[], 
     where a passage gives the bound with the claim's number, or the claim takes it as an example.
     ``passages``: their texts; a bound a passage writes as the claim does ("up to 2 days") is read
     no further (most claims, told without reading the evidence's quantities)."""
-    sides = dict(_sides_before(digit_shape(text), tuple([m.start for m in found])))
-    bounded = [m for m in found if m.start in sides and not any(text[sides[m.start]:m.end] in t for t in passages)]
+    bounded = []
+    for m in found:
+        words = _bound_words(text, m.start)
+        if words is not None and not any(text[words.start():m.end] in t for t in passages):
+            bounded.append(m)
     if not bounded:
         return None
-    read = [e for e in evidence() if not e.said]
+    read = evidence()
     for q in quantities_of(bounded, text, False):
         if q.unit in ("", "date", "time") or is_example(text, q):
             continue
-        side = _side(text, q.shown)
-        if not side:
-            continue
-        # each number's side read where its unit stands too ("P3 (medium): ... within 3 business days")
-        alike = [e for e in read if e.unit == q.unit and e.per == q.per and _side(e.group, e.shown) == side]
-        if not alike or any(e.value == q.value for e in alike):
-            continue  # no such bound, or the passages give the claim's
-        keys = word_keys(text) - word_keys(q.shown)
-        best = max(alike, key=lambda e: len(keys & word_keys(e.group)))
-        if len(keys & word_keys(best.group)) >= 2:
-            return q, best
+        side = _side(text, q.surface, q.start)
+        if any(not e.said and e.value == q.value and e.unit == q.unit and e.per == q.per and _side_of(e) == side
+               for e in read):
+            continue  # the passages give the claim's bound
+        theirs = _passage_bound(text, q, read)
+        if theirs is not None:
+            return q, theirs
     return None
 
 
@@ -353,21 +369,22 @@ def in_another_unit(text: str, found: Sequence[Mention], evidence: Callable[[], 
     claim states it as a bound ("Leave must be requested at least 3 weeks in advance", asked "Must I
     request leave 3 weeks in advance?", where the passage says "3 calendar days"): the user's
     premise made the rule, which only the passages can give."""
-    phrases = [phrase for phrase in (period_phrases(text, found) if phrases is None else phrases) if phrase]
-    if not phrases:
-        return None
+    if phrases is None:
+        phrases = period_phrases(text, found)
+    if not any(phrases):
+        return None  # most claims: no period
+    periods = [(m, phrase) for m, phrase in zip(found, phrases) if phrase]
     passages = list(texts())
     # the user's period stated as the rule ("at least 3 weeks"): only the passages can give it
-    rule = {phrase for phrase in phrases if question and
-            _SIDE_BEFORE.search(text, max(0, text.find(phrase) - 30), text.find(phrase)) is not None}
-    if all(any(phrase in t for t in passages) or (phrase not in rule and phrase in question) for phrase in phrases):
+    rule = {m.start for m, _ in periods if _bound_words(text, m.start)} if question else set()
+    if all(any(phrase in t for t in passages) or (m.start not in rule and phrase in question) for m, phrase in periods):
         return None  # written so in a passage or the question
     read: Optional[Sequence[Quantity]] = None
     for q in quantities_of(found, text, False):
         if q.unit not in _PERIODS or not q.surface[:1].isdigit() or \
                 APPROX.search(text, max(0, q.start - 48), q.start) or is_example(text, q):
             continue  # a round figure ("12 weeks, about 3 months"), the user's case ("if you are sick for 2 days")
-        as_rule = bool(question) and _SIDE_BEFORE.search(text, max(0, q.start - 30), q.start) is not None
+        as_rule = q.start in rule
         if any(q.shown in t for t in passages) or (not as_rule and question and q.shown in question):
             continue  # written so in a passage or the question: most claims, told without reading quantities
         if read is None:
