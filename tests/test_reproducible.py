@@ -101,3 +101,22 @@ def test_the_languages_of_two_passages_tie_the_same_way_under_every_seed(seed, t
     path.write_text(json.dumps(answer, ensure_ascii=False) + "\n", encoding="utf-8")
     base = _run(["score", "--cases", str(path), "--json"], "0", tmp_path)
     assert _run(["score", "--cases", str(path), "--json"], seed, tmp_path) == base
+
+
+def test_a_kept_verdict_is_no_other_questions():
+    # The judge keeps a verdict for the claims of later cases; what it read of the question must be
+    # in what it keeps it by. A month the claim names is computed from the question's month even where
+    # a passage names it too ("reviewed every April"): asked about March or January, each case gets
+    # its own verdict, whichever came first.
+    from groundlab.core.records import Evidence, Passage
+    from groundlab.judges import get_judge
+
+    passages = (Passage("HR-1", "Overtime is paid with the following month's salary. "
+                                "Salaries are reviewed every April."),)
+    claim = "Your overtime bonus is paid with your April salary."
+    questions = ["I worked overtime in March. When is it paid?", "I worked overtime in January. When is it paid?"]
+    alone = {q: get_judge("signals").judge(claim, Evidence(q, passages)) for q in questions}
+    assert "April = the month after March" in alone[questions[0]].reason
+    for order in (questions, questions[::-1]):
+        verdicts = get_judge("signals").judge_batch([(claim, Evidence(q, passages)) for q in order])
+        assert dict(zip(order, verdicts)) == alone

@@ -5,6 +5,7 @@ the month the user's question names, where a passage moves to the following mont
 (:func:`month_after`)."""
 
 import re
+from functools import lru_cache
 from typing import Sequence, Tuple
 
 #: Each month name or abbreviation (lower case) and its number.
@@ -41,16 +42,23 @@ def month_after(claim: str, question: str, passages: Sequence[str]) -> Tuple[Tup
     (the month as the claim writes it, the note that computes it: "April = the month after March");
     () where there is none. English and German month names count written with a capital (as a
     month is), French and Spanish ones in lower case too."""
-    named = [(m.group(), MONTHS[m.group().lower()]) for m in _MONTH_NAME.finditer(claim)]
+    named = [(name, MONTHS[name.lower()]) for name in months_named(claim)]
     if not named or not question or not any(_NEXT_MONTH.search(text) for text in passages):
         return ()
-    asked = {MONTHS[m.group().lower()]: m.group() for m in _MONTH_NAME.finditer(question)}
+    asked = {MONTHS[name.lower()]: name for name in months_named(question)}
     out = []
     for written, month in named:
         before = 12 if month == 1 else month - 1
         if before in asked and month not in asked:
             out.append((written, f"{written} = the month after {asked[before]}"))
     return tuple(out)
+
+
+@lru_cache(maxsize=16384)
+def months_named(text: str) -> Tuple[str, ...]:
+    """The month names ``text`` writes, as :func:`month_after` reads them (all it reads of the
+    question: what a kept verdict on a claim naming a month is kept by)."""
+    return tuple(m.group() for m in _MONTH_NAME.finditer(text))
 
 
 #: A rule that moves to the month after: "with the following month's salary", "next month",

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Sequence
 
 from ...core.sentences import split_sentences
 from ...core.numbers import Mention, digit_shape, mentions, ordinal_words
+from ...core.months import months_named
 from ...core.weekdays import counts_days, days_named
 from ..rules import _Numbers, _without_numbers
 from .words import (_Words, _language, _pairs, _read_words, clean_text, german_ellipsis_stems, language, language_told,
@@ -295,10 +296,10 @@ def _question_key(claim: "_Claim", question: _Question, base: _Context) -> Tuple
     # the days of the week the question names, which a claim may count a day no passage names from
     days = question.days if asked and not asked.isdisjoint(weekday_stems()) and question.days \
         and counts_days(claim.framed.text) else ()
-    if asked and not asked.isdisjoint(month_stems()):
-        # a month the passages do not name may follow the one the question names ("paid with your
-        # April salary", asked about March): the question itself
-        days = (days, question.text)
+    if not claim.stemset.isdisjoint(month_stems()) and months_named(claim.framed.text):
+        # a month the claim names may follow one the question names ("paid with your April salary",
+        # asked about March), whether or not a passage names it too: the question's months
+        days = (days, months_named(question.text))
     return numbers, (asked & question.stems(base.language) if asked else asked), days
 
 
