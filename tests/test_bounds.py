@@ -226,3 +226,30 @@ def test_a_bound_stated_with_a_number_the_passages_write_in_another_role(claim, 
     assert verdict.label == label, verdict.reason
     if label == "contradicted":
         assert verdict.reason.startswith("bound 3 days is not the passages', which is 2 days"), verdict.reason
+
+
+_REMOTE_DE = Passage("HR-RW-1", "Mobiles Arbeiten ist bis zu 2 Tage pro Woche möglich. Anträge werden innerhalb von "
+                                "3 Tagen beantwortet.")
+_HOTEL = Passage("TR-4", "Hotel costs are reimbursed up to 120 EUR per night. Taxi rides up to 150 EUR per trip "
+                         "need approval.")
+
+
+@pytest.mark.parametrize("claim, passage, label, bound", [
+    # a claim in another language than its passages: their sentence on the same matter is found by
+    # the English its words mean ("Tage", "Woche", "arbeiten": days, week, work)
+    ("Sie können bis zu 3 Tage pro Woche mobil arbeiten.", _REMOTE, "contradicted", "bound 3 Tage is not the passages', which is 2 days"),
+    ("Le télétravail est possible jusqu'à 3 jours par semaine.", _REMOTE, "contradicted", "bound 3 jours is not the passages', which is 2 days"),
+    ("Sie können bis zu 2 Tage pro Woche mobil arbeiten.", _REMOTE, "supported", None),
+    ("Anträge werden innerhalb von 3 Tagen beantwortet.", _REMOTE, "supported", None),
+    # and the other way round: an English claim against German passages
+    ("You can work remotely up to 3 days a week.", _REMOTE_DE, "contradicted", "bound 3 days is not the passages', which is 2 Tage"),
+    ("Requests are answered within 3 days.", _REMOTE_DE, "supported", None),
+    ("Hotelkosten werden bis zu 150 EUR pro Nacht erstattet.", _HOTEL, "contradicted", "bound 150 EUR is not the passages', which is 120 EUR"),
+    ("Hotelkosten werden bis zu 120 EUR pro Nacht erstattet.", _HOTEL, "supported", None),
+    ("Taxifahrten bis 150 EUR pro Fahrt brauchen eine Genehmigung.", _HOTEL, "supported", None),
+])
+def test_a_bound_stated_in_another_language_than_the_passages(claim, passage, label, bound):
+    verdict = get_judge("signals").judge(claim, Evidence("Kann ich?", [passage]))
+    assert verdict.label == label, verdict.reason or verdict.error
+    if bound is not None:
+        assert verdict.reason.startswith(bound), verdict.reason

@@ -177,10 +177,18 @@ def _bound_words(text: str, start: int) -> Optional["re.Match[str]"]:
     return _SIDE_BEFORE.search(text, max(0, start - 30), start)
 
 
-def _passage_bound(text: str, q: Quantity, read: Sequence[Quantity]) -> Optional[Quantity]:
+#: What reads a text's words for :func:`word_keys` matching: a claim's and a passage sentence's
+#: (another language's may add the English its words mean).
+Keys = Callable[[str], FrozenSet[str]]
+
+
+def _passage_bound(text: str, q: Quantity, read: Sequence[Quantity], keys_of: Tuple[Keys, Keys]
+                   ) -> Optional[Quantity]:
     """The passages' bound on the side the claim ``text`` states its quantity ``q``, of its unit and
     per, with another number, in the sentence that shares most of the claim's words, two or more
-    ("jusqu'à 2 jours par semaine" for "jusqu'à 3 jours par semaine"); ``None`` where there is none."""
+    ("jusqu'à 2 jours par semaine" for "jusqu'à 3 jours par semaine"); ``None`` where there is none.
+    ``keys_of``: what reads the claim's words and a passage sentence's (:func:`word_keys`, or for a
+    claim in another language than its passages, that and the English its words mean)."""
     side = _side(text, q.surface, q.start)
     if not side:
         return None
@@ -188,9 +196,10 @@ def _passage_bound(text: str, q: Quantity, read: Sequence[Quantity]) -> Optional
              _side_of(e) == side]
     if not alike:
         return None
-    keys = word_keys(text) - word_keys(q.shown)
-    best = max(alike, key=lambda e: len(keys & word_keys(e.group)))
-    return best if len(keys & word_keys(best.group)) >= 2 else None
+    claim_keys, sentence_keys = keys_of
+    keys = claim_keys(text) - claim_keys(q.shown)
+    best = max(alike, key=lambda e: len(keys & sentence_keys(e.group)))
+    return best if len(keys & sentence_keys(best.group)) >= 2 else None
 
 
 def _negated(text: str) -> bool:
@@ -287,7 +296,8 @@ def past_bound(step: _Step, target: Quantity, claim: Sequence[Quantity], evidenc
 
 
 def asked_as_bound(text: str, found: Sequence[Mention], evidence: Callable[[], Sequence[Quantity]],
-                   passages: Sequence[str]) -> Optional[Tuple[Quantity, Quantity]]:
+                   passages: Sequence[str], keys_of: Tuple[Keys, Keys] = (word_keys, word_keys)
+                   ) -> Optional[Tuple[Quantity, Quantity]]:
     """A number of the claim ``text`` (its mentions ``found``, those the question gives) that no
     passage writes, stated as a bound ("Oui, le télétravail est possible jusqu'à 3 jours par semaine"
     asked about 3 days), where a passage's sentence on the same matter gives that bound, of the same
@@ -308,14 +318,15 @@ def asked_as_bound(text: str, found: Sequence[Mention], evidence: Callable[[], S
         same = [e for e in read if e.value == q.value and e.unit == q.unit]
         if not same or not all(e.said for e in same):
             continue  # the passages give it (or nothing does: the numbers step has said so)
-        theirs = _passage_bound(text, q, read)
+        theirs = _passage_bound(text, q, read, keys_of)
         if theirs is not None:
             return q, theirs
     return None
 
 
 def bound_elsewhere(text: str, found: Sequence[Mention], evidence: Callable[[], Sequence[Quantity]],
-                    passages: Sequence[str]) -> Optional[Tuple[Quantity, Quantity]]:
+                    passages: Sequence[str], keys_of: Tuple[Keys, Keys] = (word_keys, word_keys)
+                    ) -> Optional[Tuple[Quantity, Quantity]]:
     """A bound the claim ``text`` states (its mentions ``found``: amounts, percentages and periods)
     with a number the passages write only in another role, where a passage's sentence on the same
     matter gives that bound, of the same unit, per and side, with another number: "Remote work is
@@ -339,7 +350,7 @@ def bound_elsewhere(text: str, found: Sequence[Mention], evidence: Callable[[], 
         if any(not e.said and e.value == q.value and e.unit == q.unit and e.per == q.per and _side_of(e) == side
                for e in read):
             continue  # the passages give the claim's bound
-        theirs = _passage_bound(text, q, read)
+        theirs = _passage_bound(text, q, read, keys_of)
         if theirs is not None:
             return q, theirs
     return None

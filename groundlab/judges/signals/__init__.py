@@ -58,9 +58,9 @@ from __future__ import annotations
 
 import math
 import re
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
-from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 # What the judge reads a claim and its evidence with, each in a room of its own; the names the
 # module had before its rooms, and those other modules, tests and bench scripts use, are named here.
@@ -69,10 +69,10 @@ from ...core.numbers import Mention, digit_shape, distinct, mentions, ordinal_wo
 from ...core.records import Evidence, GroundlabError, Verdict, without_passage_text  # noqa: F401
 from ...core.months import month_after
 from ...core.weekdays import days_named, weekdays
-from ...core.bounds import OPPOSITE, asked_as_bound, bound_elsewhere, in_another_unit, period_phrases
+from ...core.bounds import OPPOSITE, asked_as_bound, bound_elsewhere, in_another_unit, period_phrases, word_keys
 from .scope import named_clauses, only_for
 from ..rules import _arithmetic, _quote, _without_numbers, _written, check_numbers, computed_wrong, number_verdict  # noqa: F401
-from .across import across, glossary_language
+from .across import across, glossary_language, word_keys_in
 from .claim import _Claim, _claim, _claim_language, _claim_words, _framed  # noqa: F401
 from .config import (CONFIG_KIND, DEFAULT_CONFIG, FEATURE_SIGNS, FEATURES, JUDGE_NAME, JUDGE_VERSION,  # noqa: F401
                      MAX_CONFIG_BYTES, JudgeConfig, _shipped, check_config, load_config)
@@ -421,14 +421,14 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
         asked_numbers = [m for m in stated if context.question.numbers.has(m)] if asked and stated else ()
         if asked_numbers:
             bound = asked_as_bound(claim.framed.text, asked_numbers, context.numbers.quantities,
-                                   [t for t, _ in context.passages])
+                                   [t for t, _ in context.passages], _keys_of(claim, context))
             if bound is not None:  # "possible up to 3 days a week", asked about 3 days; the passage: up to 2
                 return "number", None, Verdict(
                     "contradicted", f"number {_written(bound[0].shown)} is the question's, not the passages' "
                     f"bound, which is {_written(bound[1].shown)}{_aside(claim.framed.set_aside)}", 0.0), ()
         if stated and not derived:
             bound = bound_elsewhere(claim.framed.text, stated, context.numbers.quantities,
-                                    [t for t, _ in context.passages])
+                                    [t for t, _ in context.passages], _keys_of(claim, context))
             if bound is not None:  # "up to 3 days a week", the passage: up to 2 (and "within 3 days")
                 return "number", None, Verdict(
                     "contradicted", f"bound {_written(bound[0].shown)} is not the passages', which is "
@@ -494,6 +494,20 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
         # "0.32 EUR × 200 km = 64 EUR for your colleague"), and no name the evidence lacks
         return "computed", signals, None, derived
     return "model", signals, None, derived
+
+
+def _keys_of(claim: _Claim, context: _Context) -> Tuple[Callable[[str], FrozenSet[str]], Callable[[str], FrozenSet[str]]]:
+    """What reads the claim's words and a passage sentence's where a bound's matter is compared
+    (:func:`~groundlab.core.bounds.bound_elsewhere`): their words alone where all are in one
+    language, else with the English the glossary gives the words of each other language ("bis zu
+    3 Tage pro Woche mobil arbeiten" beside "work remotely up to 2 days a week")."""
+    others = sorted(lang for lang in context.languages if lang != "english")
+    if claim.language == "english" and not others:
+        return word_keys, word_keys
+    claim_keys = word_keys if claim.language == "english" else partial(word_keys_in, lang=claim.language)
+    if not others:
+        return claim_keys, word_keys
+    return claim_keys, lambda text: frozenset().union(*(word_keys_in(text, lang) for lang in others))
 
 
 def _across_languages(claim: _Claim, context: _Context) -> bool:

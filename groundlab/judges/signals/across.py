@@ -25,6 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
+from ...core.bounds import word_keys
 from ...core.languages import ACROSS
 from ...core.records import Verdict
 from ...core.sentences import split_sentences
@@ -161,6 +162,19 @@ def _compound(word: str, table: Dict[str, Tuple[Tuple[str, FrozenSet[str]], ...]
                 lead, lead_stems = first[0][0], frozenset().union(*(st for _, st in first))
                 return tuple((f"{lead} {m}", st | lead_stems) for m, st in tail_meanings)
     return ()
+
+
+@lru_cache(maxsize=8192)
+def word_keys_in(text: str, lang: str) -> FrozenSet[str]:
+    """:func:`~groundlab.core.bounds.word_keys` of ``text`` (in ``lang``) and of the English its
+    glossary words mean: what tells a sentence in another language is on the same matter ("bis zu 3
+    Tage pro Woche mobil arbeiten" and "work remotely up to 2 days a week" share "days", "week" and
+    "work")."""
+    own = word_keys(text)
+    if lang == "english":
+        return own
+    meanings = " ".join(m for _, read, _ in _read(text, lang) for m, _ in read)
+    return own | word_keys(meanings) if meanings else own
 
 
 @lru_cache(maxsize=4096)
