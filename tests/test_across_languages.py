@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from groundlab.core.records import Evidence, Passage
 from groundlab.judges import get_judge
 from groundlab.judges.signals.across import glossary, glossary_language
@@ -117,3 +119,57 @@ def test_score_counts_the_claims_left_undecided_across_languages(cli, tmp_path):
     code, out, _ = cli("score", "--cases", path, "--report", tmp_path / "report.md")
     report = (tmp_path / "report.md").read_text(encoding="utf-8")
     assert "The judge could not decide 1 claim (1 of them in another language than their passages" in report
+
+
+_CARRY = Passage("HR-14", "Full-time employees receive 30 days of annual leave per calendar year. Up to 5 unused days "
+                          "can be carried over to the next year. Leave must be requested at least 2 weeks in advance "
+                          "via the HR portal.")
+_ROOMS = Passage("FAC-02", "Meeting rooms for up to 8 people can be booked by any employee in Outlook. Rooms for more "
+                           "than 8 people are booked through the facilities service desk.")
+
+
+@pytest.mark.parametrize("claim, passage, label, reason", [
+    # a limit said the other way round says the same, in any language
+    ("Mehr als 5 Tage können nicht übertragen werden.", _CARRY, "supported", "restates the limit the other way round"),
+    ("Plus de 5 jours ne peuvent pas être reportés.", _CARRY, "supported", "restates the limit the other way round"),
+    # a bound on the other side of the passage's, which no word of theirs matches
+    ("Mehr als 5 Tage können übertragen werden.", _CARRY, "contradicted",
+     'above or below: the claim says "Mehr als 5 Tage" where the evidence says "Up to 5"'),
+    ("Mindestens 5 Tage können übertragen werden.", _CARRY, "contradicted", "above or below"),
+    ("Plus de 5 jours peuvent être reportés.", _CARRY, "contradicted", "above or below"),
+    ("Urlaub muss höchstens 2 Wochen im Voraus beantragt werden.", _CARRY, "contradicted",
+     'above or below: the claim says "höchstens 2 Wochen" where the evidence says "at least 2 weeks"'),
+    ("Höchstens 5 Tage können übertragen werden.", _CARRY, "supported", None),
+    ("Urlaub muss mindestens 2 Wochen im Voraus beantragt werden.", _CARRY, "supported", None),
+    # a passage giving the number on both sides gives the claim's side too
+    ("Besprechungsräume für bis zu 8 Personen können alle Mitarbeitenden selbst in Outlook buchen.", _ROOMS,
+     "supported", None),
+    # the glossary's words of HR rules
+    ("Vollzeitkräfte haben 30 Urlaubstage im Jahr.", _CARRY, "supported", "Vollzeitkräfte = full-time employees"),
+])
+def test_a_bound_across_languages_is_read_with_its_side(claim, passage, label, reason):
+    verdict = get_judge("signals").judge(claim, Evidence("Wie viele Tage?", [passage]))
+    assert verdict.label == label, verdict.reason or verdict.error
+    if reason is not None:
+        assert reason in verdict.reason, verdict.reason
+
+
+_REMOTE = Passage("HR-22", "Remote work is possible on up to 2 days per week with the approval of the line manager. "
+                           "Requests are answered within 3 working days.")
+_REPORTS = Passage("TR-2", "Expense reports must be submitted within 3 months after the trip; later reports are not "
+                           "reimbursed. Up to 5 unused days can be carried over to the next year.")
+
+
+@pytest.mark.parametrize("claim, passage, label", [
+    # "an bis zu 3 Tagen": a bound, not an example the claim takes ("ein Hotel zu 150 EUR")
+    ("Ja, mobiles Arbeiten ist an bis zu 3 Tagen pro Woche möglich.", _REMOTE, "contradicted"),
+    ("Mobiles Arbeiten ist an bis zu 2 Tagen pro Woche möglich.", _REMOTE, "supported"),
+    # a clause after a semicolon negates by itself
+    ("Die Abrechnung muss innerhalb von 3 Monaten nach der Reise eingereicht werden.", _REPORTS, "supported"),
+    ("Spätere Abrechnungen werden nicht erstattet.", _REPORTS, "supported"),
+    # a meaning written with a hyphen ("carry-over") is met written apart ("carried over")
+    ("Übertrag: bis zu 5 Tage", _REPORTS, "supported"),
+])
+def test_bounds_clauses_and_hyphens_across_languages(claim, passage, label):
+    verdict = get_judge("signals").judge(claim, Evidence("Frage?", [passage]))
+    assert verdict.label == label, verdict.reason or verdict.error

@@ -744,3 +744,24 @@ def test_what_a_cap_leaves_uncovered_and_a_nights_rate_less_a_days_breakfast(cla
         "erstattet. Das Frühstück wird mit 5,60 EUR pro Tag abgezogen, wenn es im Zimmerpreis enthalten ist."
     verdict = get_judge("signals").judge(claim, Evidence(question, (Passage("P1", passage),)))
     assert verdict.label == "supported" and shown in verdict.reason, verdict.reason
+
+
+_MILEAGE = Passage("TR-2", "Travel by private car is reimbursed at 0.30 EUR per km, at most 130 EUR per trip. Hotel costs "
+                           "are reimbursed up to 120 EUR per night.")
+
+
+@pytest.mark.parametrize("claim, label", [
+    # the example's number written again in the expression the claim shows: the example computes
+    ("For 300 km by private car you get 90 EUR (300 × 0.30 EUR).", "supported"),
+    ("Bei 300 km mit dem Privatwagen erhalten Sie 90 EUR (300 × 0,30 EUR).", "supported"),
+    ("Für 300 km erhalten Sie 300 × 0,30 EUR = 90 EUR.", "supported"),
+    ("For 300 km by private car you get 80 EUR (300 × 0.30 EUR).", "contradicted"),
+    ("For 300 km you get 90 EUR (400 × 0.30 EUR).", "contradicted"),
+    ("For 500 km you get 150 EUR (500 × 0.30 EUR).", "contradicted"),
+])
+def test_an_example_written_again_in_the_claims_expression_is_the_example(claim, label):
+    verdict = get_judge("signals").judge(claim, Evidence("Q?", [_MILEAGE]))
+    assert verdict.label == label, verdict.reason or verdict.error
+    # the rules judge takes the same numbers step (its words step reads English words alone)
+    rules = get_judge("rules").judge(claim, Evidence("Q?", [_MILEAGE]))
+    assert (rules.label == "contradicted") == (label == "contradicted"), rules.reason

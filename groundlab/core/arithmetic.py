@@ -43,7 +43,7 @@ import re
 from functools import lru_cache
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
-from .bounds import CONDITION, against_bound, example_words, is_example, past_bound
+from .bounds import CONDITION, against_bound, example_words, is_example, past_bound, written_again
 from .claims import strip_emphasis
 from .numbers import mentions
 from .sentences import LazyPattern
@@ -523,9 +523,10 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
         if len(found) == len(order) - len(premises):
             break
     wanted = claim
-    # an example the claim takes is backed when a number it states follows from it
-    used = [k for k in premises if any(o.start == wanted[k].start and o.surface == wanted[k].surface
-                                       for i in found for o in found[i].operands)]
+    # an example the claim takes is backed when a number it states follows from it, or from the example
+    # written again ("For 300 km ... 90 EUR (300 × 0.30 EUR)")
+    operands = {(o.start, o.surface) for i in found for o in found[i].operands}
+    used = [k for k in premises if any((q.start, q.surface) in operands for q in wanted if written_again(q, wanted[k]))]
     capped_examples = []
     for k in premises:
         if k not in used and k in order and wanted[k].unit in _PERIODS:

@@ -43,15 +43,15 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Callable, FrozenSet, Optional, Sequence, Tuple
+from typing import Callable, FrozenSet, List, Optional, Sequence, Tuple
 
 from .numbers import Mention
 from .quantities import APPROX, Quantity, quantities_of
 from .sentences import LazyPattern
 from .steps import _PERIODS, _money, _Step
 
-__all__ = ["CONDITION", "IN_DAYS", "OPPOSITE", "against_bound", "asked_as_bound", "example_words", "in_another_unit",
-           "is_example", "past_bound", "period_phrases", "word_keys"]
+__all__ = ["CONDITION", "IN_DAYS", "OPPOSITE", "against_bound", "asked_as_bound", "day_counted", "example_words",
+           "in_another_unit", "is_example", "ordinal_day", "ordinal_elsewhere", "ordinals", "past_bound", "period_phrases", "side_across", "word_keys", "written_again"]
 
 #: How a note ends where the claim says the opposite of the passage's rule, rightly: the judges read
 #: no negation flip in it (the comparison has read the negation).
@@ -66,7 +66,7 @@ _EXAMPLE_BEFORE = re.compile(
     r"il y a|vor|bei(?:\s+" + _WORD + r"){0,3}?(?:\s+(?:von|über|mit))?)"
     r"|\b(?:for|on|für|pour|sur|bei|with)\s+(?:a|an|one|ein|eine|einen|einer|einem|un|une)\s+" + _WORD + r"(?:\s+" + _WORD +
     r")?\s+(?:of|von|de|d'|über|mit)"
-    r"|\b(?:a|an|ein|eine|einen|einer|einem|un|une)(?:\s+" + _WORD + r"){1,2}\s+(?:at|costing|lasting|zu|à)"
+    r"|\b(?:a|an|ein|eine|einen|einer|einem|un|une)(?:\s+(?!bis\b)" + _WORD + r"){1,2}\s+(?:at|costing|lasting|zu|à)"
     r"|^\W*(?:for|für|pour|with|mit|at|après)(?:\s+" + _WORD + r")?)\s*$",
     re.IGNORECASE)
 #: A conditional clause the claim's number stands in ("if the lock started at 9:10, ..."): an
@@ -75,6 +75,13 @@ CONDITION = re.compile(r"\b(?:if|when|whenever|assuming|suppose|wenn|falls|sofer
                        re.IGNORECASE)
 #: "8 months ago", "3 weeks old".
 _EXAMPLE_AFTER = re.compile(r"\s*-?\s*" + _WORD + r"\s+(?:ago|old|alt|zurück)\b", re.IGNORECASE)
+
+
+def written_again(q: Quantity, example: Quantity) -> bool:
+    """Whether ``q`` writes the claim's ``example`` again ("For 300 km ... (300 × 0.30 EUR)"): its
+    number, bare or with the same unit."""
+    return q.value == example.value and q.date == example.date and q.unit in ("", example.unit) and \
+        q.per in ("", example.per)
 
 
 def is_example(text: str, q: Quantity) -> bool:
@@ -192,14 +199,37 @@ def _passage_bound(text: str, q: Quantity, read: Sequence[Quantity], keys_of: Tu
     side = _side(text, q.surface, q.start)
     if not side:
         return None
-    alike = [e for e in read if not e.said and e.unit == q.unit and e.per == q.per and e.value != q.value and
-             _side_of(e) == side]
+    alike = [e for e in read if not e.said and e.per == q.per and _other_bound(e, q) and _side_of(e) == side]
     if not alike:
         return None
     claim_keys, sentence_keys = keys_of
     keys = claim_keys(text) - claim_keys(q.shown)
     best = max(alike, key=lambda e: len(keys & sentence_keys(e.group)))
     return best if len(keys & sentence_keys(best.group)) >= 2 else None
+
+
+#: A period in days where two bounds in different units are compared: a working day as a fifth of a
+#: week, so "10 working days" and "2 weeks" are one bound.
+_BOUND_DAYS = dict(IN_DAYS, workday=7 / 5)
+
+
+#: Units of time a rule may be stated in either of: "3 days" or "2 weeks" in advance, "48 hours" or "2 days"
+#: (not working days and hours: "2 working days" is no "48 hours", nor clearly another bound).
+_NEIGHBOURS = frozenset(frozenset(pair) for pair in (
+    ("day", "week"), ("workday", "week"), ("week", "month"), ("month", "year"), ("day", "month"), ("hour", "day"),
+    ("minute", "hour")))
+
+
+def _other_bound(e: Quantity, q: Quantity) -> bool:
+    """Whether the passages' ``e`` is a bound of ``q``'s kind with another value: the same unit and
+    another number, or a period in another unit that is not about the same length (more than a
+    quarter apart: "2 weeks" against "3 days", not "1 month" against "30 days")."""
+    if e.unit == q.unit:
+        return e.value != q.value
+    if frozenset((e.unit, q.unit)) not in _NEIGHBOURS or not e.value or not q.value:
+        return False  # "after 11 years" and "after 120 minutes" are bounds of two matters
+    ratio = (e.value * _BOUND_DAYS[e.unit]) / (q.value * _BOUND_DAYS[q.unit])
+    return not 0.8 <= ratio <= 1.25
 
 
 def _negated(text: str) -> bool:
@@ -324,6 +354,9 @@ def asked_as_bound(text: str, found: Sequence[Mention], evidence: Callable[[], S
     return None
 
 
+_NEXT_WORD = re.compile(r"\s*[^\W\d_]+")
+
+
 def bound_elsewhere(text: str, found: Sequence[Mention], evidence: Callable[[], Sequence[Quantity]],
                     passages: Sequence[str], keys_of: Tuple[Keys, Keys] = (word_keys, word_keys)
                     ) -> Optional[Tuple[Quantity, Quantity]]:
@@ -338,7 +371,11 @@ def bound_elsewhere(text: str, found: Sequence[Mention], evidence: Callable[[], 
     bounded = []
     for m in found:
         words = _bound_words(text, m.start)
-        if words is not None and not any(text[words.start():m.end] in t for t in passages):
+        if words is None:
+            continue
+        unit = _NEXT_WORD.match(text, m.end)  # "within 5 hours", which "within 5 working days" does not write
+        said = text[words.start():unit.end() if unit is not None else m.end]
+        if not any(said in t for t in passages):
             bounded.append(m)
     if not bounded:
         return None
@@ -445,3 +482,138 @@ _TIME_ENDINGS = ("tag", "tage", "tagen", "stunde", "stunden", "woche", "wochen",
 #: "8 business hours", "10 working days", "3 calendar days": the unit after one more word
 _HOURS_BEFORE = frozenset("business working work calendar service office consecutive full".split())
 _UNIT_AFTER_WORD = re.compile(r"\s+(?i:hours?|days?|weeks?|months?)\b")
+
+
+# ------------------------------------------------------------------ a day counted from one
+
+#: "4th day", "4. Krankheitstag", "4e jour", "4th calendar day": an ordinal of a day, its number first.
+_ORDINAL_DAY = re.compile(r"(\d{1,3})(?:st|nd|rd|th|er|e|ème|\.)\s+(?:(?:full|calendar|working|business|sick)\s+)?"
+                          r"(?:day\b|[^\W\d_]*tag\b|jour\b)", re.IGNORECASE)
+#: A period a rule holds past: "more than 3 days" is the same rule as "from the 4th day" on.
+_DAYS = ("day", "workday")
+#: Days written after a number: "3 calendar days", "3 Krankheitstage", "3 jours".
+_DAYS_AFTER = re.compile(r"\s*(?:(?:full|calendar|working|business|sick)\s+)?(?:days?\b|[^\W\d_]*tag(?:e|en)?\b|jours?\b)",
+                         re.IGNORECASE)
+
+
+def _ordinal(m: Mention, text: str) -> bool:
+    """Whether a number mention may be an ordinal: written with a suffix ("4th", "4e") or a stop and a
+    word after it ("4. Krankheitstag"; a claim's closing "order 84924." is none)."""
+    return m.surface[:1].isdigit() and (not m.surface[-1].isdigit() or text[m.end:m.end + 2] == ". ")
+
+
+def ordinals(text: str, found: Sequence[Mention]) -> List[Mention]:
+    """The mentions of ``text`` that may be ordinals (:func:`ordinal_elsewhere` reads no other)."""
+    return [m for m in found if m.kind == "number" and _ordinal(m, text)]
+
+
+def ordinal_day(text: str, start: int) -> Optional[int]:
+    """The N of a rule from the Nth day on written at ``start`` ("from the 4th day", "ab dem 4.
+    Krankheitstag", "à partir du 4e jour"), else ``None``."""
+    found = _ORDINAL_DAY.match(text, start)
+    if found is None:
+        return None
+    before = _SIDE_BEFORE.search(text, max(0, start - 30), start)
+    return int(found.group(1)) if before is not None and before.lastgroup == "min" else None
+
+
+def day_counted(text: str, found: Sequence[Mention], evidence: Callable[[], Sequence[Quantity]],
+                texts: Callable[[], Sequence[str]]) -> Tuple[Tuple[str, str], ...]:
+    """The claim's numbers (its mentions ``found`` the evidence does not write) that say a passage's
+    rule on days counted the other way: "from the 4th day" where a passage says "more than 3 calendar
+    days", and "more than 3 days" where it says "ab dem 4. Krankheitstag". Each as ``(surface,
+    note)``; empty where none does. ``evidence`` gives the evidence's quantities, ``texts`` the
+    passages', read only for a claim with such a number."""
+    out = []
+    ordinals = None  # the days the passages start a rule on, read for a claim that bounds a period of days
+    for m in found:
+        if m.kind != "number":
+            continue
+        n = ordinal_day(text, m.start) if _ordinal(m, text) else None
+        if n is not None:  # "from the 4th day": a passage's "more than 3 days"
+            for e in evidence():
+                if not e.said and e.unit in _DAYS and e.value == n - 1 and not e.per and _side_of(e) == "above":
+                    out.append((m.surface, f"from the {m.surface} day = more than {e.shown}"))
+                    break
+            continue
+        if _DAYS_AFTER.match(text, m.end) is None:
+            continue  # no period of days ("order 84924")
+        if ordinals is None:
+            ordinals = frozenset(n for passage in texts() for n in _ordinal_days(passage))
+        if not ordinals or not _bound_words(text, m.start) or _side(text, m.surface, m.start) != "above":
+            continue
+        q = next((q for q in quantities_of((m,), text, False) if q.unit in _DAYS and not q.per), None)
+        if q is not None and q.value + 1 in ordinals:  # "more than 3 days": a passage's "from the 4th day"
+            out.append((m.surface, f"more than {q.shown} = from the {int(q.value) + 1}th day"))
+    return tuple(out)
+
+
+@lru_cache(maxsize=4096)
+def _ordinal_days(text: str) -> Tuple[int, ...]:
+    """The days a text starts a rule on (:func:`ordinal_day`), kept per passage."""
+    return tuple(n for at in _ORDINAL_DAY.finditer(text) for n in (ordinal_day(text, at.start()),) if n is not None)
+
+
+def ordinal_elsewhere(text: str, found: Sequence[Mention], evidence: Callable[[], Sequence[Quantity]],
+                      passages: Sequence[str], keys_of: Tuple[Keys, Keys] = (word_keys, word_keys)
+                      ) -> Optional[Tuple[str, str]]:
+    """A rule from the Nth day on that the claim ``text`` states with a number the passages write in
+    another role, where a passage's sentence on the same matter (two words or more) starts the rule
+    on another day: "From the 5th day of sick leave you need a certificate" where a passage says
+    "Up to 5 unused days ..." and "Sick leave of more than 3 calendar days requires a certificate".
+    ``(the claim's day, the passages' rule)``, else ``None``."""
+    days = [(m, n) for m in found for n in (ordinal_day(text, m.start),) if n is not None]
+    if not days:
+        return None
+    claim_keys, sentence_keys = keys_of
+    for m, n in days:
+        keys = claim_keys(text)
+        rules = [(e.value + 1, e.group, f"more than {e.shown}") for e in evidence()
+                 if not e.said and e.unit in _DAYS and not e.per and e.value == int(e.value) and _side_of(e) == "above"]
+        for passage in passages:
+            for at in _ORDINAL_DAY.finditer(passage):
+                start = ordinal_day(passage, at.start())
+                if start is not None:
+                    rules.append((start, passage, at.group()))
+        if any(start == n for start, _, _ in rules):
+            continue  # a passage starts the rule on the claim's day
+        shared = [(len(keys & sentence_keys(group)), start, said) for start, group, said in rules]
+        best = max(shared, default=None)
+        if best is not None and best[0] >= 2:
+            return _ORDINAL_DAY.match(text, m.start).group(), best[2]
+    return None
+
+
+#: Sides of a bound that cannot both hold of one number: "up to 5" and "more than 5" or "at least 5".
+_OPPOSED = frozenset((("max", "above"), ("max", "min"), ("below", "min"), ("below", "above")))
+
+
+def side_across(text: str, found: Sequence[Mention], evidence: Callable[[], Sequence[Quantity]],
+                keys_of: Tuple[Keys, Keys] = (word_keys, word_keys)) -> Optional[Tuple[str, str]]:
+    """A number the claim ``text`` (its mentions ``found``) states with a bound's words on the other
+    side of the one a passage gives the same number, neither negated or both: "Mehr als 5 Tage
+    können übertragen werden" for "Up to 5 unused days can be carried over". What the judge reads
+    of a claim in another language than its passages, whose bound words no word of theirs matches.
+    The passage's sentence must be on the same matter (two words or more, read by ``keys_of`` as in
+    :func:`bound_elsewhere`). ``(the claim's bound, the passage's)``, else ``None``."""
+    bounded = [(m, words) for m in found for words in (_bound_words(text, m.start),) if words is not None]
+    if not bounded:
+        return None
+    negated = _negated(text)
+    claim_keys, sentence_keys = keys_of
+    keys = claim_keys(text)
+    for m, words in bounded:
+        side = words.lastgroup or ""
+        for q in quantities_of((m,), text, False):
+            same = [e for e in evidence() if not e.said and e.value == q.value and e.per == q.per and
+                    (e.unit == q.unit or not e.unit or not q.unit)]
+            sides = [(_side_of(e), e) for e in same]
+            if any(theirs == side for theirs, _ in sides):
+                continue  # a passage gives the number on the claim's side too ("up to 8 people ...; more than 8 people")
+            for theirs, e in sides:
+                if ((side, theirs) in _OPPOSED or (theirs, side) in _OPPOSED) and _negated(e.group) == negated \
+                        and len(keys & sentence_keys(e.group)) >= 2:
+                    there = _bound_words(e.group, _where(e))
+                    return (f"{words.group().strip()} {q.shown}",
+                            f"{there.group().strip()} {e.shown}" if there is not None else e.shown)
+    return None

@@ -29,6 +29,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
+from ..core.bounds import day_counted
 from ..core.claims import CJK_CHARS, character_pairs, split_sentences
 from ..core.numbers import Mention, distinct, mentions
 from ..core.records import Evidence, Verdict, without_passage_text
@@ -358,6 +359,13 @@ def check_numbers(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str 
         if computed.backed:
             derived, written, measured = derived + computed.derived, computed.written, computed.measured
             missing = [m for m in missing if m.surface not in computed.backed]
+            if not missing:
+                return None, derived, written, measured
+        # "from the 4th day" where a passage says "more than 3 calendar days": one rule, counted otherwise
+        counted = day_counted(text, missing, have.quantities, have.texts)
+        if counted:
+            derived += tuple(note for _, note in counted)
+            missing = [m for m in missing if m.surface not in {surface for surface, _ in counted}]
             if not missing:
                 return None, derived, written, measured
     listed = ", ".join(_written(m.surface) for m in missing)

@@ -69,7 +69,8 @@ from ...core.numbers import Mention, digit_shape, distinct, mentions, ordinal_wo
 from ...core.records import Evidence, GroundlabError, Verdict, without_passage_text  # noqa: F401
 from ...core.months import month_after
 from ...core.weekdays import days_named, weekdays
-from ...core.bounds import OPPOSITE, asked_as_bound, bound_elsewhere, in_another_unit, period_phrases, word_keys
+from ...core.bounds import (OPPOSITE, asked_as_bound, bound_elsewhere, in_another_unit, ordinal_elsewhere, ordinals, period_phrases,
+                            side_across, word_keys)
 from .scope import named_clauses, only_for
 from ..rules import _arithmetic, _quote, _without_numbers, _written, check_numbers, computed_wrong, number_verdict  # noqa: F401
 from .across import across, glossary_language, word_keys_in
@@ -244,7 +245,8 @@ class SignalsJudge:
             found = f"; {_numbers_found(numbers)}" if numbers else ""
             # the month a date names ("30. März 2025") is no word to find: the numbers step has checked it
             dates = [m for m in mentions(claim.framed.text) if m.kind == "date"]
-            return across(_without_numbers(claim.framed.text, dates), claim.language, context.passages, found + aside)
+            return across(_without_numbers(claim.framed.text, dates), claim.language, context.passages, found + aside,
+                          restated_limit)
         if route == "model":
             p = self.score(signals)
             label = "supported" if p >= self.threshold else "unsupported"
@@ -433,6 +435,14 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
                 return "number", None, Verdict(
                     "contradicted", f"bound {_written(bound[0].shown)} is not the passages', which is "
                     f"{_written(bound[1].shown)}{_aside(claim.framed.set_aside)}", 0.0), ()
+        ordinal = ordinals(claim.framed.text, numbers) if not derived else ()
+        if ordinal:
+            day = ordinal_elsewhere(claim.framed.text, ordinal, context.numbers.quantities,
+                                    [t for t, _ in context.passages], _keys_of(claim, context))
+            if day is not None:  # "from the 5th day", the passage: "more than 3 calendar days" (and "5 days")
+                return "number", None, Verdict(
+                    "contradicted", f"the rule from the {_quote(day[0])} on is not the passages', which is "
+                    f"{_quote(day[1])}{_aside(claim.framed.set_aside)}", 0.0), ()
     held: Tuple[str, ...] = ()
     if numbers and len(numbers) >= 2:
         compared = comparisons(claim.framed.text)
@@ -451,7 +461,16 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
         months = month_after(claim.framed.text, context.question.text, [text for text, _ in context.passages])
         derived, written = derived + tuple(note for _, note in months), written + tuple(w for w, _ in months)
     if _across_languages(claim, context):
-        # a claim in another language than every passage: judged on what carries across
+        # a claim in another language than every passage: judged on what carries across, its
+        # bounds first ("Mehr als 5 Tage" against "Up to 5 days", whose words no word matches)
+        text = claim.framed.text
+        compared = [(text.find(said), len(said)) for said in held]  # "3.200 EUR über 2.500 EUR": no bound
+        bounds = [m for m in numbers if not any(0 <= at <= m.start < at + n for at, n in compared)]
+        sides = side_across(text, bounds, context.numbers.quantities, _keys_of(claim, context)) if bounds else None
+        if sides is not None:
+            return "number", None, Verdict(
+                "contradicted", f"above or below: the claim says \"{_quote(sides[0])}\" where the evidence says "
+                f"\"{_quote(sides[1])}\"{_aside(claim.framed.set_aside)}", 0.0), ()
         return "across", None, None, derived
     if not claim.stems:
         return "empty", None, None, derived
@@ -501,13 +520,24 @@ def _keys_of(claim: _Claim, context: _Context) -> Tuple[Callable[[str], FrozenSe
     (:func:`~groundlab.core.bounds.bound_elsewhere`): their words alone where all are in one
     language, else with the English the glossary gives the words of each other language ("bis zu
     3 Tage pro Woche mobil arbeiten" beside "work remotely up to 2 days a week")."""
-    others = sorted(lang for lang in context.languages if lang != "english")
-    if claim.language == "english" and not others:
-        return word_keys, word_keys
-    claim_keys = word_keys if claim.language == "english" else partial(word_keys_in, lang=claim.language)
+    return _keys_for(claim.language, context.languages)
+
+
+_ENGLISH = frozenset(("english",))
+
+
+@lru_cache(maxsize=64)
+def _keys_for(claim_language: str, languages: FrozenSet[str]
+              ) -> Tuple[Callable[[str], FrozenSet[str]], Callable[[str], FrozenSet[str]]]:
+    others = tuple(sorted(languages - _ENGLISH))
+    claim_keys = word_keys if claim_language == "english" else partial(word_keys_in, lang=claim_language)
     if not others:
         return claim_keys, word_keys
-    return claim_keys, lambda text: frozenset().union(*(word_keys_in(text, lang) for lang in others))
+    return claim_keys, partial(_keys_in_each, languages=others)
+
+
+def _keys_in_each(text: str, languages: Tuple[str, ...]) -> FrozenSet[str]:
+    return frozenset().union(*(word_keys_in(text, lang) for lang in languages))
 
 
 def _across_languages(claim: _Claim, context: _Context) -> bool:

@@ -23,7 +23,7 @@ import re
 import sys
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, FrozenSet, List, Optional, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
 
 from ...core.bounds import word_keys
 from ...core.languages import ACROSS
@@ -60,7 +60,10 @@ def glossary() -> Dict[str, Dict[str, Tuple[Tuple[str, FrozenSet[str]], ...]]]:
     for lang, entries in data.items():
         table = out[lang] = {}
         for form, meanings in entries.items():
-            read = ((m, frozenset(_english_stems(m))) for m in meanings)
+            # a meaning written with a hyphen is met written apart too ("carry-over": "carried over")
+            written = [m for meaning in meanings for m in ((meaning, meaning.replace("-", " ")) if "-" in meaning
+                                                           else (meaning,))]
+            read = ((m, frozenset(_english_stems(m))) for m in written)
             table[form.replace("\u2019", "'")] = tuple((m, st) for m, st in read if st)
     return out
 
@@ -164,6 +167,9 @@ def _compound(word: str, table: Dict[str, Tuple[Tuple[str, FrozenSet[str]], ...]
     return ()
 
 
+_CLAUSES = re.compile(r"\s*;\s*")
+
+
 @lru_cache(maxsize=8192)
 def word_keys_in(text: str, lang: str) -> FrozenSet[str]:
     """:func:`~groundlab.core.bounds.word_keys` of ``text`` (in ``lang``) and of the English its
@@ -178,19 +184,22 @@ def word_keys_in(text: str, lang: str) -> FrozenSet[str]:
 
 
 @lru_cache(maxsize=4096)
-def _evidence(texts: Tuple[Tuple[str, str], ...]) -> Tuple[Tuple[FrozenSet[str], FrozenSet[str], bool], ...]:
+def _evidence(texts: Tuple[Tuple[str, str], ...]) -> Tuple[Tuple[FrozenSet[str], FrozenSet[str], bool, str], ...]:
     """The passages (each ``(text, language)``) read across, a sentence at a time: every English
-    stem any of its words means, every word as written (lower case), and whether it negates."""
+    stem any of its words means, every word as written (lower case), whether it negates, and the
+    sentence."""
     out = []
     for text, lang in texts:
-        for sentence in split_sentences(text):
+        # each clause a semicolon parts by itself: "... within 3 months after the trip; later reports
+        # are not reimbursed" negates its second clause only
+        for sentence in (clause for whole in split_sentences(text) for clause in _CLAUSES.split(whole) if clause.strip()):
             stems: set = set()
             written: set = set()
             for surface, meanings, _ in _read(sentence, lang):
                 written.add(surface.lower())
                 for _, m in meanings:
                     stems |= m
-            out.append((frozenset(stems), frozenset(written), _negates(sentence, lang)))
+            out.append((frozenset(stems), frozenset(written), _negates(sentence, lang), sentence))
     return tuple(out)
 
 
@@ -200,18 +209,21 @@ def _negates(text: str, lang: str) -> bool:
     return _read_words(text, lang).has_negation
 
 
-def across(claim: str, claim_language: str, passages: Tuple[Tuple[str, str], ...], suffix: str = "") -> Verdict:
+def across(claim: str, claim_language: str, passages: Tuple[Tuple[str, str], ...], suffix: str = "",
+           restated: Callable[[str, str], bool] = lambda claim, sentence: False) -> Verdict:
     """The verdict on ``claim`` (in ``claim_language``) against ``passages`` (each ``(text,
     language)``), none in the claim's language: see the module docstring. ``suffix`` ends the
-    reason (the numbers found, what was set aside)."""
+    reason (the numbers found, what was set aside). ``restated``: whether the claim says a
+    sentence's limit the other way round (:func:`~groundlab.judges.signals.conflicts.restated_limit`),
+    so that a negation on one side only is none."""
     words = _read(claim, claim_language)
     languages = sorted({_NAMES.get(lang, lang) for _, lang in passages})
     head = f"{_NAMES.get(claim_language, claim_language)} claim, {' and '.join(languages)} passages"
     if not words:
         return Verdict("supported", f"{head}: no content words to check{suffix}", 1.0)
     sentences = _evidence(passages)
-    stems = frozenset().union(*(st for st, _, _ in sentences)) if sentences else frozenset()
-    written = frozenset().union(*(w for _, w, _ in sentences)) if sentences else frozenset()
+    stems = frozenset().union(*(st for st, _, _, _ in sentences)) if sentences else frozenset()
+    written = frozenset().union(*(w for _, w, _, _ in sentences)) if sentences else frozenset()
     known = found = 0
     missing: List[str] = []
     shown: List[str] = []
@@ -244,8 +256,12 @@ def across(claim: str, claim_language: str, passages: Tuple[Tuple[str, str], ...
     claim_negates = _negates(claim, claim_language)
     if found >= SUPPORTED * n:
         if claim_negates != negates:
-            reason = f"{head}: {carried}, but a negation stands on one side only: cannot {ACROSS}{suffix}"
-            return Verdict(None, reason, error=reason)
+            if not restated(claim, best[3]):
+                reason = f"{head}: {carried}, but a negation stands on one side only: cannot {ACROSS}{suffix}"
+                return Verdict(None, reason, error=reason)
+            # a limit said the other way round ("Mehr als 5 Tage können nicht übertragen werden" for
+            # "Up to 5 unused days can be carried over") says the same
+            carried += "; the claim restates the limit the other way round"
         # a rule decides, as the numbers and the negation do: score 1 or 0, never a model's probability
         return Verdict("supported", f"{head}: {carried}{suffix}", 1.0)
     if found < UNSUPPORTED * n:
