@@ -173,3 +173,21 @@ _REPORTS = Passage("TR-2", "Expense reports must be submitted within 3 months af
 def test_bounds_clauses_and_hyphens_across_languages(claim, passage, label):
     verdict = get_judge("signals").judge(claim, Evidence("Frage?", [passage]))
     assert verdict.label == label, verdict.reason or verdict.error
+
+
+@pytest.mark.parametrize("claim, passage, reason", [
+    # "z. B." is a function phrase, no content word to find; a compound of the glossary's words is read
+    ("Sie erhalten z. B. einen Zuschuss von 20 % Ihres Bruttogehalts für bis zu 12 Monate.",
+     Passage("HR-40", "Employees on parental leave receive a top-up of 20% of their gross salary for up to 12 months."),
+     "3/3 content words carry across, 3 found"),
+    # "anmelden" is announcing leave as well as logging in
+    ("Die Elternzeit muss mindestens 7 Wochen vorher angemeldet werden.",
+     Passage("HR-40", "Parental leave must be announced at least 7 weeks before it starts."), "angemeldet = announced"),
+    ("Bei Fahrten über 4 Stunden ist die 1. Klasse erlaubt.",
+     Passage("TR-5", "Train travel is reimbursed in 2nd class; 1st class is allowed for trips longer than 4 hours."),
+     "Klasse = class"),
+])
+def test_the_glossary_reads_the_words_of_hr_and_travel_rules(claim, passage, reason):
+    verdict = get_judge("signals").judge(claim, Evidence("Frage?", [passage]))
+    assert verdict.label == "supported", verdict.reason or verdict.error
+    assert reason in verdict.reason, verdict.reason

@@ -765,3 +765,21 @@ def test_an_example_written_again_in_the_claims_expression_is_the_example(claim,
     # the rules judge takes the same numbers step (its words step reads English words alone)
     rules = get_judge("rules").judge(claim, Evidence("Q?", [_MILEAGE]))
     assert (rules.label == "contradicted") == (label == "contradicted"), rules.reason
+
+
+_PARENTAL = Passage("HR-40", "Parental leave must be announced at least 7 weeks before it starts.")
+
+
+@pytest.mark.parametrize("claim, label, right", [
+    # a date moved back by the claim's own period ("7 weeks before 1 September"): the right date is 14 July
+    ("You must announce it by 14 July (7 weeks before 1 September).", "supported", None),
+    ("You must announce it by 21 July (7 weeks before 1 September).", "contradicted", "1 September − 7 weeks = 14 July"),
+    ("Sie müssen die Elternzeit spätestens am 21. Juli anmelden (7 Wochen vor dem 1. September).", "contradicted",
+     "− 7 Wochen = 14 July"),
+])
+def test_a_date_moved_back_is_told_the_date_before(claim, label, right):
+    verdict = get_judge("signals").judge(claim, Evidence("When must I announce parental leave if it starts on "
+                                                         "1 September?", [_PARENTAL]))
+    assert verdict.label == label, verdict.reason or verdict.error
+    if right is not None:
+        assert right in verdict.reason, verdict.reason

@@ -50,7 +50,8 @@ from .sentences import LazyPattern
 from .totals import list_sum
 from .quantities import APPROX as _APPROX, DEADLINE_WORDS, Quantity, quantities, quantities_of  # noqa: F401  (names this module had)
 from .steps import (_DATE_PERIODS, _PERIODS, _RATE_PERIODS, _Step, _converted, _date_steps, _decimals,  # noqa: F401
-                    _day_span, _expression, _matches, _money, _month_span, _next_day, _one_steps, _share, _units_fit)
+                    _day_span, _expression, _matches, _money, _month_span, _next_day, _one_steps, _share, _units_fit,
+                    moved_back)
 
 __all__ = ["Computed", "Quantity", "compute", "compute_mentions", "list_sum", "may_total", "quantities", "quantities_of",
            "says_earlier", "sentence_before", "without_computation"]
@@ -579,7 +580,7 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
                 # only a period the claim states tells the date it should give; one of the passages'
                 # ("up to 5 days of leave") moves no date the claim names as an example
                 right = _date_of_own_period(target, _own_periods(_pool(stated, evidence), claim, order, said_periods),
-                                            cue)
+                                            cue, " − " if moved_back(text) else " + ")
             if right is None and may_total(text, answer) and says_total(text):
                 right = list_sum(answer, target)  # "In total 60 EUR" under items adding up to 56 EUR
             if right is None and target.unit == "month" and not target.per:
@@ -602,10 +603,10 @@ def _own_periods(pool: Sequence[Quantity], claim: Sequence[Quantity], order: Seq
     return [q for q in pool if q.unit not in _DATE_PERIODS or (q.unit, q.value) in own]
 
 
-def _date_of_own_period(target: Quantity, pool: Sequence[Quantity], cue: bool) -> Optional[_Step]:
+def _date_of_own_period(target: Quantity, pool: Sequence[Quantity], cue: bool, way: str = " + ") -> Optional[_Step]:
     """The one date that the claim's own period gives from a date of the evidence, for a date the
     claim states otherwise ("nach drei Jahren ..., also am 15. Januar 2028" after "15. Januar
-    2024": 2027); ``None`` unless exactly one such date, later than the date it is moved from."""
+    2024": 2027); ``None`` unless exactly one such date, moved ``way`` (" − ": "7 weeks before")."""
     periods = [q for q in pool if q.unit in _DATE_PERIODS]
     if not periods or target.date is None:
         return None
@@ -614,10 +615,9 @@ def _date_of_own_period(target: Quantity, pool: Sequence[Quantity], cue: bool) -
         if d.unit == "date" and d.date is not None:
             for n in periods:
                 for step in _date_steps(d, n):
-                    if _accepted(step, cue) and " + " in step.expression:
+                    if _accepted(step, cue) and way in step.expression:
                         steps.setdefault(step.date, step)
     return next(iter(steps.values())) if len(steps) == 1 else None
-
 
 
 @lru_cache(maxsize=16384)

@@ -158,6 +158,17 @@ def _share(a: Quantity, b: Quantity, c: Quantity) -> Optional[_Step]:
                  a.said or b.said or c.said, None, (a, b, c))
 
 
+#: Words that move a date back by a period: "7 weeks before 1 September", "7 Wochen vor dem 1. September".
+_BACK = re.compile(r"\b(?:before|prior\s+to|ahead\s+of|earlier|vor|vorher|zuvor|avant)\b", re.IGNORECASE)
+#: Words that move it on: "3 months after the trip", "nach", "après".
+_ON = re.compile(r"\b(?:after|later|from|nach|später|ab|après|plus\s+tard)\b", re.IGNORECASE)
+
+
+def moved_back(text: str) -> bool:
+    """Whether a claim moves a date back by its period ("7 weeks before 1 September") and not on."""
+    return _BACK.search(text) is not None and _ON.search(text) is None
+
+
 def _date_steps(d: Quantity, n: Quantity) -> List[_Step]:
     """A date plus or minus a period."""
     if n.unit not in _DATE_PERIODS or d.date is None or n.value != int(n.value) \
