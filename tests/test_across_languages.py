@@ -191,3 +191,19 @@ def test_the_glossary_reads_the_words_of_hr_and_travel_rules(claim, passage, rea
     verdict = get_judge("signals").judge(claim, Evidence("Frage?", [passage]))
     assert verdict.label == "supported", verdict.reason or verdict.error
     assert reason in verdict.reason, verdict.reason
+
+
+_DESK = Passage("HR-50", "The service desk is open Monday to Friday from 8:00 to 18:00.")
+_DESK_DE = Passage("DE-HR-51", "Der Service-Desk ist montags bis freitags von 8 bis 18 Uhr erreichbar.")
+
+
+@pytest.mark.parametrize("claim, passage, label", [
+    # hours written "8 bis 18 Uhr" and "8:00 to 18:00" are the same hours; "Uhr" is no word to find
+    ("Der Service-Desk ist montags bis freitags von 8 bis 18 Uhr erreichbar.", _DESK, "supported"),
+    ("Der Service-Desk ist montags bis freitags von 8 bis 20 Uhr erreichbar.", _DESK, "contradicted"),
+    ("The service desk is open Monday to Friday from 8:00 to 18:00.", _DESK_DE, "supported"),
+    ("The service desk is open Monday to Friday from 9:00 to 18:00.", _DESK_DE, "contradicted"),
+])
+def test_hours_of_service_across_languages(claim, passage, label):
+    verdict = get_judge("signals").judge(claim, Evidence("Wann?", [passage]))
+    assert verdict.label == label, verdict.reason or verdict.error

@@ -86,7 +86,10 @@ def _plain_mentions(text: str):
     pattern = numbers._MENTION if numbers._HAS_DIGIT.search(text) else numbers._MENTION_IN_WORDS
     clock = [m.span() for m in numbers._AROUND_THE_CLOCK.finditer(text)]  # "24/7" is no number either way
     found = [numbers._mention(m, text) for m in pattern.finditer(text) if not any(a <= m.start() < b for a, b in clock)]
-    return tuple(m for m in found if m is not None)
+    found = [m for m in found if m is not None]
+    if len(found) > 1 and any(m.kind == "time" for m in found):
+        numbers._hours_of_ranges(found, text)  # "von 8 bis 18 Uhr": the 8 is a time of day too
+    return tuple(found)
 
 
 def _texts(limit_per_set: int = 150):
@@ -172,3 +175,19 @@ def test_a_pattern_written_with_the_cjk_ranges_reads_every_text_as_the_whole_pat
     assert (fresh.pattern, fresh.flags) == (source, 0)
     with pytest.raises(ValueError, match="CJK_CHARS"):
         ScriptPattern("[a-z]+")
+
+
+@pytest.mark.parametrize("text, times", [
+    ("Der Service-Desk ist montags bis freitags von 8 bis 18 Uhr erreichbar.", ["T08:00", "T18:00"]),
+    ("open from 8 to 18:00", ["T08:00", "T18:00"]),
+    ("Mo-Fr 8–18 Uhr", ["T08:00", "T18:00"]),
+    ("daily 7-8 p.m. in the evening", ["T19:00", "T20:00"]),
+    # a timestamp's zone is no span of hours
+    ("PUBLISHED DATETIME: 2017-11-01T14:02:00-08:00", None),
+])
+def test_a_bare_hour_opening_a_span_of_hours_is_a_time_of_day(text, times):
+    found = [m.value for m in numbers.mentions(text) if m.kind == "time"]
+    if times is None:
+        assert not any(m.kind == "time" and m.surface.isdigit() for m in numbers.mentions(text))
+    else:
+        assert found == times

@@ -500,7 +500,29 @@ def mentions(text: str) -> Tuple[Mention, ...]:
         mention = _mention(_Found(kind, text, start, end), text)
         if mention is not None:
             found.append(mention)
+    if len(found) > 1 and any(m.kind == "time" for m in found):
+        _hours_of_ranges(found, text)
     return tuple(found)
+
+
+#: What joins the two ends of a span of hours: "8 bis 18 Uhr", "8-18 Uhr", "from 8 to 18:00".
+_RANGE_JOIN = re.compile(r"\s*(?:bis|to|until|till|[-\u2013\u2014]|à)\s*", re.IGNORECASE)
+
+
+def _hours_of_ranges(found: List[Mention], text: str) -> None:
+    """A bare hour that opens a span of hours ending in a time of day is a time of day too: the 8 of
+    "von 8 bis 18 Uhr" is 08:00, as in "8:00 to 18:00" (read in place)."""
+    for k in range(len(found) - 1):
+        a, b = found[k], found[k + 1]
+        if a.kind in ("number", "code") and b.kind == "time" and a.surface.isdigit() and int(a.surface) <= 23 and \
+                text[a.start - 1:a.start] in ("", " ", "(", "\n", "\t") and _RANGE_JOIN.fullmatch(text, a.end, b.start):
+            # (standing alone: "…T14:02:00-08:00" is a timestamp)
+            hour = int(a.surface)
+            low = b.surface.lower()
+            if ("pm" in low or "p.m" in low) and hour < 12 and hour + 12 <= int(b.value[1:3]):
+                hour += 12  # "7-8 p.m.": 19:00
+            value = f"T{hour:02d}:00"
+            found[k] = Mention(value, a.surface, a.start, a.end, "time", value, (str(hour),))
 
 
 def _may_say_around_the_clock(text: str) -> bool:

@@ -243,8 +243,9 @@ class SignalsJudge:
         if route == "across":
             numbers = _stated_numbers(claim, ids)
             found = f"; {_numbers_found(numbers)}" if numbers else ""
-            # the month a date names ("30. März 2025") is no word to find: the numbers step has checked it
-            dates = [m for m in mentions(claim.framed.text) if m.kind == "date"]
+            # the month a date names ("30. März 2025") and a time's "Uhr" are no words to find: the numbers
+            # step has checked them
+            dates = [m for m in mentions(claim.framed.text) if m.kind in ("date", "time")]
             return across(_without_numbers(claim.framed.text, dates), claim.language, context.passages, found + aside,
                           restated_limit)
         if route == "model":
