@@ -783,3 +783,23 @@ def test_a_date_moved_back_is_told_the_date_before(claim, label, right):
     assert verdict.label == label, verdict.reason or verdict.error
     if right is not None:
         assert right in verdict.reason, verdict.reason
+
+
+_PER_DIEM = Passage("TR-2", "Hotel costs are reimbursed up to 120 EUR per night. Travel by private car is reimbursed at "
+                            "0.30 EUR per km, at most 130 EUR per trip. The per diem for a full day is 28 EUR; if "
+                            "breakfast is provided, 5.60 EUR is deducted.")
+
+
+@pytest.mark.parametrize("claim, label", [
+    # an amount the passage says is deducted, taken off the amount its sentence gives: no word of a
+    # computation needed
+    ("With breakfast you get 22.40 EUR per day.", "supported"),
+    ("Mit Frühstück erhalten Sie 22,40 EUR pro Tag.", "supported"),
+    ("With breakfast you get 23.40 EUR per day.", "contradicted"),
+    # ... and off no other amount: 130 − 5.60 is no figure of the passages
+    ("The mileage cap is 124.40 EUR.", "contradicted"),
+    ("The hotel limit is 114.40 EUR if breakfast is provided.", "contradicted"),
+])
+def test_an_amount_the_passage_deducts_is_taken_off_its_own_sentences_amount(claim, label):
+    verdict = get_judge("signals").judge(claim, Evidence("What do I get?", [_PER_DIEM]))
+    assert verdict.label == label, verdict.reason or verdict.error

@@ -51,7 +51,7 @@ from .totals import list_sum
 from .quantities import APPROX as _APPROX, DEADLINE_WORDS, Quantity, quantities, quantities_of  # noqa: F401  (names this module had)
 from .steps import (_DATE_PERIODS, _PERIODS, _RATE_PERIODS, _Step, _converted, _date_steps, _decimals,  # noqa: F401
                     _day_span, _expression, _matches, _money, _month_span, _next_day, _one_steps, _share, _units_fit,
-                    moved_back)
+                    deducted, moved_back, takes_off)
 
 __all__ = ["Computed", "Quantity", "compute", "compute_mentions", "list_sum", "may_total", "quantities", "quantities_of",
            "says_earlier", "sentence_before", "without_computation"]
@@ -246,7 +246,7 @@ def _accepted(step: _Step, cue: bool) -> bool:
     if step.op in ("+", "−") and (not ops or (ops[0].unit == ops[-1].unit and ops[0].unit != "time")):
         # (a time shifts as a date does) both numbers the user's or the claim's own results: "reimbursed up to 540 EUR, so 90 EUR of
         # the 630 EUR bill would not be covered"
-        return cue or (step.said and all([o.said for o in step.operands]))
+        return cue or (step.said and all([o.said for o in step.operands])) or deducted(step)
     return step.said or cue
 
 
@@ -477,7 +477,7 @@ def compute_mentions(text: str, targets: Sequence, claim_found: Sequence,
     premises = list(premises)
     evidence = [q for q in evidence if not _identifier(q)]  # "invoice 5178837457" computes nothing
     only_conversions = not cue and not premises and not any(q.said for q in evidence) and \
-        not any(claim[i].unit == "date" for i in order)
+        not any(claim[i].unit == "date" or (_money(claim[i].unit) and takes_off(evidence)) for i in order)
     if only_conversions and not any(claim[i].unit in _PERIODS or claim[i].per in _RATE_PERIODS for i in order):
         # no step could be taken for the claim's: no words of a computation, no number of the user's,
         # no period another unit of time restates ("12 months", "one year"), no rate per another period

@@ -164,6 +164,37 @@ _BACK = re.compile(r"\b(?:before|prior\s+to|ahead\s+of|earlier|vor|vorher|zuvor|
 _ON = re.compile(r"\b(?:after|later|from|nach|später|ab|après|plus\s+tard)\b", re.IGNORECASE)
 
 
+#: Words of a passage sentence that say its amount is taken off another: "if breakfast is provided,
+#: 5.60 EUR is deducted", "kürzt sie um 11,20 EUR", "réduite de 5,60 EUR".
+_DEDUCTED = re.compile(r"\b(?:deduct\w*|reduc\w*|subtract\w*|minus|less(?!\s+than)|abgezogen|abzuziehen|ab(?:ge)?zug\w*|"
+                       r"gekürzt|kürz\w*|vermindert|reduziert\w*|déduit\w*|rédui\w*|retranch\w*)\b", re.IGNORECASE)
+
+
+def deducted(step: "_Step") -> bool:
+    """Whether a difference takes off an amount of money its passage sentence says is deducted, from
+    the amount that sentence gives ("The per diem is 28 EUR; if breakfast is provided, 5.60 EUR is
+    deducted": 22.40 EUR with breakfast), which a reader computes though the claim writes no word of
+    a computation."""
+    if step.op != "−" or len(step.operands) != 2:
+        return False
+    whole, part = step.operands
+    if not (_money(part.unit) and part.unit == whole.unit and not part.said and _says_deducted(part.group)):
+        return False
+    # the amount it is taken off in its sentence: its clause, or the clause before it ("… is 28 EUR; if …")
+    return whole.group == part.group or (whole.group.rstrip().endswith((";", ":")) and
+                                         0 < part.start - whole.start <= len(whole.group) + len(part.group) + 2)
+
+
+def takes_off(evidence: Sequence[Quantity]) -> bool:
+    """Whether some amount of money of the evidence is one its sentence says is deducted."""
+    return any(_money(q.unit) and not q.said and _says_deducted(q.group) for q in evidence)
+
+
+@lru_cache(maxsize=4096)
+def _says_deducted(sentence: str) -> bool:
+    return _DEDUCTED.search(sentence) is not None
+
+
 def moved_back(text: str) -> bool:
     """Whether a claim moves a date back by its period ("7 weeks before 1 September") and not on."""
     return _BACK.search(text) is not None and _ON.search(text) is None
