@@ -43,7 +43,7 @@ import re
 from functools import lru_cache
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
-from .bounds import CONDITION, against_bound, example_words, is_example, past_bound, written_again
+from .bounds import CONDITION, against_bound, example_words, is_example, past_bound
 from .claims import strip_emphasis
 from .numbers import mentions
 from .sentences import LazyPattern
@@ -51,7 +51,7 @@ from .totals import list_sum
 from .quantities import APPROX as _APPROX, DEADLINE_WORDS, Quantity, quantities, quantities_of  # noqa: F401  (names this module had)
 from .steps import (_DATE_PERIODS, _PERIODS, _RATE_PERIODS, _Step, _converted, _date_steps, _decimals,  # noqa: F401
                     _day_span, _expression, _matches, _money, _month_span, _next_day, _one_steps, _share, _units_fit,
-                    deducted, moved_back, takes_off)
+                    deducted, moved_back, takes_off, written_again)
 
 __all__ = ["Computed", "Quantity", "compute", "compute_mentions", "list_sum", "may_total", "quantities", "quantities_of",
            "says_earlier", "sentence_before", "without_computation"]

@@ -47,11 +47,12 @@ from typing import Callable, FrozenSet, List, Optional, Sequence, Tuple
 
 from .numbers import Mention
 from .quantities import APPROX, Quantity, quantities_of
-from .sentences import LazyPattern
+from .sentences import LazyPattern, split_sentences
 from .steps import _PERIODS, _money, _Step
 
-__all__ = ["CONDITION", "IN_DAYS", "OPPOSITE", "against_bound", "asked_as_bound", "day_counted", "example_words",
-           "in_another_unit", "is_example", "ordinal_day", "ordinal_elsewhere", "ordinals", "past_bound", "period_phrases", "side_across", "word_keys", "written_again"]
+__all__ = ["CONDITION", "IN_DAYS", "OPPOSITE", "against_bound", "asked_as_bound", "bound_elsewhere", "day_counted",
+           "example_words", "in_another_unit", "is_example", "ordinal_day", "ordinal_elsewhere", "ordinals", "past_bound",
+           "period_phrases", "side_across", "word_keys"]
 
 #: How a note ends where the claim says the opposite of the passage's rule, rightly: the judges read
 #: no negation flip in it (the comparison has read the negation).
@@ -75,13 +76,6 @@ CONDITION = re.compile(r"\b(?:if|when|whenever|assuming|suppose|wenn|falls|sofer
                        re.IGNORECASE)
 #: "8 months ago", "3 weeks old".
 _EXAMPLE_AFTER = re.compile(r"\s*-?\s*" + _WORD + r"\s+(?:ago|old|alt|zurück)\b", re.IGNORECASE)
-
-
-def written_again(q: Quantity, example: Quantity) -> bool:
-    """Whether ``q`` writes the claim's ``example`` again ("For 300 km ... (300 × 0.30 EUR)"): its
-    number, bare or with the same unit."""
-    return q.value == example.value and q.date == example.date and q.unit in ("", example.unit) and \
-        q.per in ("", example.per)
 
 
 def is_example(text: str, q: Quantity) -> bool:
@@ -513,8 +507,23 @@ def ordinal_day(text: str, start: int) -> Optional[int]:
     found = _ORDINAL_DAY.match(text, start)
     if found is None:
         return None
-    before = _SIDE_BEFORE.search(text, max(0, start - 30), start)
+    before = _bound_words(text, start)
     return int(found.group(1)) if before is not None and before.lastgroup == "min" else None
+
+
+@lru_cache(maxsize=4096)
+def _ordinal_rules(passage: str) -> Tuple[Tuple[int, str, str], ...]:
+    """The rules a passage starts on a day ("Ab dem 4. Krankheitstag ist eine ärztliche Bescheinigung
+    vorzulegen."): ``(the day, its sentence, its words)``, kept per passage."""
+    return tuple((n, sentence, at.group()) for sentence in split_sentences(passage)
+                 for at in _ORDINAL_DAY.finditer(sentence) for n in (ordinal_day(sentence, at.start()),) if n is not None)
+
+
+def _rules_past(read: Sequence[Quantity]) -> List[Tuple[int, str, str]]:
+    """The passages' rules past a number of days ("Sick leave of more than 3 calendar days requires
+    ..."), each as the day it starts on: ``(4, its sentence, "more than 3 calendar days")``."""
+    return [(int(e.value) + 1, e.group, f"more than {e.shown}") for e in read
+            if not e.said and e.unit in _DAYS and not e.per and e.value == int(e.value) and _side_of(e) == "above"]
 
 
 def day_counted(text: str, found: Sequence[Mention], evidence: Callable[[], Sequence[Quantity]],
@@ -531,27 +540,20 @@ def day_counted(text: str, found: Sequence[Mention], evidence: Callable[[], Sequ
             continue
         n = ordinal_day(text, m.start) if _ordinal(m, text) else None
         if n is not None:  # "from the 4th day": a passage's "more than 3 days"
-            for e in evidence():
-                if not e.said and e.unit in _DAYS and e.value == n - 1 and not e.per and _side_of(e) == "above":
-                    out.append((m.surface, f"from the {m.surface} day = more than {e.shown}"))
-                    break
+            rule = next((said for start, _, said in _rules_past(evidence()) if start == n), None)
+            if rule is not None:
+                out.append((m.surface, f"from the {m.surface} day = {rule}"))
             continue
         if _DAYS_AFTER.match(text, m.end) is None:
             continue  # no period of days ("order 84924")
         if ordinals is None:
-            ordinals = frozenset(n for passage in texts() for n in _ordinal_days(passage))
+            ordinals = frozenset(n for passage in texts() for n, _, _ in _ordinal_rules(passage))
         if not ordinals or not _bound_words(text, m.start) or _side(text, m.surface, m.start) != "above":
             continue
         q = next((q for q in quantities_of((m,), text, False) if q.unit in _DAYS and not q.per), None)
         if q is not None and q.value + 1 in ordinals:  # "more than 3 days": a passage's "from the 4th day"
             out.append((m.surface, f"more than {q.shown} = from the {int(q.value) + 1}th day"))
     return tuple(out)
-
-
-@lru_cache(maxsize=4096)
-def _ordinal_days(text: str) -> Tuple[int, ...]:
-    """The days a text starts a rule on (:func:`ordinal_day`), kept per passage."""
-    return tuple(n for at in _ORDINAL_DAY.finditer(text) for n in (ordinal_day(text, at.start()),) if n is not None)
 
 
 def ordinal_elsewhere(text: str, found: Sequence[Mention], evidence: Callable[[], Sequence[Quantity]],
@@ -565,19 +567,13 @@ def ordinal_elsewhere(text: str, found: Sequence[Mention], evidence: Callable[[]
     days = [(m, n) for m in found for n in (ordinal_day(text, m.start),) if n is not None]
     if not days:
         return None
+    rules = _rules_past(evidence()) + [rule for passage in passages for rule in _ordinal_rules(passage)]
     claim_keys, sentence_keys = keys_of
+    keys = claim_keys(text)
     for m, n in days:
-        keys = claim_keys(text)
-        rules = [(e.value + 1, e.group, f"more than {e.shown}") for e in evidence()
-                 if not e.said and e.unit in _DAYS and not e.per and e.value == int(e.value) and _side_of(e) == "above"]
-        for passage in passages:
-            for at in _ORDINAL_DAY.finditer(passage):
-                start = ordinal_day(passage, at.start())
-                if start is not None:
-                    rules.append((start, passage, at.group()))
         if any(start == n for start, _, _ in rules):
             continue  # a passage starts the rule on the claim's day
-        shared = [(len(keys & sentence_keys(group)), start, said) for start, group, said in rules]
+        shared = [(len(keys & sentence_keys(sentence)), start, said) for start, sentence, said in rules]
         best = max(shared, default=None)
         if best is not None and best[0] >= 2:
             return _ORDINAL_DAY.match(text, m.start).group(), best[2]
@@ -602,10 +598,11 @@ def side_across(text: str, found: Sequence[Mention], evidence: Callable[[], Sequ
     negated = _negated(text)
     claim_keys, sentence_keys = keys_of
     keys = claim_keys(text)
+    read = evidence()
     for m, words in bounded:
         side = words.lastgroup or ""
         for q in quantities_of((m,), text, False):
-            same = [e for e in evidence() if not e.said and e.value == q.value and e.per == q.per and
+            same = [e for e in read if not e.said and e.value == q.value and e.per == q.per and
                     (e.unit == q.unit or not e.unit or not q.unit)]
             sides = [(_side_of(e), e) for e in same]
             if any(theirs == side for theirs, _ in sides):

@@ -200,6 +200,13 @@ def moved_back(text: str) -> bool:
     return _BACK.search(text) is not None and _ON.search(text) is None
 
 
+def written_again(q: Quantity, example: Quantity) -> bool:
+    """Whether ``q`` writes the claim's ``example`` again ("For 300 km ... (300 × 0.30 EUR)"): its
+    number, bare or with the same unit."""
+    return q.value == example.value and q.date == example.date and q.unit in ("", example.unit) and \
+        q.per in ("", example.per)
+
+
 def _date_steps(d: Quantity, n: Quantity) -> List[_Step]:
     """A date plus or minus a period."""
     if n.unit not in _DATE_PERIODS or d.date is None or n.value != int(n.value) \

@@ -414,7 +414,7 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
                         f"claim leaves out{_aside(claim.framed.set_aside)}", 0.0), ()
         phrases = period_phrases(claim.framed.text, numbers)
         other = in_another_unit(claim.framed.text, numbers, context.numbers.quantities,
-                                lambda: [t for t, _ in context.passages], phrases, asked)
+                                lambda: context.texts, phrases, asked)
         if other is not None:  # "3 Wochen" where the passages give 3 only as "3 Kalendertage"
             return "number", None, Verdict("contradicted", f"number {_written(other[0].shown)} is not in the evidence, "
                                            f"which gives {_written(other[1].shown)}{_aside(claim.framed.set_aside)}",
@@ -424,14 +424,14 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
         asked_numbers = [m for m in stated if context.question.numbers.has(m)] if asked and stated else ()
         if asked_numbers:
             bound = asked_as_bound(claim.framed.text, asked_numbers, context.numbers.quantities,
-                                   [t for t, _ in context.passages], _keys_of(claim, context))
+                                   context.texts, _keys_of(claim, context))
             if bound is not None:  # "possible up to 3 days a week", asked about 3 days; the passage: up to 2
                 return "number", None, Verdict(
                     "contradicted", f"number {_written(bound[0].shown)} is the question's, not the passages' "
                     f"bound, which is {_written(bound[1].shown)}{_aside(claim.framed.set_aside)}", 0.0), ()
         if stated and not derived:
             bound = bound_elsewhere(claim.framed.text, stated, context.numbers.quantities,
-                                    [t for t, _ in context.passages], _keys_of(claim, context))
+                                    context.texts, _keys_of(claim, context))
             if bound is not None:  # "up to 3 days a week", the passage: up to 2 (and "within 3 days")
                 return "number", None, Verdict(
                     "contradicted", f"bound {_written(bound[0].shown)} is not the passages', which is "
@@ -439,7 +439,7 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
         ordinal = ordinals(claim.framed.text, numbers) if not derived else ()
         if ordinal:
             day = ordinal_elsewhere(claim.framed.text, ordinal, context.numbers.quantities,
-                                    [t for t, _ in context.passages], _keys_of(claim, context))
+                                    context.texts, _keys_of(claim, context))
             if day is not None:  # "from the 5th day", the passage: "more than 3 calendar days" (and "5 days")
                 return "number", None, Verdict(
                     "contradicted", f"the rule from the {_quote(day[0])} on is not the passages', which is "
@@ -453,13 +453,13 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
                                            f"which does not hold{_aside(claim.framed.set_aside)}", 0.0), ()
         held = tuple(said for _, _, _, said in compared)
     if not claim.stemset.isdisjoint(weekday_stems()):  # a day of the week counted from the user's
-        days = weekdays(claim.framed.text, context.days, days_named(text for text, _ in context.passages))
+        days = weekdays(claim.framed.text, context.days, days_named(context.texts))
         if days.wrong is not None:
             return "number", None, computed_wrong(days.wrong, _aside(claim.framed.set_aside)), ()
         derived, written, measured = derived + days.derived, written + days.written, measured + days.derived
     if context.question is not None and not claim.stemset.isdisjoint(month_stems()):
         # "paid with your April salary", asked about March, where a passage pays the following month
-        months = month_after(claim.framed.text, context.question.text, [text for text, _ in context.passages])
+        months = month_after(claim.framed.text, context.question.text, context.texts)
         derived, written = derived + tuple(note for _, note in months), written + tuple(w for w, _ in months)
     if _across_languages(claim, context):
         # a claim in another language than every passage: judged on what carries across, its

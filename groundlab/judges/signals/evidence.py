@@ -198,7 +198,7 @@ class _Context:
     it without reading the passages again."""
 
     __slots__ = ("stems", "pairs", "numbers", "sentences", "windows", "index", "asked", "initials", "acronyms",
-                 "language", "told", "each_told", "passages", "languages", "question")
+                 "language", "told", "each_told", "passages", "texts", "languages", "question")
 
     @property
     def days(self) -> Tuple[str, ...]:
@@ -211,6 +211,7 @@ class _Context:
         self.each_told = tuple(p.told for p in pieces)
         # each passage as it is read, in its language: what a claim in another language is judged on
         self.passages = tuple((p.text, p.language) for p in pieces)
+        self.texts = tuple(p.text for p in pieces)  # the passages' texts alone, as most checks read them
         self.languages = frozenset(p.language for p in pieces)
         if len(pieces) == 1:
             self.stems, self.pairs = pieces[0].stems, pieces[0].pairs
@@ -263,6 +264,7 @@ def _with_question(base: _Context, question: _Question) -> _Context:
     ctx.stems, ctx.pairs, ctx.sentences, ctx.windows = base.stems, base.pairs, base.sentences, base.windows
     ctx.index, ctx.initials, ctx.acronyms, ctx.language = base.index, base.initials, base.acronyms, base.language
     ctx.told, ctx.each_told, ctx.passages, ctx.languages = base.told, base.each_told, base.passages, base.languages
+    ctx.texts = base.texts
     ctx.numbers = _Numbers.union([numbers, base.numbers]) if numbers.values else base.numbers
     ctx.asked = asked
     ctx.question = question
