@@ -776,6 +776,9 @@ _PARENTAL = Passage("HR-40", "Parental leave must be announced at least 7 weeks 
     ("You must announce it by 21 July (7 weeks before 1 September).", "contradicted", "1 September − 7 weeks = 14 July"),
     ("Sie müssen die Elternzeit spätestens am 21. Juli anmelden (7 Wochen vor dem 1. September).", "contradicted",
      "− 7 Wochen = 14 July"),
+    # "from" elsewhere in the claim moves nothing on: the period is written with "before"
+    ("For leave from 1 September, announce it 7 weeks before, by 21 July.", "contradicted",
+     "1 September − 7 weeks = 14 July"),
 ])
 def test_a_date_moved_back_is_told_the_date_before(claim, label, right):
     verdict = get_judge("signals").judge(claim, Evidence("When must I announce parental leave if it starts on "

@@ -158,10 +158,11 @@ def _share(a: Quantity, b: Quantity, c: Quantity) -> Optional[_Step]:
                  a.said or b.said or c.said, None, (a, b, c))
 
 
-#: Words that move a date back by a period: "7 weeks before 1 September", "7 Wochen vor dem 1. September".
-_BACK = re.compile(r"\b(?:before|prior\s+to|ahead\s+of|earlier|vor|vorher|zuvor|avant)\b", re.IGNORECASE)
-#: Words that move it on: "3 months after the trip", "nach", "après".
-_ON = re.compile(r"\b(?:after|later|from|nach|später|ab|après|plus\s+tard)\b", re.IGNORECASE)
+#: A period written with the word that moves a date back by it: "7 weeks before 1 September", "7 Wochen
+#: vor dem 1. September", "2 semaines avant".
+_PERIOD_BACK = re.compile(r"\d+\s+(?:[^\W\d_]+\s+)?(?:days?|weeks?|months?|years?|[^\W\d_]*tage?n?|wochen?|monaten?|"
+                          r"jahren?|jours?|semaines?|mois|ans|années?)\s+(?:before|prior\s+to|ahead\s+of|earlier|vor|"
+                          r"vorher|zuvor|avant)\b", re.IGNORECASE)
 
 
 #: Words of a passage sentence that say its amount is taken off another: "if breakfast is provided,
@@ -196,8 +197,8 @@ def _says_deducted(sentence: str) -> bool:
 
 
 def moved_back(text: str) -> bool:
-    """Whether a claim moves a date back by its period ("7 weeks before 1 September") and not on."""
-    return _BACK.search(text) is not None and _ON.search(text) is None
+    """Whether a claim moves a date back by its period ("7 weeks before 1 September")."""
+    return _PERIOD_BACK.search(text) is not None
 
 
 def written_again(q: Quantity, example: Quantity) -> bool:
