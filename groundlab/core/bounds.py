@@ -51,8 +51,8 @@ from .sentences import LazyPattern, split_sentences
 from .steps import _PERIODS, _money, _Step
 
 __all__ = ["CONDITION", "IN_DAYS", "OPPOSITE", "against_bound", "asked_as_bound", "bound_elsewhere", "day_counted",
-           "example_words", "in_another_unit", "is_example", "ordinal_day", "ordinal_elsewhere", "ordinals", "past_bound",
-           "period_phrases", "side_across", "word_keys"]
+           "example_words", "in_another_unit", "is_example", "ordinal_day", "ordinal_elsewhere", "ordinals",
+           "past_bound", "period_phrases", "side_across", "word_keys"]
 
 #: How a note ends where the claim says the opposite of the passage's rule, rightly: the judges read
 #: no negation flip in it (the comparison has read the negation).
@@ -336,9 +336,7 @@ def asked_as_bound(text: str, found: Sequence[Mention], evidence: Callable[[], S
     if not bounded:
         return None
     read = evidence()
-    for q in quantities_of(bounded, text, False):
-        if q.unit in ("", "date", "time") or is_example(text, q):
-            continue
+    for q in _stated_bounds(text, bounded):
         same = [e for e in read if e.value == q.value and e.unit == q.unit]
         if not same or not all(e.said for e in same):
             continue  # the passages give it (or nothing does: the numbers step has said so)
@@ -346,6 +344,13 @@ def asked_as_bound(text: str, found: Sequence[Mention], evidence: Callable[[], S
         if theirs is not None:
             return q, theirs
     return None
+
+
+def _stated_bounds(text: str, bounded: Sequence[Mention]) -> List[Quantity]:
+    """The quantities of the claim's numbers written after a bound's words that may be a rule's
+    bound: an amount, a percentage or a period, not a date, a time or an example the claim takes."""
+    return [q for q in quantities_of(bounded, text, False)
+            if q.unit not in ("", "date", "time") and not is_example(text, q)]
 
 
 _NEXT_WORD = re.compile(r"\s*[^\W\d_]+")
@@ -374,9 +379,7 @@ def bound_elsewhere(text: str, found: Sequence[Mention], evidence: Callable[[], 
     if not bounded:
         return None
     read = evidence()
-    for q in quantities_of(bounded, text, False):
-        if q.unit in ("", "date", "time") or is_example(text, q):
-            continue
+    for q in _stated_bounds(text, bounded):
         side = _side(text, q.surface, q.start)
         if any(not e.said and e.value == q.value and e.unit == q.unit and e.per == q.per and _side_of(e) == side
                for e in read):
@@ -486,8 +489,8 @@ _ORDINAL_DAY = re.compile(r"(\d{1,3})(?:st|nd|rd|th|er|e|ème|\.)\s+(?:(?:full|c
 #: A period a rule holds past: "more than 3 days" is the same rule as "from the 4th day" on.
 _DAYS = ("day", "workday")
 #: Days written after a number: "3 calendar days", "3 Krankheitstage", "3 jours".
-_DAYS_AFTER = re.compile(r"\s*(?:(?:full|calendar|working|business|sick)\s+)?(?:days?\b|[^\W\d_]*tag(?:e|en)?\b|jours?\b)",
-                         re.IGNORECASE)
+_DAYS_AFTER = re.compile(r"\s*(?:(?:full|calendar|working|business|sick)\s+)?"
+                         r"(?:days?\b|[^\W\d_]*tag(?:e|en)?\b|jours?\b)", re.IGNORECASE)
 
 
 def _ordinal(m: Mention, text: str) -> bool:
@@ -514,9 +517,13 @@ def ordinal_day(text: str, start: int) -> Optional[int]:
 @lru_cache(maxsize=4096)
 def _ordinal_rules(passage: str) -> Tuple[Tuple[int, str, str], ...]:
     """The rules a passage starts on a day ("Ab dem 4. Krankheitstag ist eine ärztliche Bescheinigung
-    vorzulegen."): ``(the day, its sentence, its words)``, kept per passage."""
+    vorzulegen."): ``(the day, its sentence, its words)``, kept per passage (cut in sentences only
+    where it writes an ordinal day at all)."""
+    if _ORDINAL_DAY.search(passage) is None:
+        return ()
     return tuple((n, sentence, at.group()) for sentence in split_sentences(passage)
-                 for at in _ORDINAL_DAY.finditer(sentence) for n in (ordinal_day(sentence, at.start()),) if n is not None)
+                 for at in _ORDINAL_DAY.finditer(sentence)
+                 for n in (ordinal_day(sentence, at.start()),) if n is not None)
 
 
 def _rules_past(read: Sequence[Quantity]) -> List[Tuple[int, str, str]]:
@@ -606,7 +613,7 @@ def side_across(text: str, found: Sequence[Mention], evidence: Callable[[], Sequ
                     (e.unit == q.unit or not e.unit or not q.unit)]
             sides = [(_side_of(e), e) for e in same]
             if any(theirs == side for theirs, _ in sides):
-                continue  # a passage gives the number on the claim's side too ("up to 8 people ...; more than 8 people")
+                continue  # a passage gives it on the claim's side too ("up to 8 people ...; more than 8 people")
             for theirs, e in sides:
                 if ((side, theirs) in _OPPOSED or (theirs, side) in _OPPOSED) and _negated(e.group) == negated \
                         and len(keys & sentence_keys(e.group)) >= 2:

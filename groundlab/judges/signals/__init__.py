@@ -60,7 +60,7 @@ import math
 import re
 from functools import lru_cache, partial
 from pathlib import Path
-from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 # What the judge reads a claim and its evidence with, each in a room of its own; the names the
 # module had before its rooms, and those other modules, tests and bench scripts use, are named here.
@@ -69,8 +69,8 @@ from ...core.numbers import Mention, digit_shape, distinct, mentions, ordinal_wo
 from ...core.records import Evidence, GroundlabError, Verdict, without_passage_text  # noqa: F401
 from ...core.months import month_after
 from ...core.weekdays import days_named, weekdays
-from ...core.bounds import (OPPOSITE, asked_as_bound, bound_elsewhere, in_another_unit, ordinal_elsewhere, ordinals, period_phrases,
-                            side_across, word_keys)
+from ...core.bounds import (OPPOSITE, Keys, asked_as_bound, bound_elsewhere, in_another_unit, ordinal_elsewhere,
+                            ordinals, period_phrases, side_across, word_keys)
 from .scope import named_clauses, only_for
 from ..rules import _arithmetic, _quote, _without_numbers, _written, check_numbers, computed_wrong, number_verdict  # noqa: F401
 from .across import across, glossary_language, word_keys_in
@@ -516,7 +516,7 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
     return "model", signals, None, derived
 
 
-def _keys_of(claim: _Claim, context: _Context) -> Tuple[Callable[[str], FrozenSet[str]], Callable[[str], FrozenSet[str]]]:
+def _keys_of(claim: _Claim, context: _Context) -> Tuple[Keys, Keys]:
     """What reads the claim's words and a passage sentence's where a bound's matter is compared
     (:func:`~groundlab.core.bounds.bound_elsewhere`): their words alone where all are in one
     language, else with the English the glossary gives the words of each other language ("bis zu
@@ -528,8 +528,7 @@ _ENGLISH = frozenset(("english",))
 
 
 @lru_cache(maxsize=64)
-def _keys_for(claim_language: str, languages: FrozenSet[str]
-              ) -> Tuple[Callable[[str], FrozenSet[str]], Callable[[str], FrozenSet[str]]]:
+def _keys_for(claim_language: str, languages: FrozenSet[str]) -> Tuple[Keys, Keys]:
     others = tuple(sorted(languages - _ENGLISH))
     claim_keys = word_keys if claim_language == "english" else partial(word_keys_in, lang=claim_language)
     if not others:

@@ -192,7 +192,8 @@ def _evidence(texts: Tuple[Tuple[str, str], ...]) -> Tuple[Tuple[FrozenSet[str],
     for text, lang in texts:
         # each clause a semicolon parts by itself: "... within 3 months after the trip; later reports
         # are not reimbursed" negates its second clause only
-        for sentence in (clause for whole in split_sentences(text) for clause in _CLAUSES.split(whole) if clause.strip()):
+        clauses = (clause for whole in split_sentences(text) for clause in _CLAUSES.split(whole) if clause.strip())
+        for sentence in clauses:
             stems: set = set()
             written: set = set()
             for surface, meanings, _ in _read(sentence, lang):
