@@ -207,7 +207,16 @@ def without_passage_text(pairs: Sequence[Tuple[str, Evidence]],
     >>> without_passage_text([("Refunds are paid in cash.", e)], lambda pairs: [])[0].label
     'unsupported'
     """
-    # The claims of one case share one Evidence: each is looked at once, in the judges' hot path.
+    # The claims of one case share one Evidence: each is looked at once, in the judges' hot path,
+    # where every one has passage text.
+    last = None
+    for _, evidence in pairs:
+        if evidence is not last:
+            last = evidence
+            if not has_passage_text(evidence):
+                break
+    else:
+        return None
     evidences = list(map(_second, pairs))
     empty = {key for key, evidence in dict(zip(map(id, evidences), evidences)).items()
              if not has_passage_text(evidence)}

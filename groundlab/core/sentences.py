@@ -56,22 +56,22 @@ class ScriptPattern:
         return self._whole
 
     def search(self, string: str, *args):
-        return self.for_text(string).search(string, *args)
+        return (self._plain if string.isascii() else self.for_text(string)).search(string, *args)
 
     def match(self, string: str, *args):
-        return self.for_text(string).match(string, *args)
+        return (self._plain if string.isascii() else self.for_text(string)).match(string, *args)
 
     def fullmatch(self, string: str, *args):
-        return self.for_text(string).fullmatch(string, *args)
+        return (self._plain if string.isascii() else self.for_text(string)).fullmatch(string, *args)
 
     def finditer(self, string: str, *args):
-        return self.for_text(string).finditer(string, *args)
+        return (self._plain if string.isascii() else self.for_text(string)).finditer(string, *args)
 
     def findall(self, string: str, *args):
-        return self.for_text(string).findall(string, *args)
+        return (self._plain if string.isascii() else self.for_text(string)).findall(string, *args)
 
     def sub(self, repl, string: str, *args):
-        return self.for_text(string).sub(repl, string, *args)
+        return (self._plain if string.isascii() else self.for_text(string)).sub(repl, string, *args)
 
     def __repr__(self) -> str:
         return f"ScriptPattern({self.pattern[:40]!r}…)"

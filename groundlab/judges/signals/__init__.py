@@ -375,6 +375,7 @@ _DIGIT_NAME = re.compile(r"\d[A-Z]{2,}")
 
 
 @lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096)
 def _with_named_cases(sentences: Tuple[Any, ...]) -> Tuple[Any, ...]:
     """The evidence sentences that give a value for named cases beside another value
     (:func:`~groundlab.judges.signals.scope.named_clauses`), read once per set of passages: most have none."""
@@ -412,7 +413,8 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
                     return "number", None, Verdict(
                         "unsupported", f"the passages give {_written(m.surface)} only for {_quote(cases)}, which the "
                         f"claim leaves out{_aside(claim.framed.set_aside)}", 0.0), ()
-        phrases = period_phrases(claim.framed.text, numbers)
+        phrase_at, ordinal_at = _numbers_read(claim)
+        phrases = tuple([phrase_at[m.start] for m in numbers])
         other = in_another_unit(claim.framed.text, numbers, context.numbers.quantities,
                                 lambda: context.texts, phrases, asked)
         if other is not None:  # "3 Wochen" where the passages give 3 only as "3 Kalendertage"
@@ -436,7 +438,7 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
                 return "number", None, Verdict(
                     "contradicted", f"bound {_written(bound[0].shown)} is not the passages', which is "
                     f"{_written(bound[1].shown)}{_aside(claim.framed.set_aside)}", 0.0), ()
-        ordinal = ordinals(claim.framed.text, numbers) if not derived else ()
+        ordinal = [m for m in numbers if m.start in ordinal_at] if ordinal_at and not derived else ()
         if ordinal:
             day = ordinal_elsewhere(claim.framed.text, ordinal, context.numbers.quantities,
                                     context.texts, _keys_of(claim, context))
@@ -514,6 +516,18 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
         # "0.32 EUR × 200 km = 64 EUR for your colleague"), and no name the evidence lacks
         return "computed", signals, None, derived
     return "model", signals, None, derived
+
+
+def _numbers_read(claim: _Claim) -> Tuple[Dict[int, str], FrozenSet[int]]:
+    """The period phrase of each of the claim's numbers (:func:`period_phrases`) and those that may be
+    ordinals (:func:`ordinals`), by where each starts: read once per claim, which is judged against
+    its case's passages and again against those it cites."""
+    read = claim.numbers_read
+    if read is None:
+        text, found = claim.framed.text, claim.numbers
+        read = claim.numbers_read = ({m.start: phrase for m, phrase in zip(found, period_phrases(text, found))},
+                                     frozenset([m.start for m in ordinals(text, found)]))
+    return read
 
 
 def _keys_of(claim: _Claim, context: _Context) -> Tuple[Keys, Keys]:

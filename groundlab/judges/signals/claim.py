@@ -17,12 +17,14 @@ from .words import _WORDS_OF, ENGLISH_HINTS, FOREIGN_STOP_WORDS, STOP_WORDS, _cl
 
 
 class _Claim:
-    __slots__ = ("framed", "words", "stems", "stemset", "pairs", "numbers", "negated", "clauses", "language", "_told")
+    __slots__ = ("framed", "words", "stems", "stemset", "pairs", "numbers", "negated", "clauses", "language", "_told",
+                 "numbers_read")
 
     def __init__(self, text: str, lang: str = "english") -> None:
         self.language = lang
         framed = _framed(clean_text(text))
         self._told: Optional[bool] = None
+        self.numbers_read: Optional[tuple] = None  # what the signals judge reads of its numbers, once
         self.framed = framed
         found = mentions(framed.text)
         self.words, self.stems, self.stemset, self.pairs, self.clauses = _claim_words(

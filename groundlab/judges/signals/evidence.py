@@ -144,14 +144,15 @@ class _Question:
     read when first asked for, since most claims need neither: what :class:`_Piece` would give
     a question, without the sentence analysis no judgement reads."""
 
-    __slots__ = ("text", "_found", "_numbers", "_stems", "_told", "_days")
+    __slots__ = ("text", "_found", "_numbers", "_stems", "_own", "_told", "_days")
 
     def __init__(self, question: str) -> None:
         self.text = clean_text(question)
         self._found: Optional[Tuple[Mention, ...]] = None
         self._numbers: Optional[_Numbers] = None
         self._stems: Dict[str, FrozenSet[str]] = {}
-        self._told: Optional[str] = None
+        self._own: Optional[str] = None
+        self._told: Optional[bool] = None
         self._days: Optional[Tuple[str, ...]] = None
 
     def _mentions(self) -> Tuple[Mention, ...]:
@@ -175,10 +176,15 @@ class _Question:
     def stems(self, passages_language: str) -> FrozenSet[str]:
         """Its stems, read in its own language when it tells one, else in its passages' (a short
         "Ich reise Dienstag bis Freitag." beside German passages is German)."""
-        if self._told is None:
-            own = _language(digit_shape(self.text))
-            self._told = own if language_told(self.text, own) else ""
-        lang = self._told or passages_language
+        own = self._own
+        if own is None:
+            own = self._own = _language(digit_shape(self.text))
+        if own == passages_language:  # whether its words tell it changes nothing
+            lang = own
+        else:
+            if self._told is None:
+                self._told = language_told(self.text, own)
+            lang = own if self._told else passages_language
         found = self._stems.get(lang)
         if found is None:
             found = self._stems[lang] = frozenset(_read_words(_without_numbers(self.text, self._mentions()), lang).stems)
