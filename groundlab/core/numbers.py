@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from decimal import Context, Decimal, InvalidOperation
 from functools import lru_cache
+from operator import attrgetter
 from typing import List, NamedTuple, Optional, Tuple
 
 from .claims import CJK_CHARS
@@ -500,11 +501,12 @@ def mentions(text: str) -> Tuple[Mention, ...]:
         mention = _mention(_Found(kind, text, start, end), text)
         if mention is not None:
             found.append(mention)
-    if len(found) > 1 and any(m.kind == "time" for m in found):
+    if len(found) > 1 and "time" in map(_KIND, found):
         _hours_of_ranges(found, text)
     return tuple(found)
 
 
+_KIND = attrgetter("kind")
 #: What joins the two ends of a span of hours: "8 bis 18 Uhr", "8-18 Uhr", "from 8 to 18:00".
 _RANGE_JOIN = re.compile(r"\s*(?:bis|to|until|till|[-\u2013\u2014]|à)\s*", re.IGNORECASE)
 

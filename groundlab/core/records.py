@@ -213,7 +213,8 @@ def without_passage_text(pairs: Sequence[Tuple[str, Evidence]],
     for _, evidence in pairs:
         if evidence is not last:
             last = evidence
-            if not has_passage_text(evidence):
+            passages = evidence.passages  # (most: the first passage starts with a letter or digit)
+            if not (passages and passages[0].text[:1].isalnum()) and not has_passage_text(evidence):
                 break
     else:
         return None

@@ -139,7 +139,8 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
     cited_pairs: List[Pair] = []
     cited_at: List[int] = []
     index: Dict[str, Tuple[Passage, ...]] = {}
-    indexed = None  # the case whose passages ``index`` holds by id
+    shared: Dict[Tuple[str, ...], Evidence] = {}  # the case's cited passages as evidence, by citations
+    indexed = None  # the case whose passages ``index`` and ``shared`` hold
     for k, ((case, claim), verdict) in enumerate(zip(flat, verdicts)):
         if verdict.error:
             backed[k] = None  # undecided: not judged again, left out of citation recall
@@ -160,7 +161,7 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
                     relevant[k] = sum(1 for c in cites if c in support)
             continue
         if case is not indexed:
-            indexed, index = case, _by_id(case)
+            indexed, index, shared = case, _by_id(case), {}
         cited = _cited(case, cites, index)
         if not cited:
             continue  # it cites only passages it was not given
@@ -169,7 +170,11 @@ def _judge_chunk(judge: Judge, chunk: List[Tuple[Case, Split]], cols: Columns, r
             recall[k] = verdict
         else:
             cited_at.append(k)
-            cited_pairs.append((claim.text, Evidence(case.question, cited, classification=case.classification)))
+            # the claims of a case that cite the same passages share one Evidence, read once by a judge
+            evidence = shared.get(cites)
+            if evidence is None:
+                evidence = shared[cites] = Evidence(case.question, cited, classification=case.classification)
+            cited_pairs.append((claim.text, evidence))
     # A judge may leave the citation checks to another (the cascade, to its first judge).
     checker = getattr(judge, "citation_judge", judge)
     recall.update(zip(cited_at, judge_pairs(checker, cited_pairs, explain=False)))

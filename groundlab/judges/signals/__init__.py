@@ -399,11 +399,12 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
     measured: Tuple[str, ...] = ()  # the computations of values with a unit: what a computed claim rests on
     if numbers:
         asked = context.question.text if context.question else ""
-        flagged, derived, written, measured = check_numbers(numbers, context.numbers, _aside(claim.framed.set_aside),
-                                                  text=claim.framed.text, answer=answer, by_kind=True,
-                                                  ids=ids, question=asked)
-        if flagged is not None:
-            return "number", None, flagged, ()
+        if not all(map(context.numbers.has, numbers)):  # (most claims: every number is the evidence's)
+            flagged, derived, written, measured = check_numbers(numbers, context.numbers,
+                                                                _aside(claim.framed.set_aside), text=claim.framed.text,
+                                                                answer=answer, by_kind=True, ids=ids, question=asked)
+            if flagged is not None:
+                return "number", None, flagged, ()
         named = _with_named_cases(context.sentences) if not derived else ()
         for m in numbers if named else ():
             if m.kind in ("money", "percent", "number"):
@@ -413,10 +414,10 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
                     return "number", None, Verdict(
                         "unsupported", f"the passages give {_written(m.surface)} only for {_quote(cases)}, which the "
                         f"claim leaves out{_aside(claim.framed.set_aside)}", 0.0), ()
-        phrase_at, ordinal_at = _numbers_read(claim)
+        phrase_at, ordinal_at = claim.numbers_read or _numbers_read(claim)
         phrases = tuple([phrase_at[m.start] for m in numbers])
         other = in_another_unit(claim.framed.text, numbers, context.numbers.quantities,
-                                lambda: context.texts, phrases, asked)
+                                lambda: context.texts, phrases, asked) if any(phrases) else None
         if other is not None:  # "3 Wochen" where the passages give 3 only as "3 Kalendertage"
             return "number", None, Verdict("contradicted", f"number {_written(other[0].shown)} is not in the evidence, "
                                            f"which gives {_written(other[1].shown)}{_aside(claim.framed.set_aside)}",
@@ -463,7 +464,7 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
         # "paid with your April salary", asked about March, where a passage pays the following month
         months = month_after(claim.framed.text, context.question.text, context.texts)
         derived, written = derived + tuple(note for _, note in months), written + tuple(w for w, _ in months)
-    if _across_languages(claim, context):
+    if claim.language not in context.languages and _across_languages(claim, context):
         # a claim in another language than every passage: judged on what carries across, its
         # bounds first ("Mehr als 5 Tage" against "Up to 5 days", whose words no word matches)
         text = claim.framed.text
@@ -504,7 +505,9 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
         return "model", signals, None, derived + (_RESTATED,)
     if not derived or not any(note.endswith(OPPOSITE) for note in derived):
         # (an example on the other side of a bound, said the other way round, has its negation read)
-        flipped = _negation_flip(claim, context, signals.best)
+        best = signals.best  # (a flip needs a negation on one side or the other)
+        flipped = _negation_flip(claim, context, best) if best >= 0 and (
+            claim.negated or context.sentences[best].negation) else None
         if flipped is not None and not polar_restated(claim, context.sentences[signals.best]):
             return "negation", signals, flipped, derived
         conflict = _conflict(claim, context, signals.best)
