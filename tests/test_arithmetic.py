@@ -806,3 +806,21 @@ _PER_DIEM = Passage("TR-2", "Hotel costs are reimbursed up to 120 EUR per night.
 def test_an_amount_the_passage_deducts_is_taken_off_its_own_sentences_amount(claim, label):
     verdict = get_judge("signals").judge(claim, Evidence("What do I get?", [_PER_DIEM]))
     assert verdict.label == label, verdict.reason or verdict.error
+
+
+@pytest.mark.parametrize("judge", ["signals", "rules"])
+@pytest.mark.parametrize("claim, label", [
+    # the claim writes the amount the deduction is taken off itself: the passage's 28 EUR still is
+    # what 5.60 EUR is deducted from
+    ("The per diem is 28 EUR, or 22.40 EUR with breakfast.", "supported"),
+    ("The per diem is 28 EUR; with breakfast, 22.40 EUR.", "supported"),
+    ("The per diem is 28 EUR, or 23.40 EUR with breakfast.", "contradicted"),
+    # the cap the claim writes is no amount the passage deducts from
+    ("The mileage cap is 130 EUR, or 124.40 EUR with breakfast.", "contradicted"),
+    ("The hotel limit is 120 EUR, or 114.40 EUR with breakfast.", "contradicted"),
+])
+def test_a_deduction_is_taken_off_the_passages_amount_the_claim_writes_too(judge, claim, label):
+    verdict = get_judge(judge).judge(claim, Evidence("What do I get?", [_PER_DIEM]))
+    assert verdict.label == label, verdict.reason or verdict.error
+    if label == "supported":
+        assert "22.40 EUR = 28 EUR − 5.60 EUR" in verdict.reason, verdict.reason

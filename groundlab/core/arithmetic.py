@@ -119,8 +119,7 @@ _CUE = re.compile(
     r"de plus|plus tard|plus tôt)\b"
     r"|\d\s?[x*/]\s?\d|\s[x*/]\s"
     # a rate applied: "at 8 hours per working day", "à 0,30 EUR par km"
-    r"|\b(?:at|à)\s+[\d.,]+\s*[^\W\d_]+(?:\s+[^\W\d_]+)?\s+(?:per|a|an|each|par|pro|je)\b",
-    re.IGNORECASE)
+    r"|\b(?:at|à)\s+[\d.,]+\s*[^\W\d_]+(?:\s+[^\W\d_]+)?\s+(?:per|a|an|each|par|pro|je)\b", re.IGNORECASE)
 #: The words of one operation, for the right value of a computation written out wrong.
 _OPERATORS = (
     ("×", re.compile(r"[×*]|\d\s?x\s?\d|\s x \s|\bmultiplied\b|\b(?:times|mal|fois)\s+(?=[\d\u20ac$\u00a3])", re.IGNORECASE)),
@@ -175,8 +174,7 @@ _EARLIER_HEADS = frozenset(("that", "that's", "that’s", "this", "these", "whic
 #: donc ...".
 _CONSEQUENCE = re.compile(r"^\W*(?:so\b(?!\s+(?:that|far|long|much|many)\b)|(?:[^\W\d_]+\s+){0,3}?"
                           r"(?:therefore|thus|hence|as a result|this means|that means|also|somit|damit|folglich|daher|"
-                          r"insgesamt|donc|ainsi)\b)",
-                          re.IGNORECASE)
+                          r"insgesamt|donc|ainsi)\b)", re.IGNORECASE)
 
 
 def sentence_before(answer: str, text: str) -> str:
@@ -218,14 +216,16 @@ def says_total(text: str) -> bool:
 
 
 def _pool(known: Sequence[Quantity], evidence: Sequence[Quantity]) -> List[Quantity]:
-    """The operands of a search: the claim's numbers it may build on and the evidence's, each
-    (value, unit, per) once (said by the claim or the question wins), at most :data:`MAX_OPERANDS`
-    (those said first)."""
+    """The operands of a search: the claim's numbers it may build on and the evidence's, each (value, unit, per)
+    once (said by the claim or the question wins; an amount the claim repeats stays the passage's too where a
+    passage deducts one, to be deducted from), at most :data:`MAX_OPERANDS` (those said first)."""
     seen: Dict[tuple, Quantity] = {}
-    for q in list(known) + list(evidence):
+    for k, q in enumerate(list(known) + list(evidence)):
         if _identifier(q):
             continue
         key = (q.unit, q.per, q.value, q.date, q.edge)
+        if k >= len(known) and key in seen and _money(q.unit) and seen[key] in known and takes_off(evidence):
+            key += (q.start,)  # "28 EUR, mit Frühstück 22,40 EUR": the passage's 28 EUR, 5.60 EUR deducted
         if key not in seen or (q.said and not seen[key].said):
             seen[key] = q
     found = list(seen.values())
