@@ -814,7 +814,11 @@ def test_an_amount_the_passage_deducts_is_taken_off_its_own_sentences_amount(cla
     # what 5.60 EUR is deducted from
     ("The per diem is 28 EUR, or 22.40 EUR with breakfast.", "supported"),
     ("The per diem is 28 EUR; with breakfast, 22.40 EUR.", "supported"),
+    # "with breakfast 22.40 EUR": a noun between "with" and the amount makes it a value, not an example
+    # the claim takes ("with 3 days a week", "for a 600 km trip")
+    ("The per diem is 28 EUR, with breakfast 22.40 EUR.", "supported"),
     ("The per diem is 28 EUR, or 23.40 EUR with breakfast.", "contradicted"),
+    ("The per diem is 28 EUR, with breakfast 23.40 EUR.", "contradicted"),
     # the cap the claim writes is no amount the passage deducts from
     ("The mileage cap is 130 EUR, or 124.40 EUR with breakfast.", "contradicted"),
     ("The hotel limit is 120 EUR, or 114.40 EUR with breakfast.", "contradicted"),
@@ -824,3 +828,19 @@ def test_a_deduction_is_taken_off_the_passages_amount_the_claim_writes_too(judge
     assert verdict.label == label, verdict.reason or verdict.error
     if label == "supported":
         assert "22.40 EUR = 28 EUR − 5.60 EUR" in verdict.reason, verdict.reason
+
+
+_PER_DIEM_DE = Passage("RK-2", "Das Tagegeld für einen vollen Tag beträgt 28 EUR; wird Frühstück gestellt, werden 5,60 EUR "
+                               "abgezogen.")
+
+
+@pytest.mark.parametrize("passage", [_PER_DIEM, _PER_DIEM_DE])
+@pytest.mark.parametrize("claim, label", [
+    ("Das Tagegeld beträgt 28 EUR, mit Frühstück 22,40 EUR.", "supported"),
+    ("Das Tagegeld beträgt 28 EUR, mit Frühstück 23,40 EUR.", "contradicted"),
+])
+def test_a_german_claim_writing_the_amount_and_its_deduction(passage, claim, label):
+    verdict = get_judge("signals").judge(claim, Evidence("Wie hoch ist das Tagegeld?", [passage]))
+    assert verdict.label == label, verdict.reason or verdict.error
+    if label == "supported":
+        assert "22,40 EUR = 28 EUR − 5" in verdict.reason, verdict.reason

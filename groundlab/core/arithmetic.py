@@ -88,12 +88,12 @@ NOTHING = Computed()
 
 # ------------------------------------------------------------------ reading a claim
 
-#: Words before a number of the claim's own that it takes as given ("with 3 days a week", "for 600
-#: km", "bei 4 Tagen"): an example the claim computes from, not a fact it states.
-_PREMISE = re.compile(r"\b(?:with|if|for|when|assuming|say|e\.\s?g\.|for example|for instance|bei|für|wenn|mit|"
-                      r"angenommen|z\.\s?b\.|zum beispiel|pour|avec|si|par exemple)(?:\s+[^\W\d_]+)?\s*$", re.IGNORECASE)
-#: A date the user's case falls on: "for a departure on 20 May", "pour un départ le 20 mai", "bei
-#: einem Urlaubsbeginn am 1. Juni". Its words are the user's, no words a passage must write.
+#: Words before a number the claim takes as given ("with 3 days a week", "for a 600 km trip", "bei 4 Tagen"): no value.
+_PREMISE = re.compile(r"\b(?:with|if|for|when|assuming|say|e\.\s?g\.|for example|for instance|bei|für|wenn|mit|angenommen|"
+                      r"z\.\s?b\.|zum beispiel|pour|avec|si|par exemple)(?:\s+(?:an?|the|your|you|each|every|at|on|of|about|"
+                      r"ein\w{0,2}|der|die|das|den|dem|des|ihre?\w?|sie|jede\w?|um|am|von|etwa|une?|les?|la|vos|votre|vous|"
+                      r"chaque|à|au|de|environ))?\s*$", re.IGNORECASE)
+#: A date the user's case falls on ("for a departure on 20 May", "bei einem Urlaubsbeginn am 1. Juni"): the user's words.
 _DATE_PREMISE = re.compile(r"\b(?:for|pour|bei|für)\s+(?:a|an|your|un|une|votre|einen|einem|einer|ihren|ihrem)\s+"
                            r"[^\W\d_]+\s+(?:on|le|am|au)\s*$", re.IGNORECASE)
 #: A count the claim applies a rate to ("3 nights at 120 EUR a night", "500 km à 0,30 EUR", "4 Tage zu je
