@@ -140,6 +140,39 @@ def test_a_period_the_passages_give_only_in_another_unit_is_not_in_the_evidence(
         assert verdict.reason.startswith(reason), verdict.reason
 
 
+_LAPTOPS = Passage("IT-3", "New laptops are delivered within 5 working days after the order is approved. Approval "
+                          "takes up to 2 working days.")
+
+
+@pytest.mark.parametrize("judge", ["signals", "rules"])
+@pytest.mark.parametrize("claim, label", [
+    # five working days are a week, ten are two: no round figure needed
+    ("New laptops are delivered within one week after approval.", "supported"),
+    ("New laptops are delivered within 1 week after approval.", "supported"),
+    ("New laptops are delivered within 3 weeks after approval.", "contradicted"),
+])
+def test_working_days_of_whole_weeks_are_those_weeks(judge, claim, label):
+    verdict = get_judge(judge).judge(claim, Evidence("When do I get my laptop?", [_LAPTOPS]))
+    assert verdict.label == label, verdict.reason
+    if label == "supported":
+        assert "week = 5 working days" in verdict.reason, verdict.reason
+
+
+@pytest.mark.parametrize("claim, label", [
+    # a period written in words is read for its unit as one in digits: the passages' 2 is of working days
+    ("Approval takes up to two weeks.", "contradicted"),
+    ("New laptops are delivered within two weeks after approval.", "contradicted"),
+    ("Approval takes up to two working days.", "supported"),
+    ("Approval takes up to two days.", "supported"),
+])
+def test_a_period_in_words_the_passages_give_only_in_another_unit(claim, label):
+    verdict = get_judge("signals").judge(claim, Evidence("When do I get my laptop?", [_LAPTOPS]))
+    assert verdict.label == label, verdict.reason
+    if label == "contradicted":
+        assert verdict.reason.startswith("number two weeks is not in the evidence, which gives 2 working days"), \
+            verdict.reason
+
+
 def test_an_example_in_another_unit_than_the_passages_number_is_the_users():
     passage = Passage("HR-3", "Leave requests must be submitted at least 2 weeks ahead. Employees who are sick for "
                               "more than 3 calendar days must submit a medical certificate.")

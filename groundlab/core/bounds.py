@@ -426,7 +426,7 @@ def in_another_unit(text: str, found: Sequence[Mention], evidence: Callable[[], 
         return None  # written so in a passage or the question
     read: Optional[Sequence[Quantity]] = None
     for q in quantities_of(found, text, False):
-        if q.unit not in _PERIODS or not q.surface[:1].isdigit() or \
+        if q.unit not in _PERIODS or not (q.surface[:1].isdigit() or q.surface.isalpha()) or \
                 APPROX.search(text, max(0, q.start - 48), q.start) or is_example(text, q):
             continue  # a round figure ("12 weeks, about 3 months"), the user's case ("if you are sick for 2 days")
         as_rule = q.start in rule
@@ -458,7 +458,7 @@ def _period_phrase(text: str, m: Mention) -> str:
     :func:`groundlab.core.quantities.quantities_of` for the claims it lets through. (Reading every
     number's unit with :mod:`groundlab.core.quantities` here costs 1.1% more instructions on the
     help-desk workload, even kept per snippet.)"""
-    if m.kind != "number" or not m.surface[:1].isdigit():
+    if m.kind != "number" or not (m.surface[:1].isdigit() or m.surface.isalpha()):  # "3", "two"
         return ""
     after = _NEXT_WORD.match(text, m.end)
     if after is None:

@@ -24,12 +24,13 @@ _CONVERSIONS = {  # (from, to): factor
     ("week", "day"): 7.0, ("day", "week"): 1 / 7, ("year", "month"): 12.0, ("month", "year"): 1 / 12,
     ("year", "week"): 52.0, ("week", "year"): 1 / 52, ("day", "hour"): 24.0, ("hour", "day"): 1 / 24,
     ("hour", "minute"): 60.0, ("minute", "hour"): 1 / 60,
+    ("workday", "week"): 1 / 5,  # five working days are a week, ten are two
 }
 
 
 #: Conversions a reader makes only as a round figure ("93 days, about three months").
 _ROUND_CONVERSIONS = {
-    ("day", "month"): 1 / 30.44, ("month", "day"): 30.44, ("day", "year"): 1 / 365.25, ("workday", "week"): 1 / 5,
+    ("day", "month"): 1 / 30.44, ("month", "day"): 30.44, ("day", "year"): 1 / 365.25,
     ("week", "month"): 1 / 4.345, ("month", "week"): 4.345, ("workday", "day"): 7 / 5, ("year", "day"): 365.25,
 }
 

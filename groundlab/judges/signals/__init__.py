@@ -422,8 +422,8 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
             return "number", None, Verdict("contradicted", f"number {_written(other[0].shown)} is not in the evidence, "
                                            f"which gives {_written(other[1].shown)}{_aside(claim.framed.set_aside)}",
                                            0.0), ()
-        # the numbers that are an amount, a percentage or a period: a bare number (an order's) is no bound
-        stated = [m for m, phrase in zip(numbers, phrases) if phrase or m.kind in _AMOUNTS]
+        # the numbers that are an amount, a percentage or a period in digits: a bare number (an order's) is no bound
+        stated = [m for m, phrase in zip(numbers, phrases) if (phrase and m.surface[:1].isdigit()) or m.kind in _AMOUNTS]
         asked_numbers = [m for m in stated if context.question.numbers.has(m)] if asked and stated else ()
         if asked_numbers:
             bound = asked_as_bound(claim.framed.text, asked_numbers, context.numbers.quantities,
