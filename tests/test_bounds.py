@@ -158,6 +158,25 @@ def test_working_days_of_whole_weeks_are_those_weeks(judge, claim, label):
         assert "week = 5 working days" in verdict.reason, verdict.reason
 
 
+_UNPAID = Passage("HR-5", "Employees may take unpaid leave of up to one month per year. New laptops are delivered "
+                         "within one week after the order is approved.")
+
+
+@pytest.mark.parametrize("claim, label", [
+    # a month is about 22 working days, as a round figure only; a week is five working days
+    ("You can take unpaid leave for a full month (about 22 working days) per year.", "supported"),
+    ("You can take unpaid leave for about 35 working days per year.", "contradicted"),
+    ("You can take unpaid leave for 22 working days per year.", "contradicted"),
+    ("New laptops are delivered within 5 working days after approval.", "supported"),
+    ("New laptops are delivered within 3 working days after approval.", "contradicted"),
+])
+def test_a_month_is_about_22_working_days_and_a_week_five(claim, label):
+    verdict = get_judge("signals").judge(claim, Evidence("How much unpaid leave can I take?", [_UNPAID]))
+    assert verdict.label == label, verdict.reason
+    if label == "supported":
+        assert "in working days" in verdict.reason, verdict.reason
+
+
 @pytest.mark.parametrize("claim, label", [
     # a period written in words is read for its unit as one in digits: the passages' 2 is of working days
     ("Approval takes up to two weeks.", "contradicted"),

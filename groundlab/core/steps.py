@@ -24,7 +24,7 @@ _CONVERSIONS = {  # (from, to): factor
     ("week", "day"): 7.0, ("day", "week"): 1 / 7, ("year", "month"): 12.0, ("month", "year"): 1 / 12,
     ("year", "week"): 52.0, ("week", "year"): 1 / 52, ("day", "hour"): 24.0, ("hour", "day"): 1 / 24,
     ("hour", "minute"): 60.0, ("minute", "hour"): 1 / 60,
-    ("workday", "week"): 1 / 5,  # five working days are a week, ten are two
+    ("workday", "week"): 1 / 5, ("week", "workday"): 5.0,  # five working days are a week, ten are two
 }
 
 
@@ -32,6 +32,7 @@ _CONVERSIONS = {  # (from, to): factor
 _ROUND_CONVERSIONS = {
     ("day", "month"): 1 / 30.44, ("month", "day"): 30.44, ("day", "year"): 1 / 365.25,
     ("week", "month"): 1 / 4.345, ("month", "week"): 4.345, ("workday", "day"): 7 / 5, ("year", "day"): 365.25,
+    ("month", "workday"): 4.345 * 5, ("workday", "month"): 1 / (4.345 * 5),  # a month, about 22 working days
 }
 
 
@@ -130,7 +131,8 @@ def _conversions(q: Quantity, unit: str, approx: bool = False, per: str = "") ->
         if rate is None:
             return None
         return _Step(q.value * rate, unit, f"{q.shown} {'× 12' if rate > 1 else '÷ 12'} months", "×", q.said, None, (q,))
-    return _Step(q.value * factor, unit, f"{q.shown} in {unit}s", "×", q.said, None, (q,))
+    return _Step(q.value * factor, unit, f"{q.shown} in {'working day' if unit == 'workday' else unit}s", "×", q.said,
+                 None, (q,))
 
 
 def _converted(target: Quantity, pool: Sequence[Quantity]) -> Optional[_Step]:
