@@ -175,6 +175,10 @@ def test_bounds_clauses_and_hyphens_across_languages(claim, passage, label):
     assert verdict.label == label, verdict.reason or verdict.error
 
 
+_CARRIED = Passage("HR-2", "Up to 5 unused days of annual leave can be carried over to the next year. Carried-over "
+                          "days expire on 31 March.")
+
+
 @pytest.mark.parametrize("claim, passage, reason", [
     # "z. B." is a function phrase, no content word to find; a compound of the glossary's words is read
     ("Sie erhalten z. B. einen Zuschuss von 20 % Ihres Bruttogehalts für bis zu 12 Monate.",
@@ -186,6 +190,9 @@ def test_bounds_clauses_and_hyphens_across_languages(claim, passage, label):
     ("Bei Fahrten über 4 Stunden ist die 1. Klasse erlaubt.",
      Passage("TR-5", "Train travel is reimbursed in 2nd class; 1st class is allowed for trips longer than 4 hours."),
      "Klasse = class"),
+    # carried-over days and their expiry: the adjective's forms, and a noun whose stem meets the verb's
+    ("Übertragene Tage verfallen am 31. März.", _CARRIED, "Übertragene = carried-over"),
+    ("Verfall: 31. März.", _CARRIED, "Verfall = expiration"),
 ])
 def test_the_glossary_reads_the_words_of_hr_and_travel_rules(claim, passage, reason):
     verdict = get_judge("signals").judge(claim, Evidence("Frage?", [passage]))
