@@ -96,12 +96,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 def entry() -> int:
     """The ``groundlab`` program: :func:`main` in a process that ends with the command, which may
-    then leave the garbage collector off to its end (:func:`groundlab.core._gc.pause_for_good`).
-    A caller of :func:`main` in its own process keeps its collector as it was."""
-    from ..core._gc import process_ends
+    then leave the garbage collector off to its end (:func:`groundlab.core._gc.pause_for_good`),
+    and whose memos are emptied when it is done (:func:`groundlab.core._gc.drop_caches`). A caller
+    of :func:`main` in its own process keeps its collector and memos as they were."""
+    from ..core._gc import drop_caches, process_ends
 
     process_ends()
-    return main()
+    try:
+        return main()
+    finally:
+        drop_caches()  # what the run kept, freed before Python's last collection walks it
 
 
 if __name__ == "__main__":

@@ -7,7 +7,9 @@ time of a 100,000-case run. Reference counting still frees everything as usual.
 
 from __future__ import annotations
 
+import functools
 import gc
+import sys
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -40,3 +42,19 @@ def pause_for_good() -> None:
     runs a command in its own process keeps its collector."""
     if _ENDS[0]:
         gc.disable()
+
+
+#: The type of a function wrapped by ``functools.lru_cache``.
+_CACHED = type(functools.lru_cache(maxsize=1)(len))
+
+
+def drop_caches() -> None:
+    """Empty the package's ``lru_cache`` memos at the end of a process (the ``groundlab`` program).
+    Python's last garbage collection at exit walks every object still alive, and after a large run
+    the memos hold most of them: 0.8 s of a 6 s run of 30,000 help-desk cases on one process, where
+    emptying them takes 0.05 s. Nothing is skipped: what they held is freed as usual."""
+    for name, module in list(sys.modules.items()):
+        if name == "groundlab" or name.startswith("groundlab."):
+            for value in list(vars(module).values()):
+                if isinstance(value, _CACHED):
+                    value.cache_clear()
