@@ -353,7 +353,8 @@ def _stated_bounds(text: str, bounded: Sequence[Mention]) -> List[Quantity]:
             if q.unit not in ("", "date", "time") and not is_example(text, q)]
 
 
-_NEXT_WORD = re.compile(r"\s*[^\W\d_]+")
+#: The word right after a number (its unit, where it has one): "5 hours", "3 Wochen", "8-hour".
+_NEXT_WORD = re.compile(r"[\s-]*[^\W\d_]+")
 
 
 def bound_elsewhere(text: str, found: Sequence[Mention], evidence: Callable[[], Sequence[Quantity]],
@@ -447,8 +448,6 @@ def in_another_unit(text: str, found: Sequence[Mention], evidence: Callable[[], 
 _ORDINAL = LazyPattern(r"^(?:first|second|third|\w+th|\d+(?:st|nd|rd|th|\.)|erst\w*|zweit\w*|dritt\w*|viert\w*|fünft\w*|"
                       r"sechst\w*|siebt\w*|acht(?:e|en|er|es|em)|neunt\w*|zehnt\w*|premi\w+|\w+i[eè]me)$", re.IGNORECASE)
 
-
-_NEXT_WORD = re.compile(r"[\s-]*[^\W\d_]+")
 
 
 def _period_phrase(text: str, m: Mention) -> str:

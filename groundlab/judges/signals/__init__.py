@@ -375,7 +375,6 @@ _DIGIT_NAME = re.compile(r"\d[A-Z]{2,}")
 
 
 @lru_cache(maxsize=4096)
-@lru_cache(maxsize=4096)
 def _with_named_cases(sentences: Tuple[Any, ...]) -> Tuple[Any, ...]:
     """The evidence sentences that give a value for named cases beside another value
     (:func:`~groundlab.judges.signals.scope.named_clauses`), read once per set of passages: most have none."""
@@ -508,9 +507,9 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
         best = signals.best  # (a flip needs a negation on one side or the other)
         flipped = _negation_flip(claim, context, best) if best >= 0 and (
             claim.negated or context.sentences[best].negation) else None
-        if flipped is not None and not polar_restated(claim, context.sentences[signals.best]):
+        if flipped is not None and not polar_restated(claim, context.sentences[best]):
             return "negation", signals, flipped, derived
-        conflict = _conflict(claim, context, signals.best)
+        conflict = _conflict(claim, context, best)
         if conflict is not None:
             return "conflict", signals, conflict, derived
     if measured and 2 * (signals.covered + len(signals.asked)) >= signals.n and not signals.names_missing:
