@@ -156,6 +156,8 @@ def test_a_bound_across_languages_is_read_with_its_side(claim, passage, label, r
 
 _REMOTE = Passage("HR-22", "Remote work is possible on up to 2 days per week with the approval of the line manager. "
                            "Requests are answered within 3 working days.")
+_DESK = Passage("HR-50", "The service desk is open Monday to Friday from 8:00 to 18:00.")
+_DESK_DE = Passage("DE-HR-51", "Der Service-Desk ist montags bis freitags von 8 bis 18 Uhr erreichbar.")
 _REPORTS = Passage("TR-2", "Expense reports must be submitted within 3 months after the trip; later reports are not "
                            "reimbursed. Up to 5 unused days can be carried over to the next year.")
 
@@ -169,8 +171,13 @@ _REPORTS = Passage("TR-2", "Expense reports must be submitted within 3 months af
     ("Spätere Abrechnungen werden nicht erstattet.", _REPORTS, "supported"),
     # a meaning written with a hyphen ("carry-over") is met written apart ("carried over")
     ("Übertrag: bis zu 5 Tage", _REPORTS, "supported"),
+    # hours written "8 bis 18 Uhr" and "8:00 to 18:00" are the same hours; "Uhr" is no word to find
+    ("Der Service-Desk ist montags bis freitags von 8 bis 18 Uhr erreichbar.", _DESK, "supported"),
+    ("Der Service-Desk ist montags bis freitags von 8 bis 20 Uhr erreichbar.", _DESK, "contradicted"),
+    ("The service desk is open Monday to Friday from 8:00 to 18:00.", _DESK_DE, "supported"),
+    ("The service desk is open Monday to Friday from 9:00 to 18:00.", _DESK_DE, "contradicted"),
 ])
-def test_bounds_clauses_and_hyphens_across_languages(claim, passage, label):
+def test_bounds_clauses_hyphens_and_hours_across_languages(claim, passage, label):
     verdict = get_judge("signals").judge(claim, Evidence("Frage?", [passage]))
     assert verdict.label == label, verdict.reason or verdict.error
 
@@ -198,19 +205,3 @@ def test_the_glossary_reads_the_words_of_hr_and_travel_rules(claim, passage, rea
     verdict = get_judge("signals").judge(claim, Evidence("Frage?", [passage]))
     assert verdict.label == "supported", verdict.reason or verdict.error
     assert reason in verdict.reason, verdict.reason
-
-
-_DESK = Passage("HR-50", "The service desk is open Monday to Friday from 8:00 to 18:00.")
-_DESK_DE = Passage("DE-HR-51", "Der Service-Desk ist montags bis freitags von 8 bis 18 Uhr erreichbar.")
-
-
-@pytest.mark.parametrize("claim, passage, label", [
-    # hours written "8 bis 18 Uhr" and "8:00 to 18:00" are the same hours; "Uhr" is no word to find
-    ("Der Service-Desk ist montags bis freitags von 8 bis 18 Uhr erreichbar.", _DESK, "supported"),
-    ("Der Service-Desk ist montags bis freitags von 8 bis 20 Uhr erreichbar.", _DESK, "contradicted"),
-    ("The service desk is open Monday to Friday from 8:00 to 18:00.", _DESK_DE, "supported"),
-    ("The service desk is open Monday to Friday from 9:00 to 18:00.", _DESK_DE, "contradicted"),
-])
-def test_hours_of_service_across_languages(claim, passage, label):
-    verdict = get_judge("signals").judge(claim, Evidence("Wann?", [passage]))
-    assert verdict.label == label, verdict.reason or verdict.error

@@ -793,54 +793,41 @@ _PER_DIEM = Passage("TR-2", "Hotel costs are reimbursed up to 120 EUR per night.
                             "breakfast is provided, 5.60 EUR is deducted.")
 
 
-@pytest.mark.parametrize("claim, label", [
-    # an amount the passage says is deducted, taken off the amount its sentence gives: no word of a
-    # computation needed
-    ("With breakfast you get 22.40 EUR per day.", "supported"),
-    ("Mit Frühstück erhalten Sie 22,40 EUR pro Tag.", "supported"),
-    ("With breakfast you get 23.40 EUR per day.", "contradicted"),
-    # ... and off no other amount: 130 − 5.60 is no figure of the passages
-    ("The mileage cap is 124.40 EUR.", "contradicted"),
-    ("The hotel limit is 114.40 EUR if breakfast is provided.", "contradicted"),
-])
-def test_an_amount_the_passage_deducts_is_taken_off_its_own_sentences_amount(claim, label):
-    verdict = get_judge("signals").judge(claim, Evidence("What do I get?", [_PER_DIEM]))
-    assert verdict.label == label, verdict.reason or verdict.error
-
-
-@pytest.mark.parametrize("judge", ["signals", "rules"])
-@pytest.mark.parametrize("claim, label", [
-    # the claim writes the amount the deduction is taken off itself: the passage's 28 EUR still is
-    # what 5.60 EUR is deducted from
-    ("The per diem is 28 EUR, or 22.40 EUR with breakfast.", "supported"),
-    ("The per diem is 28 EUR; with breakfast, 22.40 EUR.", "supported"),
-    # "with breakfast 22.40 EUR": a noun between "with" and the amount makes it a value, not an example
-    # the claim takes ("with 3 days a week", "for a 600 km trip")
-    ("The per diem is 28 EUR, with breakfast 22.40 EUR.", "supported"),
-    ("The per diem is 28 EUR, or 23.40 EUR with breakfast.", "contradicted"),
-    ("The per diem is 28 EUR, with breakfast 23.40 EUR.", "contradicted"),
-    # the cap the claim writes is no amount the passage deducts from
-    ("The mileage cap is 130 EUR, or 124.40 EUR with breakfast.", "contradicted"),
-    ("The hotel limit is 120 EUR, or 114.40 EUR with breakfast.", "contradicted"),
-])
-def test_a_deduction_is_taken_off_the_passages_amount_the_claim_writes_too(judge, claim, label):
-    verdict = get_judge(judge).judge(claim, Evidence("What do I get?", [_PER_DIEM]))
-    assert verdict.label == label, verdict.reason or verdict.error
-    if label == "supported":
-        assert "22.40 EUR = 28 EUR − 5.60 EUR" in verdict.reason, verdict.reason
-
-
 _PER_DIEM_DE = Passage("RK-2", "Das Tagegeld für einen vollen Tag beträgt 28 EUR; wird Frühstück gestellt, werden 5,60 EUR "
                                "abgezogen.")
+_BOTH = ("signals", "rules")
 
 
-@pytest.mark.parametrize("passage", [_PER_DIEM, _PER_DIEM_DE])
-@pytest.mark.parametrize("claim, label", [
-    ("Das Tagegeld beträgt 28 EUR, mit Frühstück 22,40 EUR.", "supported"),
-    ("Das Tagegeld beträgt 28 EUR, mit Frühstück 23,40 EUR.", "contradicted"),
+@pytest.mark.parametrize("claim, passage, label, judges", [
+    # an amount the passage says is deducted, taken off the amount its sentence gives: no word of a
+    # computation needed
+    ("With breakfast you get 22.40 EUR per day.", _PER_DIEM, "supported", ("signals",)),
+    ("Mit Frühstück erhalten Sie 22,40 EUR pro Tag.", _PER_DIEM, "supported", ("signals",)),
+    ("With breakfast you get 23.40 EUR per day.", _PER_DIEM, "contradicted", ("signals",)),
+    # ... and off no other amount: 130 − 5.60 is no figure of the passages
+    ("The mileage cap is 124.40 EUR.", _PER_DIEM, "contradicted", ("signals",)),
+    ("The hotel limit is 114.40 EUR if breakfast is provided.", _PER_DIEM, "contradicted", ("signals",)),
+    # the claim writes the amount the deduction is taken off itself: the passage's 28 EUR still is
+    # what 5.60 EUR is deducted from
+    ("The per diem is 28 EUR, or 22.40 EUR with breakfast.", _PER_DIEM, "supported", _BOTH),
+    ("The per diem is 28 EUR; with breakfast, 22.40 EUR.", _PER_DIEM, "supported", _BOTH),
+    # "with breakfast 22.40 EUR": a noun between "with" and the amount makes it a value, not an example
+    # the claim takes ("with 3 days a week", "for a 600 km trip")
+    ("The per diem is 28 EUR, with breakfast 22.40 EUR.", _PER_DIEM, "supported", _BOTH),
+    ("The per diem is 28 EUR, or 23.40 EUR with breakfast.", _PER_DIEM, "contradicted", _BOTH),
+    ("The per diem is 28 EUR, with breakfast 23.40 EUR.", _PER_DIEM, "contradicted", _BOTH),
+    # the cap the claim writes is no amount the passage deducts from
+    ("The mileage cap is 130 EUR, or 124.40 EUR with breakfast.", _PER_DIEM, "contradicted", _BOTH),
+    ("The hotel limit is 120 EUR, or 114.40 EUR with breakfast.", _PER_DIEM, "contradicted", _BOTH),
+    ("Das Tagegeld beträgt 28 EUR, mit Frühstück 22,40 EUR.", _PER_DIEM, "supported", ("signals",)),
+    ("Das Tagegeld beträgt 28 EUR, mit Frühstück 23,40 EUR.", _PER_DIEM, "contradicted", ("signals",)),
+    ("Das Tagegeld beträgt 28 EUR, mit Frühstück 22,40 EUR.", _PER_DIEM_DE, "supported", ("signals",)),
+    ("Das Tagegeld beträgt 28 EUR, mit Frühstück 23,40 EUR.", _PER_DIEM_DE, "contradicted", ("signals",)),
 ])
-def test_a_german_claim_writing_the_amount_and_its_deduction(passage, claim, label):
-    verdict = get_judge("signals").judge(claim, Evidence("Wie hoch ist das Tagegeld?", [passage]))
-    assert verdict.label == label, verdict.reason or verdict.error
-    if label == "supported":
-        assert "22,40 EUR = 28 EUR − 5" in verdict.reason, verdict.reason
+def test_an_amount_the_passage_deducts_is_taken_off_its_own_sentences_amount(claim, passage, label, judges):
+    for judge in judges:
+        verdict = get_judge(judge).judge(claim, Evidence("What do I get?", [passage]))
+        assert verdict.label == label, (judge, verdict.reason or verdict.error)
+        if label == "supported":
+            shown = "22,40 EUR = 28 EUR − 5" if "22,40" in claim else "22.40 EUR = 28 EUR − 5.60 EUR"
+            assert shown in verdict.reason, verdict.reason
