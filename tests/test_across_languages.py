@@ -134,7 +134,7 @@ _ROOMS = Passage("FAC-02", "Meeting rooms for up to 8 people can be booked by an
     ("Plus de 5 jours ne peuvent pas être reportés.", _CARRY, "supported", "restates the limit the other way round"),
     # a bound on the other side of the passage's, which no word of theirs matches
     ("Mehr als 5 Tage können übertragen werden.", _CARRY, "contradicted",
-     'above or below: the claim says "Mehr als 5 Tage" where the evidence says "Up to 5"'),
+     'above or below: the claim says "Mehr als 5 Tage" where the evidence says "Up to 5 unused days"'),
     ("Mindestens 5 Tage können übertragen werden.", _CARRY, "contradicted", "above or below"),
     ("Plus de 5 jours peuvent être reportés.", _CARRY, "contradicted", "above or below"),
     ("Urlaub muss höchstens 2 Wochen im Voraus beantragt werden.", _CARRY, "contradicted",

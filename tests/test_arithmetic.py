@@ -38,7 +38,7 @@ BACKED = [
     ("With 3 days a week you get 18 days.", ["3", "18"], "", "18 days = 30 days × 3 days ÷ 5 days"),
     ("For 600 km you get 130 EUR.", ["600"], "", "180 EUR, capped at 130 EUR"),
     # a number computed is an operand of the next one
-    ("18 days still give you six full weeks off.", ["18", "six"], "I work 3 days a week.", "six = 18 days ÷ 3 days"),
+    ("18 days still give you six full weeks off.", ["18", "six"], "I work 3 days a week.", "six full weeks = 18 days ÷ 3 days"),
     # a count the claim applies a rate to is its example, backed by the result that follows from it
     ("3 nights at 120 EUR a night come to 360 EUR.", ["3", "360 EUR"], "", "360 EUR = 3 nights × 120 EUR"),
     ("Three nights at 120 EUR a night come to 360 EUR.", ["Three", "360 EUR"], "", "360 EUR = Three nights × 120 EUR"),

@@ -46,7 +46,7 @@ from functools import lru_cache
 from typing import Callable, FrozenSet, List, Optional, Sequence, Tuple
 
 from .numbers import Mention
-from .quantities import APPROX, Quantity, quantities_of
+from .quantities import APPROX, Quantity, _per_at, quantities_of
 from .sentences import LazyPattern, split_sentences
 from .steps import _PERIODS, _money, _Step
 
@@ -116,7 +116,9 @@ _SIDES = (
               r"kürzer als|jünger als|moins de|en dessous de"),
     ("min", r"at least|a minimum of|minimum of|minimum|min\.?|no less than|not less than|from the|from|starting|"
             r"mindestens|ab dem|ab|vom|au moins|au minimum|à partir du|à partir de|dès le|dès"),
-    ("above", r"more than|over|above|exceeding|longer than|older than|beyond|after|mehr als|über|länger als|"
+    ("above", r"more than|over(?<!carry over)(?<!carried over)(?<!carries over)(?<!carrying over)|above|exceeding|"
+              r"longer than|"
+              r"older than|beyond|after|mehr als|über|länger als|"
               r"älter als|nach|plus de|au-delà de|après|supérieure? à"),
 )
 _SIDE_BEFORE = re.compile(r"\b(?:" + "|".join(f"(?P<{side}>{words})" for side, words in _SIDES) + r")\s*(?:the\s+)?$",
@@ -193,13 +195,35 @@ def _passage_bound(text: str, q: Quantity, read: Sequence[Quantity], keys_of: Tu
     side = _side(text, q.surface, q.start)
     if not side:
         return None
-    alike = [e for e in read if not e.said and e.per == q.per and _other_bound(e, q) and _side_of(e) == side]
+    per = q.per or _per_later(text, q)
+    alike = [e for e in read if not e.said and e.per == per and _other_bound(e, q) and _side_of(e) == side]
     if not alike:
         return None
     claim_keys, sentence_keys = keys_of
     keys = claim_keys(text) - claim_keys(q.shown)
     best = max(alike, key=lambda e: len(keys & sentence_keys(e.group)))
     return best if len(keys & sentence_keys(best.group)) >= 2 else None
+
+
+#: A word after a quantity, before what it is counted per: "30 working days abroad per year".
+_WORD_BETWEEN = re.compile(r"\s+[^\W\d_]+")
+
+
+def _per_later(text: str, q: Quantity) -> str:
+    """What a claim's quantity is counted per where one or two words stand between ("30 working days
+    abroad per year", "50 EUR extra a month"), or ""."""
+    end = q.start + len(q.shown)
+    if not text.startswith(q.shown, q.start):
+        return ""
+    for _ in range(2):
+        word = _WORD_BETWEEN.match(text, end)
+        if word is None:
+            return ""
+        end = word.end()
+        per = _per_at(text, end)
+        if per:
+            return per
+    return ""
 
 
 #: A period in days where two bounds in different units are compared: a working day as a fifth of a
@@ -226,6 +250,22 @@ def _other_bound(e: Quantity, q: Quantity) -> bool:
     return not 0.8 <= ratio <= 1.25
 
 
+def _same_length(e: Quantity, q: Quantity) -> bool:
+    """Whether two periods in units of time a rule may be stated in either of are the same length
+    ("6 weeks" and "30 working days")."""
+    if e.unit == q.unit or frozenset((e.unit, q.unit)) not in _NEIGHBOURS or e.per not in ("", q.per):
+        return False
+    return abs(e.value * _BOUND_DAYS[e.unit] - q.value * _BOUND_DAYS[q.unit]) < 1e-6
+
+
+def _per_of(e: Quantity, read: Sequence[Quantity]) -> str:
+    """The period a passage's quantity is counted per, or where its clause leaves it out, that of the
+    sentence's first quantity of its unit: "bis 120 EUR pro Nacht, in München bis 150 EUR"."""
+    if e.per:
+        return e.per
+    return next((o.per for o in read if o.group == e.group and o.unit == e.unit and o.per and o.start < e.start), "")
+
+
 def _negated(text: str) -> bool:
     return _NEGATION.search(_BOUND_NEGATED.sub(" ", text)) is not None
 
@@ -234,8 +274,14 @@ def _negated(text: str) -> bool:
 def word_keys(text: str) -> FrozenSet[str]:
     """A text's words of four letters or more, lower case, without a plural's s and cut to six
     letters, as the judges' stems: "monatlichen" and "monatliche", "Sicherung" and "Sicherungen",
-    "trip" and "trips" meet. What tells whether two sentences are on the same matter."""
-    return frozenset((w[:-1] if w.endswith("s") and len(w) > 4 else w)[:6] for w in _CONTENT.findall(text.lower()))
+    "trip" and "trips" meet, and "carried", "carries" and "carry". What tells whether two sentences
+    are on the same matter."""
+    return frozenset((w[:-1] if w.endswith("s") and len(w) > 4 else w)[:6]
+                     for w in _CONTENT.findall(_IED.sub("y", text.lower())))
+
+
+#: A verb's or noun's ending after its y ("carried", "carries", "policies"), read as the y.
+_IED = re.compile(r"(?<=[^\W\d_]{3})ie[sd]\b")
 
 
 def _in_unit(q: Quantity, unit: str) -> Optional[float]:
@@ -299,6 +345,27 @@ def against_bound(example: Quantity, text: str, evidence: Sequence[Quantity]) ->
     return right, f"example {example.shown} against \"{phrase}\": {what}"
 
 
+def asked_case(text: str, found: Sequence[Mention], evidence: Callable[[], Sequence[Quantity]]
+               ) -> Optional[Tuple[bool, str]]:
+    """:func:`against_bound` for the user's period, which the question gives and no passage writes
+    (the claim's mentions ``found``), where the claim ``text`` applies a passage's rule to it: wrong
+    in "Yes, you can carry over all 8 days", asked about 8 days, where "up to 5 unused days may be
+    carried over"; right, the rule's negation said, in "No, you cannot carry over 8 days". A period
+    only: an amount is met by tiers of rules ("up to 500 EUR ...; above that ..."), which one
+    sentence does not tell. ``None`` where no bound is read."""
+    read = evidence()
+    for q in quantities_of(tuple(found), text, False):
+        if q.unit not in _PERIODS or _side(text, q.surface, q.start) or is_example(text, q):
+            continue  # a bound the claim states is read as one (:func:`asked_as_bound`); an example is
+        same = [e for e in read if e.value == q.value and e.unit == q.unit]
+        if not same or not all(e.said for e in same):
+            continue
+        held = against_bound(q, text, read)
+        if held is not None:
+            return held
+    return None
+
+
 def past_bound(step: _Step, target: Quantity, claim: Sequence[Quantity], evidence: Sequence[Quantity]) -> Optional[str]:
     """The cap (or floor) of the passages that an amount computed passes, when the claim names none
     ("500 km × 0.30 EUR" is 150 EUR, but the passage caps it at 130 EUR): the computation holds,
@@ -331,14 +398,16 @@ def asked_as_bound(text: str, found: Sequence[Mention], evidence: Callable[[], S
     (:func:`is_example`) or no bound of that unit is given. ``evidence`` gives the evidence's
     quantities, read only for a number written after a bound's words: most claims that repeat the
     user's number do not. ``found``: amounts of money, percentages and numbers with a unit of time
-    after them (:func:`period_phrases`); a bare number, an order's or a ticket's, is no bound."""
+    after them (:func:`period_phrases`); a bare number, an order's or a ticket's, is no bound. The
+    question's period in another unit is the user's number too ("up to 30 working days", asked
+    about 6 weeks)."""
     bounded = [m for m in found if not any(m.surface in t for t in passages) and _bound_words(text, m.start)]
     if not bounded:
         return None
     read = evidence()
     for q in _stated_bounds(text, bounded):
         same = [e for e in read if e.value == q.value and e.unit == q.unit]
-        if not same or not all(e.said for e in same):
+        if not all(e.said for e in same) or not (same or any(e.said and _same_length(e, q) for e in read)):
             continue  # the passages give it (or nothing does: the numbers step has said so)
         theirs = _passage_bound(text, q, read, keys_of)
         if theirs is not None:
@@ -382,8 +451,8 @@ def bound_elsewhere(text: str, found: Sequence[Mention], evidence: Callable[[], 
     read = evidence()
     for q in _stated_bounds(text, bounded):
         side = _side(text, q.surface, q.start)
-        if any(not e.said and e.value == q.value and e.unit == q.unit and e.per == q.per and _side_of(e) == side
-               for e in read):
+        if any(not e.said and e.value == q.value and e.unit == q.unit and _per_of(e, read) == q.per and
+               _side_of(e) == side for e in read):
             continue  # the passages give the claim's bound
         theirs = _passage_bound(text, q, read, keys_of)
         if theirs is not None:

@@ -87,6 +87,10 @@ _GERMAN_COMPOUND = re.compile(r"\s*-?\s*[A-ZÄÖÜ][a-zäöüß]*?(?P<workday>ar
 #: Words between a number and the German noun it counts, which is written with a capital: its
 #: attributes ("fünf nicht genommene Urlaubstage", "10 volle Arbeitstage"), lower case.
 _GERMAN_ATTRIBUTES = re.compile(r"(?:\s+[a-zäöüß]{3,}){1,2}(?=\s+[A-ZÄÖÜ])")
+#: Words between a number and the English noun of time it counts: "5 unused days", "3 consecutive
+#: working days", "2 additional paid days".
+_ENGLISH_ATTRIBUTES = re.compile(r"(?:\s+(?:unused|untaken|full|additional|extra|consecutive|further|remaining|paid|"
+                                 r"unpaid|whole|complete|separate|special|flexible|sick)){1,2}(?=\s)", re.IGNORECASE)
 _GERMAN_TIME_NOUN = re.compile(r"\s+(?=[A-ZÄÖÜ])(?i:[a-zäöüß]*?(?:tage?n?|tages|wochen?|monate?n?|monats|jahre?n?|jahres|"
                                r"stunden?|minuten?|nächte?n?|übernachtungen?))(?![^\W\d_])")
 
@@ -102,6 +106,11 @@ def _unit_at(text: str, end: int) -> Tuple[str, str, int]:
         between = _GERMAN_ATTRIBUTES.match(text, end)  # "fünf nicht genommene Urlaubstage"
         if between is not None and _GERMAN_TIME_NOUN.match(text, between.end()):
             found = _UNIT.match(text, between.end()) or _GERMAN_COMPOUND.match(text, between.end())
+        else:
+            between = _ENGLISH_ATTRIBUTES.match(text, end)  # "5 unused days", shown as written
+            found = _UNIT.match(text, between.end()) if between is not None else None
+            if found is not None:
+                return found.lastgroup or "", text[end:found.end()].strip(), found.end()
     if found is None:
         times = _TIMES.match(text, end)
         return ("", times.group().strip(), times.end()) if times else ("", "", end)

@@ -348,6 +348,16 @@ def check_numbers(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str 
         derived = ("5 days a week = a full-time week",)
         if not missing:
             return None, derived, (), ()
+    if text is not None and ("12" in text or "52" in text) and _A_YEAR.search(text) and \
+            any(m.kind == "number" and m.amount in ("12", "52") for m in missing):
+        # "12 × 50 EUR" for a year of a passage's "50 EUR per month": the months of a year
+        for amount, per, note in _YEAR_FACTORS:
+            if any(m.kind == "number" and m.amount == amount for m in missing) and \
+                    any(q.per == per for q in have.quantities()):
+                missing = [m for m in missing if not (m.kind == "number" and m.amount == amount)]
+                derived += (note,)
+        if not missing:
+            return None, derived, (), ()
     if text is not None and (have._sources or have._parts):
         # every number the claim writes, a value it repeats too ("Bei 4 Tagen: 30 × 4 ÷ 5 = 24"): the
         # expression it writes out is read whole
@@ -388,6 +398,12 @@ _FIVE_DAY_WEEK = re.compile(r"[/÷:]\s*5\b|\b5[\s-]*(?:days?|tage?|jours?)[\s-]*
                             r"(?:week|woche|semaine)", re.IGNORECASE)
 #: Passages on full-time work, whose week a reader knows to be five working days.
 _FULL_TIME = re.compile(r"\bfull[\s-]time\b|\bvollzeit|\btemps\s+plein\b|\btiempo\s+completo\b", re.IGNORECASE)
+#: The months and weeks of a year, a factor a reader knows, where a claim counts a rate of the
+#: passages' per month or per week by the year ("600 EUR per year (12 × 50 EUR)"): ``(the number,
+#: the passages' per, the note)``.
+_YEAR_FACTORS = (("12", "month", "12 months = a year"), ("52", "week", "52 weeks = a year"))
+_A_YEAR = re.compile(r"\b(?:years?|yearly|annual\w*|per annum|jahr\w*|jährlich\w*|ans?|années?|annuel\w*)\b",
+                     re.IGNORECASE)
 _CODE_FAMILY = re.compile(r"[a-z]+")
 _DATE_VALUE = re.compile(r"(?:\d{4}|-)-\d\d")
 #: The kinds of number a claim may add where the evidence has none of that kind (see

@@ -69,8 +69,8 @@ from ...core.numbers import Mention, digit_shape, distinct, mentions, ordinal_wo
 from ...core.records import Evidence, GroundlabError, Verdict, without_passage_text  # noqa: F401
 from ...core.months import month_after
 from ...core.weekdays import days_named, weekdays
-from ...core.bounds import (OPPOSITE, Keys, asked_as_bound, bound_elsewhere, in_another_unit, ordinal_elsewhere,
-                            ordinals, period_phrases, side_across, word_keys)
+from ...core.bounds import (OPPOSITE, Keys, asked_as_bound, asked_case, bound_elsewhere, in_another_unit,
+                            ordinal_elsewhere, ordinals, period_phrases, side_across, word_keys)
 from .scope import named_clauses, only_for
 from ..rules import _arithmetic, _quote, _without_numbers, _written, check_numbers, computed_wrong, number_verdict  # noqa: F401
 from .across import across, glossary_language, word_keys_in
@@ -408,7 +408,8 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
         for m in numbers if named else ():
             if m.kind in ("money", "percent", "number"):
                 holding = [st.text for st in named if m.surface in st.numbers]
-                cases = only_for(claim.framed.text, m.surface, holding, asked) if holding else None
+                cases = only_for(claim.framed.text, m.surface, holding, asked,
+                                 _keys_of(claim, context)) if holding else None
                 if cases is not None:  # "up to 150 EUR per night", which the passage gives for three cities
                     return "number", None, Verdict(
                         "unsupported", f"the passages give {_written(m.surface)} only for {_quote(cases)}, which the "
@@ -423,7 +424,9 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
                                            0.0), ()
         # the numbers that are an amount, a percentage or a period in digits: a bare number (an order's) is no bound
         stated = [m for m, phrase in zip(numbers, phrases) if (phrase and m.surface[:1].isdigit()) or m.kind in _AMOUNTS]
-        asked_numbers = [m for m in stated if context.question.numbers.has(m)] if asked and stated else ()
+        # the question's numbers, and with a computation the claim's others ("30 working days", asked about 6 weeks)
+        asked_numbers = [m for m in stated if context.question.numbers.has(m) or
+                         (derived and not context.numbers.has(m))] if asked and stated else ()
         if asked_numbers:
             bound = asked_as_bound(claim.framed.text, asked_numbers, context.numbers.quantities,
                                    context.texts, _keys_of(claim, context))
@@ -431,6 +434,13 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
                 return "number", None, Verdict(
                     "contradicted", f"number {_written(bound[0].shown)} is the question's, not the passages' "
                     f"bound, which is {_written(bound[1].shown)}{_aside(claim.framed.set_aside)}", 0.0), ()
+            # (every number of the claim the user's: "only 5 of your 8 days" writes the rule's)
+            past = asked_case(claim.framed.text, asked_numbers, context.numbers.quantities) \
+                if all(map(context.question.numbers.has, numbers)) else None
+            if past is not None and not past[0]:  # "Yes, you can carry over all 8 days"; the passage: up to 5
+                return "number", None, Verdict("contradicted", f"{past[1]}{_aside(claim.framed.set_aside)}", 0.0), ()
+            if past is not None and past[1].endswith(OPPOSITE):  # "No, you cannot carry over 8 days": no flip
+                derived += (past[1],)
         if stated and not derived:
             bound = bound_elsewhere(claim.framed.text, stated, context.numbers.quantities,
                                     context.texts, _keys_of(claim, context))
@@ -480,7 +490,10 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
     if derived:  # numbers computed: the words that say the computation are no fact a passage must write
         from ...core.arithmetic import without_computation
 
-        plain = _Claim(without_computation(claim.framed.text, written), claim.language)
+        # the comparisons first, which may hold a number computed ("30 working days, more than the 20")
+        text = _without_said(claim.framed.text, held)
+        held = ()
+        plain = _Claim(without_computation(text, written), claim.language)
         if not plain.stems or (context.asked and all(st in context.asked and st in weekday_stems() for st in plain.stems)):
             # nothing left but the computation and the day the user names ("Am Montag zählen noch 2,5
             # Stunden bis 18:00 Uhr" for a ticket opened on Monday at 15:30)
@@ -488,10 +501,7 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
         if len(plain.stems) < len(claim.stems):
             claim = plain
     if held:  # "since 6 weeks is more than 30 days": the comparison is arithmetic, no fact a passage must write
-        text = claim.framed.text
-        for said in held:
-            text = text.replace(said, " ")
-        plain = _Claim(text, claim.language)
+        plain = _Claim(_without_said(claim.framed.text, held), claim.language)
         if plain.stems and len(plain.stems) < len(claim.stems):
             claim = plain
     signals = _signals(claim, context)
@@ -518,6 +528,13 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
         # "0.32 EUR × 200 km = 64 EUR for your colleague"), and no name the evidence lacks
         return "computed", signals, None, derived
     return "model", signals, None, derived
+
+
+def _without_said(text: str, held: Tuple[str, ...]) -> str:
+    """``text`` without the comparisons it states that hold (:func:`comparisons`)."""
+    for said in held:
+        text = text.replace(said, " ")
+    return text
 
 
 def _numbers_read(claim: _Claim) -> Tuple[Dict[int, str], FrozenSet[int]]:

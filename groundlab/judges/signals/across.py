@@ -69,6 +69,25 @@ def glossary() -> Dict[str, Dict[str, Tuple[Tuple[str, FrozenSet[str]], ...]]]:
 
 
 @lru_cache(maxsize=1)
+def _names() -> Dict[str, FrozenSet[str]]:
+    """Each word or phrase of the glossary, of any language or English, to every other it means or
+    is meant by."""
+    out: Dict[str, set] = {}
+    for table in glossary().values():
+        for form, meanings in table.items():
+            for meaning, _ in meanings:
+                out.setdefault(form, {form}).add(meaning)
+                out.setdefault(meaning, {meaning}).add(form)
+    return {word: frozenset(words) for word, words in out.items()}
+
+
+def place_forms(name: str) -> FrozenSet[str]:
+    """A name (lower case) as the glossary writes it in each language it reads ("münchen": also
+    "munich"; "munich": also "münchen"); a name it does not know, itself."""
+    return _names().get(name, frozenset((name,)))
+
+
+@lru_cache(maxsize=1)
 def _marks() -> Dict[str, FrozenSet[str]]:
     """Per language, the words that mark a text as written in it: its function words and the
     glossary's words that are not written alike in English ("Hotel" marks nothing)."""

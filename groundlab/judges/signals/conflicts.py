@@ -30,9 +30,11 @@ CONFLICTS: Dict[str, Dict[str, Tuple[str, ...]]] = {
         "daily": ("daily", "every day", "each day", "per day", "once a day", "every morning", "every evening",
                   "every night", "nightly"),
         "weekly": ("weekly", "every week", "each week", "per week", "once a week"),
-        "monthly": ("monthly", "every month", "each month", "per month", "once a month"),
+        "monthly": ("monthly", "every month", "each month", "per month", "once a month", "per calendar month",
+                    "every calendar month"),
         "quarterly": ("quarterly", "every quarter", "each quarter", "per quarter", "once a quarter"),
-        "yearly": ("yearly", "annually", "annual", "every year", "each year", "per year", "once a year", "per annum"),
+        "yearly": ("yearly", "annually", "annual", "every year", "each year", "per year", "once a year", "per annum",
+                   "per calendar year", "every calendar year", "each calendar year"),
     },
     "when": {
         "before": ("before", "prior to", "ahead of", "in advance of", "earlier", "earlier than", "no later than",
@@ -111,16 +113,21 @@ _ONLY_THEN = frozenset("when if after before where while for".split())
 _LOWER_WORD = re.compile(r"[^\W\d_]+")
 
 
+#: The verbs "over" is the particle of in "carry over 5 days": no bound.
+_CARRY = frozenset(("carry", "carries", "carried", "carrying"))
+
+
 @lru_cache(maxsize=65536)
 def _conflict_terms(text: str) -> Dict[str, Dict[str, str]]:
     """The how-often, when, which-way and bound words of a text: ``{kind: {side: as written}}``."""
     out: Dict[str, Dict[str, str]] = {}
     lowered = text.lower()
     words = [(m.group(), m.start(), m.end()) for m in _LOWER_WORD.finditer(lowered)]
+    plain = tuple([w for w, _, _ in words])
     phrases = _CONFLICT_PHRASES
     k = 0
     while k < len(words):
-        first = words[k][0]
+        first = plain[k]
         options = phrases.get(first)
         if options is None:
             k += 1
@@ -128,7 +135,7 @@ def _conflict_terms(text: str) -> Dict[str, Dict[str, str]]:
         found = None
         for tokens, where in options:
             n = len(tokens)
-            if tuple(w for w, _, _ in words[k:k + n]) == tokens:
+            if plain[k:k + n] == tokens:
                 found = (n, where)
                 break
         if found is None and first == "only":  # "only required when": a word or two, then the condition
@@ -141,10 +148,13 @@ def _conflict_terms(text: str) -> Dict[str, Dict[str, str]]:
             continue
         n, (kind, side) = found
         end = words[k + n - 1][2]
-        if (tuple(w for w, _, _ in words[k:k + n]) in _BOUND_NEEDS_AMOUNT
+        if (plain[k:k + n] in _BOUND_NEEDS_AMOUNT
                 and _AMOUNT_NEXT.match(lowered, end) is None):
             k += 1
             continue  # "over the weekend", "under review", "sign up to": no bound; "over 500 EUR" is one
+        if first == "over" and k and plain[k - 1] in _CARRY:
+            k += 1
+            continue  # "carry over 5 days": a verb's particle
         out.setdefault(kind, {}).setdefault(side, text[words[k][1]:end])
         k += n
     return out
@@ -183,8 +193,8 @@ def _stems_of(words: Tuple[str, ...]) -> FrozenSet[str]:
 #: What stands between two numbers a claim compares ("3,200 EUR is above 2,500 EUR", "3.200 EUR über
 #: 2.500 EUR liegen", "12 % est supérieur à 10 %"): the comparison's word, whose side is ">" or "<".
 _COMPARED = re.compile(
-    r"(?P<unit>\s*[^\W\d_]+(?:\s+[^\W\d_]+)?(?=\s+(?:is|are|was|were|lies|falls|ist|sind|liegt|liegen|est|sont)\b))?"
-    r"\s*(?:is|are|was|were|lies|falls|ist|sind|liegt|liegen|est|sont)?\s*"
+    r"(?P<unit>\s*[^\W\d_]+(?:\s+[^\W\d_]+)?(?=\s+(?:is|are|was|were|lies|falls|ist|sind|liegt|liegen|est|sont)\b|,))?"
+    r"\s*(?:,|is|are|was|were|lies|falls|ist|sind|liegt|liegen|est|sont)?\s*"
     r"(?:(?:well|far|still|just|clearly|slightly|deutlich|klar|noch|knapp|bien|largement)\s+)?"
     r"(?P<op>above|over|below|under|more than|less than|higher than|lower than|greater than|larger than|"
     r"smaller than|über|unter|oberhalb|unterhalb|mehr als|weniger als|höher als|niedriger als|größer als|"
@@ -217,7 +227,7 @@ def comparisons(text: str) -> Tuple[Tuple[int, int, bool, str], ...]:
             qa, qb = periods.get(a.start), periods.get(b.start)
             if qa is None or qb is None or (between.group("unit") and not qa.unit):
                 continue
-            if qa.unit != qb.unit:
+            if qa.unit != qb.unit and qb.unit:  # "30 working days, more than the 20 allowed": the 20 are days too
                 if qa.unit not in IN_DAYS or qb.unit not in IN_DAYS:
                     continue
                 x, y = x * IN_DAYS[qa.unit], y * IN_DAYS[qb.unit]
@@ -276,8 +286,19 @@ def _conflict(claim: _Claim, context: _Context, best: int) -> Optional[Tuple[str
         other = next(iter(there[kind].values()))
         if kind == "how many times" and _same_scope(claim.framed.text, word, sentence.text, other):
             continue  # "only required for expenses above 25 EUR": "required for all expenses above 25 EUR"
+        if kind not in _POLAR and _said_elsewhere(context, best, core, kind, side):
+            continue  # "per year", where the sentence on remote work abroad says "per calendar year"
         return kind, word, other, sentence.text
     return None
+
+
+def _said_elsewhere(context: _Context, best: int, core: FrozenSet[str], kind: str, side: str) -> bool:
+    """Whether another sentence of the evidence that holds as many of the claim's other words
+    (``core``) as the best one says the claim's ``side`` of ``kind``: the clash is with a sentence
+    on another matter that happens to hold the claim's words."""
+    held = len(core & context.sentences[best].stemset)
+    return any(i != best and len(core & st.stemset) >= held and side in _terms(st.text).get(kind, ())
+               for i, st in enumerate(context.sentences))
 
 
 def _other_side(claim: str, sentence: str) -> bool:

@@ -21,8 +21,9 @@ import re
 from functools import lru_cache
 from typing import Optional, Sequence, Tuple
 
-from ...core.bounds import word_keys
+from ...core.bounds import Keys, word_keys
 from ...core.numbers import mentions
+from .across import place_forms
 
 __all__ = ["named_clauses", "only_for"]
 
@@ -35,17 +36,21 @@ _CLAUSE_END = re.compile(r"[;.]\s|[;.]$|\)")
 _NAME_WORD = re.compile(_NAME)
 
 
-def only_for(claim: str, number: str, sentences: Sequence[str], question: str) -> Optional[str]:
+def only_for(claim: str, number: str, sentences: Sequence[str], question: str,
+             keys_of: Tuple[Keys, Keys] = (word_keys, word_keys)) -> Optional[str]:
     """The named cases (as written) that the only sentences of ``sentences`` writing the claim's
     ``number`` give it for, when neither the claim nor the ``question`` names one of them; ``None``
     otherwise (the number also stands unconditioned, no other value of its unit stands beside it,
     or the claim or question names a case). A sentence sharing fewer than two words with the claim
-    is about another matter and is not read."""
+    is about another matter and is not read. ``keys_of``: what reads the claim's words and a
+    sentence's (for a claim in another language than its passages, with the English the glossary
+    gives), and a place is named in either language ("Munich" for "München")."""
     cases = None
-    words = word_keys(claim)
+    claim_keys, sentence_keys = keys_of
+    words = claim_keys(claim)
     for sentence in sentences:
         at = sentence.find(number)
-        if at < 0 or len(words & word_keys(sentence)) < 2:
+        if at < 0 or len(words & sentence_keys(sentence)) < 2:
             continue  # a sentence on another matter that writes the same number ("150 EUR" of a computation)
         opened = None
         for start, end, names in named_clauses(sentence):
@@ -62,7 +67,7 @@ def only_for(claim: str, number: str, sentences: Sequence[str], question: str) -
     if cases is None:
         return None
     said = f"{claim} {question}".lower()
-    if any(name.lower() in said for name in _NAME_WORD.findall(cases)):
+    if any(form in said for name in _NAME_WORD.findall(cases) for form in place_forms(name.lower())):
         return None
     return cases
 
