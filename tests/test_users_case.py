@@ -101,8 +101,8 @@ def test_only_for_reads_a_sentence_in_another_language_and_names_places_in_eithe
 @pytest.mark.parametrize("claim, label", [
     ("You receive 600 EUR per year (12 × 50 EUR).", "supported"),
     ("That is 50 EUR × 12 = 600 EUR a year.", "supported"),
-    # across languages the numbers are backed; "im Jahr" is a word the English passage does not carry
-    ("Sie erhalten 600 EUR im Jahr (12 × 50 EUR).", None),
+    # across languages too: "im Jahr", the computed amount's rate, is no word the passage must carry
+    ("Sie erhalten 600 EUR im Jahr (12 × 50 EUR).", "supported"),
     ("You receive 500 EUR per year (12 × 50 EUR).", "contradicted"),
     # twelve without a year is no factor a reader knows
     ("You receive 12 × 50 EUR.", "contradicted"),
@@ -145,3 +145,72 @@ def test_words_between_a_number_and_its_unit_of_time_and_the_keys_of_a_verbs_for
         (5.0, "day"), (3.0, "workday"), (5.0, "")]
     assert word_keys("carried carries carry") == word_keys("carry") == frozenset({"carry"})
     assert word_keys("policies") == word_keys("policy")
+
+
+OVERTIME = Passage("HR-61", "Employees who work overtime receive time off in lieu at a rate of 1:1. A maximum of 40 "
+                            "overtime hours may be accumulated.")
+FLIGHTS = Passage("TR-60", "Economy class is booked for flights under 6 hours; business class may be booked for "
+                           "flights of 6 hours or more. Flights must be booked through the travel portal.")
+LEAVE_DE = Passage("HR-60", "Mitarbeitende haben Anspruch auf 30 Urlaubstage pro Kalenderjahr bei einer 5-Tage-Woche. "
+                            "Resturlaub kann bis zum 31. März des Folgejahres genommen werden; danach verfällt er. "
+                            "Urlaubsanträge sind mindestens 2 Wochen vor Urlaubsbeginn im Portal zu stellen.")
+MILEAGE = Passage("HR-22", "Employees who use their private car for a business trip are reimbursed 0.30 EUR per "
+                           "kilometre driven. The reimbursement is capped at 130 EUR per trip; for longer distances, "
+                           "a rail ticket should be used.")
+TAXI = Passage("TR-9", "Private car use is reimbursed at 0.30 EUR per km. Taxi rides are reimbursed up to 50 EUR.")
+
+
+@pytest.mark.parametrize("passage, question, claim, label", [
+    # the user's 50 hours made the rule, a word standing between the number and its unit
+    (OVERTIME, "Can I accumulate 50 overtime hours?", "Yes, up to 50 overtime hours can be accumulated.",
+     "contradicted"),
+    (OVERTIME, "Can I accumulate 50 overtime hours?", "No, you can accumulate at most 40 overtime hours.",
+     "supported"),
+    # the user's 4-hour flight against "6 hours or more", whose "or more" says no other rule
+    (FLIGHTS, "My flight takes 4 hours. Can I fly business?",
+     "Yes, business class is allowed for your 4-hour flight.", "contradicted"),
+    (FLIGHTS, "My flight takes 7 hours. Can I fly business?",
+     "Yes, business class is allowed for your 7-hour flight.", "supported"),
+    # the clause before the semicolon says the claim's rule ("economy"): the one after decides nothing
+    (FLIGHTS, "My flight takes 4 hours. Can I fly business?", "No, for your 4-hour flight economy class is booked.",
+     "supported"),
+])
+def test_the_users_period_with_words_between_and_a_bound_with_or_more(passage, question, claim, label):
+    verdict = get_judge("signals").judge(claim, Evidence(question, [passage]))
+    assert verdict.label == label, verdict.reason
+    if label == "contradicted" and passage is FLIGHTS:
+        assert 'against "6 hours or more"' in verdict.reason, verdict.reason
+
+
+@pytest.mark.parametrize("question, claim, label", [
+    # the day of the year after the one the user names
+    ("Bis wann kann ich Resturlaub aus 2026 nehmen?", "Resturlaub aus 2026 können Sie bis zum 31. März 2027 nehmen.",
+     "supported"),
+    ("Bis wann kann ich Resturlaub aus 2026 nehmen?", "Resturlaub können Sie bis zum 31. März 2028 nehmen.",
+     "contradicted"),
+    ("Bis wann kann ich Resturlaub aus 2026 nehmen?", "Resturlaub können Sie bis zum 30. April 2027 nehmen.",
+     "contradicted"),
+    # a date the example takes, after "ab"; the day two weeks before it
+    ("Wie lange vorher muss ich Urlaub beantragen?", "Urlaubsanträge sind mind. 2 Wochen vor Urlaubsbeginn zu "
+     "stellen, z. B. bis zum 18. Juli für einen Urlaub ab 1. August.", "supported"),
+    ("Wie lange vorher muss ich Urlaub beantragen?", "Urlaubsanträge sind mind. 2 Wochen vor Urlaubsbeginn zu "
+     "stellen, z. B. bis zum 25. Juli für einen Urlaub ab 1. August.", "contradicted"),
+    # what is left, counted, across languages: "left" is the computation's word
+    ("How many days of leave do I have left if I have taken 12 days?", "You have 18 days left (30 − 12).", "supported"),
+    ("How many days of leave do I have left if I have taken 12 days?", "You have 20 days left.", "contradicted"),
+])
+def test_dates_of_the_following_year_an_examples_date_and_days_left(question, claim, label):
+    verdict = get_judge("signals").judge(claim, Evidence(question, [LEAVE_DE]))
+    assert verdict.label == label, verdict.reason
+    if claim.startswith("Resturlaub aus 2026"):
+        assert "31. März 2027 = 31. März des Folgejahres of 2026" in verdict.reason, verdict.reason
+
+
+@pytest.mark.parametrize("judge", ["signals", "rules"])
+def test_a_cap_in_the_next_sentence_on_the_same_matter_caps_a_computed_amount(judge):
+    verdict = get_judge(judge).judge("For 450 km you receive 135 EUR.", Evidence("Mileage for 450 km?", [MILEAGE]))
+    assert verdict.label == "contradicted", verdict.reason
+    assert "0.30 EUR × 450 km = 135 EUR, capped at 130 EUR" in verdict.reason
+    # a cap of another matter (taxi rides) caps nothing
+    other = get_judge("signals").judge("For 450 km you receive 135 EUR.", Evidence("Mileage for 450 km?", [TAXI]))
+    assert other.label == "supported", other.reason

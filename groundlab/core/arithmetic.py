@@ -95,7 +95,7 @@ _PREMISE = re.compile(r"\b(?:with|if|for|when|assuming|say|e\.\s?g\.|for example
                       r"chaque|à|au|de|environ))?\s*$", re.IGNORECASE)
 #: A date the user's case falls on ("for a departure on 20 May", "bei einem Urlaubsbeginn am 1. Juni"): the user's words.
 _DATE_PREMISE = re.compile(r"\b(?:for|pour|bei|für)\s+(?:a|an|your|un|une|votre|einen|einem|einer|ihren|ihrem)\s+"
-                           r"[^\W\d_]+\s+(?:on|le|am|au)\s*$", re.IGNORECASE)
+                           r"[^\W\d_]+\s+(?:on|le|am|au|ab|from|starting|dès le|à partir du)\s*$", re.IGNORECASE)
 #: A count the claim applies a rate to ("3 nights at 120 EUR a night", "500 km à 0,30 EUR", "4 Tage zu je
 #: 8 Stunden"): what follows the number, up to two words, then "at", "@", "à", "zu (je)" and a number.
 _AT_RATE = re.compile(r"\s*(?:[^\W\d_]+\s+){0,2}(?:at|@|à|zu(?:\s+je)?|je)\s+(?:[^\W\d_]+\s+)?[\d€$£]", re.IGNORECASE)
@@ -104,7 +104,7 @@ _AT_RATE = re.compile(r"\s*(?:[^\W\d_]+\s+){0,2}(?:at|@|à|zu(?:\s+je)?|je)\s+(?
 # ------------------------------------------------------------------ words that say a computation follows
 
 _CUE = re.compile(
-    r"[=≈→×÷]|\b(?:i\.\s?e|d\.\s?h)\.|\b(?:that is|which is|which means|this means|that means|gives?|giving|"
+    r"[=≈→×÷−]|\b(?:i\.\s?e|d\.\s?h)\.|\b(?:that is|which is|which means|this means|that means|gives?|giving|left(?<=s left)|"
     r"leaves?|leaving|comes? to|amounts? to|adds? up to|totals?|totalling|in total|altogether|in all|combined|"
     r"times(?=\s+[\d\u20ac$\u00a3])|multiplied|divided|minus|less|deduct(?:ed|s)?|subtract(?:ed|s)?|makes?|plus|pro rata|proportionally|remaining|remains?|remainder|"
     r"left over|still have|not (?:be )?(?:covered|reimbursed|refunded)|nicht (?:erstattet|übernommen|gedeckt)|"
@@ -748,7 +748,7 @@ def _capped_example(example: Quantity, claim: Sequence[Quantity], evidence: Sequ
 _COMPUTATION_WORDS = LazyPattern(
     r"\b(?:equals?|equal to|makes?|gives?|giving|leaves?|leaving|minus|less|plus|times|multiplied by|divided by|in total|"
     r"totals?|altogether|therefore|thus|hence|so|that is|which is|i\.\s?e\.|comes? to|amounts? to|adds? up to|"
-    r"remaining|remainder|restants?|restantes?|verbleibenden?|restlichen?|"
+    r"remaining|remainder|left|restants?|restantes?|verbleibenden?|restlichen?|"
     # what of an amount the user pays: "the remaining 8 EUR are at your own expense"
     r"at your (?:own )?expense|out of pocket|à (?:votre|ta) charge|zu Ihren Lasten|selbst zu tragen|"
     r"ergibt|ergeben|macht|machen|also|d\.\s?h\.|das heißt|bleiben|verbleiben|insgesamt|zusammen|damit|"

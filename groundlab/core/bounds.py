@@ -46,7 +46,7 @@ from functools import lru_cache
 from typing import Callable, FrozenSet, List, Optional, Sequence, Tuple
 
 from .numbers import Mention
-from .quantities import APPROX, Quantity, _per_at, quantities_of
+from .quantities import APPROX, Quantity, _per_at, attributes_end, quantities_of
 from .sentences import LazyPattern, split_sentences
 from .steps import _PERIODS, _money, _Step
 
@@ -145,6 +145,13 @@ _NEGATION = re.compile(r"\b(?:not|no|never|cannot|none|nicht|nie|niemals|kein|ke
 _CONTENT = re.compile(r"[^\W\d_]{4,}")
 
 
+def _unit_of(q: Quantity) -> str:
+    """A quantity as written without the words between its number and its unit ("40 hours" of "40
+    overtime hours"): those are words on its matter, which a sentence on the same shares."""
+    between = attributes_end(q.shown, len(q.surface))
+    return q.shown if between < 0 else q.surface + q.shown[between:]
+
+
 def _side(group: str, surface: str, at: Optional[int] = None) -> str:
     """On which side of the number written ``surface`` in the sentence ``group`` its rule holds,
     "" where no word makes it a bound. ``at``: where it stands, when known (else where ``surface``
@@ -167,6 +174,14 @@ def _where(q: Quantity) -> int:
     may stand earlier ("P3 (medium): ... resolution within 3 business days")."""
     at = q.group.find(q.shown)
     return at if at >= 0 else q.group.find(q.surface)
+
+
+def _past_bound_words(q: Quantity) -> int:
+    """Where a passage's quantity stands in its sentence, past the words after it that make it a
+    bound ("6 hours or more": their "more" says no other rule)."""
+    at = _where(q)
+    after = _SIDE_AFTER.match(q.group, at + len(q.shown)) if at >= 0 else None
+    return after.end() if after is not None else at
 
 
 def _side_of(q: Quantity) -> str:
@@ -200,7 +215,7 @@ def _passage_bound(text: str, q: Quantity, read: Sequence[Quantity], keys_of: Tu
     if not alike:
         return None
     claim_keys, sentence_keys = keys_of
-    keys = claim_keys(text) - claim_keys(q.shown)
+    keys = claim_keys(text) - claim_keys(_unit_of(q))
     best = max(alike, key=lambda e: len(keys & sentence_keys(e.group)))
     return best if len(keys & sentence_keys(best.group)) >= 2 else None
 
@@ -303,19 +318,20 @@ def against_bound(example: Quantity, text: str, evidence: Sequence[Quantity]) ->
     no bound of the example's unit is found, or the sentences that share most of its words read
     differently; a sentence sharing fewer than two words with the claim only backs it (where it shares
     none, by a bound of the example's own unit)."""
-    claim_words = word_keys(text) - word_keys(example.shown)  # the unit is no word they share
+    claim_words = word_keys(text) - word_keys(_unit_of(example))  # the unit is no word they share
     claim_negated = _negated(text)
-    best, read = 0, set()
+    best, read, passed = 0, set(), 0
     alike = [q for q in evidence if not q.said and q.per == example.per and q.unit == example.unit]
     exact = bool(alike)
     if not alike and example.unit in _PERIODS:  # "6 weeks ago" against "kept for 3 months"
         alike = [q for q in evidence if not q.said and q.per == example.per and q.unit in _PERIODS]
     for q in alike:
         side = _side_of(q)
+        shared = len(claim_words & (word_keys(q.group) - word_keys(_unit_of(q))))
         if not side or q.group.rstrip().endswith((";", ":")) or \
-                _OTHER_SIDE.search(q.group, _where(q)) is not None:
+                _OTHER_SIDE.search(q.group, _past_bound_words(q)) is not None:
+            passed = max(passed, shared)  # (a clause on the claim's matter read past: no other decides)
             continue  # no bound, or one whose sentence also says what holds past it: two rules
-        shared = len(claim_words & (word_keys(q.group) - word_keys(q.shown)))
         if shared < best:
             continue
         value = _in_unit(example, q.unit)
@@ -324,11 +340,12 @@ def against_bound(example: Quantity, text: str, evidence: Sequence[Quantity]) ->
         applies = _applies(value, side, q.value)
         same = claim_negated == _negated(q.group)
         words = _bound_words(q.group, _where(q))
-        phrase = f"{words.group().strip()} {q.shown}" if words is not None else q.shown
+        phrase = f"{words.group().strip()} {q.shown}" if words is not None else \
+            q.group[_where(q):max(_past_bound_words(q), _where(q) + len(q.shown))].strip()  # "6 hours or more"
         if shared > best:
             best, read = shared, set()
         read.add((applies == same, applies, phrase))
-    if not read or len({r[0] for r in read}) > 1:
+    if not read or len({r[0] for r in read}) > 1 or passed > best:
         return None
     if (best == 0 and not exact) or (best < 2 and not next(iter(read))[0]):
         # a sentence that shares no word with the claim (one in another language, one on another
@@ -355,8 +372,8 @@ def asked_case(text: str, found: Sequence[Mention], evidence: Callable[[], Seque
     sentence does not tell. ``None`` where no bound is read."""
     read = evidence()
     for q in quantities_of(tuple(found), text, False):
-        if q.unit not in _PERIODS or _side(text, q.surface, q.start) or is_example(text, q):
-            continue  # a bound the claim states is read as one (:func:`asked_as_bound`); an example is
+        if q.unit not in _PERIODS or _side(text, q.surface, q.start):
+            continue  # a bound the claim states is read as one (:func:`asked_as_bound`)
         same = [e for e in read if e.value == q.value and e.unit == q.unit]
         if not same or not all(e.said for e in same):
             continue
@@ -372,11 +389,13 @@ def past_bound(step: _Step, target: Quantity, claim: Sequence[Quantity], evidenc
     the amount the claim gives does not."""
     if not _money(target.unit) or step.op == "list":  # a list's total bounds nothing: its items are claims
         return None
-    # the sentences of the passages that give the step's numbers (the claim may write them too)
+    # the sentences of the passages that give the step's numbers (the claim may write them too), and
+    # those on the same matter ("... reimbursed 0.30 EUR per kilometre. The reimbursement is capped
+    # at 130 EUR per trip": two words of their own in common)
     keys = {(o.unit, o.value) for o in step.operands}
     groups = {e.group for e in evidence if (e.unit, e.value) in keys}
     for q in evidence:
-        if q.unit != target.unit or q.per or not q.bound or q.said or q.group not in groups or \
+        if q.unit != target.unit or q.per or not q.bound or q.said or not _same_matter(q.group, groups) or \
                 any(c.unit == q.unit and c.value == q.value for c in claim):  # the claim names the cap
             continue
         if q.bound == "max" and step.value > q.value + 1e-9 and not q.shown in step.expression:
@@ -384,6 +403,10 @@ def past_bound(step: _Step, target: Quantity, claim: Sequence[Quantity], evidenc
         if q.bound == "min" and step.value < q.value - 1e-9 and not q.shown in step.expression:
             return f"at least {q.shown}"
     return None
+
+
+def _same_matter(group: str, groups: FrozenSet[str]) -> bool:
+    return group in groups or any(len(word_keys(group) & word_keys(other)) >= 2 for other in groups)
 
 
 def asked_as_bound(text: str, found: Sequence[Mention], evidence: Callable[[], Sequence[Quantity]],
@@ -526,14 +549,16 @@ def _period_phrase(text: str, m: Mention) -> str:
     :func:`groundlab.core.quantities.quantities_of` for the claims it lets through. (Reading every
     number's unit with :mod:`groundlab.core.quantities` here costs 1.1% more instructions on the
     help-desk workload, even kept per snippet.)"""
-    if m.kind != "number" or not (m.surface[:1].isdigit() or m.surface.isalpha()):  # "3", "two"
+    if m.kind != "number" and not (m.kind == "code" and m.surface.isdigit()) or \
+            not (m.surface[:1].isdigit() or m.surface.isalpha()):  # "3", "two", "4-hour"
         return ""
     after = _NEXT_WORD.match(text, m.end)
     if after is None:
         return ""
     word = after.group().lstrip(" -\t").lower()
     if word.rstrip("s") in _TIME_WORDS or word.endswith(_TIME_ENDINGS) or \
-            (word in _HOURS_BEFORE and _UNIT_AFTER_WORD.match(text, after.end())):
+            ((word in _HOURS_BEFORE or (word.isalpha() and word not in _NO_ATTRIBUTE)) and
+             _UNIT_AFTER_WORD.match(text, after.end())):
         return text[m.start:after.end()]
     return ""
 
@@ -546,7 +571,11 @@ _TIME_ENDINGS = ("tag", "tage", "tagen", "stunde", "stunden", "woche", "wochen",
                  "jahre", "jahren", "days", "hours", "weeks", "months", "years")
 #: "8 business hours", "10 working days", "3 calendar days": the unit after one more word
 _HOURS_BEFORE = frozenset("business working work calendar service office consecutive full".split())
-_UNIT_AFTER_WORD = re.compile(r"\s+(?i:hours?|days?|weeks?|months?)\b")
+_UNIT_AFTER_WORD = re.compile(r"\s+(?i:hours?|days?|weeks?|months?|years?)\b")
+#: Words after a number that are no attribute of a unit of time after them ("3 and 4 days"); any
+#: other word may be one ("40 overtime hours", "5 unused days").
+_NO_ATTRIBUTE = frozenset("and or the for per from with than into each every before after within to of in on at "
+                          "a an is are was were not".split())
 
 
 # ------------------------------------------------------------------ a day counted from one

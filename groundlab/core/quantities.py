@@ -87,10 +87,26 @@ _GERMAN_COMPOUND = re.compile(r"\s*-?\s*[A-ZÄÖÜ][a-zäöüß]*?(?P<workday>ar
 #: Words between a number and the German noun it counts, which is written with a capital: its
 #: attributes ("fünf nicht genommene Urlaubstage", "10 volle Arbeitstage"), lower case.
 _GERMAN_ATTRIBUTES = re.compile(r"(?:\s+[a-zäöüß]{3,}){1,2}(?=\s+[A-ZÄÖÜ])")
-#: Words between a number and the English noun of time it counts: "5 unused days", "3 consecutive
-#: working days", "2 additional paid days".
-_ENGLISH_ATTRIBUTES = re.compile(r"(?:\s+(?:unused|untaken|full|additional|extra|consecutive|further|remaining|paid|"
-                                 r"unpaid|whole|complete|separate|special|flexible|sick)){1,2}(?=\s)", re.IGNORECASE)
+#: A word between a number and the English noun of time it counts, lower case and no function word:
+#: "5 unused days", "40 overtime hours", "2 additional paid days" (one or two of them).
+_ENGLISH_ATTRIBUTE = re.compile(r"\s+(?!(?:and|the|for|per|from|with|than|into|each|every|before|after|within|are|"
+                                r"were|was|not|can|may|must|will|shall|should|would|could|also|only)\b)"
+                                r"[a-z][a-z-]{2,}(?=\s)")
+
+
+def attributes_end(text: str, end: int) -> int:
+    """Where the English words between a number that ends at ``end`` and its unit of time end, one or
+    two of them (:data:`_ENGLISH_ATTRIBUTE`); -1 where no unit follows them."""
+    for _ in range(2):
+        word = _ENGLISH_ATTRIBUTE.match(text, end)
+        if word is None:
+            return -1
+        end = word.end()
+        if _UNIT.match(text, end):
+            return end
+    return -1
+
+
 _GERMAN_TIME_NOUN = re.compile(r"\s+(?=[A-ZÄÖÜ])(?i:[a-zäöüß]*?(?:tage?n?|tages|wochen?|monate?n?|monats|jahre?n?|jahres|"
                                r"stunden?|minuten?|nächte?n?|übernachtungen?))(?![^\W\d_])")
 
@@ -107,8 +123,8 @@ def _unit_at(text: str, end: int) -> Tuple[str, str, int]:
         if between is not None and _GERMAN_TIME_NOUN.match(text, between.end()):
             found = _UNIT.match(text, between.end()) or _GERMAN_COMPOUND.match(text, between.end())
         else:
-            between = _ENGLISH_ATTRIBUTES.match(text, end)  # "5 unused days", shown as written
-            found = _UNIT.match(text, between.end()) if between is not None else None
+            between = attributes_end(text, end)  # "5 unused days", shown as written
+            found = _UNIT.match(text, between) if between >= 0 else None
             if found is not None:
                 return found.lastgroup or "", text[end:found.end()].strip(), found.end()
     if found is None:

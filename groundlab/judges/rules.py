@@ -358,6 +358,14 @@ def check_numbers(claim_numbers: Sequence[Mention], have: _Numbers, suffix: str 
                 derived += (note,)
         if not missing:
             return None, derived, (), ()
+    if text is not None and ("20" in text or "19" in text) and any(m.kind == "date" and m.value[:1] != "-"
+                                                                   for m in missing):
+        # "31. März 2027" for "31. März des Folgejahres", of the 2026 the claim or the question names
+        following = [(m, _following_year(m, have.texts(), f"{text} {question}")) for m in missing]
+        derived += tuple(note for _, note in following if note)
+        missing = [m for m, note in following if not note]
+        if not missing:
+            return None, derived, (), ()
     if text is not None and (have._sources or have._parts):
         # every number the claim writes, a value it repeats too ("Bei 4 Tagen: 30 × 4 ÷ 5 = 24"): the
         # expression it writes out is read whole
@@ -404,6 +412,29 @@ _FULL_TIME = re.compile(r"\bfull[\s-]time\b|\bvollzeit|\btemps\s+plein\b|\btiemp
 _YEAR_FACTORS = (("12", "month", "12 months = a year"), ("52", "week", "52 weeks = a year"))
 _A_YEAR = re.compile(r"\b(?:years?|yearly|annual\w*|per annum|jahr\w*|jährlich\w*|ans?|années?|annuel\w*)\b",
                      re.IGNORECASE)
+#: A date of the year after the one a rule is told of: "31. März des Folgejahres", "31 March of the following year".
+_FOLLOWING_YEAR = re.compile(r"\s+(?:des\s+Folgejahr(?:e?s)?|des\s+folgenden\s+Jahres|im\s+Folgejahr|of\s+the\s+(?:following|"
+                             r"next)\s+year|(?:in\s+)?the\s+(?:following|next)\s+year|de\s+l'année\s+suivante)\b",
+                             re.IGNORECASE)
+
+
+def _following_year(m: Mention, texts: Sequence[str], said: str) -> str:
+    """The note that backs the claim's date ``m`` with a year where a passage gives its day of the
+    year after the year told of, and the claim or the question (``said``) names the year before
+    ("Resturlaub aus 2026 ... bis zum 31. März 2027"); "" otherwise."""
+    if m.kind != "date" or not m.value[:4].isdigit():
+        return ""
+    before = str(int(m.value[:4]) - 1)
+    if not re.search(rf"(?<!\d){before}(?!\d)", said):
+        return ""
+    for text in texts:
+        for p in mentions(text):
+            following = _FOLLOWING_YEAR.match(text, p.end) if p.kind == "date" and p.value == "-" + m.value[4:] else None
+            if following is not None:
+                return f"{m.surface} = {p.surface}{following.group()} of {before}"
+    return ""
+
+
 _CODE_FAMILY = re.compile(r"[a-z]+")
 _DATE_VALUE = re.compile(r"(?:\d{4}|-)-\d\d")
 #: The kinds of number a claim may add where the evidence has none of that kind (see

@@ -246,8 +246,12 @@ class SignalsJudge:
             # the month a date names ("30. März 2025") and a time's "Uhr" are no words to find: the numbers
             # step has checked them
             dates = [m for m in mentions(claim.framed.text) if m.kind in ("date", "time")]
-            return across(_without_numbers(claim.framed.text, dates), claim.language, context.passages, found + aside,
-                          restated_limit)
+            text = _without_numbers(claim.framed.text, dates)
+            if derived:  # the words that say a computation ("left", "im Jahr" of a computed rate) carry nothing
+                from ...core.arithmetic import without_computation
+
+                text = without_computation(text, detail)
+            return across(text, claim.language, context.passages, found + aside, restated_limit)
         if route == "model":
             p = self.score(signals)
             label = "supported" if p >= self.threshold else "unsupported"
@@ -484,7 +488,7 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
             return "number", None, Verdict(
                 "contradicted", f"above or below: the claim says \"{_quote(sides[0])}\" where the evidence says "
                 f"\"{_quote(sides[1])}\"{_aside(claim.framed.set_aside)}", 0.0), ()
-        return "across", None, None, derived
+        return "across", None, written, derived
     if not claim.stems:
         return "empty", None, None, derived
     if derived:  # numbers computed: the words that say the computation are no fact a passage must write
