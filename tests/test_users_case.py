@@ -214,3 +214,66 @@ def test_a_cap_in_the_next_sentence_on_the_same_matter_caps_a_computed_amount(ju
     # a cap of another matter (taxi rides) caps nothing
     other = get_judge("signals").judge("For 450 km you receive 135 EUR.", Evidence("Mileage for 450 km?", [TAXI]))
     assert other.label == "supported", other.reason
+
+
+SPECIAL = Passage("HR-71", "Bei Eheschließung erhalten Mitarbeitende 1 Tag Sonderurlaub, bei Geburt eines Kindes 2 Tage. "
+                           "Beim Tod eines nahen Angehörigen werden 3 Tage Sonderurlaub gewährt.")
+ABROAD_RATES = Passage("TR-70", "For trips abroad, the per diem is set by country: Austria 40 EUR, Switzerland 64 EUR, "
+                                "France 53 EUR per full day. For days of arrival and departure, half of the rate is "
+                                "paid.")
+NOTICE = Passage("HR-70", "The notice period for employees is 3 months to the end of a calendar month. During the "
+                          "probation period of 6 months, the notice period is 2 weeks.")
+LOST = Passage("IT-70", "Lost or stolen devices must be reported to the IT service desk within 24 hours. Replacement "
+                        "devices are delivered within 3 working days.")
+CANCEL = Passage("TR-60", "Flights must be booked through the travel portal. Cancellations must be made at least 24 "
+                          "hours before departure.")
+LOCKED = Passage("IT-9", "Sick pay is paid for up to 6 weeks. Accounts are locked for 15 minutes after 5 failed "
+                         "attempts. Receipts are kept for 10 years.")
+
+
+@pytest.mark.parametrize("passage, question, claim, label, shown", [
+    # a German passage that writes "bei", "eines", "beim" reads as German: the English claim is read across
+    (SPECIAL, "How many days of special leave for the birth of my child?",
+     "You get 2 days of special leave for the birth of a child.", "supported", None),
+    # "leave" (the noun) says no computation: 5 days are no "2 Tage + 3 Tage"
+    (SPECIAL, "How many days of special leave when a close relative dies?", "You receive 5 days of special leave.",
+     "contradicted", None),
+    # a value a list gives another name
+    (ABROAD_RATES, "Per diem for France?", "In France the per diem is 64 EUR per full day.", "contradicted",
+     "the passages give 64 EUR for Switzerland; for France they give 53 EUR"),
+    (ABROAD_RATES, "Per diem for Switzerland?", "In Switzerland the per diem is 64 EUR per full day.", "supported", None),
+    # the passage's "half" of a rate it lists
+    (ABROAD_RATES, "And the day of arrival in Switzerland?", "For the day of arrival you get 32 EUR.", "supported",
+     "32 EUR = half of 64 EUR"),
+    (ABROAD_RATES, "And the day of arrival in Switzerland?", "For the day of arrival you get 30 EUR.", "contradicted",
+     None),
+    # a period to the end of a calendar month
+    (NOTICE, "I resign on 10 March (after probation). When does my employment end?",
+     "Your employment ends on 30 June: 3 months to the end of a calendar month.", "supported",
+     "30 June = 10 March + 3 months, to the end of the month"),
+    (NOTICE, "I resign on 10 March (after probation). When does my employment end?",
+     "Your employment ends on 10 June.", "contradicted", None),
+    # a day of the week a whole number of days in hours from the user's, the period after it
+    (LOST, "I lost my phone on Monday at 9:00. Until when must I report it?",
+     "Report it by Tuesday at 9:00, within 24 hours.", "supported", "Tuesday = Monday + 24 hours"),
+    (LOST, "I lost my phone on Monday at 9:00. Until when must I report it?",
+     "Report it by Wednesday at 9:00, within 24 hours.", "unsupported", None),
+    (CANCEL, "Until when can I cancel my flight on Friday at 10:00?",
+     "Cancel by Thursday at 10:00, at least 24 hours before departure.", "supported", "Thursday = Friday − 24 hours"),
+    # no count reached by chance: the whole of a share is the passages', a bare count no rounded value
+    (LOCKED, "What happens then?", "Accounts are locked for 30 minutes after 3 failed attempts.", "contradicted",
+     None),
+])
+def test_lists_by_name_halves_month_ends_and_days_in_hours(passage, question, claim, label, shown):
+    verdict = get_judge("signals").judge(claim, Evidence(question, [passage]))
+    assert verdict.label == label, verdict.reason
+    if shown:
+        assert shown in verdict.reason, verdict.reason
+
+
+def test_a_list_of_values_needs_amounts_and_three_names():
+    from groundlab.judges.signals.scope import named_values
+    assert named_values(ABROAD_RATES.text.split(". ")[0]) == (
+        ("Austria", "40 EUR"), ("Switzerland", "64 EUR"), ("France", "53 EUR"))
+    assert named_values(SPECIAL.text) == ()  # German nouns beside periods are no list of values
+    assert named_values("Austria 40 EUR, Switzerland 64 EUR.") == ()

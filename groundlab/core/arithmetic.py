@@ -48,7 +48,7 @@ from .claims import strip_emphasis
 from .numbers import mentions
 from .sentences import LazyPattern
 from .totals import list_sum
-from .quantities import APPROX as _APPROX, DEADLINE_WORDS, Quantity, quantities, quantities_of  # noqa: F401  (names this module had)
+from .quantities import APPROX as _APPROX, DEADLINE_WORDS, Quantity, halves, quantities, quantities_of  # noqa: F401  (names this module had)
 from .steps import (_DATE_PERIODS, _PERIODS, _RATE_PERIODS, _Step, _converted, _date_steps, _decimals,  # noqa: F401
                     _day_span, _expression, _matches, _money, _month_span, _next_day, _one_steps, _share, _units_fit,
                     deducted, moved_back, takes_off, written_again)
@@ -105,7 +105,7 @@ _AT_RATE = re.compile(r"\s*(?:[^\W\d_]+\s+){0,2}(?:at|@|à|zu(?:\s+je)?|je)\s+(?
 
 _CUE = re.compile(
     r"[=≈→×÷−]|\b(?:i\.\s?e|d\.\s?h)\.|\b(?:that is|which is|which means|this means|that means|gives?|giving|left(?<=s left)|"
-    r"leaves?|leaving|comes? to|amounts? to|adds? up to|totals?|totalling|in total|altogether|in all|combined|"
+    r"leaves|leaving|leave(?=\s+(?:you|them|us)\b|\s+[\d\u20ac$\u00a3])|comes? to|amounts? to|adds? up to|totals?|totalling|in total|altogether|in all|combined|"
     r"times(?=\s+[\d\u20ac$\u00a3])|multiplied|divided|minus|less|deduct(?:ed|s)?|subtract(?:ed|s)?|makes?|plus|pro rata|proportionally|remaining|remains?|remainder|"
     r"left over|still have|not (?:be )?(?:covered|reimbursed|refunded)|nicht (?:erstattet|übernommen|gedeckt)|"
     r"non (?:couverte?s?|remboursée?s?)|"
@@ -247,7 +247,7 @@ def _accepted(step: _Step, cue: bool) -> bool:
         # (a time shifts as a date does) both numbers the user's or the claim's own results: "reimbursed up to 540 EUR, so 90 EUR of
         # the 630 EUR bill would not be covered"
         return cue or (step.said and all([o.said for o in step.operands])) or deducted(step)
-    return step.said or cue
+    return step.said or cue or (step.op == "%" and ops[-1].surface.isalpha())  # "half of 64 EUR", the passage's
 
 
 def _search(target: Quantity, pool: Sequence[Quantity], cue: bool, named: frozenset = frozenset()) -> Optional[_Step]:
@@ -746,7 +746,7 @@ def _capped_example(example: Quantity, claim: Sequence[Quantity], evidence: Sequ
 #: The words that say a computation, which a passage never writes: a claim whose numbers are computed
 #: is read without them ("For 380 km that makes 114 EUR.": its words are the passage's).
 _COMPUTATION_WORDS = LazyPattern(
-    r"\b(?:equals?|equal to|makes?|gives?|giving|leaves?|leaving|minus|less|plus|times|multiplied by|divided by|in total|"
+    r"\b(?:equals?|equal to|makes?|gives?|giving|leaves|leaving|leave(?=\s+(?:you|them|us)\b)|minus|less|plus|times|multiplied by|divided by|in total|"
     r"totals?|altogether|therefore|thus|hence|so|that is|which is|i\.\s?e\.|comes? to|amounts? to|adds? up to|"
     r"remaining|remainder|left|restants?|restantes?|verbleibenden?|restlichen?|"
     # what of an amount the user pays: "the remaining 8 EUR are at your own expense"

@@ -20,7 +20,8 @@ __all__ = ["ACROSS", "CODES", "ENGLISH_HINTS", "LANGUAGES", "across_languages", 
 # one language's (and more than of the others') reads as that language.
 _LANGUAGE_HINTS = {
     "german": frozenset("der die das und ist nicht ein eine einen dem den mit auf für wird werden sie ihre im zur zum "
-                        "von sind oder kann muss".split()),
+                        "von sind oder kann muss bei beim eines einer einem nach vor zu bis sich auch wenn dass nur "
+                        "wurde haben".split()),
     "french": frozenset("le la les et est une des du pas pour dans avec sur sont vous nous qui peut doit être "
                         "au aux ne".split()),
     "spanish": frozenset("el los las y es una del para con por son usted puede debe está están se lo al "
@@ -71,10 +72,10 @@ def language(text: str) -> str:
 
 def language_told(text: str, read: Optional[str] = None) -> bool:
     """Whether ``text`` tells its language: :func:`language` finds one of the others in it, or it
-    holds two or more English function words. A short text that does neither ("Die Gutschrift
-    verfällt nach zwölf Monaten.": one hint) is read as English only by default.
+    holds two or more English function words. A short text that does neither ("Gutschrift verfällt
+    nach zwölf Monaten.": one hint) is read as English only by default.
 
-    >>> language_told("The order is blocked."), language_told("Die Gutschrift verfällt nach zwölf Monaten.")
+    >>> language_told("The order is blocked."), language_told("Gutschrift verfällt nach zwölf Monaten.")
     (True, False)
     """
     if (read or language(text)) != "english":  # ``read``: what language(text) gave, when known

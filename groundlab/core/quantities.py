@@ -148,6 +148,25 @@ def _float(text: str) -> Optional[float]:
         return None
 
 
+#: A half a passage writes in words: "half of the rate is paid", "die Hälfte", "la moitié".
+_HALF = re.compile(r"\b(?:half|Hälfte|halben?|halbe[rs]?|moitié)\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def halves(text: str) -> Tuple[Quantity, ...]:
+    """A passage's halves written in words, each as 50 % of what it is said of ("For days of
+    arrival and departure, half of the rate is paid": 32 EUR is half of 64 EUR)."""
+    if "alf" not in text and "lb" not in text and "moiti" not in text:
+        return ()
+    stops = [m.end() for m in _SENTENCE_END.finditer(text)]
+    out = []
+    for m in _HALF.finditer(text):
+        k = bisect.bisect_right(stops, m.start())
+        group = text[stops[k - 1] if k else 0:stops[k] if k < len(stops) else len(text)]
+        out.append(Quantity(50.0, "%", "", m.group(), m.group(), False, None, "", group, start=m.start()))
+    return tuple(out)
+
+
 def quantities_of(found: Sequence, text: str, said: bool) -> Tuple[Quantity, ...]:
     """:func:`quantities`, kept per text: a passage's numbers are read once for every claim."""
     return _quantities_of(tuple(found), text, said)

@@ -95,8 +95,9 @@ def _one_steps_of(a: Quantity, b: Quantity) -> List[_Step]:
         if ub == "%" and _money(ua):  # a percentage of an amount of money, and the amount less or plus it
             share = va * vb / 100
             out.append(_Step(share, ua, f"{fb} of {fa}", "%", said))
-            out.append(_Step(va - share, ua, f"{fa} − {fb}", "−", said))
-            out.append(_Step(va + share, ua, f"{fa} + {fb}", "+", said))
+            if not b.surface.isalpha():  # (a passage's "half" is a share, no amount less or plus it)
+                out.append(_Step(va - share, ua, f"{fa} − {fb}", "−", said))
+                out.append(_Step(va + share, ua, f"{fa} + {fb}", "+", said))
         return out
     # a product: a rate times what it is counted per ("0.30 EUR per km" × "500 km"), an amount or a
     # period times a count, an amount of money times the days, nights or kilometres it is paid for
@@ -149,8 +150,9 @@ def _converted(target: Quantity, pool: Sequence[Quantity]) -> Optional[_Step]:
 
 
 def _share(a: Quantity, b: Quantity, c: Quantity) -> Optional[_Step]:
-    """``a × b ÷ c`` with ``b`` and ``c`` alike: a share of a whole (pro rata)."""
-    if not c.value or not b.value or b.value == c.value or "date" in (a.unit, b.unit, c.unit) or \
+    """``a × b ÷ c`` with ``b`` and ``c`` alike: a share of a whole (pro rata), the whole ``c`` the
+    passages' (the user's number is the part: "30 × 4 ÷ 5", not "6 weeks × 15 minutes ÷ 30 minutes")."""
+    if not c.value or not b.value or b.value == c.value or c.said or "date" in (a.unit, b.unit, c.unit) or \
             "time" in (a.unit, b.unit, c.unit):  # a time of day is no amount to share
         return None
     if _money(b.unit) or _money(c.unit) or "%" in (b.unit, c.unit):
@@ -190,8 +192,10 @@ def deducted(step: "_Step") -> bool:
 
 
 def takes_off(evidence: Sequence[Quantity]) -> bool:
-    """Whether some amount of money of the evidence is one its sentence says is deducted."""
-    return any(_money(q.unit) and not q.said and _says_deducted(q.group) for q in evidence)
+    """Whether some amount of money of the evidence is one its sentence says is deducted, or the
+    evidence pays a half of one ("half of the rate is paid")."""
+    return any((_money(q.unit) and not q.said and _says_deducted(q.group)) or (q.unit == "%" and q.surface.isalpha())
+               for q in evidence)
 
 
 @lru_cache(maxsize=4096)
@@ -233,12 +237,24 @@ def _date_steps(d: Quantity, n: Quantity) -> List[_Step]:
             return []
         start = _dt.date(2004, 2, 29)  # 29 February of a year not given: a leap year's
     out = []
+    month_end = n.group and _MONTH_END.match(n.group, n.group.find(n.shown) + len(n.shown)) is not None
     for sign, word in ((1, "+"), (-1, "−")):
         found = _shift(start, int(n.value) * sign, n.unit, bool(year))
-        if found is not None:
+        if found is not None and month_end and sign > 0:  # "3 months to the end of a calendar month"
+            found = _dt.date(found.year, found.month, calendar.monthrange(found.year, found.month)[1])
+            out.append(_Step(0.0, "date", f"{d.shown} + {n.shown}, to the end of the month", "date", d.said or n.said,
+                             (found.year if year else 0, found.month, found.day), (d, n)))
+        elif found is not None:
             out.append(_Step(0.0, "date", f"{d.shown} {word} {n.shown}", "date", d.said or n.said,
                              (found.year if year else 0, found.month, found.day), (d, n)))
     return out
+
+
+#: A period counted to the end of a month: "3 months to the end of a calendar month", "zum Monatsende",
+#: "zum Ende eines Kalendermonats", "pour la fin d'un mois".
+_MONTH_END = re.compile(r"\s*(?:to|until|by)\s+the\s+end\s+of\s+(?:a|the)\s+(?:calendar\s+)?month|\s*zum\s+(?:Monatsende|"
+                        r"Ende\s+(?:eines|des)\s+(?:Kalender)?monats)|\s*(?:à|pour)\s+la\s+fin\s+(?:d'un|du)\s+mois",
+                        re.IGNORECASE)
 
 
 def _last_day(q: Quantity) -> Optional[_dt.date]:
@@ -336,6 +352,8 @@ def _matches(step: _Step, target: Quantity) -> bool:
         return False
     if target.approx:  # "about three months", "approx. two weeks": near enough, as a reader rounds
         return abs(step.value - target.value) <= max(0.12 * abs(target.value), 0.5 * 10 ** -_decimals(target))
+    if not target.unit and not _decimals(target):  # a bare count is no rounded value: "3 attempts" is no 2.5
+        return abs(step.value - target.value) < 1e-9
     return abs(step.value - target.value) <= 0.5 * 10 ** -_decimals(target) + 1e-9
 
 

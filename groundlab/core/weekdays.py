@@ -89,13 +89,16 @@ def days_named(texts: Iterable[str]) -> Tuple[str, ...]:
 
 
 class _Period(NamedTuple):
-    days: int  # days to add to the day counted from
+    days: int  # days to add to the day counted from (taken off for a period "before" it)
     work: bool  # working days
     shown: str
     end: int
     ordinal: bool  # the n-th day: the day counted from is day 1
+    back: bool = False  # "24 hours before departure"
 
     def after(self, start: str) -> str:
+        if self.back:
+            return f"{start} − {self.shown}"
         return f"{self.shown} counted from {start}" if self.ordinal else f"{start} + {self.shown}"
 
 
@@ -119,13 +122,25 @@ def _periods(text: str) -> List[_Period]:
         ordinal = m in ordinals or after.group("dot") is not None or _ORDINAL_DIGITS.fullmatch(m.surface) is not None
         out.append(_Period(n - 1 if ordinal else n, after.group("work") is not None, text[m.start:after.end()],
                            after.end(), ordinal))
+    for m in mentions(text):  # whole days in hours: "within 24 hours", "48 Stunden vorher"
+        hours = _HOURS_AFTER.match(text, m.end)
+        if hours is not None and m.amount.isdigit() and int(m.amount) % 24 == 0 and 0 < int(m.amount) <= 240:
+            back = _BACK.match(text, hours.end()) is not None
+            out.append(_Period(int(m.amount) // 24, False, text[m.start:hours.end()], hours.end(), False, back))
     return sorted(out, key=lambda p: p.end)
+
+
+_HOURS_AFTER = re.compile(r"[\s-]*(?:hours?|stunden?|heures?)(?![^\W\d_])", re.IGNORECASE)
+#: Words after a period that count it back from the day: "24 hours before departure", "vorher".
+_BACK = re.compile(r"\s+(?:before|prior to|ahead of|vor|vorher|avant)\b", re.IGNORECASE)
 
 
 _ORDINAL_DIGITS = re.compile(r"\d+(?:st|nd|rd|th|\.|e|ème)")
 
 
 def _add(day: int, period: _Period) -> Optional[int]:
+    if period.back:
+        return None if period.work else (day - period.days) % 7
     if not period.work:
         return (day + period.days) % 7
     if day >= 5:
@@ -166,7 +181,12 @@ def _weekdays(claim: str, said: Tuple[str, ...], written: frozenset) -> Weekdays
         if surface.lower() in written or any(at == g[2] for g in given):
             continue
         before = [p for p in periods if p.end <= at]
-        if not before:
+        if not before:  # a period stated after the day: "by Tuesday at 9:00, within 24 hours" (backs it only)
+            later = [p for p in periods if p.end > at]
+            step = next((p.after(s) for p in later for d, s in starts if _add(d, p) == k), None)
+            if step is not None:
+                derived.append(f"{surface} = {step}")
+                shown.append(surface)
             continue
         step = next((p.after(s) for p in reversed(before) for d, s in starts if _add(d, p) == k), None)
         if step is not None:

@@ -187,8 +187,9 @@ class _Numbers:
     def quantities(self) -> List["Quantity"]:
         """The evidence's numbers as arithmetic reads them (:mod:`groundlab.core.arithmetic`)."""
         if self._quantities is None:  # a union's are its parts', each read once and kept
-            quantities_of = _arithmetic().quantities_of
+            quantities_of, halves = _arithmetic().quantities_of, _arithmetic().halves
             self._quantities = [q for found, text, said in self._sources for q in quantities_of(found, text, said)] \
+                + [q for _, text, said in self._sources if not said for q in halves(text)] \
                 + [q for n in self._parts for q in n.quantities()]
         return self._quantities
 

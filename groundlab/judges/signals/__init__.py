@@ -71,7 +71,7 @@ from ...core.months import month_after
 from ...core.weekdays import days_named, weekdays
 from ...core.bounds import (OPPOSITE, Keys, asked_as_bound, asked_case, bound_elsewhere, in_another_unit,
                             ordinal_elsewhere, ordinals, period_phrases, side_across, word_keys)
-from .scope import named_clauses, only_for
+from .scope import named_clauses, named_elsewhere, named_values, only_for
 from ..rules import _arithmetic, _quote, _without_numbers, _written, check_numbers, computed_wrong, number_verdict  # noqa: F401
 from .across import across, glossary_language, word_keys_in
 from .claim import _Claim, _claim, _claim_language, _claim_words, _framed  # noqa: F401
@@ -385,6 +385,13 @@ def _with_named_cases(sentences: Tuple[Any, ...]) -> Tuple[Any, ...]:
     return tuple(st for st in sentences if len(st.numbers) > 1 and named_clauses(st.text))
 
 
+@lru_cache(maxsize=4096)
+def _with_named_values(sentences: Tuple[Any, ...]) -> Tuple[Any, ...]:
+    """The evidence sentences that list values by name (:func:`~groundlab.judges.signals.scope.named_values`),
+    read once per set of passages: most have none."""
+    return tuple(st for st in sentences if len(st.numbers) > 2 and named_values(st.text))
+
+
 _AMOUNTS = ("money", "percent")
 
 
@@ -408,6 +415,14 @@ def _decide(claim: _Claim, context: _Context, ids: FrozenSet[str] = frozenset(),
                                                                 answer=answer, by_kind=True, ids=ids, question=asked)
             if flagged is not None:
                 return "number", None, flagged, ()
+        listed = _with_named_values(context.sentences) if not derived else ()
+        for m in numbers if listed else ():
+            holding = [st.text for st in listed if m.surface in st.text]
+            other = named_elsewhere(claim.framed.text, m.surface, holding, _keys_of(claim, context)) if holding else None
+            if other is not None:  # "In France ... 64 EUR", the list: "Switzerland 64 EUR, France 53 EUR"
+                return "number", None, Verdict(
+                    "contradicted", f"the passages give {_written(m.surface)} for {_quote(other[2])}; for "
+                    f"{_quote(other[0])} they give {_written(other[1])}{_aside(claim.framed.set_aside)}", 0.0), ()
         named = _with_named_cases(context.sentences) if not derived else ()
         for m in numbers if named else ():
             if m.kind in ("money", "percent", "number"):

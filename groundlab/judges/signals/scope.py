@@ -25,7 +25,7 @@ from ...core.bounds import Keys, word_keys
 from ...core.numbers import mentions
 from .across import place_forms
 
-__all__ = ["named_clauses", "only_for"]
+__all__ = ["named_clauses", "named_elsewhere", "named_values", "only_for"]
 
 _NAME = r"[A-ZÄÖÜ][\w-]+"
 #: A clause that opens with the named cases it holds for: "in Munich, Hamburg and Frankfurt", "für
@@ -70,6 +70,41 @@ def only_for(claim: str, number: str, sentences: Sequence[str], question: str,
     if any(form in said for name in _NAME_WORD.findall(cases) for form in place_forms(name.lower())):
         return None
     return cases
+
+
+#: A name and the value a list gives it: "Austria 40 EUR", "Switzerland: 64 EUR", "P1 4 hours".
+_PAIR = re.compile(r"\b(?P<name>[A-ZÄÖÜ][\w-]+)\s*:?\s+(?P<value>[€$£]\s?\d[\d.,]*|\d[\d.,]*\s?(?:EUR|USD|CHF|GBP|%))"
+                   r"(?![\d.,]*\d)")
+
+
+@lru_cache(maxsize=16384)
+def named_values(sentence: str) -> Tuple[Tuple[str, str], ...]:
+    """The names a sentence lists a value beside, three or more of them, each ``(name, value as
+    written)``: "the per diem is set by country: Austria 40 EUR, Switzerland 64 EUR, France 53 EUR";
+    () for most sentences."""
+    pairs = tuple((m.group("name"), m.group("value").strip()) for m in _PAIR.finditer(sentence))
+    return pairs if len(pairs) >= 3 and len({name for name, _ in pairs}) == len(pairs) else ()
+
+
+def named_elsewhere(claim: str, number: str, sentences: Sequence[str],
+                    keys_of: Tuple[Keys, Keys] = (word_keys, word_keys)) -> Optional[Tuple[str, str, str]]:
+    """Where a sentence lists values by name and the claim names one of them (in either language)
+    but states the value the list gives another: ``(the claim's name, its value, the name the
+    claim's value is given for)``, as "In France the per diem is 64 EUR" against "Austria 40 EUR,
+    Switzerland 64 EUR, France 53 EUR"; ``None`` otherwise."""
+    said = claim.lower()
+    claim_keys, sentence_keys = keys_of
+    words = claim_keys(claim)
+    for sentence in sentences:
+        pairs = named_values(sentence)
+        owners = [name for name, value in pairs if value == number or value.startswith(number + " ")]
+        if not owners or len(words & sentence_keys(sentence)) < 2:
+            continue
+        named = [(name, value) for name, value in pairs
+                 if any(re.search(rf"\b{re.escape(form)}\b", said) for form in place_forms(name.lower()))]
+        if len(named) == 1 and named[0][0] not in owners:
+            return named[0][0], named[0][1], owners[0]
+    return None
 
 
 @lru_cache(maxsize=16384)
