@@ -277,3 +277,32 @@ def test_a_list_of_values_needs_amounts_and_three_names():
         ("Austria", "40 EUR"), ("Switzerland", "64 EUR"), ("France", "53 EUR"))
     assert named_values(SPECIAL.text) == ()  # German nouns beside periods are no list of values
     assert named_values("Austria 40 EUR, Switzerland 64 EUR.") == ()
+
+
+VOLUNTEER = Passage("HR-80", "Employees are entitled to 2 days of paid leave per year for volunteering. Requests must be "
+                             "submitted at least 10 working days in advance and approved by the line manager.")
+HOURS_DE = Passage("HR-81", "Die Arbeitszeit beträgt 40 Stunden pro Woche. Gleitzeit ist zwischen 7:00 und 19:00 Uhr "
+                            "möglich.")
+
+
+@pytest.mark.parametrize("passage, question, claim, label, shown", [
+    # five working days from a working day are a week, whatever the year
+    (VOLUNTEER, "When must I request a volunteering day for Friday 20 March?",
+     "At least 10 working days in advance, i.e. by Friday 6 March.", "supported", "6 March = 20 March − 10 working days"),
+    # "in advance" counts back: the right date told
+    (VOLUNTEER, "When must I request a volunteering day for Friday 20 March?",
+     "At least 10 working days in advance, i.e. by Friday 13 March.", "contradicted",
+     "where 20 March − 10 working days = 6 March"),
+    # the hours of a week over the days of the user's week
+    (HOURS_DE, "Wie viele Stunden arbeite ich am Tag?",
+     "Die Arbeitszeit beträgt 40 Stunden pro Woche, also 8 Stunden pro Tag bei einer 5-Tage-Woche.", "supported",
+     "8 Stunden = 40 Stunden ÷ 5-Tage"),
+    (HOURS_DE, "Wie viele Stunden arbeite ich am Tag?",
+     "Die Arbeitszeit beträgt 40 Stunden pro Woche, also 9 Stunden pro Tag bei einer 5-Tage-Woche.", "contradicted",
+     None),
+])
+def test_working_days_in_weeks_before_a_date_and_hours_a_day(passage, question, claim, label, shown):
+    verdict = get_judge("signals").judge(claim, Evidence(question, [passage]))
+    assert verdict.label == label, verdict.reason
+    if shown:
+        assert shown in verdict.reason, verdict.reason

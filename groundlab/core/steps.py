@@ -114,6 +114,9 @@ def _one_steps_of(a: Quantity, b: Quantity) -> List[_Step]:
         out.append(_Step(va / vb, ua, f"{fa} ÷ {fb}", "÷", said))
     elif ua == ub and not a.per and b.per:
         out.append(_Step(va / vb, b.per, f"{fa} ÷ {fb}", "÷", said))
+    elif ua and ub in ("day", "workday") and ua != ub and a.per and a.per == b.per:
+        # hours a week over the days of that week: "40 Stunden pro Woche" ÷ "5-Tage-Woche" = 8 hours a day
+        out.append(_Step(va / vb, ua, f"{fa} ÷ {fb}", "÷", said))
     return out
 
 
@@ -166,7 +169,7 @@ def _share(a: Quantity, b: Quantity, c: Quantity) -> Optional[_Step]:
 #: A period written with the word that moves a date back by it: "7 weeks before 1 September", "7 Wochen
 #: vor dem 1. September", "2 semaines avant".
 _PERIOD_BACK = re.compile(r"\d+\s+(?:[^\W\d_]+\s+)?(?:days?|weeks?|months?|years?|[^\W\d_]*tage?n?|wochen?|monaten?|"
-                          r"jahren?|jours?|semaines?|mois|ans|années?)\s+(?:before|prior\s+to|ahead\s+of|earlier|vor|"
+                          r"jahren?|jours?|semaines?|mois|ans|années?)\s+(?:before|prior\s+to|ahead\s+of|earlier|in\s+advance|im\s+voraus|à\s+l'avance|vor|"
                           r"vorher|zuvor|avant)\b", re.IGNORECASE)
 
 
@@ -302,6 +305,8 @@ def _shift(start: _dt.date, k: int, unit: str, year_known: bool) -> Optional[_dt
             total = start.month - 1 + k * (12 if unit == "year" else 1)
             y, m = start.year + total // 12, total % 12 + 1
             return _dt.date(y, m, min(start.day, calendar.monthrange(y, m)[1]))
+        if unit == "workday" and not year_known and k % 5 == 0:  # five working days from a working day: a week
+            return start + _dt.timedelta(weeks=k // 5)
         if unit == "workday" and year_known:  # Monday to Friday (a region's holidays are not known)
             step, day, left = (1 if k > 0 else -1), start, abs(k)
             while left:
