@@ -247,6 +247,11 @@ LOCKED = Passage("IT-9", "Sick pay is paid for up to 6 weeks. Accounts are locke
      "32 EUR = half of 64 EUR"),
     (ABROAD_RATES, "And the day of arrival in Switzerland?", "For the day of arrival you get 30 EUR.", "contradicted",
      None),
+    # and in German: "die Hälfte"
+    (Passage("TR-70", "Für Auslandsreisen gilt je Land ein Tagegeld: Österreich 40 EUR, Schweiz 64 EUR, Frankreich "
+                      "53 EUR pro vollem Tag. Für An- und Abreisetage wird die Hälfte des Satzes gezahlt."),
+     "Und am Anreisetag in der Schweiz?", "Für den Anreisetag in der Schweiz erhalten Sie 32 EUR.", "supported",
+     "32 EUR = Hälfte of 64 EUR"),
     # a period to the end of a calendar month
     (NOTICE, "I resign on 10 March (after probation). When does my employment end?",
      "Your employment ends on 30 June: 3 months to the end of a calendar month.", "supported",

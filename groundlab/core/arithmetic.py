@@ -48,7 +48,7 @@ from .claims import strip_emphasis
 from .numbers import mentions
 from .sentences import LazyPattern
 from .totals import list_sum
-from .quantities import APPROX as _APPROX, DEADLINE_WORDS, Quantity, halves, quantities, quantities_of  # noqa: F401  (names this module had)
+from .quantities import APPROX as _APPROX, DEADLINE_WORDS, Quantity, halves, is_half, quantities, quantities_of  # noqa: F401  (names this module had)
 from .steps import (_DATE_PERIODS, _PERIODS, _RATE_PERIODS, _Step, _converted, _date_steps, _decimals,  # noqa: F401
                     _day_span, _expression, _matches, _money, _month_span, _next_day, _one_steps, _share, _units_fit,
                     deducted, moved_back, takes_off, written_again)
@@ -247,7 +247,7 @@ def _accepted(step: _Step, cue: bool) -> bool:
         # (a time shifts as a date does) both numbers the user's or the claim's own results: "reimbursed up to 540 EUR, so 90 EUR of
         # the 630 EUR bill would not be covered"
         return cue or (step.said and all([o.said for o in step.operands])) or deducted(step)
-    return step.said or cue or (step.op == "%" and ops[-1].surface.isalpha())  # "half of 64 EUR", the passage's
+    return step.said or cue or (step.op == "%" and is_half(ops[-1]))  # "half of 64 EUR", the passage's
 
 
 def _search(target: Quantity, pool: Sequence[Quantity], cue: bool, named: frozenset = frozenset()) -> Optional[_Step]:

@@ -46,7 +46,7 @@ from functools import lru_cache
 from typing import Callable, FrozenSet, List, Optional, Sequence, Tuple
 
 from .numbers import Mention
-from .quantities import APPROX, Quantity, _per_at, attributes_end, quantities_of
+from .quantities import APPROX, NOT_ATTRIBUTES, Quantity, _per_at, attributes_end, quantities_of
 from .sentences import LazyPattern, split_sentences
 from .steps import _PERIODS, _money, _Step
 
@@ -106,6 +106,9 @@ _AGO = frozenset(("vor", "il y a"))
 
 # ------------------------------------------------------------------ a bound of the passages
 
+#: The verbs whose particle "over" is ("carry over 5 days"): no bound "over 5 days".
+CARRY_VERBS = ("carry", "carries", "carried", "carrying")
+
 #: Words before a passage's number, and on which side of it the rule holds: "max" up to it, "below"
 #: under it, "min" from it on, "above" past it.
 _SIDES = (
@@ -116,9 +119,8 @@ _SIDES = (
               r"kürzer als|jünger als|moins de|en dessous de"),
     ("min", r"at least|a minimum of|minimum of|minimum|min\.?|no less than|not less than|from the|from|starting|"
             r"mindestens|ab dem|ab|vom|au moins|au minimum|à partir du|à partir de|dès le|dès"),
-    ("above", r"more than|over(?<!carry over)(?<!carried over)(?<!carries over)(?<!carrying over)|above|exceeding|"
-              r"longer than|"
-              r"older than|beyond|after|mehr als|über|länger als|"
+    ("above", r"more than|over" + "".join(f"(?<!{verb} over)" for verb in CARRY_VERBS) + r"|above|exceeding|"
+              r"longer than|older than|beyond|after|mehr als|über|länger als|"
               r"älter als|nach|plus de|au-delà de|après|supérieure? à"),
 )
 _SIDE_BEFORE = re.compile(r"\b(?:" + "|".join(f"(?P<{side}>{words})" for side, words in _SIDES) + r")\s*(?:the\s+)?$",
@@ -557,8 +559,7 @@ def _period_phrase(text: str, m: Mention) -> str:
         return ""
     word = after.group().lstrip(" -\t").lower()
     if word.rstrip("s") in _TIME_WORDS or word.endswith(_TIME_ENDINGS) or \
-            ((word in _HOURS_BEFORE or (word.isalpha() and word not in _NO_ATTRIBUTE)) and
-             _UNIT_AFTER_WORD.match(text, after.end())):
+            (word.isalpha() and word not in NOT_ATTRIBUTES and _UNIT_AFTER_WORD.match(text, after.end())):
         return text[m.start:after.end()]
     return ""
 
@@ -569,13 +570,9 @@ _TIME_WORDS = frozenset("day week month year hour minute min hr h jour semaine m
                         "wochen monat monate monaten jahr jahre jahren stunde stunden minute minuten dia día".split())
 _TIME_ENDINGS = ("tag", "tage", "tagen", "stunde", "stunden", "woche", "wochen", "monat", "monate", "monaten", "jahr",
                  "jahre", "jahren", "days", "hours", "weeks", "months", "years")
-#: "8 business hours", "10 working days", "3 calendar days": the unit after one more word
-_HOURS_BEFORE = frozenset("business working work calendar service office consecutive full".split())
+#: "8 business hours", "40 overtime hours", "3 calendar days": the unit after one more word (one that
+#: may stand there: :data:`~groundlab.core.quantities.NOT_ATTRIBUTES`)
 _UNIT_AFTER_WORD = re.compile(r"\s+(?i:hours?|days?|weeks?|months?|years?)\b")
-#: Words after a number that are no attribute of a unit of time after them ("3 and 4 days"); any
-#: other word may be one ("40 overtime hours", "5 unused days").
-_NO_ATTRIBUTE = frozenset("and or the for per from with than into each every before after within to of in on at "
-                          "a an is are was were not".split())
 
 
 # ------------------------------------------------------------------ a day counted from one

@@ -87,11 +87,13 @@ _GERMAN_COMPOUND = re.compile(r"\s*-?\s*[A-ZÄÖÜ][a-zäöüß]*?(?P<workday>ar
 #: Words between a number and the German noun it counts, which is written with a capital: its
 #: attributes ("fünf nicht genommene Urlaubstage", "10 volle Arbeitstage"), lower case.
 _GERMAN_ATTRIBUTES = re.compile(r"(?:\s+[a-zäöüß]{3,}){1,2}(?=\s+[A-ZÄÖÜ])")
+#: Words after a number that are no attribute of a unit of time after them ("3 and 4 days", "5 to 10
+#: days"); any other word may be one ("40 overtime hours", "5 unused days", "8 business hours").
+NOT_ATTRIBUTES = frozenset("a an and are at after also before can could each every for from in into is may must not of "
+                           "on only or per shall should than the to was were will with within would".split())
 #: A word between a number and the English noun of time it counts, lower case and no function word:
 #: "5 unused days", "40 overtime hours", "2 additional paid days" (one or two of them).
-_ENGLISH_ATTRIBUTE = re.compile(r"\s+(?!(?:and|the|for|per|from|with|than|into|each|every|before|after|within|are|"
-                                r"were|was|not|can|may|must|will|shall|should|would|could|also|only)\b)"
-                                r"[a-z][a-z-]{2,}(?=\s)")
+_ENGLISH_ATTRIBUTE = re.compile(r"\s+(?!(?:" + "|".join(sorted(NOT_ATTRIBUTES)) + r")\b)[a-z][a-z-]{2,}(?=\s)")
 
 
 def attributes_end(text: str, end: int) -> int:
@@ -156,15 +158,28 @@ _HALF = re.compile(r"\b(?:half|Hälfte|halben?|halbe[rs]?|moitié)\b", re.IGNORE
 def halves(text: str) -> Tuple[Quantity, ...]:
     """A passage's halves written in words, each as 50 % of what it is said of ("For days of
     arrival and departure, half of the rate is paid": 32 EUR is half of 64 EUR)."""
-    if "alf" not in text and "lb" not in text and "moiti" not in text:
+    found = list(_HALF.finditer(text))
+    if not found:
         return ()
-    stops = [m.end() for m in _SENTENCE_END.finditer(text)]
-    out = []
-    for m in _HALF.finditer(text):
-        k = bisect.bisect_right(stops, m.start())
-        group = text[stops[k - 1] if k else 0:stops[k] if k < len(stops) else len(text)]
-        out.append(Quantity(50.0, "%", "", m.group(), m.group(), False, None, "", group, start=m.start()))
-    return tuple(out)
+    stops = _sentence_stops(text)
+    return tuple(Quantity(50.0, "%", "", m.group(), m.group(), False, None, "", _sentence_at(text, stops, m.start()),
+                          start=m.start()) for m in found)
+
+
+def is_half(q: Quantity) -> bool:
+    """Whether ``q`` is a half a passage writes in words (:func:`halves`): a share of an amount, no
+    amount less or plus it."""
+    return q.unit == "%" and q.surface.isalpha()
+
+
+def _sentence_stops(text: str) -> List[int]:
+    return [m.end() for m in _SENTENCE_END.finditer(text)]
+
+
+def _sentence_at(text: str, stops: List[int], at: int) -> str:
+    """The sentence (or clause, to a semicolon) of ``text`` that ``at`` stands in, its ends ``stops``."""
+    k = bisect.bisect_right(stops, at)
+    return text[stops[k - 1] if k else 0:stops[k] if k < len(stops) else len(text)]
 
 
 def quantities_of(found: Sequence, text: str, said: bool) -> Tuple[Quantity, ...]:
@@ -183,7 +198,7 @@ def quantities(found: Iterable, text: str, said: bool) -> List[Quantity]:
     with the unit of time or distance written after them, each with what it is counted per. Codes
     are no quantity."""
     out = []
-    stops = [m.end() for m in _SENTENCE_END.finditer(text)] if found else []
+    stops = _sentence_stops(text) if found else []
     for m in found:
         kind = m.kind
         if kind == "date":
@@ -215,8 +230,7 @@ def quantities(found: Iterable, text: str, said: bool) -> List[Quantity]:
         if kind == "money":
             before = text[max(0, m.start - 30):m.start]
             bound = "max" if _CAP.search(before) else "min" if _FLOOR.search(before) else ""
-        k = bisect.bisect_right(stops, m.start)
-        group = text[stops[k - 1] if k else 0:stops[k] if k < len(stops) else len(text)]
+        group = _sentence_at(text, stops, m.start)
         per = _per_at(text, end)
         if not per and unit in ("day", "workday") and _DAY_WEEK.match(text, end):
             per = "week"  # "a 5-day week", "5-Tage-Woche": days a week

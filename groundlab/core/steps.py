@@ -14,8 +14,8 @@ from functools import lru_cache
 from typing import List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from .months import MONTHS
-from .quantities import Quantity
-from .weekdays import _INDEX as _WEEKDAYS  # each day's name (English, German, French) to its place, Monday 0
+from .quantities import Quantity, is_half
+from .weekdays import BACK_WORDS, _INDEX as _WEEKDAYS  # each day's name (English, German, French) to its place, Monday 0
 
 _PERIODS = frozenset(("workday", "day", "week", "month", "year", "hour", "minute"))
 #: The periods a date moves by.
@@ -95,7 +95,7 @@ def _one_steps_of(a: Quantity, b: Quantity) -> List[_Step]:
         if ub == "%" and _money(ua):  # a percentage of an amount of money, and the amount less or plus it
             share = va * vb / 100
             out.append(_Step(share, ua, f"{fb} of {fa}", "%", said))
-            if not b.surface.isalpha():  # (a passage's "half" is a share, no amount less or plus it)
+            if not is_half(b):  # (a passage's "half" is a share, no amount less or plus it)
                 out.append(_Step(va - share, ua, f"{fa} − {fb}", "−", said))
                 out.append(_Step(va + share, ua, f"{fa} + {fb}", "+", said))
         return out
@@ -169,8 +169,7 @@ def _share(a: Quantity, b: Quantity, c: Quantity) -> Optional[_Step]:
 #: A period written with the word that moves a date back by it: "7 weeks before 1 September", "7 Wochen
 #: vor dem 1. September", "2 semaines avant".
 _PERIOD_BACK = re.compile(r"\d+\s+(?:[^\W\d_]+\s+)?(?:days?|weeks?|months?|years?|[^\W\d_]*tage?n?|wochen?|monaten?|"
-                          r"jahren?|jours?|semaines?|mois|ans|années?)\s+(?:before|prior\s+to|ahead\s+of|earlier|in\s+advance|im\s+voraus|à\s+l'avance|vor|"
-                          r"vorher|zuvor|avant)\b", re.IGNORECASE)
+                          r"jahren?|jours?|semaines?|mois|ans|années?)\s+(?:" + BACK_WORDS + r")\b", re.IGNORECASE)
 
 
 #: Words of a passage sentence that say its amount is taken off another: "if breakfast is provided,
@@ -197,8 +196,7 @@ def deducted(step: "_Step") -> bool:
 def takes_off(evidence: Sequence[Quantity]) -> bool:
     """Whether some amount of money of the evidence is one its sentence says is deducted, or the
     evidence pays a half of one ("half of the rate is paid")."""
-    return any((_money(q.unit) and not q.said and _says_deducted(q.group)) or (q.unit == "%" and q.surface.isalpha())
-               for q in evidence)
+    return any((_money(q.unit) and not q.said and _says_deducted(q.group)) or is_half(q) for q in evidence)
 
 
 @lru_cache(maxsize=4096)
@@ -240,17 +238,25 @@ def _date_steps(d: Quantity, n: Quantity) -> List[_Step]:
             return []
         start = _dt.date(2004, 2, 29)  # 29 February of a year not given: a leap year's
     out = []
-    month_end = n.group and _MONTH_END.match(n.group, n.group.find(n.shown) + len(n.shown)) is not None
+    month_end = _to_month_end(n.group, n.shown)  # "3 months to the end of a calendar month": forward only
     for sign, word in ((1, "+"), (-1, "−")):
         found = _shift(start, int(n.value) * sign, n.unit, bool(year))
-        if found is not None and month_end and sign > 0:  # "3 months to the end of a calendar month"
+        if found is None:
+            continue
+        expression = f"{d.shown} {word} {n.shown}"
+        if month_end and sign > 0:
             found = _dt.date(found.year, found.month, calendar.monthrange(found.year, found.month)[1])
-            out.append(_Step(0.0, "date", f"{d.shown} + {n.shown}, to the end of the month", "date", d.said or n.said,
-                             (found.year if year else 0, found.month, found.day), (d, n)))
-        elif found is not None:
-            out.append(_Step(0.0, "date", f"{d.shown} {word} {n.shown}", "date", d.said or n.said,
-                             (found.year if year else 0, found.month, found.day), (d, n)))
+            expression += ", to the end of the month"
+        out.append(_Step(0.0, "date", expression, "date", d.said or n.said,
+                         (found.year if year else 0, found.month, found.day), (d, n)))
     return out
+
+
+@lru_cache(maxsize=4096)
+def _to_month_end(sentence: str, shown: str) -> bool:
+    """Whether a period of a passage's ``sentence`` (as written: ``shown``) counts to a month's end."""
+    at = sentence.find(shown)
+    return at >= 0 and _MONTH_END.match(sentence, at + len(shown)) is not None
 
 
 #: A period counted to the end of a month: "3 months to the end of a calendar month", "zum Monatsende",

@@ -131,8 +131,10 @@ def _periods(text: str) -> List[_Period]:
 
 
 _HOURS_AFTER = re.compile(r"[\s-]*(?:hours?|stunden?|heures?)(?![^\W\d_])", re.IGNORECASE)
-#: Words after a period that count it back from the day: "24 hours before departure", "vorher".
-_BACK = re.compile(r"\s+(?:before|prior to|ahead of|vor|vorher|avant)\b", re.IGNORECASE)
+#: Words after a period that count it back from a day or a date: "24 hours before departure", "10
+#: working days in advance", "7 Wochen vor dem 1. September", "vorher", "2 semaines avant".
+BACK_WORDS = r"before|prior\s+to|ahead\s+of|earlier|in\s+advance|im\s+voraus|à\s+l'avance|vor|vorher|zuvor|avant"
+_BACK = re.compile(r"\s+(?:" + BACK_WORDS + r")\b", re.IGNORECASE)
 
 
 _ORDINAL_DIGITS = re.compile(r"\d+(?:st|nd|rd|th|\.|e|ème)")
@@ -181,17 +183,14 @@ def _weekdays(claim: str, said: Tuple[str, ...], written: frozenset) -> Weekdays
         if surface.lower() in written or any(at == g[2] for g in given):
             continue
         before = [p for p in periods if p.end <= at]
-        if not before:  # a period stated after the day: "by Tuesday at 9:00, within 24 hours" (backs it only)
-            later = [p for p in periods if p.end > at]
-            step = next((p.after(s) for p in later for d, s in starts if _add(d, p) == k), None)
-            if step is not None:
-                derived.append(f"{surface} = {step}")
-                shown.append(surface)
-            continue
-        step = next((p.after(s) for p in reversed(before) for d, s in starts if _add(d, p) == k), None)
+        # the nearest period before the day first; else one stated after it ("by Tuesday at 9:00, within
+        # 24 hours"), which backs the day but tells no wrong one
+        tried = reversed(before) if before else [p for p in periods if p.end > at]
+        step = next((p.after(s) for p in tried for d, s in starts if _add(d, p) == k), None)
         if step is not None:
             derived.append(f"{surface} = {step}")
             shown.append(surface)
+        if step is not None or not before:
             continue
         period = before[-1]
         if wrong is None and len({d for d, _ in starts}) == 1 and _CUE.search(claim, period.end, at):

@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 from ...core.numbers import digit_shape, mentions
-from ...core.bounds import IN_DAYS, word_keys
+from ...core.bounds import CARRY_VERBS, IN_DAYS, word_keys
 from ...core.quantities import quantities_of
 from .claim import _Claim
 from .evidence import _Context
@@ -113,8 +113,7 @@ _ONLY_THEN = frozenset("when if after before where while for".split())
 _LOWER_WORD = re.compile(r"[^\W\d_]+")
 
 
-#: The verbs "over" is the particle of in "carry over 5 days": no bound.
-_CARRY = frozenset(("carry", "carries", "carried", "carrying"))
+_CARRY = frozenset(CARRY_VERBS)  # "carry over 5 days": a verb's particle, no bound
 
 
 @lru_cache(maxsize=65536)

@@ -67,9 +67,15 @@ def only_for(claim: str, number: str, sentences: Sequence[str], question: str,
     if cases is None:
         return None
     said = f"{claim} {question}".lower()
-    if any(form in said for name in _NAME_WORD.findall(cases) for form in place_forms(name.lower())):
+    if any(_names(name, said) for name in _NAME_WORD.findall(cases)):
         return None
     return cases
+
+
+def _names(name: str, said: str) -> bool:
+    """Whether the text ``said`` (lower case) names ``name`` in any language the glossary reads
+    ("munich" for "München"), as a word of its own."""
+    return any(re.search(rf"(?<!\w){re.escape(form)}(?!\w)", said) for form in place_forms(name.lower()))
 
 
 #: A name and the value a list gives it: "Austria 40 EUR", "Switzerland: 64 EUR", "P1 4 hours".
@@ -100,8 +106,7 @@ def named_elsewhere(claim: str, number: str, sentences: Sequence[str],
         owners = [name for name, value in pairs if value == number or value.startswith(number + " ")]
         if not owners or len(words & sentence_keys(sentence)) < 2:
             continue
-        named = [(name, value) for name, value in pairs
-                 if any(re.search(rf"\b{re.escape(form)}\b", said) for form in place_forms(name.lower()))]
+        named = [(name, value) for name, value in pairs if _names(name, said)]
         if len(named) == 1 and named[0][0] not in owners:
             return named[0][0], named[0][1], owners[0]
     return None
